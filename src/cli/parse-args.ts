@@ -1,0 +1,34 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * node:util parseArgs in strict mode, with its errors turned into one-line UsageErrors.
+ * Returns null when `--help` was asked for (the caller prints its help and exits 0).
+ */
+export function parseCliArgs<O extends Options>(
+  args: string[],
+  options: O,
+  { positionals = 0 }: { positionals?: number } = {},
+) {
+  if (args.includes('--help') || args.includes('-h')) return null;
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (parsed.positionals.length > positionals) {
+    throw new UsageError(`unexpected argument '${parsed.positionals[positionals]}'`);
+  }
+  return parsed;
+}
+
+/** Parses a positive number option such as `--timeout 30`; undefined stays undefined. */
+export function numberOption(name: string, value: unknown, { min = 1 }: { min?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number ≥ ${min}, got '${String(value)}'`);
+  return n;
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
+
+/**
+ * The contract between the pipeline (stages 0-6) and whoever drives it: the CLI (`repgen reproduce`)
+ * and the BullMQ worker run the same `runRepro(input, deps, signal)`.
+ */
+
+export const ExitStatus = z.enum(['reproduced', 'not_reproduced', 'needs_info', 'exit_budget', 'exit_infra']);
+export type ExitStatus = z.infer<typeof ExitStatus>;
+
+export const StageName = z.enum(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
+export type StageName = z.infer<typeof StageName>;
+
+export const IssueInput = z.object({
+  title: z.string().default(''),
+  body: z.string(),
+  url: z.string().optional(),
+  number: z.number().int().optional(),
+});
+export type IssueInput = z.infer<typeof IssueInput>;
+
+export const AttemptRecord = z.object({
+  n: z.number().int().min(1),
+  tier: z.union([z.literal(0), z.literal(1)]),
+  /** Context bundle rank used, null when none. */
+  bundle: z.number().int().nullable(),
+  /** What ended the attempt: 'syntax_error', 'static_error', 'irrelevant', 'faked_bug', 'run_mismatch', 'reproduced', 'llm_error', … */
+  outcome: z.string(),
+  /** The feedback given to the next attempt (or why this one passed). */
+  feedback: z.string(),
+  script: z.string().nullable(),
+});
+export type AttemptRecord = z.infer<typeof AttemptRecord>;
+
+export const ReproOutcome = z.object({
+  status: ExitStatus,
+  /** One sentence saying what happened, for the top of the comment and the CLI. */
+  summary: z.string(),
+  script: z.string().nullable(),
+  /** "reproduced k/n runs" from the confirmation stage. */
+  confirmation: z.object({ reproducedRuns: z.number().int().min(0), totalRuns: z.number().int().min(0) }).nullable(),
+  expected: z.array(Symptom),
+  observed: z.array(Symptom),
+  match: MatchResult.nullable(),
+  /** Observed metric series of the final run (drawn as a chart for silent bugs). */
+  metrics: z.array(MetricSeries).default([]),
+  /** The final run's output excerpt. */
+  outputExcerpt: z.string().default(''),
+  environment: z.record(z.string(), z.string()),
+  attempts: z.array(AttemptRecord),
+  /** For needs_info: exactly what the report lacks. */
+  needsInfo: z.array(z.string()).default([]),
+  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), costUsd: z.number() }),
+  durationMs: z.number().min(0),
+});
+export type ReproOutcome = z.infer<typeof ReproOutcome>;
+
+/** Progress sink: one call per stage start/finish. The CLI prints a line; the App edits its comment. */
+export type ProgressFn = (stage: StageName, message: string) => void | Promise<void>;

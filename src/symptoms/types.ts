@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/** The DL symptom taxonomy of DESIGN.md. */
+export const SymptomKind = z.enum([
+  // crash
+  'shape_mismatch',
+  'dtype_mismatch',
+  'device_mismatch',
+  'cuda_unavailable',
+  'out_of_memory',
+  'import_error',
+  'api_error',
+  'value_error',
+  'index_error',
+  'type_error',
+  'key_error',
+  'cuda_device_assert',
+  'other_crash',
+  // silent
+  'nan_inf',
+  'loss_not_decreasing',
+  'loss_diverging',
+  'accuracy_at_chance',
+  'accuracy_stuck',
+  'constant_predictions',
+  'exploding_gradients',
+  'vanishing_gradients',
+  'wrong_values',
+  // performance
+  'slow_step',
+  'memory_growth',
+  // hang
+  'timeout',
+]);
+export type SymptomKind = z.infer<typeof SymptomKind>;
+
+export const SymptomCategory = z.enum(['crash', 'silent', 'performance', 'hang']);
+export type SymptomCategory = z.infer<typeof SymptomCategory>;
+
+export const ExceptionInfo = z.object({ type: z.string(), message: z.string() });
+export type ExceptionInfo = z.infer<typeof ExceptionInfo>;
+
+export const Symptom = z.object({
+  kind: SymptomKind,
+  category: SymptomCategory,
+  /** The output excerpt that shows it. */
+  evidence: z.string(),
+  exception: ExceptionInfo.optional(),
+  /** Metric name for silent symptoms (loss, accuracy, val_loss…). */
+  metric: z.string().optional(),
+});
+export type Symptom = z.infer<typeof Symptom>;
+
+export const Frame = z.object({ file: z.string(), line: z.number().int(), function: z.string(), code: z.string().optional() });
+export type Frame = z.infer<typeof Frame>;
+
+export const Traceback = z.object({
+  exception: ExceptionInfo,
+  frames: z.array(Frame),
+  /** The innermost frame outside site-packages / the standard library: the user's own code. */
+  userFrame: Frame.nullable(),
+});
+export type Traceback = z.infer<typeof Traceback>;
+
+export const MetricSeries = z.object({ name: z.string(), values: z.array(z.number()) });
+export type MetricSeries = z.infer<typeof MetricSeries>;
+
+/** What one run's output shows. */
+export const RunReading = z.object({
+  exception: ExceptionInfo.nullable(),
+  traceback: Traceback.nullable(),
+  warnings: z.array(z.string()),
+  metrics: z.array(MetricSeries),
+  symptoms: z.array(Symptom),
+});
+export type RunReading = z.infer<typeof RunReading>;
+
+export const MatchVerdict = z.enum(['reproduced', 'partial', 'not_reproduced']);
+export type MatchVerdict = z.infer<typeof MatchVerdict>;
+
+export const MatchResult = z.object({ verdict: MatchVerdict, score: z.number().min(0).max(1), reasons: z.array(z.string()) });
+export type MatchResult = z.infer<typeof MatchResult>;
