@@ -80,3 +80,27 @@ export type MatchVerdict = z.infer<typeof MatchVerdict>;
 
 export const MatchResult = z.object({ verdict: MatchVerdict, score: z.number().min(0).max(1), reasons: z.array(z.string()) });
 export type MatchResult = z.infer<typeof MatchResult>;
+
+export const CodeBlock = z.object({ lang: z.string(), code: z.string() });
+export type CodeBlock = z.infer<typeof CodeBlock>;
+
+export const VersionPin = z.object({ name: z.string(), version: z.string() });
+export type VersionPin = z.infer<typeof VersionPin>;
+
+/** What a bug report (markdown issue body) shows, read deterministically: no model involved. */
+export const ReportReading = z.object({
+  title: z.string(),
+  codeBlocks: z.array(CodeBlock),
+  tracebacks: z.array(Traceback),
+  /** Lines such as `RuntimeError: …` found outside full tracebacks too. */
+  errorLines: z.array(z.string()),
+  /** Lines that print training metrics (loss/accuracy…), as reported. */
+  metricLines: z.array(z.string()),
+  metrics: z.array(MetricSeries),
+  versions: z.array(VersionPin),
+  /** All output the reporter pasted (non-code blocks and error text): a script must never print it literally. */
+  outputText: z.string(),
+  /** The symptoms a reproduction must show. Empty when the report shows none (prose only). */
+  expected: z.array(Symptom),
+});
+export type ReportReading = z.infer<typeof ReportReading>;
