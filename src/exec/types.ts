@@ -45,6 +45,11 @@ export const RunRequest = z.object({
   gpus: z.number().int().min(0).default(0),
   /** Container image (Kubernetes); ignored locally. */
   image: z.string().optional(),
+  /**
+   * Framework and library versions the report names (`{ torch: '2.1.0', python: '3.10' }`). The Kubernetes
+   * executor picks its image from them through its image table when `image` is not set; ignored locally.
+   */
+  versions: z.record(z.string(), z.string()).optional(),
   /** Shell commands run before the script, in the working dir (repo config `setup`). */
   setup: z.array(z.string()).default([]),
   /** Labels tying the run to its RepGen job and issue (Kubernetes labels; log metadata locally). */
