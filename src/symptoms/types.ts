@@ -37,7 +37,13 @@ export type SymptomKind = z.infer<typeof SymptomKind>;
 export const SymptomCategory = z.enum(['crash', 'silent', 'performance', 'hang']);
 export type SymptomCategory = z.infer<typeof SymptomCategory>;
 
-export const ExceptionInfo = z.object({ type: z.string(), message: z.string() });
+export const ExceptionInfo = z.object({
+  /** Class name without its module (`OutOfMemoryError`): what matching compares, as the benchmark judge does. */
+  type: z.string(),
+  message: z.string(),
+  /** The dotted name when the output printed one (`torch.cuda.OutOfMemoryError`). */
+  qualifiedType: z.string().optional(),
+});
 export type ExceptionInfo = z.infer<typeof ExceptionInfo>;
 
 export const Symptom = z.object({
@@ -59,10 +65,18 @@ export const Traceback = z.object({
   frames: z.array(Frame),
   /** The innermost frame outside site-packages / the standard library: the user's own code. */
   userFrame: Frame.nullable(),
+  /** Earlier exceptions this one was raised while handling ("During handling of the above exception…"), oldest first. */
+  chain: z.array(ExceptionInfo).optional(),
 });
 export type Traceback = z.infer<typeof Traceback>;
 
-export const MetricSeries = z.object({ name: z.string(), values: z.array(z.number()) });
+export const MetricSeries = z.object({
+  name: z.string(),
+  /** Finite values in printed order (NaN/Inf are counted in `nonFinite`, so the series stays JSON-safe). */
+  values: z.array(z.number()),
+  /** How many NaN/Inf values were printed for this metric. */
+  nonFinite: z.number().int().min(0).optional(),
+});
 export type MetricSeries = z.infer<typeof MetricSeries>;
 
 /** What one run's output shows. */
@@ -72,6 +86,8 @@ export const RunReading = z.object({
   warnings: z.array(z.string()),
   metrics: z.array(MetricSeries),
   symptoms: z.array(Symptom),
+  /** Distinct output lines with digits folded to `#` (capped): lets matchRun compare line shapes without the raw output. */
+  lineShapes: z.array(z.string()).optional(),
 });
 export type RunReading = z.infer<typeof RunReading>;
 
@@ -102,5 +118,7 @@ export const ReportReading = z.object({
   outputText: z.string(),
   /** The symptoms a reproduction must show. Empty when the report shows none (prose only). */
   expected: z.array(Symptom),
+  /** The last line of the reported output (the benchmark's `expected_last_line`); '' when none was pasted. */
+  lastOutputLine: z.string().optional(),
 });
 export type ReportReading = z.infer<typeof ReportReading>;

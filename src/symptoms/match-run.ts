@@ -1,0 +1,209 @@
+import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, SymptomKind } from './types.js';
+import { classifyException } from './classify.js';
+import { lastExceptionLine } from './parse-tracebacks.js';
+import { clip, jaccard, lineShape, maskedWords, numbersIn, screenLines, words } from './text.js';
+
+/** Inputs that let the matcher check more than the reading holds. */
+export interface MatchOptions {
+  /** The script that ran: checked for the report's output printed literally and for raising the reported error itself. */
+  script?: string;
+  /** The run's raw output: the judge's own rules (last exception line, line shapes, values) are applied to it. */
+  output?: string;
+}
+
+/** Message word overlap (Jaccard, numbers kept) needed for a crash to count as the same: the benchmark judge's bar. @defaultValue 0.6 */
+export const MESSAGE_OVERLAP = 0.6;
+
+/** Kinds so generic that sharing one says little about two different exceptions. */
+const GENERIC_KINDS = new Set<SymptomKind>(['other_crash', 'value_error', 'type_error', 'index_error', 'key_error']);
+
+const RANK: Record<MatchVerdict, number> = { not_reproduced: 0, partial: 1, reproduced: 2 };
+
+function headline(message: string): string {
+  return message.split('\n')[0]?.trim() ?? '';
+}
+
+function result(verdict: MatchVerdict, score: number, reasons: string[]): MatchResult {
+  return { verdict, score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, reasons };
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Ways a script can fake the report instead of reproducing it: printing the reported output verbatim,
+ * raising the reported exception itself, printing a traceback by hand. Lines the report's own code already
+ * contains are allowed (a reproduction may reuse the reporter's code).
+ */
+function fakeSigns(report: ReportReading, script: string): string[] {
+  const reportCode = report.codeBlocks.map((b) => b.code).join('\n');
+  const signs: string[] = [];
+  const literal = new Set<string>();
+  const addLiteral = (s: string | undefined) => {
+    const t = (s ?? '').trim();
+    if (t.length >= 8) literal.add(t);
+  };
+  addLiteral(report.lastOutputLine);
+  for (const l of report.metricLines.slice(-5)) addLiteral(l);
+  for (const s of report.expected) {
+    if (s.exception) {
+      addLiteral(headline(s.exception.message));
+      addLiteral(`${s.exception.type}: ${headline(s.exception.message)}`);
+    }
+  }
+  for (const l of literal) {
+    if (reportCode.includes(l)) continue;
+    // Digits-only lines ("[0, 0, 0]") are too short a signature once trimmed; require some letters or length.
+    if (script.includes(l)) signs.push(`the script contains the report's output literally: "${clip(l, 120)}"`);
+  }
+  for (const s of report.expected) {
+    const type = s.exception?.type;
+    if (!type) continue;
+    const raise = new RegExp(`raise\\s+(?:[\\w.]+\\.)?${escapeRegExp(type)}\\s*\\(`);
+    if (raise.test(script) && !raise.test(reportCode)) signs.push(`the script raises ${type} itself instead of letting the library raise it`);
+  }
+  if (/Traceback \(most recent call last\)/.test(script) && !/Traceback \(most recent call last\)/.test(reportCode)) {
+    signs.push('the script prints a traceback text of its own');
+  }
+  return [...new Set(signs)];
+}
+
+interface Scored {
+  verdict: MatchVerdict;
+  score: number;
+  reasons: string[];
+}
+
+function compareCrash(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
+  if (!got) return { verdict: 'not_reproduced', score: 0, reasons: [`no exception in the run; the report shows ${want.type}`] };
+  const a = headline(want.message);
+  const b = headline(got.message);
+  const overlap = jaccard(words(a), words(b));
+  const masked = jaccard(maskedWords(a), maskedWords(b));
+  const wantKind = classifyException(want);
+  const gotKind = classifyException(got);
+  const numsA = numbersIn(a).join(', ');
+  const numsB = numbersIn(b).join(', ');
+  const numberNote = numsA !== numsB ? [`numbers differ (report: ${numsA || 'none'}; run: ${numsB || 'none'}) — shapes and sizes may legitimately differ`] : [];
+  if (got.type !== want.type) {
+    const sameKind = wantKind === gotKind && !GENERIC_KINDS.has(wantKind);
+    return {
+      verdict: sameKind ? 'partial' : 'not_reproduced',
+      score: sameKind ? 0.3 : 0.1 * overlap,
+      reasons: [`raised ${got.type}, the report shows ${want.type}${sameKind ? ` (same kind: ${wantKind})` : ''}`, `run message: ${clip(b, 160)}`],
+    };
+  }
+  if (overlap >= MESSAGE_OVERLAP) {
+    return { verdict: 'reproduced', score: 0.5 + 0.5 * overlap, reasons: [`same exception ${got.type} (${gotKind}), message overlap ${overlap.toFixed(2)}`, ...numberNote] };
+  }
+  if (masked >= MESSAGE_OVERLAP) {
+    return {
+      verdict: 'partial',
+      score: 0.4 + 0.2 * masked,
+      reasons: [
+        `same exception ${got.type} and the same message once numbers are masked (overlap ${masked.toFixed(2)}; ${overlap.toFixed(2)} with numbers)`,
+        ...numberNote,
+      ],
+    };
+  }
+  return {
+    verdict: 'partial',
+    score: 0.3,
+    reasons: [`same exception ${got.type} with another message (overlap ${overlap.toFixed(2)}): ${clip(b, 160)}`],
+  };
+}
+
+function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
+  const wanted = report.expected.filter((s): s is Symptom & { exception: ExceptionInfo } => s.exception !== undefined);
+  let best: Scored | null = null;
+  for (const s of wanted) {
+    const c = compareCrash(s.exception, reading.exception);
+    if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
+    if (c.verdict === 'reproduced' && opts.output !== undefined) {
+      // Stay at least as strict as the benchmark judge: its last exception-looking line must agree too.
+      const judged = lastExceptionLine(opts.output);
+      const ok = judged !== null && judged.type === s.exception.type && jaccard(words(headline(s.exception.message)), words(judged.message)) >= MESSAGE_OVERLAP;
+      if (!ok) {
+        c.verdict = 'partial';
+        c.score = Math.min(c.score, 0.6);
+        c.reasons.push(`but the output's last exception line is ${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads that line)`);
+      }
+    }
+  }
+  return best ?? { verdict: 'not_reproduced', score: 0, reasons: ['the report shows no exception'] };
+}
+
+function sameMetricFamily(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b) return true;
+  const fam = (m: string) => (/accuracy/.test(m) ? 'accuracy' : /grad/.test(m) ? 'grad' : 'loss');
+  return fam(a) === fam(b);
+}
+
+function valuesClose(want: string, got: string): boolean {
+  const a = numbersIn(want).map(Number);
+  const b = numbersIn(got).map(Number);
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i] ?? Number.NaN;
+    return Math.abs(x - y) <= Math.max(0.05, 0.25 * Math.max(Math.abs(x), Math.abs(y)));
+  });
+}
+
+function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
+  const reasons: string[] = [];
+  const crashed = reading.traceback !== null || (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null);
+  if (crashed) {
+    const e = reading.exception ?? (opts.output ? lastExceptionLine(opts.output) : null);
+    return { verdict: 'not_reproduced', score: 0, reasons: [`the run crashed${e ? ` (${e.type})` : ''} where the report shows no crash`] };
+  }
+  const required = report.expected.filter((s) => s.kind !== 'wrong_values');
+  const matched = required.filter((w) => reading.symptoms.some((g) => g.kind === w.kind && sameMetricFamily(w.metric, g.metric)));
+  for (const m of matched) reasons.push(`same symptom: ${m.kind}${m.metric ? ` on ${m.metric}` : ''}`);
+  const missing = required.filter((w) => !matched.includes(w));
+  for (const m of missing) reasons.push(`missing symptom: ${m.kind}${m.metric ? ` on ${m.metric}` : ''}`);
+
+  const target = report.lastOutputLine ? lineShape(report.lastOutputLine) : '';
+  if (!target) {
+    if (matched.length > 0) return { verdict: 'reproduced', score: 0.6 + 0.3 * (matched.length / required.length), reasons: [...reasons, 'the report pasted no output; matched on the symptom it describes'] };
+    return { verdict: 'not_reproduced', score: 0, reasons: reasons.length ? reasons : ['the run shows none of the reported symptoms'] };
+  }
+  const runLines = opts.output !== undefined ? screenLines(opts.output).map((l) => l.trim()) : null;
+  const shapes = runLines ? runLines.map(lineShape) : (reading.lineShapes ?? []);
+  const shapeHit = shapes.includes(target);
+  if (!shapeHit) {
+    reasons.push(`no output line shaped like the report's last line: ${clip(target, 100)}`);
+    return matched.length > 0 ? { verdict: 'partial', score: 0.5, reasons } : { verdict: 'not_reproduced', score: 0.1 * matched.length, reasons };
+  }
+  reasons.push(`a line shaped like the report's last line appears: ${clip(target, 100)}`);
+  const sameShapeLines = runLines ? runLines.filter((l) => lineShape(l) === target) : [];
+  const close = sameShapeLines.some((l) => valuesClose(report.lastOutputLine ?? '', l));
+  if (runLines) reasons.push(close ? 'its values agree with the report' : `its values differ from the report (run: ${clip(sameShapeLines.at(-1) ?? '', 100)})`);
+  if (required.length > 0) {
+    if (missing.length === 0) return { verdict: 'reproduced', score: close ? 1 : 0.9, reasons };
+    if (matched.length > 0) return { verdict: 'partial', score: 0.6, reasons };
+    return { verdict: 'partial', score: close ? 0.5 : 0.4, reasons };
+  }
+  // Nothing but the printed values to go on (wrong_values): the values must agree, not just the shape.
+  if (close) return { verdict: 'reproduced', score: 0.8, reasons };
+  return { verdict: 'partial', score: 0.4, reasons: [...reasons, runLines ? 'check by hand' : 'values not compared (no output given)'] };
+}
+
+/**
+ * Judges a run against a report: `reproduced` / `partial` / `not_reproduced`, a score and the reasons.
+ * Crashes match on exception class and message (numbers may differ, and the reasons say so); silent bugs on
+ * the metric pattern and on the shape (and values) of the report's last output line. A script that fakes
+ * the report — prints its output verbatim, raises the reported error itself — is never `reproduced`.
+ * At least as strict as shared/bench/judge.py when `opts.output` is given.
+ */
+export function matchRun(report: ReportReading, reading: RunReading, opts: MatchOptions = {}): MatchResult {
+  if (report.expected.length === 0) {
+    return result('not_reproduced', 0, ['the report shows no symptom (no traceback, error line, metric or output) to compare against']);
+  }
+  const scored = report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts);
+  const fakes = opts.script !== undefined ? fakeSigns(report, opts.script) : [];
+  if (fakes.length > 0) {
+    return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`]);
+  }
+  return result(scored.verdict, scored.score, scored.reasons);
+}

@@ -1,0 +1,173 @@
+import type { ExceptionInfo, Frame, Traceback } from './types.js';
+import { screenLines } from './text.js';
+
+/**
+ * Python traceback parsing. Pure: text in, tracebacks out. Works on a run's interleaved output and on
+ * tracebacks pasted into issues (indented, quoted with `> `, Windows paths, truncated).
+ */
+
+const TRACEBACK_HEADER = /Traceback \(most recent call last\):\s*$/;
+const FRAME = /^\s*File "(.+?)", line (\d+)(?:, in (.+?))?\s*$/;
+const CHAIN_MARKERS = [
+  'During handling of the above exception, another exception occurred:',
+  'The above exception was the direct cause of the following exception:',
+];
+/** `pkg.mod.ClassName: message`; the class segment starts with a capital (after leading underscores). */
+const EXCEPTION_LINE = /^((?:[A-Za-z_]\w*\.)*(_*[A-Z]\w*))(?::(?:\s(.*)|$)|$)/;
+const BARE_EXCEPTION_SUFFIX = /(Error|Exception|Interrupt|Exit|Warning|Iteration)$/;
+/** The benchmark judge's rule (shared/bench/judge.py `EXC`), kept identical on purpose. */
+const JUDGE_EXC = /^(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Warning|Interrupt|Exit))\b:?\s*(.*)$/;
+
+/** Reads `Type: message` into the short class name (what the judge compares) and the dotted one. */
+export function parseExceptionLine(line: string): ExceptionInfo | null {
+  const m = EXCEPTION_LINE.exec(line.trim());
+  if (!m) return null;
+  const qualified = m[1] ?? '';
+  const short = m[2] ?? '';
+  const hasColon = line.trim().length > qualified.length && line.trim()[qualified.length] === ':';
+  // A bare word is an exception only when it is named like one (KeyboardInterrupt, StopIteration).
+  if (!hasColon && !BARE_EXCEPTION_SUFFIX.test(short)) return null;
+  const info: ExceptionInfo = { type: short, message: (m[3] ?? '').trim() };
+  if (qualified !== short) info.qualifiedType = qualified;
+  return info;
+}
+
+/**
+ * Whether a frame's file belongs to a library (site-packages, the standard library, torch itself, frozen
+ * modules) rather than to the user's own script.
+ */
+export function isLibraryFile(file: string): boolean {
+  const f = file.replace(/\\/g, '/');
+  if (/^<(string|stdin|ipython-input|module)/.test(f)) return false;
+  if (f.startsWith('<')) return true;
+  return (
+    /(^|\/)(site|dist)-packages\//.test(f) ||
+    /\/lib(64)?\/python\d[\d.]*\//.test(f) ||
+    /\/python\d+\/lib\//i.test(f) ||
+    /(^|\/)torch\/(nn|optim|autograd|utils|_tensor|functional|_ops|cuda)/.test(f)
+  );
+}
+
+function stripPrefix(line: string, prefix: string): string {
+  return prefix && line.startsWith(prefix) ? line.slice(prefix.length) : line.replace(/^>\s?/, '');
+}
+
+/** Parses every traceback in a text, in order. A chained traceback lists the exceptions before it in `chain`. */
+export function parseTracebacks(text: string): Traceback[] {
+  const lines = screenLines(text);
+  const out: Traceback[] = [];
+  // The chain so far: exceptions of tracebacks joined by "During handling…" / "The above exception…".
+  let chain: ExceptionInfo[] = [];
+  let prevEnd = -1;
+  let i = 0;
+  while (i < lines.length) {
+    const header = lines[i] ?? '';
+    const h = TRACEBACK_HEADER.exec(header);
+    if (!h) {
+      i += 1;
+      continue;
+    }
+    const between = prevEnd >= 0 ? lines.slice(prevEnd, i).filter((l) => l.trim() !== '') : [];
+    const chained = between.length === 1 && CHAIN_MARKERS.some((m) => (between[0] ?? '').includes(m));
+    // Keep whatever quoted/indented the header (`> `, four spaces) and strip it from the lines below.
+    const prefix = /^[\s>]*/.exec(header.slice(0, h.index))?.[0] ?? '';
+    const frames: Frame[] = [];
+    let j = i + 1;
+    let exception: ExceptionInfo | null = null;
+    for (; j < lines.length; j += 1) {
+      const raw = stripPrefix(lines[j] ?? '', prefix);
+      if (TRACEBACK_HEADER.test(raw)) break;
+      const fm = FRAME.exec(raw);
+      if (fm) {
+        const frame: Frame = { file: fm[1] ?? '', line: Number(fm[2]), function: fm[3] ?? '' };
+        const next = stripPrefix(lines[j + 1] ?? '', prefix);
+        if (/^\s+\S/.test(next) && !FRAME.test(next) && !/^\s*[\^~]+\s*$/.test(next)) {
+          frame.code = next.trim();
+          j += 1;
+        }
+        frames.push(frame);
+        continue;
+      }
+      if (raw.trim() === '' || /^\s*[\^~]+\s*$/.test(raw) || /^\s*\[Previous line repeated/.test(raw) || /^\s+\.\.\.\s*$/.test(raw)) continue;
+      if (/^\s+/.test(raw) && frames.length === 0) continue;
+      exception = parseExceptionLine(raw);
+      if (exception) break;
+      // Indented code of a frame that had no `File` line match, or stray output: skip a few, then give up.
+      if (j - i > 400) break;
+    }
+    if (!exception) {
+      i = j;
+      continue;
+    }
+    // Multi-line messages: indented lines, and lines following one that ends with ':'.
+    const messageLines = [exception.message];
+    let k = j + 1;
+    for (; k < lines.length && messageLines.length < 40; k += 1) {
+      const raw = stripPrefix(lines[k] ?? '', prefix);
+      if (raw.trim() === '' || TRACEBACK_HEADER.test(raw) || CHAIN_MARKERS.some((m) => raw.includes(m))) break;
+      const prev = messageLines.at(-1) ?? '';
+      if (/^[\s\t]+\S/.test(raw) || prev.trimEnd().endsWith(':')) messageLines.push(raw.trimEnd());
+      else break;
+    }
+    exception.message = messageLines.join('\n').trim();
+    const userFrame = [...frames].reverse().find((f) => !isLibraryFile(f.file)) ?? null;
+    const tb: Traceback = { exception, frames, userFrame };
+    if (chained && chain.length > 0) tb.chain = [...chain];
+    out.push(tb);
+    chain = chained ? [...chain, exception] : [exception];
+    prevEnd = k;
+    i = k;
+  }
+  return out;
+}
+
+/** The last exception-looking line of a text, by the benchmark judge's own rule (used to stay as strict as it). */
+export function lastExceptionLine(text: string): ExceptionInfo | null {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const m = JUDGE_EXC.exec(lines[i] ?? '');
+    if (m) return { type: m[1] ?? '', message: (m[2] ?? '').trim() };
+  }
+  return null;
+}
+
+const WARNING_WITH_LOCATION = /^(.*?):(\d+): ((?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (.*)$/;
+const WARNING_BARE = /^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (.+)$/;
+
+/** Python warnings (`file.py:12: UserWarning: …`, `FutureWarning: …`), as `Category: message`, de-duplicated. */
+export function parseWarnings(text: string): string[] {
+  const seen = new Set<string>();
+  for (const line of screenLines(text)) {
+    // tqdm bars and warnings share a line when stderr is not a terminal.
+    const at = line.search(/(\S+:\d+: )?(?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning: /);
+    if (at < 0) continue;
+    const rest = line.slice(at);
+    const m = WARNING_WITH_LOCATION.exec(rest) ?? null;
+    if (m) {
+      seen.add(`${m[3]}: ${(m[4] ?? '').trim()}`);
+      continue;
+    }
+    const b = WARNING_BARE.exec(rest);
+    if (b) seen.add(`${b[1]}: ${(b[2] ?? '').trim()}`);
+  }
+  return [...seen];
+}
+
+const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Exception))(?::[ \t]*([^`\n]*))?/g;
+
+/**
+ * Lines such as `RuntimeError: …` anywhere in a text, including inline code in prose. Returned as
+ * `Type: message` (module prefix kept as written), de-duplicated, in order.
+ */
+export function findErrorLines(text: string): string[] {
+  const seen = new Set<string>();
+  for (const line of text.split(/\r?\n/)) {
+    for (const m of line.matchAll(ERROR_IN_TEXT)) {
+      const msg = (m[2] ?? '').trim();
+      // A bare class name in prose ("raises a ValueError") is a mention, not an error line.
+      if (!msg) continue;
+      seen.add(`${m[1]}: ${msg}`);
+    }
+  }
+  return [...seen];
+}

@@ -1,0 +1,182 @@
+import type { CodeBlock, ExceptionInfo, ReportReading, Symptom, Traceback, VersionPin } from './types.js';
+import { classifyException } from './classify.js';
+import { classifyPrintedValues, classifySeries } from './classify-series.js';
+import { findErrorLines, parseExceptionLine, parseTracebacks } from './parse-tracebacks.js';
+import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
+import { clip } from './text.js';
+
+/**
+ * Reads a bug report (markdown issue body) deterministically: code blocks, pasted output, tracebacks,
+ * error lines, metric lines, version pins, and the symptoms a reproduction must show. No model involved.
+ */
+
+interface Block {
+  lang: string;
+  code: string;
+  kind: 'code' | 'output' | 'versions' | 'other';
+}
+
+const CODE_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'ipython3', 'jupyter']);
+const OUTPUT_LANGS = new Set(['text', 'txt', 'console', 'output', 'log', 'logs', 'shell-session', 'pytb', 'pycon', 'plaintext', 'stderr', 'stdout', 'error']);
+const PIN = /^\s*[-*]?\s*([A-Za-z][\w.-]*)\s*(?:==|@|>=|~=)\s*v?(\d[\w.+-]*)/;
+const KNOWN_PACKAGES =
+  'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib|scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton|nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle';
+const VERSION_IN_TEXT = new RegExp(
+  `(?:^|[\\s(\`*,|-])(${KNOWN_PACKAGES})(?:\\s+version)?\\s*(?:[:=]+|\\bis\\b)?\\s*v?(\\d+(?:\\.\\d+){0,3}(?:[+a-z][\\w.+-]*)?)(?![\\w.])`,
+  'gi',
+);
+
+function splitBlocks(markdown: string): { blocks: Block[]; prose: string } {
+  const lines = markdown.split(/\r?\n/);
+  const blocks: Block[] = [];
+  const prose: string[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const open = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)/.exec(lines[i] ?? '');
+    if (!open) {
+      prose.push(lines[i] ?? '');
+      continue;
+    }
+    const fence = open[1] ?? '```';
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length; j += 1) {
+      const l = (lines[j] ?? '').trim();
+      if (l.startsWith(fence[0]!.repeat(fence.length)) && l.replace(/[`~]/g, '') === '') break;
+      body.push(lines[j] ?? '');
+    }
+    const lang = (open[2] ?? '').toLowerCase();
+    const code = body.join('\n');
+    blocks.push({ lang, code, kind: blockKind(lang, code) });
+    prose.push('');
+    i = j;
+  }
+  return { blocks, prose: prose.join('\n') };
+}
+
+function looksLikeCode(code: string): boolean {
+  const lines = code.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length === 0) return false;
+  const codey = lines.filter((l) =>
+    /^\s*(import |from \S+ import |def |class |return\b|for .+:|if .+:|elif |else:|while |with .+:|try:|except|raise |print\(|@\w|#)|^\s*[\w.[\]'"]+\s*[+\-*/]?=(?!=)|\)\s*$|:\s*$/.test(l),
+  ).length;
+  return codey / lines.length >= 0.5;
+}
+
+function blockKind(lang: string, code: string): Block['kind'] {
+  if (/Traceback \(most recent call last\)/.test(code)) return 'output';
+  const nonBlank = code.split('\n').filter((l) => l.trim() !== '');
+  if (nonBlank.length > 0 && nonBlank.every((l) => PIN.test(l) || /^\s*#/.test(l))) return 'versions';
+  if (CODE_LANGS.has(lang)) {
+    // A python-tagged block holding only error lines (no code) is pasted output.
+    const errorOnly = nonBlank.length > 0 && nonBlank.every((l) => /^\s*(\.\.\.|\^+|File ")/.test(l) || parseExceptionLine(l) !== null || /^\s{2,}/.test(l));
+    return errorOnly && findErrorLines(code).length > 0 ? 'output' : 'code';
+  }
+  if (OUTPUT_LANGS.has(lang)) return 'output';
+  if (lang === '') return looksLikeCode(code) ? 'code' : 'output';
+  return 'other';
+}
+
+function parseVersions(markdown: string): VersionPin[] {
+  const pins = new Map<string, string>();
+  const add = (name: string, version: string) => {
+    let n = name.toLowerCase().trim();
+    if (n === 'pytorch') n = 'torch';
+    if (!pins.has(n)) pins.set(n, version.replace(/[.,;:)]+$/, ''));
+  };
+  for (const line of markdown.split(/\r?\n/)) {
+    if (line.length > 2000) continue;
+    const pin = PIN.exec(line);
+    if (pin && /==|@/.test(line)) add(pin[1] ?? '', pin[2] ?? '');
+    for (const m of line.matchAll(VERSION_IN_TEXT)) add(m[1] ?? '', m[2] ?? '');
+  }
+  return [...pins].map(([name, version]) => ({ name, version }));
+}
+
+const PROSE_RULES: Array<[Symptom['kind'], Symptom['category'], RegExp]> = [
+  ['nan_inf', 'silent', /\b(nan|inf)s?\b(?! ?=)/i],
+  ['loss_not_decreasing', 'silent', /loss\b.{0,60}\b(not|n't|never)\b.{0,20}(decreas|go(es|ing)? down|chang|improv|mov)|loss (is |stays |remains )?(constant|stuck|the same|flat)|(constant|same|stuck) loss/i],
+  ['loss_diverging', 'silent', /loss\b.{0,40}(increas|explod|diverg|blow(s|ing)? up)/i],
+  ['accuracy_stuck', 'silent', /accuracy\b.{0,60}(stuck|constant|the same|(not|n't|never)\b.{0,20}(improv|chang|increas))/i],
+  ['constant_predictions', 'silent', /(predicts?|predictions?|outputs?)\b.{0,40}(always|all) (the same|identical|zero|one class)|same (prediction|output) for (all|every)/i],
+  ['out_of_memory', 'crash', /out of memory|\bOOM\b/],
+  ['timeout', 'hang', /\b(hangs?|hanging|freezes|deadlocks?|never (finishes|returns|ends))\b/i],
+];
+
+function proseSymptoms(prose: string): Symptom[] {
+  const out: Symptom[] = [];
+  const sentences = prose.split(/(?<=[.!?])\s+|\n/).filter((s) => s.trim() !== '' && s.length < 1000);
+  for (const [kind, category, re] of PROSE_RULES) {
+    const hit = sentences.find((s) => re.test(s));
+    if (hit) out.push({ kind, category, evidence: clip(hit.trim()) });
+  }
+  return out;
+}
+
+function crashSymptom(e: ExceptionInfo, tb: Traceback | null): Symptom {
+  const where = tb?.frames.at(-1);
+  const line = e.message ? `${e.qualifiedType ?? e.type}: ${e.message}` : e.type;
+  return {
+    kind: classifyException(e),
+    category: 'crash',
+    evidence: clip(where ? `File "${where.file}", line ${where.line}, in ${where.function}\n${line}` : line, 1200),
+    exception: { type: e.type, message: e.message },
+  };
+}
+
+/** Reads a markdown bug report. Pure; tolerates empty, huge and prose-only bodies. */
+export function readReport(markdown: string): ReportReading {
+  const text = markdown.replace(/\r\n/g, '\n');
+  const firstLine = text.split('\n', 1)[0] ?? '';
+  const title = /^#\s+/.test(firstLine) ? firstLine.replace(/^#\s+/, '').trim() : '';
+  const body = title ? text.slice(firstLine.length) : text;
+  const { blocks, prose } = splitBlocks(body);
+  const outputBlocks = blocks.filter((b) => b.kind === 'output');
+  const pasted = outputBlocks.map((b) => b.code).join('\n\n');
+  // Tracebacks pasted without a fence live in the prose; fenced ones in output blocks.
+  const tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
+  const errorLines = [...new Set([...findErrorLines(pasted), ...findErrorLines(prose), ...(title ? findErrorLines(title) : [])])];
+  const outputLines = pasted.split('\n').filter((l) => l.trim() !== '');
+  const metricLines = outputLines.filter((l) => l.length < 2000 && isMetricLine(l)).map((l) => l.trim());
+  const points = parseMetricPoints(pasted);
+
+  const expected: Symptom[] = [];
+  const seen = new Set<string>();
+  const addCrash = (e: ExceptionInfo, tb: Traceback | null) => {
+    const key = `${e.type}\u0000${e.message.split('\n')[0]}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    expected.push(crashSymptom(e, tb));
+  };
+  for (const tb of tracebacks) addCrash(tb.exception, tb);
+  if (expected.length === 0) {
+    // No full traceback: the error lines, the pasted ones first; a truncated title (`…Got...`) only as a last resort.
+    const fromBody = [...findErrorLines(pasted), ...findErrorLines(prose)];
+    const candidates = fromBody.length > 0 ? fromBody : title ? findErrorLines(title) : [];
+    for (const line of candidates) {
+      const e = parseExceptionLine(line);
+      if (e) addCrash(e, null);
+    }
+  }
+  if (expected.length === 0) {
+    const silent = classifySeries(points);
+    expected.push(...silent, ...classifyPrintedValues(pasted, silent));
+    const fromProse = proseSymptoms(`${title}\n${prose}`).filter((s) => !expected.some((x) => x.kind === s.kind));
+    expected.push(...fromProse);
+    const last = outputLines.at(-1);
+    if (expected.length === 0 && last) expected.push({ kind: 'wrong_values', category: 'silent', evidence: clip(last.trim()) });
+  }
+  const codeBlocks: CodeBlock[] = blocks.filter((b) => b.kind === 'code' || b.kind === 'other').map(({ lang, code }) => ({ lang, code }));
+  const outputText = [pasted, ...errorLines.filter((l) => !pasted.includes(l))].filter((s) => s.trim() !== '').join('\n');
+  return {
+    title,
+    codeBlocks,
+    tracebacks,
+    errorLines,
+    metricLines,
+    metrics: toMetricSeries(seriesOf(points)),
+    versions: parseVersions(text),
+    outputText,
+    expected,
+    lastOutputLine: (outputLines.at(-1) ?? '').trim(),
+  };
+}
