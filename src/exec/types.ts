@@ -101,6 +101,8 @@ export const RunResult = z.object({
   files: z.array(OutputFile).default([]),
   isolation: Isolation,
   infra: InfraFailure.nullable().default(null),
+  /** Caveats about this result that are not about isolation (output files skipped, a limit that fired). */
+  notes: z.array(z.string()).optional(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 

@@ -1,0 +1,70 @@
+import { tmpdir } from 'node:os';
+import { z } from 'zod';
+import { SetupError } from '../errors.js';
+
+/**
+ * Settings of the local sandboxed executor, read from the environment once (`readLocalExecConfig(env)`).
+ * The executor takes the parsed object; nothing in `local.ts` reads `process.env`.
+ */
+
+/** How the script is isolated. `auto` probes bubblewrap, then `unshare`, then falls back to none (and says so). */
+export const SandboxMode = z.enum(['auto', 'bwrap', 'unshare', 'none']);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
+export const LocalExecConfig = z
+  .object({
+    kind: z.literal('local'),
+    /**
+     * Interpreter used when a request names none. Debian's python3-torch lives under /usr/bin/python3; the
+     * `python3` first on PATH may be another one without torch, which is why the default is absolute.
+     * @defaultValue '/usr/bin/python3'
+     */
+    python: z.string().min(1).default('/usr/bin/python3'),
+    /** Isolation to use (`REPGEN_SANDBOX`). @defaultValue 'auto' */
+    sandbox: SandboxMode.default('auto'),
+    /** Folder under which each run's throwaway work dir is created (`REPGEN_WORK_ROOT`). @defaultValue os.tmpdir() */
+    workRoot: z.string().min(1).default(tmpdir()),
+    /** Extra host paths bound read-only into the bubblewrap sandbox, e.g. a virtualenv (`REPGEN_SANDBOX_RO_PATHS`, colon-separated). @defaultValue [] */
+    readOnlyPaths: z.array(z.string().startsWith('/')).default([]),
+    /** Output files up to this size that are valid UTF-8 text come back with their content. @defaultValue 65536 */
+    inlineFileBytes: z.number().int().min(0).default(65_536),
+    /** At most this many files of $REPGEN_OUT are listed in a result. @defaultValue 200 */
+    maxOutputFiles: z.number().int().positive().default(200),
+    /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
+    keepWorkdir: z.boolean().default(false),
+  })
+  .strict();
+export type LocalExecConfig = z.infer<typeof LocalExecConfig>;
+export type LocalExecConfigInput = z.input<typeof LocalExecConfig>;
+
+const LocalExecEnv = z.object({
+  REPGEN_PYTHON: z.string().min(1).optional(),
+  REPGEN_SANDBOX: SandboxMode.optional(),
+  REPGEN_WORK_ROOT: z.string().min(1).optional(),
+  REPGEN_SANDBOX_RO_PATHS: z.string().optional(),
+  REPGEN_KEEP_WORKDIR: z.enum(['0', '1', 'true', 'false']).optional(),
+});
+
+/** Reads the local executor's settings; a bad value is a SetupError naming the variable. */
+export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): LocalExecConfig {
+  const parsed = LocalExecEnv.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SetupError(`invalid ${String(issue?.path[0] ?? 'setting')}: ${issue?.message ?? 'bad value'}`);
+  }
+  const e = parsed.data;
+  const roPaths = (e.REPGEN_SANDBOX_RO_PATHS ?? '').split(':').filter((p) => p.length > 0);
+  const config = LocalExecConfig.safeParse({
+    kind: 'local',
+    python: e.REPGEN_PYTHON,
+    sandbox: e.REPGEN_SANDBOX,
+    workRoot: e.REPGEN_WORK_ROOT,
+    readOnlyPaths: roPaths,
+    keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
+  });
+  if (!config.success) {
+    const issue = config.error.issues[0];
+    throw new SetupError(`invalid local executor setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'bad value'}`);
+  }
+  return config.data;
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * A few lines of Python that sit between the sandbox and the script. Node cannot learn the resource usage of a
+ * grandchild (libuv reaps children without rusage), so the launcher forks the script, sets its limits in the
+ * child (RLIMIT_CPU, RLIMIT_DATA, no core dumps), waits with wait4() and reports exit status, CPU time and peak
+ * RSS as JSON lines on fd 3, which the script itself cannot see (close-on-exec).
+ *
+ * RLIMIT_DATA rather than RLIMIT_AS: torch reserves far more address space than it touches, and an address-space
+ * cap small enough to matter breaks `import torch` (shared libraries fail to map); the data limit counts
+ * private writable memory, which is what a runaway tensor allocation consumes.
+ *
+ * Runs under `-I -S` so no PYTHON* variable or site package of the script's environment changes it; it only
+ * needs the standard library of any Python 3.
+ */
+export const LAUNCHER_SOURCE = String.raw`
+import json, os, resource, signal, sys
+spec = json.loads(sys.argv[1])
+rep = os.fdopen(3, "w")
+os.set_inheritable(3, False)
+def say(obj):
+    rep.write(json.dumps(obj) + "\n"); rep.flush()
+say({"started": True})
+def cap(kind, soft, hard):
+    cur = resource.getrlimit(kind)[1]
+    if cur != resource.RLIM_INFINITY:
+        soft, hard = min(soft, cur), min(hard, cur)
+    resource.setrlimit(kind, (soft, hard))
+argv = spec["argv"]
+pid = os.fork()
+if pid == 0:
+    try:
+        cap(resource.RLIMIT_CPU, spec["cpu"], spec["cpu"] + 5)
+        cap(resource.RLIMIT_DATA, spec["data"], spec["data"])
+        cap(resource.RLIMIT_CORE, 0, 0)
+        # Python ignores SIGPIPE and SIGXFSZ; exec would pass that on to shell setup commands.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        os.execv(argv[0], argv)
+    except BaseException as e:
+        try:
+            say({"execError": "%s: %s" % (argv[0], e)})
+            sys.stderr.write("repgen: cannot execute %s: %s\n" % (argv[0], e)); sys.stderr.flush()
+        finally:
+            os._exit(127)
+while True:
+    try:
+        _, status, ru = os.wait4(pid, 0)
+        break
+    except InterruptedError:
+        continue
+sig = None
+code = None
+if os.WIFSIGNALED(status):
+    n = os.WTERMSIG(status)
+    try:
+        sig = signal.Signals(n).name
+    except ValueError:
+        sig = "SIG%d" % n
+else:
+    code = os.WEXITSTATUS(status)
+say({"exitCode": code, "signal": sig, "cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0, "maxRssKb": ru.ru_maxrss})
+os._exit(code if code is not None else 128 + os.WTERMSIG(status))
+`;
+
+/** One JSON line of the launcher's report channel. */
+export const LauncherLine = z.object({
+  started: z.boolean().optional(),
+  execError: z.string().optional(),
+  exitCode: z.number().int().nullable().optional(),
+  signal: z.string().nullable().optional(),
+  cpuMs: z.number().min(0).optional(),
+  maxRssKb: z.number().min(0).optional(),
+});
+export type LauncherLine = z.infer<typeof LauncherLine>;
+
+export interface LauncherReport {
+  started: boolean;
+  execError: string | null;
+  /** Present once the script was waited for; absent when the launcher itself was killed (timeout, abort). */
+  exit: { exitCode: number | null; signal: string | null; cpuMs: number; peakMemoryMb: number } | null;
+}
+
+/** Reads the report channel's text; lines that are not the launcher's JSON are ignored. */
+export function parseLauncherReport(text: string): LauncherReport {
+  const report: LauncherReport = { started: false, execError: null, exit: null };
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    const line = LauncherLine.safeParse(json);
+    if (!line.success) continue;
+    const l = line.data;
+    if (l.started) report.started = true;
+    if (l.execError !== undefined) report.execError = l.execError;
+    if (l.cpuMs !== undefined && l.maxRssKb !== undefined) {
+      report.exit = {
+        exitCode: l.exitCode ?? null,
+        signal: l.signal ?? null,
+        cpuMs: Math.round(l.cpuMs),
+        peakMemoryMb: Math.round((l.maxRssKb / 1024) * 10) / 10,
+      };
+    }
+  }
+  return report;
+}

@@ -1,0 +1,332 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { silentLogger, type Logger } from '../log.js';
+import { collectOutputFiles } from './collect-output-files.js';
+import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
+import { InterpreterNotFoundError, InvalidRunRequestError } from './errors.js';
+import { killTree } from './kill-tree.js';
+import { LAUNCHER_SOURCE, parseLauncherReport } from './launcher.js';
+import { createOutputCapture } from './output-capture.js';
+import { buildSandboxArgv, probeSandbox, type SandboxPlan } from './sandbox.js';
+import { buildScriptEnv, SAFE_PATH } from './script-env.js';
+import {
+  RunRequest,
+  type InfraFailure,
+  type Isolation,
+  type RunRequestInput,
+  type RunResult,
+  type ScriptExecutor,
+} from './types.js';
+
+export interface LocalExecutorDeps {
+  /** @defaultValue silentLogger */
+  log?: Logger;
+  /** The environment allowlisted names are read from. @defaultValue process.env */
+  hostEnv?: NodeJS.ProcessEnv;
+}
+
+/** Once the launcher has exited, how long to wait for pipes held open by leftover processes. */
+const PIPE_GRACE_MS = 2_000;
+
+/** Paths every bwrap sandbox already sees; an interpreter under them needs no extra bind. */
+const BOUND_PREFIXES = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
+
+/**
+ * The local adapter of ScriptExecutor: each run gets a fresh throwaway work dir, a clean environment, a sandbox
+ * (bubblewrap or unshare: no network unless asked, a pid namespace so a kill reaches every process), rlimits for
+ * CPU and memory, a wall-clock timeout and capped output. What the sandbox could not enforce is said in
+ * `result.isolation`, never silently skipped.
+ */
+export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kind'> & { kind?: 'local' } = {}, deps: LocalExecutorDeps = {}): ScriptExecutor {
+  const config = LocalExecConfig.parse({ ...configInput, kind: 'local' });
+  const log = deps.log ?? silentLogger;
+  const hostEnv = deps.hostEnv ?? process.env;
+
+  async function run(input: RunRequestInput, signal?: AbortSignal): Promise<RunResult> {
+    const parsed = RunRequest.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidRunRequestError(`invalid run request: ${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'bad value'}`);
+    }
+    const req = parsed.data;
+    if (!req.files.some((f) => f.path === req.entry)) {
+      throw new InvalidRunRequestError(`invalid run request: entry '${req.entry}' is not among the files`);
+    }
+    const interpreter = await resolveInterpreter(req.interpreter ?? config.python);
+    const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
+    const isolation = describeIsolation(plan, req.network, config.sandbox);
+    if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
+
+    await mkdir(config.workRoot, { recursive: true });
+    const workdir = await mkdtemp(join(config.workRoot, 'repgen-run-'));
+    try {
+      return await runIn(workdir, req, interpreter, plan, isolation, signal);
+    } finally {
+      if (!config.keepWorkdir) await removeWorkdir(workdir);
+      else log.info({ workdir }, 'kept run work dir');
+    }
+  }
+
+  async function runIn(
+    workdir: string,
+    req: RunRequest,
+    interpreter: string,
+    plan: SandboxPlan,
+    isolation: Isolation,
+    signal: AbortSignal | undefined,
+  ): Promise<RunResult> {
+    const outDir = join(workdir, 'out');
+    await mkdir(outDir);
+    for (const file of req.files) {
+      const path = join(workdir, file.path);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, file.content);
+    }
+    // bwrap gives the script a private /tmp; elsewhere temporary files stay inside the throwaway work dir.
+    let tmpDir: string | undefined;
+    if (plan.kind !== 'bwrap') {
+      tmpDir = join(workdir, '.tmp');
+      await mkdir(tmpDir);
+    }
+    const { env, notes: envNotes } = buildScriptEnv({
+      hostEnv,
+      env: req.env,
+      envAllowlist: req.envAllowlist,
+      seed: req.seed,
+      workdir,
+      outDir,
+      interpreter,
+      tmpDir,
+    });
+    isolation.notes.push(...envNotes);
+
+    const scriptArgv = [interpreter, req.entry, ...req.args];
+    const target =
+      req.setup.length > 0
+        ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv]
+        : scriptArgv;
+    const spec = {
+      argv: target,
+      cpu: req.limits.cpuSeconds,
+      data: req.limits.memoryMb * 1024 * 1024,
+    };
+    const inner = [interpreter, '-I', '-S', '-c', LAUNCHER_SOURCE, JSON.stringify(spec)];
+    const readOnlyPaths = [...config.readOnlyPaths];
+    if (!BOUND_PREFIXES.some((p) => interpreter.startsWith(p))) readOnlyPaths.push(dirname(dirname(interpreter)));
+    const { file, args } = buildSandboxArgv({ plan, network: req.network, workdir, readOnlyPaths, inner });
+
+    log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
+    const result = await spawnAndWatch(file, args, env, workdir, req, plan, signal);
+
+    const collected = await collectOutputFiles(outDir, { inlineBytes: config.inlineFileBytes, maxFiles: config.maxOutputFiles });
+    const notes = [...result.notes, ...collected.notes];
+    const { notes: _ignored, ...rest } = result;
+    return { ...rest, files: collected.files, isolation, ...(notes.length ? { notes } : {}) };
+  }
+
+  function spawnAndWatch(
+    file: string,
+    args: string[],
+    env: Record<string, string>,
+    workdir: string,
+    req: RunRequest,
+    plan: SandboxPlan,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<RunResult, 'files' | 'isolation'> & { notes: string[] }> {
+    const cap = req.limits.maxOutputBytes;
+    const stdout = createOutputCapture(cap);
+    const stderr = createOutputCapture(cap);
+    const output = createOutputCapture(cap);
+    const reportChunks: Buffer[] = [];
+    const started = performance.now();
+
+    return new Promise((resolveRun) => {
+      // detached: the child leads its own process group, so one kill(-pid) reaches all it did not move away.
+      const child = spawn(file, args, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+      let timedOut = false;
+      let aborted = false;
+      let spawnError: Error | null = null;
+      let exitInfo: { code: number | null; signal: string | null; at: number } | null = null;
+      let settled = false;
+
+      const stop = (): void => {
+        if (child.pid !== undefined) killTree(child.pid);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, req.limits.timeoutMs);
+      const onAbort = (): void => {
+        aborted = true;
+        stop();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+
+      child.stdout?.on('data', (chunk: Buffer) => {
+        stdout.push(chunk);
+        output.push(chunk);
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr.push(chunk);
+        output.push(chunk);
+      });
+      const reportStream = child.stdio[3];
+      reportStream?.on('data', (chunk: Buffer) => void reportChunks.push(chunk));
+      reportStream?.on('error', () => undefined);
+
+      child.on('error', (err) => {
+        spawnError = err;
+        finish();
+      });
+      child.on('exit', (code, sig) => {
+        exitInfo = { code, signal: sig, at: performance.now() };
+        // Without a pid namespace, processes the script left behind would live on and hold our pipes open.
+        if (plan.kind === 'none' && child.pid !== undefined) killTree(child.pid);
+        setTimeout(() => {
+          for (const s of [child.stdout, child.stderr, reportStream]) s?.destroy();
+          finish();
+        }, PIPE_GRACE_MS).unref();
+      });
+      child.on('close', () => finish());
+
+      function finish(): void {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const durationMs = Math.round(((exitInfo?.at ?? performance.now()) - started) * 10) / 10;
+        const report = parseLauncherReport(Buffer.concat(reportChunks).toString('utf8'));
+        const notes: string[] = [];
+        let infra: InfraFailure | null = null;
+        let exitCode: number | null = null;
+        let sigName: string | null = null;
+        if (aborted) {
+          infra = { kind: 'aborted', message: 'run cancelled' };
+          sigName = 'SIGKILL';
+        } else if (timedOut) {
+          sigName = 'SIGKILL';
+          notes.push(`killed after the ${req.limits.timeoutMs} ms wall-clock limit`);
+        } else if (spawnError) {
+          infra = { kind: 'spawn_failed', message: `cannot start ${file}: ${(spawnError as Error).message}` };
+        } else if (!report.started) {
+          const why = stderr.text().trim().split('\n').slice(0, 3).join(' ') || `exit ${exitInfo?.code ?? exitInfo?.signal ?? 'unknown'}`;
+          infra =
+            plan.kind === 'none'
+              ? { kind: 'spawn_failed', message: `the launcher did not start: ${why}` }
+              : { kind: 'sandbox_failed', message: `the ${plan.kind} sandbox did not start: ${why}` };
+        } else if (report.execError !== null) {
+          infra = { kind: 'spawn_failed', message: `cannot execute the script: ${report.execError}` };
+        } else if (report.exit) {
+          exitCode = report.exit.exitCode;
+          sigName = report.exit.signal;
+        } else {
+          exitCode = exitInfo?.code ?? null;
+          sigName = exitInfo?.signal ?? null;
+        }
+        const cpuMs = report.exit?.cpuMs ?? null;
+        if (sigName === 'SIGXCPU' || (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)) {
+          notes.push(`stopped by the ${req.limits.cpuSeconds} s CPU-time limit`);
+        }
+        resolveRun({
+          executor: 'local',
+          exitCode,
+          signal: sigName,
+          timedOut,
+          // Memory is capped by RLIMIT_DATA: allocations fail inside the script (MemoryError, "can't allocate
+          // memory") instead of the kernel killing it, so that failure shows in the output, not here.
+          oomKilled: false,
+          durationMs,
+          cpuMs,
+          peakMemoryMb: report.exit?.peakMemoryMb ?? null,
+          stdout: stdout.text(),
+          stderr: stderr.text(),
+          output: output.text(),
+          stdoutBytes: stdout.bytes,
+          stderrBytes: stderr.bytes,
+          stdoutTruncated: stdout.truncated,
+          stderrTruncated: stderr.truncated,
+          outputCapBytes: cap,
+          infra,
+          notes,
+        });
+      }
+    });
+  }
+
+  return { name: 'local', run };
+}
+
+/** What the run's isolation will be, with the caveats said out loud. */
+function describeIsolation(plan: SandboxPlan, network: boolean, mode: string): Isolation {
+  const notes = [...plan.notes];
+  if (plan.kind !== 'none') return { network: network ? 'host' : 'none', sandbox: plan.kind, notes };
+  if (!network) {
+    notes.push(
+      mode === 'none'
+        ? 'network isolation switched off (REPGEN_SANDBOX=none): the script shared the host network'
+        : 'network isolation unavailable on this host: the script shared the host network',
+    );
+  }
+  notes.push('no pid namespace: processes that leave the process group are found through /proc only');
+  return { network: 'host', sandbox: 'none', notes };
+}
+
+function abortedResult(cap: number, isolation: Isolation, durationMs: number): RunResult {
+  return {
+    executor: 'local',
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    oomKilled: false,
+    durationMs,
+    cpuMs: null,
+    peakMemoryMb: null,
+    stdout: '',
+    stderr: '',
+    output: '',
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    stdoutTruncated: false,
+    stderrTruncated: false,
+    outputCapBytes: cap,
+    files: [],
+    isolation,
+    infra: { kind: 'aborted', message: 'run cancelled before it started' },
+  };
+}
+
+/** An absolute path to an executable interpreter, or an InterpreterNotFoundError saying what to set. */
+export async function resolveInterpreter(name: string): Promise<string> {
+  const candidates = name.includes('/') ? [isAbsolute(name) ? name : resolve(name)] : SAFE_PATH.split(':').map((d) => join(d, name));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      if ((await stat(candidate)).isFile()) return candidate;
+    } catch {
+      // try the next
+    }
+  }
+  throw new InterpreterNotFoundError(
+    `Python interpreter not found: ${name} (set REPGEN_PYTHON or pass --python; Debian's torch is under /usr/bin/python3)`,
+  );
+}
+
+/** rm -rf that also gets through folders the script made unreadable (chmod 000) when we are not root. */
+async function removeWorkdir(workdir: string): Promise<void> {
+  try {
+    await rm(workdir, { recursive: true, force: true });
+    return;
+  } catch {
+    // fall through: restore permissions, then retry
+  }
+  async function unlock(dir: string): Promise<void> {
+    await chmod(dir, 0o700).catch(() => undefined);
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) if (e.isDirectory()) await unlock(join(dir, e.name));
+  }
+  await unlock(workdir);
+  await rm(workdir, { recursive: true, force: true }).catch(() => undefined);
+}

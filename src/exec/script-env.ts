@@ -1,0 +1,59 @@
+import { dirname } from 'node:path';
+
+/** PATH given to every script: fixed, so a PATH in the parent cannot steer which binaries the script finds. */
+export const SAFE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * Names that look like credentials. A request should never allowlist one; if it does anyway (a repo config
+ * typo, a careless prompt), the variable is dropped and the result says so rather than leaking it.
+ */
+const SECRET_NAME = /(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|SESSION|COOKIE)/i;
+
+export interface ScriptEnvInput {
+  hostEnv: NodeJS.ProcessEnv;
+  env: Record<string, string>;
+  envAllowlist: string[];
+  seed: number | undefined;
+  workdir: string;
+  outDir: string;
+  interpreter: string;
+  /** Where temporary files go when /tmp is not private to the sandbox (undefined: leave TMPDIR unset). */
+  tmpDir: string | undefined;
+}
+
+/**
+ * The complete environment of a script. Nothing of the parent reaches it but the allowlisted names, so a
+ * GITHUB_TOKEN or ANTHROPIC_API_KEY of the RepGen process cannot be read by untrusted code.
+ */
+export function buildScriptEnv(input: ScriptEnvInput): { env: Record<string, string>; notes: string[] } {
+  const notes: string[] = [];
+  const interpreterDir = input.interpreter.includes('/') ? dirname(input.interpreter) : undefined;
+  // A virtualenv interpreter's bin/ goes first so that `python`/`pip` inside the script resolve to it.
+  const path = interpreterDir && !SAFE_PATH.split(':').includes(interpreterDir) ? `${interpreterDir}:${SAFE_PATH}` : SAFE_PATH;
+  const env: Record<string, string> = {
+    PATH: path,
+    HOME: input.workdir,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    PYTHONUNBUFFERED: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+    MPLBACKEND: 'Agg',
+  };
+  if (input.tmpDir !== undefined) env.TMPDIR = input.tmpDir;
+  if (input.seed !== undefined) {
+    env.PYTHONHASHSEED = String(input.seed);
+    env.REPGEN_SEED = String(input.seed);
+  }
+  for (const name of input.envAllowlist) {
+    if (SECRET_NAME.test(name)) {
+      notes.push(`env ${name} not passed: allowlisted names must not be credentials`);
+      continue;
+    }
+    const value = input.hostEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, input.env);
+  // Set last: the output dir is where results are collected from, so a request cannot move it elsewhere.
+  env.REPGEN_OUT = input.outDir;
+  return { env, notes };
+}
