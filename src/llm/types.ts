@@ -23,6 +23,10 @@ export interface LlmResponse {
   model: string;
   stopReason: string | null;
   usage: LlmUsage;
+  /** HTTP calls this completion took (1 + retries). Added by the LLM layer; optional for fakes. */
+  attempts?: number;
+  /** Wall-clock time of the completion, retries and backoff included. */
+  durationMs?: number;
 }
 
 export interface LlmClient {
