@@ -25,6 +25,8 @@ export const TrainingLoop = z.object({
   endLine: z.number().int(),
   framework: z.enum(['pytorch', 'keras', 'tensorflow', 'lightning', 'huggingface']),
   symbol: z.string().optional(),
+  /** Added: whether the loop trains or evaluates. */
+  phase: z.enum(['train', 'eval']).optional(),
 });
 export type TrainingLoop = z.infer<typeof TrainingLoop>;
 
@@ -34,5 +36,7 @@ export const ContextResult = z.object({
   /** The embedding model's name, or "off: <why>" when the semantic leg did not run. */
   semantic: z.string(),
   timings: z.record(z.string(), z.number()),
+  /** Added: where the index came from on this call ("built", or a cache hit from "memory" or "disk"). */
+  cache: z.enum(['memory', 'disk', 'built']).optional(),
 });
 export type ContextResult = z.infer<typeof ContextResult>;

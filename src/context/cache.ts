@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Chunk, FileInfo } from './chunk-types.js';
+import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
+import type { LexicalAdapter } from './lexical-index.js';
+import type { FoundLoop } from './training-loops.js';
+import type { RepoFile } from './walk-repo.js';
+
+const run = promisify(execFile);
+
+/** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
+export const INDEX_VERSION = 3;
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The commit identity of a git work tree: HEAD's SHA, plus a hash of the uncommitted changes when there are
+ * any, so that a dirty checkout never reuses the clean commit's index. Null when the folder is not a work tree
+ * root (the caller then hashes the files' contents).
+ */
+export async function gitIdentity(repoDir: string): Promise<string | null> {
+  if (!existsSync(join(repoDir, '.git'))) return null;
+  try {
+    const { stdout: head } = await run('git', ['-C', repoDir, 'rev-parse', 'HEAD']);
+    const { stdout: status } = await run('git', ['-C', repoDir, 'status', '--porcelain', '--untracked-files=all'], { maxBuffer: 64 << 20 });
+    if (!status.trim()) return `git:${head.trim()}`;
+    const { stdout: diff } = await run('git', ['-C', repoDir, 'diff', 'HEAD'], { maxBuffer: 256 << 20 });
+    const h = createHash('sha256').update(status).update(diff);
+    for (const line of status.split('\n')) {
+      if (!line.startsWith('??')) continue;
+      const path = line.slice(3).replace(/^"|"$/g, '');
+      h.update(path).update(await readFile(join(repoDir, path)).catch(() => Buffer.alloc(0)));
+    }
+    return `git:${head.trim()}+dirty:${h.digest('hex').slice(0, 16)}`;
+  } catch {
+    return null;
+  }
+}
+
+export function contentIdentity(files: RepoFile[]): string {
+  const h = createHash('sha256');
+  for (const f of files) h.update(f.path).update('\0').update(f.text).update('\0');
+  return `content:${h.digest('hex')}`;
+}
+
+/** Indexes of recent commits kept in memory: a long-lived worker answers a second run on a commit from here. */
+export class IndexLru {
+  private readonly entries = new Map<string, RepoIndex>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): RepoIndex | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(index: RepoIndex): void {
+    this.entries.delete(index.key);
+    this.entries.set(index.key, index);
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+interface StoredMeta {
+  version: number;
+  chunks: Chunk[];
+  files: FileInfo[];
+  loops: FoundLoop[];
+  skipped: Record<string, number>;
+  lexicalAdapter: string;
+}
+
+async function writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, path);
+}
+
+export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<void> {
+  const dir = join(cacheDir, index.key);
+  await mkdir(dir, { recursive: true });
+  const meta: StoredMeta = {
+    version: INDEX_VERSION,
+    chunks: index.chunks,
+    files: index.files,
+    loops: index.loops,
+    skipped: index.skipped,
+    lexicalAdapter: index.lexical.adapter,
+  };
+  await writeAtomic(join(dir, 'lexical.json'), index.lexical.serialize());
+  // meta.json last: its presence means the entry is complete.
+  await writeAtomic(join(dir, 'meta.json'), JSON.stringify(meta));
+}
+
+export async function loadIndex(cacheDir: string, key: string, adapter: LexicalAdapter): Promise<RepoIndex | null> {
+  const dir = join(cacheDir, key);
+  try {
+    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as StoredMeta;
+    if (meta.version !== INDEX_VERSION) return null;
+    const lexical = adapter.load(await readFile(join(dir, 'lexical.json'), 'utf8'));
+    return assembleIndex(key, { chunks: meta.chunks, files: meta.files, lexical, skipped: meta.skipped, loops: meta.loops });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    // A corrupt entry is rebuilt, not trusted.
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    return null;
+  }
+}
+
+function vectorFile(cacheDir: string, key: string, model: string): string {
+  return join(cacheDir, key, `vectors-${sha256(model).slice(0, 16)}.f32`);
+}
+
+export async function saveVectors(cacheDir: string, key: string, vectors: ChunkVectors): Promise<void> {
+  const header = Buffer.alloc(4);
+  header.writeUInt32LE(vectors.dim);
+  await mkdir(join(cacheDir, key), { recursive: true });
+  await writeAtomic(vectorFile(cacheDir, key, vectors.model), Buffer.concat([header, Buffer.from(vectors.matrix.buffer, vectors.matrix.byteOffset, vectors.matrix.byteLength)]));
+}
+
+export async function loadVectors(cacheDir: string, key: string, model: string, rows: number): Promise<ChunkVectors | null> {
+  const buf = await readFile(vectorFile(cacheDir, key, model)).catch(() => null);
+  if (!buf || buf.length < 4) return null;
+  const dim = buf.readUInt32LE(0);
+  if (dim === 0 || (buf.length - 4) !== rows * dim * 4) return null;
+  const matrix = new Float32Array(rows * dim);
+  Buffer.from(matrix.buffer).set(buf.subarray(4));
+  return { model, dim, matrix };
+}

@@ -1,0 +1,293 @@
+import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { silentLogger, type Logger } from '../log.js';
+import { makeBundles } from './bundle.js';
+import {
+  assembleIndex,
+  buildLexical,
+  chunkRepo,
+  embedChunks,
+  type ChunkVectors,
+  type RepoIndex,
+} from './build-index.js';
+import { contentIdentity, gitIdentity, IndexLru, INDEX_VERSION, loadIndex, loadVectors, saveIndex, saveVectors, sha256 } from './cache.js';
+import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
+import { ContextInputError } from './errors.js';
+import { lexicalAdapter, weightedTerms } from './lexical-index.js';
+import { rankCandidates, type Candidate } from './rank.js';
+import { extractReportSignals, type ReportSignals } from './report-signals.js';
+import { readContextSettings, type ContextSettings } from './settings.js';
+import { tokenize } from './tokenize.js';
+import type { FoundLoop } from './training-loops.js';
+import type { ContextResult, TrainingLoop } from './types.js';
+import { walkRepo, type WalkResult } from './walk-repo.js';
+
+export type { ContextResult, ContextBundle, ContextChunk, TrainingLoop } from './types.js';
+export { ContextInputError } from './errors.js';
+export type { Embedder, CrossEncoder } from './embedder.js';
+export { readContextSettings, ContextSettings } from './settings.js';
+
+export interface BuildContextInput {
+  repoDir: string;
+  report: { title?: string; body: string };
+  /** Bundles to return. @defaultValue 5 */
+  top?: number;
+  /** Tokens per bundle (about 4 characters each). @defaultValue 6000 */
+  tokenBudget?: number;
+}
+
+export interface BuildContextDeps {
+  /**
+   * The semantic leg. Undefined: built from REPGEN_EMBED_MODEL when set. Null: off on purpose.
+   * @defaultValue undefined
+   */
+  embedder?: Embedder | null;
+  /** Re-ranker. Undefined: built from REPGEN_RERANK_MODEL when set, else the feature-based re-ranker. */
+  crossEncoder?: CrossEncoder | null;
+  log?: Logger;
+  /** Overrides REPGEN_CONTEXT_CACHE_DIR; "off" disables the disk cache. */
+  cacheDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The in-memory LRU; one per process by default. */
+  memory?: IndexLru;
+}
+
+/** Where the index came from on this call. */
+export type CacheSource = 'memory' | 'disk' | 'built';
+
+/** Unique query terms kept, most repeated first: a report with a long log would otherwise query thousands. */
+const MAX_QUERY_TERMS = 200;
+const CANDIDATES_PER_LEG = 200;
+/** Candidates the cross-encoder re-scores (it is the slow part of a query). */
+const CROSS_ENCODER_POOL = 30;
+
+let processLru: IndexLru | null = null;
+const modelCache = new Map<string, Promise<Embedder | CrossEncoder>>();
+
+function now(): number {
+  return performance.now();
+}
+
+async function checkRepoDir(repoDir: string): Promise<void> {
+  const info = await stat(repoDir).catch(() => null);
+  if (!info) throw new ContextInputError(`repository folder ${repoDir} does not exist`);
+  if (!info.isDirectory()) throw new ContextInputError(`${repoDir} is not a folder`);
+}
+
+function settingsKey(identity: string, settings: ContextSettings): string {
+  return sha256(JSON.stringify({ v: INDEX_VERSION, identity, lexical: settings.REPGEN_LEXICAL, maxBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES })).slice(0, 32);
+}
+
+function errorText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+async function resolveEmbedder(deps: BuildContextDeps, settings: ContextSettings): Promise<{ embedder: Embedder | null; off?: string }> {
+  if (deps.embedder === null) return { embedder: null, off: 'off: disabled by the caller' };
+  if (deps.embedder) return { embedder: deps.embedder };
+  const model = settings.REPGEN_EMBED_MODEL;
+  if (!model) return { embedder: null, off: 'off: no embedding model configured (REPGEN_EMBED_MODEL)' };
+  const cacheKey = `embed:${settings.REPGEN_MODEL_DIR}:${model}:${settings.REPGEN_EMBED_MAX_TOKENS}`;
+  try {
+    if (!modelCache.has(cacheKey)) {
+      const { createTransformersEmbedder } = await import('./transformers-embedder.js');
+      modelCache.set(cacheKey, createTransformersEmbedder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }));
+    }
+    return { embedder: (await modelCache.get(cacheKey)) as Embedder };
+  } catch (err) {
+    modelCache.delete(cacheKey);
+    return { embedder: null, off: `off: ${errorText(err)}` };
+  }
+}
+
+async function resolveCrossEncoder(deps: BuildContextDeps, settings: ContextSettings, log: Logger): Promise<CrossEncoder | null> {
+  if (deps.crossEncoder !== undefined) return deps.crossEncoder;
+  const model = settings.REPGEN_RERANK_MODEL;
+  if (!model) return null;
+  const cacheKey = `rerank:${settings.REPGEN_MODEL_DIR}:${model}`;
+  try {
+    if (!modelCache.has(cacheKey)) {
+      const { createTransformersCrossEncoder } = await import('./transformers-embedder.js');
+      modelCache.set(cacheKey, createTransformersCrossEncoder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }));
+    }
+    return (await modelCache.get(cacheKey)) as CrossEncoder;
+  } catch (err) {
+    modelCache.delete(cacheKey);
+    log.warn({ model, error: errorText(err) }, 'cross-encoder did not load; using the feature-based re-ranker');
+    return null;
+  }
+}
+
+interface Loaded {
+  index: RepoIndex;
+  source: CacheSource;
+  timings: Record<string, number>;
+}
+
+async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir: string | null, memory: IndexLru): Promise<Loaded> {
+  const timings: Record<string, number> = {};
+  let t = now();
+  let walked: WalkResult | null = null;
+  let identity = await gitIdentity(repoDir);
+  if (!identity) {
+    walked = await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
+    identity = contentIdentity(walked.files);
+  }
+  const key = settingsKey(identity, settings);
+  timings.identifyMs = now() - t;
+  const hit = memory.get(key);
+  if (hit) return { index: hit, source: 'memory', timings };
+  const adapter = await lexicalAdapter(settings.REPGEN_LEXICAL);
+  if (cacheDir) {
+    t = now();
+    const stored = await loadIndex(cacheDir, key, adapter);
+    timings.loadMs = now() - t;
+    if (stored) {
+      memory.set(stored);
+      return { index: stored, source: 'disk', timings };
+    }
+  }
+  t = now();
+  walked ??= await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
+  timings.walkMs = now() - t;
+  if (!walked.files.some((f) => f.language === 'python')) {
+    const why = walked.files.length ? 'has no Python files' : 'is empty (no Python or config files to index)';
+    throw new ContextInputError(`${repoDir} ${why}`);
+  }
+  t = now();
+  const { chunks, infos } = await chunkRepo(walked.files);
+  timings.chunkMs = now() - t;
+  t = now();
+  const lexical = buildLexical(adapter, chunks);
+  timings.lexicalBuildMs = now() - t;
+  const index = assembleIndex(key, { chunks, files: infos, lexical, skipped: walked.skipped });
+  if (cacheDir) {
+    t = now();
+    await saveIndex(cacheDir, index);
+    timings.saveMs = now() - t;
+  }
+  memory.set(index);
+  return { index, source: 'built', timings };
+}
+
+async function vectorsFor(index: RepoIndex, embedder: Embedder, settings: ContextSettings, cacheDir: string | null, timings: Record<string, number>): Promise<ChunkVectors> {
+  const cached = index.vectors.get(embedder.name);
+  if (cached) return cached;
+  let t = now();
+  let vectors = cacheDir ? await loadVectors(cacheDir, index.key, embedder.name, index.chunks.length) : null;
+  if (!vectors) {
+    vectors = await embedChunks(index.chunks, embedder, { batch: settings.REPGEN_EMBED_BATCH, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS });
+    timings.embedMs = now() - t;
+    timings.embeddedChunks = index.chunks.length;
+    if (cacheDir) await saveVectors(cacheDir, index.key, vectors);
+  } else timings.vectorLoadMs = now() - t;
+  index.vectors.set(embedder.name, vectors);
+  t = now();
+  return vectors;
+}
+
+/** Orders the training loops for this report: ones already ranked first, then training over evaluation. */
+function rankLoops(loops: FoundLoop[], ranked: Candidate[], signals: ReportSignals): FoundLoop[] {
+  const score = new Map(ranked.map((c) => [c.id, c.score]));
+  const value = (l: FoundLoop): number =>
+    (score.get(l.chunkId) ?? 0) + (l.phase === 'train' ? 0.2 : signals.aboutTraining ? 0 : 0.1) + (/(^|\/)train[^/]*\.py$/.test(l.path) ? 0.1 : 0) -
+    (/(^|\/)tests?\//.test(l.path) ? 0.5 : 0);
+  return [...loops].sort((a, b) => value(b) - value(a) || a.chunkId - b.chunkId);
+}
+
+async function crossRerank(ranked: Candidate[], index: RepoIndex, query: string, encoder: CrossEncoder): Promise<Candidate[]> {
+  const pool = ranked.slice(0, CROSS_ENCODER_POOL);
+  const scores = await encoder.score(query.slice(0, 2000), pool.map((c) => {
+    const chunk = index.chunks[c.id]!;
+    return `${chunk.path} ${chunk.symbol ?? ''}\n${chunk.text}`.slice(0, 2000);
+  }));
+  // Standardized cross-encoder scores move a candidate by about one retrieval rank per standard deviation;
+  // the report's hard signals (tracebacks) still dominate.
+  const mean = scores.reduce((a, b) => a + b, 0) / (scores.length || 1);
+  const sd = Math.sqrt(scores.reduce((a, b) => a + (b - mean) ** 2, 0) / (scores.length || 1)) || 1;
+  const rescored = pool.map((c, i) => ({
+    ...c,
+    score: c.score + (0.5 * (scores[i]! - mean)) / sd,
+    reasons: [...c.reasons, `cross-encoder ${scores[i]!.toFixed(2)}`],
+  }));
+  return [...rescored.sort((a, b) => b.score - a.score), ...ranked.slice(CROSS_ENCODER_POOL)];
+}
+
+/**
+ * Builds the ranked context bundles for a bug report over a repository checkout: chunk (tree-sitter), index
+ * (BM25, optional embeddings), fuse with the report's signals, re-rank, close over dependencies, bundle.
+ * The index is cached by commit + settings in memory and on disk, so a second call on a commit only queries.
+ */
+export async function buildContext(input: BuildContextInput, deps: BuildContextDeps = {}): Promise<ContextResult> {
+  const started = now();
+  const log = deps.log ?? silentLogger;
+  const settings = readContextSettings(deps.env ?? process.env);
+  const repoDir = resolve(input.repoDir);
+  await checkRepoDir(repoDir);
+  const cacheSetting = deps.cacheDir ?? settings.REPGEN_CONTEXT_CACHE_DIR ?? join(tmpdir(), 'repgen-context-cache');
+  const cacheDir = cacheSetting === 'off' ? null : resolve(cacheSetting);
+  processLru ??= new IndexLru(settings.REPGEN_CONTEXT_CACHE_ENTRIES);
+  const memory = deps.memory ?? processLru;
+
+  const { index, source, timings } = await loadOrBuild(repoDir, settings, cacheDir, memory);
+  log.info({ repoDir, chunks: index.chunks.length, source }, 'context index ready');
+  if (!index.files.some((f) => f.path.endsWith('.py') || f.path.endsWith('.pyi'))) {
+    throw new ContextInputError(`${repoDir} has no Python files`);
+  }
+
+  const { embedder, off } = await resolveEmbedder(deps, settings);
+  let semantic = off ?? embedder!.name;
+  let vectors: ChunkVectors | null = null;
+  if (embedder) {
+    try {
+      vectors = await vectorsFor(index, embedder, settings, cacheDir, timings);
+    } catch (err) {
+      semantic = `off: embedding failed: ${errorText(err)}`;
+      log.warn({ model: embedder.name, error: errorText(err) }, 'semantic leg off: embedding failed');
+    }
+  }
+
+  let t = now();
+  const signals = extractReportSignals(input.report);
+  const terms = [...weightedTerms(tokenize(signals.query))].sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS);
+  const lexical = index.lexical.search(terms.flatMap(([term, n]) => Array<string>(n).fill(term)), CANDIDATES_PER_LEG);
+  timings.lexicalQueryMs = now() - t;
+  let semanticHits: Array<{ id: number; score: number }> = [];
+  if (embedder && vectors) {
+    t = now();
+    try {
+      const [q] = await embedder.embed([signals.query.slice(0, settings.REPGEN_EMBED_MAX_TOKENS * 4)]);
+      semanticHits = cosineSearch(vectors.matrix, vectors.dim, q!, CANDIDATES_PER_LEG).map((h) => ({ id: h.row, score: h.score }));
+    } catch (err) {
+      semantic = `off: query embedding failed: ${errorText(err)}`;
+    }
+    timings.semanticQueryMs = now() - t;
+  }
+  t = now();
+  const loopIds = new Set(index.loops.map((l) => l.chunkId));
+  let ranked = rankCandidates({ graph: index.graph, signals, lexical, semantic: semanticHits, trainingLoopIds: loopIds });
+  timings.rankMs = now() - t;
+  const crossEncoder = await resolveCrossEncoder(deps, settings, log);
+  if (crossEncoder && ranked.length) {
+    t = now();
+    try {
+      ranked = await crossRerank(ranked, index, signals.query, crossEncoder);
+    } catch (err) {
+      log.warn({ model: crossEncoder.name, error: errorText(err) }, 'cross-encoder failed; feature-based ranking kept');
+    }
+    timings.crossEncoderMs = now() - t;
+  }
+  t = now();
+  const loops = rankLoops(index.loops, ranked, signals);
+  const bundles = makeBundles(index.graph, ranked, loops, {
+    top: input.top ?? 5,
+    tokenBudget: input.tokenBudget ?? 6000,
+    depth: settings.REPGEN_CONTEXT_DEP_DEPTH,
+  });
+  timings.bundleMs = now() - t;
+  timings.totalMs = now() - started;
+  const trainingLoops: TrainingLoop[] = loops.map(({ chunkId: _id, ...loop }) => loop);
+  for (const k of Object.keys(timings)) timings[k] = Math.round(timings[k]! * 10) / 10;
+  return { bundles, trainingLoops, semantic, timings, cache: source };
+}

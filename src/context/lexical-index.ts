@@ -1,0 +1,40 @@
+/** One document of the lexical index: a chunk's tokens, name field (symbol + path) apart from its body. */
+export interface LexicalDoc {
+  id: number;
+  name: string[];
+  body: string[];
+}
+
+export interface LexicalHit {
+  id: number;
+  score: number;
+}
+
+/** The lexical (BM25) leg behind a port, so that lunr and MiniSearch can be measured on the same chunks. */
+export interface LexicalIndex {
+  readonly adapter: LexicalAdapterName;
+  /** Best-scoring chunk ids for already-tokenized query terms, best first. */
+  search(terms: string[], limit: number): LexicalHit[];
+  /** A JSON string that `load` of the same adapter turns back into an index. */
+  serialize(): string;
+}
+
+export type LexicalAdapterName = 'lunr' | 'minisearch';
+
+export interface LexicalAdapter {
+  build(docs: Iterable<LexicalDoc>): LexicalIndex;
+  load(json: string): LexicalIndex;
+}
+
+/** Chooses the adapter; each is imported only when chosen. */
+export async function lexicalAdapter(name: LexicalAdapterName): Promise<LexicalAdapter> {
+  if (name === 'lunr') return (await import('./lunr-index.js')).lunrAdapter;
+  return (await import('./minisearch-index.js')).miniSearchAdapter;
+}
+
+/** Query terms once each, weighted by how often the report repeats them. */
+export function weightedTerms(terms: string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return counts;
+}
