@@ -61,20 +61,23 @@ export function parseStructured<S extends z.ZodType>(text: string, schema: S): {
   if (text.trim() === '') return { ok: false, error: 'The answer was empty; a JSON value was expected.' };
   const candidates = jsonCandidates(text);
   if (candidates.length === 0) return { ok: false, error: 'No JSON found in the answer; a JSON value was expected.' };
-  let lastError = '';
+  // The first candidate that is JSON decides the message: its shape error is what the model must fix.
+  // Later candidates (a bracket span inside it, say) would only give more confusing errors.
+  let parseError: string | undefined;
+  let shapeError: string | undefined;
   for (const candidate of candidates) {
     let value: unknown;
     try {
       value = JSON.parse(candidate);
     } catch (err) {
-      lastError = `The JSON does not parse: ${err instanceof Error ? err.message : String(err)}`;
+      parseError ??= `The JSON does not parse: ${err instanceof Error ? err.message : String(err)}`;
       continue;
     }
     const result = schema.safeParse(value);
     if (result.success) return { ok: true, value: result.data };
-    lastError = `The JSON does not match the expected shape:\n${z.prettifyError(result.error)}`;
+    shapeError ??= `The JSON does not match the expected shape:\n${z.prettifyError(result.error)}`;
   }
-  return { ok: false, error: lastError };
+  return { ok: false, error: shapeError ?? parseError ?? 'No JSON found in the answer.' };
 }
 
 /**
@@ -92,7 +95,8 @@ export function jsonCandidates(text: string): string[] {
     const end = text.lastIndexOf(close);
     if (start !== -1 && end > start) out.push(text.slice(start, end + 1));
   }
-  return [...new Set(out.filter((c) => /^[[{"\d\-tfn]/.test(c.trim())))];
+  // Structured answers are objects or arrays; anything else is prose, not a candidate.
+  return [...new Set(out.filter((c) => /^[[{]/.test(c.trim())))];
 }
 
 interface FencedBlock {
