@@ -27,6 +27,13 @@ def cap(kind, soft, hard):
         soft, hard = min(soft, cur), min(hard, cur)
     resource.setrlimit(kind, (soft, hard))
 argv = spec["argv"]
+if spec.get("subreaper"):
+    # No pid namespace: orphans of the script re-parent to us instead of init, so they stay in reach.
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+    except Exception:
+        pass
 pid = os.fork()
 if pid == 0:
     try:
@@ -59,6 +66,32 @@ if os.WIFSIGNALED(status):
         sig = "SIG%d" % n
 else:
     code = os.WEXITSTATUS(status)
+if spec.get("subreaper"):
+    # What the script left running (daemons, orphans) dies with it, as it would with a pid namespace.
+    me = str(os.getpid())
+    for _ in range(100):
+        kids = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open("/proc/%s/stat" % name) as f:
+                        st = f.read()
+                    if st[st.rfind(")") + 2:].split(" ")[1] == me:
+                        kids.append(int(name))
+                except OSError:
+                    pass
+        if not kids:
+            break
+        for k in kids:
+            try:
+                os.kill(k, signal.SIGKILL)
+            except OSError:
+                pass
+        for k in kids:
+            try:
+                os.waitpid(k, 0)
+            except OSError:
+                pass
 say({"exitCode": code, "signal": sig, "cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0, "maxRssKb": ru.ru_maxrss})
 os._exit(code if code is not None else 128 + os.WTERMSIG(status))
 `;

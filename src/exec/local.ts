@@ -112,6 +112,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       argv: target,
       cpu: req.limits.cpuSeconds,
       data: req.limits.memoryMb * 1024 * 1024,
+      subreaper: plan.kind === 'none',
     };
     const inner = [interpreter, '-I', '-S', '-c', LAUNCHER_SOURCE, JSON.stringify(spec)];
     const readOnlyPaths = [...config.readOnlyPaths];

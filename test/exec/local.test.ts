@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SetupError } from '../../src/errors.js';
+import { InterpreterNotFoundError } from '../../src/exec/errors.js';
+import { createLocalExecutor } from '../../src/exec/local.js';
+import type { ScriptExecutor } from '../../src/exec/types.js';
+import { fixtureFile } from './executor-conformance.js';
+import { isAlive, livePidsWith, waitFor } from './proc-helpers.js';
+
+const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
+afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
+
+/**
+ * Runs the fork-and-sleep fixture until its timeout while watching /proc from outside: every process it started
+ * (found by a unique marker in their command lines) must be alive during the run and dead afterwards.
+ */
+async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 'abort'): Promise<void> {
+  const marker = `repgen-fork-${randomUUID()}`;
+  const controller = new AbortController();
+  const run = executor.run(
+    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 4000 : 60_000 } },
+    controller.signal,
+  );
+  // The script, its two children and the orphaned grandchild: 4 python processes running the fixture file.
+  const scriptPids = (): number[] =>
+    livePidsWith(marker).filter((pid) => {
+      const cmd = readCmdline(pid);
+      return cmd.includes('sandbox-fork-and-sleep.py') && !cmd.includes('-I -S -c');
+    });
+  expect(await waitFor(() => scriptPids().length >= 4, 3500)).toBe(true);
+  const seen = livePidsWith(marker);
+  expect(seen.every(isAlive)).toBe(true);
+  if (stopWith === 'abort') controller.abort();
+  const r = await run;
+  if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
+  else expect(r.infra?.kind).toBe('aborted');
+  expect(await waitFor(() => seen.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+  expect(livePidsWith(marker)).toEqual([]);
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+describe('local executor (auto sandbox)', () => {
+  const executor = createLocalExecutor({ workRoot });
+
+  it('isolates with bubblewrap on this host and says so', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py' });
+    expect(r.isolation).toEqual({ network: 'none', sandbox: 'bwrap', notes: [] });
+  });
+
+  it('a wall-clock timeout kills the whole tree, also children that called setsid() or were orphaned', async () => {
+    await expectTreeKilled(executor, 'timeout');
+  });
+
+  it('an abort kills the whole tree too', async () => {
+    await expectTreeKilled(executor, 'abort');
+  });
+
+  it('no secret of the parent reaches the script, even when allowlisted by mistake', async () => {
+    const hostEnv = { GITHUB_TOKEN: 'ghp_parentSecret', ANTHROPIC_API_KEY: 'sk-ant-parent', LANG: 'de_DE.UTF-8', PATH: '/evil/bin' };
+    const ex = createLocalExecutor({ workRoot }, { hostEnv });
+    const r = await ex.run({
+      files: [fixtureFile('sandbox-printenv.py')],
+      entry: 'sandbox-printenv.py',
+      envAllowlist: ['GITHUB_TOKEN', 'ANTHROPIC_API_KEY', 'LANG'],
+    });
+    const env = JSON.parse(r.stdout) as Record<string, string>;
+    expect(env.LANG).toBe('de_DE.UTF-8');
+    expect(env).not.toHaveProperty('GITHUB_TOKEN');
+    expect(env).not.toHaveProperty('ANTHROPIC_API_KEY');
+    expect(env.PATH).not.toContain('/evil');
+    expect(env.HOME).toBe(env.PWD);
+    expect(env.MPLBACKEND).toBe('Agg');
+    expect(r.output).not.toMatch(/ghp_parentSecret|sk-ant-parent/);
+    expect(r.isolation.notes).toEqual([
+      'env GITHUB_TOKEN not passed: allowlisted names must not be credentials',
+      'env ANTHROPIC_API_KEY not passed: allowlisted names must not be credentials',
+    ]);
+  });
+
+  it('50 MB of output: capped, counted, flagged, the final traceback kept, no memory blow-up', async () => {
+    const before = process.memoryUsage().rss;
+    const r = await executor.run({ files: [fixtureFile('sandbox-big-output.py')], entry: 'sandbox-big-output.py', args: ['50'] });
+    const grew = process.memoryUsage().rss - before;
+    expect(r.stdoutBytes).toBe(50 * 1024 * 1024 - ((50 * 1024 * 1024) % 100) + 'LAST STDOUT LINE\n'.length);
+    expect(r.stdoutTruncated).toBe(true);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(1_000_000 + 200);
+    expect(r.stdout).toMatch(/\[repgen: \d+ bytes of output omitted\]/);
+    expect(r.stdout.endsWith('LAST STDOUT LINE\n')).toBe(true);
+    expect(r.stderr).toContain('RuntimeError: crashed after the flood');
+    expect(r.output).toContain('RuntimeError: crashed after the flood');
+    expect(grew).toBeLessThan(40 * 1024 * 1024);
+  });
+
+  it('returns output files but never follows a symlink the script planted', async () => {
+    const r = await executor.run({ files: [fixtureFile('sandbox-writes-output-file.py')], entry: 'sandbox-writes-output-file.py' });
+    expect(r.files.map((f) => f.path)).toEqual(['big.log', 'result.json', 'sub/notes.txt', 'weights.bin']);
+    expect(r.notes).toEqual(['1 symlink(s) under $REPGEN_OUT not followed']);
+  });
+
+  it('removes the work dir afterwards', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os\nprint(os.getcwd())' }], entry: 'a.py' });
+    const cwd = r.stdout.trim();
+    expect(cwd.startsWith(join(workRoot, 'repgen-run-'))).toBe(true);
+    expect(existsSync(cwd)).toBe(false);
+  });
+
+  it('reports CPU time and peak memory of the script, measured by wait4', async () => {
+    const r = await executor.run({
+      files: [{ path: 'a.py', content: 'import time\nb = bytearray(200 * 1024 * 1024)\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n' }],
+      entry: 'a.py',
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.peakMemoryMb).toBeGreaterThanOrEqual(200);
+    expect(r.peakMemoryMb).toBeLessThan(400);
+    expect(r.cpuMs).toBeGreaterThanOrEqual(600);
+    expect(r.durationMs).toBeGreaterThanOrEqual(r.cpuMs! * 0.5);
+  });
+
+  it('stops a script at its CPU-time limit and says so', async () => {
+    const r = await executor.run({ files: [fixtureFile('sandbox-cpu-burn.py')], entry: 'sandbox-cpu-burn.py', limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBe('SIGXCPU');
+    // RLIMIT_CPU is checked on scheduler ticks; rusage may read a little under the second.
+    expect(r.cpuMs).toBeGreaterThanOrEqual(500);
+    expect(r.notes).toContain('stopped by the 1 s CPU-time limit');
+  });
+
+  it('memory limit (RLIMIT_DATA) lets torch import and makes a too-big tensor fail inside the script', async () => {
+    const r = await executor.run({
+      files: [fixtureFile('sandbox-memory.py')],
+      entry: 'sandbox-memory.py',
+      args: ['2048'],
+      limits: { memoryMb: 1024 },
+    });
+    expect(r.stdout).toContain('imported');
+    expect(r.stdout).not.toContain('allocated');
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/can't allocate memory|MemoryError/);
+  });
+
+  it('runs setup commands in the work dir before the script', async () => {
+    const r = await executor.run({
+      files: [{ path: 'a.py', content: 'print(open("made-by-setup.txt").read().strip())' }],
+      entry: 'a.py',
+      setup: ['echo setup-ran > made-by-setup.txt', 'yes | head -n 2 >/dev/null'],
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('setup-ran\n');
+  });
+
+  it('a missing interpreter is a SetupError with a clear message, before anything runs', async () => {
+    const ex = createLocalExecutor({ workRoot, python: '/nonexistent/bin/python3' });
+    const run = ex.run({ files: [{ path: 'a.py', content: 'pass' }], entry: 'a.py' });
+    await expect(run).rejects.toBeInstanceOf(InterpreterNotFoundError);
+    await expect(run).rejects.toBeInstanceOf(SetupError);
+    await expect(run).rejects.toThrow('Python interpreter not found: /nonexistent/bin/python3 (set REPGEN_PYTHON or pass --python');
+  });
+
+  it('an already-aborted signal runs nothing', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'open("/tmp/x","w")' }], entry: 'a.py' }, AbortSignal.abort());
+    expect(r.infra).toEqual({ kind: 'aborted', message: 'run cancelled before it started' });
+    expect(r.exitCode).toBeNull();
+  });
+
+  it('the sandbox shows the script no host secrets in /etc, no /root and a private /tmp', async () => {
+    const hostTmpFile = join(tmpdir(), `repgen-host-only-${randomUUID()}`);
+    writeFileSync(hostTmpFile, 'host');
+    try {
+      const r = await executor.run({
+        files: [{ path: 'a.py', content: `import os\nprint(os.path.exists("/etc/shadow"), os.path.exists(${JSON.stringify(hostTmpFile)}), os.path.exists("/root"))` }],
+        entry: 'a.py',
+      });
+      expect(r.stdout).toBe('False False False\n');
+    } finally {
+      rmSync(hostTmpFile);
+    }
+  });
+});
+
+describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
+  const executor = createLocalExecutor({ workRoot, sandbox: 'none' });
+
+  it('says plainly that the network was not isolated', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'pass' }], entry: 'a.py' });
+    expect(r.isolation.network).toBe('host');
+    expect(r.isolation.sandbox).toBe('none');
+    expect(r.isolation.notes[0]).toBe('network isolation switched off (REPGEN_SANDBOX=none): the script shared the host network');
+  });
+
+  it('still kills the whole tree at the timeout through the process group and /proc', async () => {
+    await expectTreeKilled(executor, 'timeout');
+  });
+});
+
+describe('local executor with unshare (REPGEN_SANDBOX=unshare)', () => {
+  const executor = createLocalExecutor({ workRoot, sandbox: 'unshare' });
+
+  it('runs in a fresh network namespace and kills the tree at the timeout', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'print(open("/proc/net/dev").read().count(":"))' }], entry: 'a.py' });
+    expect(r.isolation).toEqual({ network: 'none', sandbox: 'unshare', notes: [] });
+    // Only the loopback device exists in a fresh network namespace.
+    expect(r.stdout).toBe('1\n');
+    await expectTreeKilled(executor, 'timeout');
+  });
+});

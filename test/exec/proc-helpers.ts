@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Host pids whose command line contains `marker` (zombies excluded: they are dead, waiting to be reaped). */
+export function livePidsWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (!cmdline.includes(marker)) continue;
+      if (isAlive(Number(name))) pids.push(Number(name));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** True while the process exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Polls until `predicate` holds or `ms` pass; returns whether it held. */
+export async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (predicate()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return predicate();
+}
