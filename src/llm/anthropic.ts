@@ -1,7 +1,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { LlmBadResponseError, LlmConnectionError, LlmError, LlmTimeoutError, errorFromStatus } from './errors.js';
+import { LlmBadResponseError, LlmConnectionError, LlmError, LlmTimeoutError, errorFromStatus, shouldRetryHeader } from './errors.js';
 import { callWithRetries, retryAfterFromHeaders } from './retry.js';
 import { DEFAULT_MODELS, type LlmSettings } from './settings.js';
 import type { LlmClient, LlmRequest, LlmResponse } from './types.js';
@@ -105,7 +105,7 @@ function toLlmError(err: unknown): unknown {
         provider: 'anthropic',
         requestId: err.requestID ?? undefined,
         retryAfterMs: headers ? retryAfterFromHeaders((n) => headers.get(n)) : undefined,
-        noRetry: headers?.get('x-should-retry') === 'false',
+        serverSaysRetry: shouldRetryHeader(headers?.get('x-should-retry')),
         cause: err,
       },
     );

@@ -14,8 +14,8 @@ export interface LlmErrorDetails {
   requestId?: string;
   /** How long the server asked us to wait (from `retry-after` / `retry-after-ms`). */
   retryAfterMs?: number;
-  /** The server said not to retry (`x-should-retry: false`). */
-  noRetry?: boolean;
+  /** The server's own verdict from `x-should-retry` (true/false); it overrides the class default. */
+  serverSaysRetry?: boolean;
   /** Calls made before giving up, set once retries are over. */
   attempts?: number;
   cause?: unknown;
@@ -30,7 +30,7 @@ export class LlmError extends RepgenError {
   readonly status?: number;
   readonly requestId?: string;
   readonly retryAfterMs?: number;
-  readonly noRetry: boolean;
+  readonly serverSaysRetry?: boolean;
   attempts: number;
 
   constructor(message: string, details: LlmErrorDetails) {
@@ -39,7 +39,7 @@ export class LlmError extends RepgenError {
     this.status = details.status;
     this.requestId = details.requestId;
     this.retryAfterMs = details.retryAfterMs;
-    this.noRetry = details.noRetry ?? false;
+    this.serverSaysRetry = details.serverSaysRetry;
     this.attempts = details.attempts ?? 1;
   }
 }
@@ -128,6 +128,13 @@ export function classifyLlmError(err: unknown): LlmErrorKind {
   if (err instanceof LlmError && err.retryable) return 'unavailable';
   if (err instanceof Error && err.name === 'AbortError') return 'cancelled';
   return 'unknown';
+}
+
+/** Reads `x-should-retry`, the header Anthropic (and its SDKs) use to override status-based retry rules. */
+export function shouldRetryHeader(value: string | null | undefined): boolean | undefined {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return undefined;
 }
 
 /**

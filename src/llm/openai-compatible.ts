@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { LlmBadResponseError, LlmConnectionError, LlmSettingsError, errorFromStatus } from './errors.js';
+import { LlmBadResponseError, LlmConnectionError, LlmSettingsError, errorFromStatus, shouldRetryHeader } from './errors.js';
 import { callWithRetries, retryAfterFromHeaders } from './retry.js';
 import { DEFAULT_MODELS, type LlmSettings } from './settings.js';
 import type { LlmClient, LlmRequest, LlmResponse } from './types.js';
@@ -84,7 +84,7 @@ export function createOpenAiCompatibleClient(settings: LlmSettings, deps: OpenAi
       throw errorFromStatus(response.status, info, {
         provider: 'openai',
         retryAfterMs,
-        noRetry: response.headers.get('x-should-retry') === 'false',
+        serverSaysRetry: shouldRetryHeader(response.headers.get('x-should-retry')),
         requestId: response.headers.get('x-request-id') ?? undefined,
       });
     }

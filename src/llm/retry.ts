@@ -54,7 +54,7 @@ export async function callWithRetries<T>(
       error = err instanceof LlmError ? err : new LlmConnectionError(`${policy.provider}: ${describe(err)}`, { provider: policy.provider, cause: err });
     }
     error.attempts = attempt;
-    if (!error.retryable || error.noRetry || attempt > policy.maxRetries) throw error;
+    if (!(error.serverSaysRetry ?? error.retryable) || attempt > policy.maxRetries) throw error;
 
     const delay = backoffMs(attempt, error.retryAfterMs, policy, random);
     if (delay > policy.maxBackoffMs) {

@@ -135,6 +135,11 @@ describe('anthropic adapter over the real SDK', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  it('follows the server when x-should-retry overrides the status rule', async () => {
+    const client = await setup([{ error: 'invalid_request_error', status: 409, headers: { 'x-should-retry': 'true' } }, 'retried']);
+    expect((await client.complete(ask)).attempts).toBe(2);
+  });
+
   it('does not retry a 401 and says it is an auth problem', async () => {
     const client = await setup([{ error: 'authentication_error' }, 'never']);
     const err = await caught(client.complete(ask));
