@@ -9,7 +9,7 @@ transformers.js loading and inference code runs on them:
   fixtures/models/tiny-rerank  the same encoder read as a cross-encoder -> logits [batch, 1]
 
 They are not trained. Word vectors are set by hand: the words of one synonym group share a direction (plus
-noise), every other word gets its own random direction, and the encoder layers have small random weights so
+noise), every other word gets its own random direction at 0.4 of the length, and the encoder layers have small random weights so
 that the residual stream keeps the word meaning. Mean-pooled, that makes a bag-of-synonyms embedding: good
 enough to check that the semantic leg finds code that shares meaning, not words, with a report. The reranker
 scores a pair by the cosine of its two segments' mean vectors (token_type_ids tell the segments apart).
@@ -97,7 +97,8 @@ def word_vectors(vocab):
         if w in group_of:
             vecs[i] = centers[group_of[w]] + 0.25 * torch.randn(DIM) / DIM ** 0.5
         else:
-            vecs[i] = nn.functional.normalize(torch.randn(DIM), dim=0)
+            # Common words weigh less than the words of the synonym groups, a crude stand-in for IDF.
+            vecs[i] = 0.4 * nn.functional.normalize(torch.randn(DIM), dim=0)
     return vecs
 
 
@@ -113,7 +114,7 @@ class Layer(nn.Module):
         self.ff1 = nn.Linear(DIM, 2 * DIM)
         self.ff2 = nn.Linear(2 * DIM, DIM)
         for lin in (self.proj, self.ff2):
-            nn.init.normal_(lin.weight, std=0.01)
+            nn.init.normal_(lin.weight, std=0.001)
             nn.init.zeros_(lin.bias)
 
     def forward(self, h, additive_mask):
