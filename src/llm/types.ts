@@ -10,7 +10,7 @@ export interface LlmRequest {
   messages: LlmMessage[];
   /** @defaultValue the client's configured maxTokens */
   maxTokens?: number;
-  /** @defaultValue the client's configured temperature */
+  /** @defaultValue the client's configured temperature. Not sent to Anthropic (see src/llm/anthropic.ts). */
   temperature?: number;
   stop?: string[];
 }

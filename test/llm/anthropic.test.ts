@@ -216,6 +216,27 @@ describe('anthropic adapter over the real SDK', () => {
     expect(server!.requests).toHaveLength(1);
   });
 
+  it('keeps only text blocks (adaptive thinking adds thinking blocks before the answer)', async () => {
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-5-5',
+      content: [
+        { type: 'thinking', thinking: 'Let me think about the shapes…', signature: 'sig' },
+        { type: 'text', text: 'import torch\n' },
+        { type: 'text', text: 'print(torch.__version__)' },
+      ],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 90 },
+    };
+    const client = await setup([{ raw: JSON.stringify(message) }]);
+    const res = await client.complete(ask);
+    expect(res.text).toBe('import torch\nprint(torch.__version__)');
+    expect(res.usage.outputTokens).toBe(90);
+  });
+
   it('returns an empty text for a message with no content blocks', async () => {
     const client = await setup([{ text: '', stopReason: 'max_tokens' }]);
     const res = await client.complete(ask);
