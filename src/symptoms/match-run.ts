@@ -1,6 +1,6 @@
 import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, SymptomKind } from './types.js';
 import { classifyException } from './classify.js';
-import { lastExceptionLine } from './parse-tracebacks.js';
+import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
 import { clip, jaccard, lineShape, maskedWords, numbersIn, screenLines, words } from './text.js';
 
 /** Inputs that let the matcher check more than the reading holds. */
@@ -202,6 +202,12 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   }
   const scored = report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts);
   const fakes = opts.script !== undefined ? fakeSigns(report, opts.script) : [];
+  // Where the exception came from: the report's from library code, the run's from a `raise` in the script itself.
+  const reportedFrom = report.tracebacks.at(-1)?.frames.at(-1);
+  const runFrom = reading.traceback?.frames.at(-1);
+  if (reportedFrom && runFrom && isLibraryFile(reportedFrom.file) && !isLibraryFile(runFrom.file) && /^raise\b/.test(runFrom.code ?? '')) {
+    fakes.push(`the run's exception was raised by the script's own code (${runFrom.code ?? ''}), the report's inside a library`);
+  }
   if (fakes.length > 0) {
     return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`]);
   }

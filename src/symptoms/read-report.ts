@@ -57,7 +57,7 @@ function looksLikeCode(code: string): boolean {
   const lines = code.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) return false;
   const codey = lines.filter((l) =>
-    /^\s*(import |from \S+ import |def |class |return\b|for .+:|if .+:|elif |else:|while |with .+:|try:|except|raise |print\(|@\w|#)|^\s*[\w.[\]'"]+\s*[+\-*/]?=(?!=)|\)\s*$|:\s*$/.test(l),
+    /^\s*(import |from \S+ import |def |class |return\b|for .+:|if .+:|elif |else:|while |with .+:|try:|except|raise |print\(|@\w|#)|^\s*[\w.[\]'"]+\s*[+\-*/]?=(?!=)/.test(l),
   ).length;
   return codey / lines.length >= 0.5;
 }
@@ -72,7 +72,11 @@ function blockKind(lang: string, code: string): Block['kind'] {
     return errorOnly && findErrorLines(code).length > 0 ? 'output' : 'code';
   }
   if (OUTPUT_LANGS.has(lang)) return 'output';
-  if (lang === '') return looksLikeCode(code) ? 'code' : 'output';
+  if (lang === '') {
+    // Printed metrics or errors make a block output even when some of its lines look like calls.
+    if (findErrorLines(code).length > 0 || code.split('\n').some((l) => l.length < 2000 && isMetricLine(l))) return 'output';
+    return looksLikeCode(code) ? 'code' : 'output';
+  }
   return 'other';
 }
 
