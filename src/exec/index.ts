@@ -2,20 +2,21 @@ import { z } from 'zod';
 import { SetupError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { LocalExecConfig, readLocalExecConfig } from './config.js';
+import { KubernetesExecConfig, readKubernetesConfig } from './kubernetes-config.js';
 import type { ScriptExecutor } from './types.js';
 
 export type { ScriptExecutor, RunRequest, RunRequestInput, RunResult } from './types.js';
 export { LocalExecConfig, readLocalExecConfig } from './config.js';
+export { KubernetesExecConfig, readKubernetesConfig } from './kubernetes-config.js';
 
 /**
  * Which executor runs candidate scripts, chosen by `kind`. Each adapter declares its own config schema next to
  * its code; add one by appending it to the union and a `case` to createExecutor.
  *
- * The Kubernetes kind goes here: `KubernetesExecConfig` (from './kubernetes-config.js') in the union, and a
- * `case 'kubernetes'` that does `await import('./kubernetes.js')` so @kubernetes/client-node loads only when
- * chosen.
+ * The Kubernetes kind's `case` does `await import('./kubernetes.js')`, so @kubernetes/client-node loads only
+ * when chosen.
  */
-export const ExecConfig = z.discriminatedUnion('kind', [LocalExecConfig]);
+export const ExecConfig = z.discriminatedUnion('kind', [LocalExecConfig, KubernetesExecConfig]);
 export type ExecConfig = z.infer<typeof ExecConfig>;
 
 export interface ExecutorDeps {
@@ -29,6 +30,11 @@ export async function createExecutor(cfg: ExecConfig, deps: ExecutorDeps = {}): 
     case 'local': {
       const { createLocalExecutor } = await import('./local.js');
       return createLocalExecutor(cfg, deps);
+    }
+    case 'kubernetes': {
+      // Loads @kubernetes/client-node (and undici) only when a cluster is the executor.
+      const { createKubernetesExecutor } = await import('./kubernetes.js');
+      return createKubernetesExecutor({ config: cfg, ...(deps.log ? { log: deps.log } : {}) });
     }
   }
 }
@@ -44,6 +50,8 @@ export function readExecConfig(env: NodeJS.ProcessEnv = process.env): ExecConfig
   switch (kind) {
     case 'local':
       return readLocalExecConfig(env);
+    case 'kubernetes':
+      return readKubernetesConfig(env);
     default:
       throw new SetupError(`unknown REPGEN_EXECUTOR '${kind}' (valid: ${EXECUTOR_KINDS.join(', ')})`);
   }

@@ -8,7 +8,7 @@ import { InterpreterNotFoundError } from '../../src/exec/errors.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 import { fixtureFile } from './executor-conformance.js';
-import { isAlive, livePidsWith, waitFor } from './proc-helpers.js';
+import { isAlive, killAllWith, livePidsWith, waitFor } from './proc-helpers.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
   const marker = `repgen-fork-${randomUUID()}`;
   const controller = new AbortController();
   const run = executor.run(
-    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 4000 : 60_000 } },
+    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 3000 : 60_000 } },
     controller.signal,
   );
   // The script, its two children and the orphaned grandchild: 4 python processes running the fixture file.
@@ -30,15 +30,42 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
       const cmd = readCmdline(pid);
       return cmd.includes('sandbox-fork-and-sleep.py') && !cmd.includes('-I -S -c');
     });
-  expect(await waitFor(() => scriptPids().length >= 4, 3500)).toBe(true);
-  const seen = livePidsWith(marker);
-  expect(seen.every(isAlive)).toBe(true);
-  if (stopWith === 'abort') controller.abort();
-  const r = await run;
-  if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
-  else expect(r.infra?.kind).toBe('aborted');
-  expect(await waitFor(() => seen.every((pid) => !isAlive(pid)), 2000)).toBe(true);
-  expect(livePidsWith(marker)).toEqual([]);
+  try {
+    expect(await waitFor(() => scriptPids().length >= 4, 2800)).toBe(true);
+    const seen = livePidsWith(marker);
+    expect(seen.every(isAlive)).toBe(true);
+    if (stopWith === 'abort') controller.abort();
+    const r = await run;
+    if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
+    else expect(r.infra?.kind).toBe('aborted');
+    expect(await waitFor(() => seen.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+    expect(livePidsWith(marker)).toEqual([]);
+  } finally {
+    killAllWith(marker);
+  }
+}
+
+/** A script that starts a daemon (setsid, double fork) and exits at once: the daemon must not outlive the run. */
+async function expectLeftoversKilled(executor: ScriptExecutor): Promise<void> {
+  const marker = `repgen-daemon-${randomUUID()}`;
+  const content = [
+    'import os, sys, time',
+    'if os.fork() == 0:',
+    '    os.setsid()',
+    '    if os.fork() == 0:',
+    '        time.sleep(600)',
+    '    os._exit(0)',
+    'time.sleep(0.3)',
+    'print("parent done", sys.argv[1])',
+  ].join('\n');
+  try {
+    const r = await executor.run({ files: [{ path: 'daemon.py', content }], entry: 'daemon.py', args: [marker] });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe(`parent done ${marker}\n`);
+    expect(await waitFor(() => livePidsWith(marker).length === 0, 2000)).toBe(true);
+  } finally {
+    killAllWith(marker);
+  }
 }
 
 function readCmdline(pid: number): string {
@@ -63,6 +90,10 @@ describe('local executor (auto sandbox)', () => {
 
   it('an abort kills the whole tree too', async () => {
     await expectTreeKilled(executor, 'abort');
+  });
+
+  it('a daemon the script leaves behind dies with the run', async () => {
+    await expectLeftoversKilled(executor);
   });
 
   it('no secret of the parent reaches the script, even when allowlisted by mistake', async () => {
@@ -200,6 +231,10 @@ describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
 
   it('still kills the whole tree at the timeout through the process group and /proc', async () => {
     await expectTreeKilled(executor, 'timeout');
+  });
+
+  it('a daemon the script leaves behind dies with the run (the launcher is a subreaper)', async () => {
+    await expectLeftoversKilled(executor);
   });
 });
 

@@ -35,3 +35,14 @@ export async function waitFor(predicate: () => boolean, ms: number): Promise<boo
   }
   return predicate();
 }
+
+/** Test hygiene: SIGKILLs whatever still carries the marker, so a failing assertion leaves no sleeper behind. */
+export function killAllWith(marker: string): void {
+  for (const pid of livePidsWith(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Sandbox overhead: median wall time of `python -c pass` run bare (spawned directly) vs through the local
+ * executor (work dir, launcher, sandbox, output capture, cleanup), 20 runs each after a warm-up.
+ *
+ *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|unshare|none]
+ *
+ * Reads REPGEN_PYTHON like the executor. Target: ≤ 150 ms of overhead.
+ */
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { readLocalExecConfig } from '../../src/exec/config.js';
+import { createLocalExecutor } from '../../src/exec/local.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' } } });
+const runs = Number(values.runs);
+const config = readLocalExecConfig(values.sandbox ? { ...process.env, REPGEN_SANDBOX: values.sandbox } : process.env);
+const executor = createLocalExecutor(config);
+const request = { files: [{ path: 'main.py', content: 'pass\n' }], entry: 'main.py' };
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+// Warm-up: the first executor run also probes the sandbox; neither should count.
+spawnSync(config.python, ['-c', 'pass']);
+const warm = await executor.run(request);
+if (warm.exitCode !== 0) throw new Error(`executor run failed: ${warm.infra?.message ?? warm.stderr}`);
+
+const bare: number[] = [];
+const sandboxed: number[] = [];
+// Interleaved so that load from other processes on the host hits both series alike.
+for (let i = 0; i < runs; i++) {
+  let t = performance.now();
+  const r = spawnSync(config.python, ['-c', 'pass']);
+  bare.push(performance.now() - t);
+  if (r.status !== 0) throw new Error(`bare python failed: ${String(r.stderr)}`);
+  t = performance.now();
+  const res = await executor.run(request);
+  sandboxed.push(performance.now() - t);
+  if (res.exitCode !== 0) throw new Error(`executor run failed: ${res.infra?.message ?? res.stderr}`);
+}
+
+const b = median(bare);
+const s = median(sandboxed);
+console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}`);
+console.log(`bare python -c pass      median ${b.toFixed(1)} ms`);
+console.log(`through the executor     median ${s.toFixed(1)} ms`);
+console.log(`overhead ${(s - b).toFixed(1)} ms, ratio ${(s / b).toFixed(2)}x  (target ≤ 150 ms: ${s - b <= 150 ? 'met' : 'NOT met'})`);
