@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { IndexLru } from '../../src/context/cache.js';
+import { buildContext } from '../../src/context/index.js';
+
+const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
+const MODELS = fileURLToPath(new URL('../../fixtures/models', import.meta.url));
+const REPORT = { title: 'accuracy fails', body: 'RuntimeError: selected index k out of range in `accuracy`' };
+
+function copy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'repgen-cache-repo-'));
+  cpSync(REPO, dir, { recursive: true });
+  return dir;
+}
+
+describe('context index cache', () => {
+  it('serves a second build from memory, a new process from disk, and rebuilds when the content changes', async () => {
+    const repoDir = copy();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const deps = { embedder: null, crossEncoder: null, cacheDir, env: {} };
+    const memory = new IndexLru(2);
+    const first = await buildContext({ repoDir, report: REPORT }, { ...deps, memory });
+    expect(first.cache).toBe('built');
+    const second = await buildContext({ repoDir, report: REPORT }, { ...deps, memory });
+    expect(second.cache).toBe('memory');
+    expect(second.bundles).toEqual(first.bundles);
+    // A fresh LRU stands for a new process: the disk entry answers.
+    const third = await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) });
+    expect(third.cache).toBe('disk');
+    expect(third.bundles).toEqual(first.bundles);
+    appendFileSync(join(repoDir, 'vision/utils/metrics.py'), '\n\ndef top_k_error(output, target):\n    return 1\n');
+    const changed = await buildContext({ repoDir, report: REPORT }, { ...deps, memory });
+    expect(changed.cache).toBe('built');
+  });
+
+  it('keys a git work tree by its commit, and a dirty tree apart from its commit', async () => {
+    const repoDir = copy();
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-C', repoDir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { encoding: 'utf8' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'fixture');
+    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const deps = { embedder: null, crossEncoder: null, cacheDir, env: {} };
+    expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('built');
+    expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('disk');
+    appendFileSync(join(repoDir, 'train.py'), '\n# local edit\n');
+    expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('built');
+    git('commit', '-qam', 'edit');
+    expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('built');
+    expect(readdirSync(cacheDir)).toHaveLength(3);
+  });
+
+  it('stores chunk vectors with the index, so a second run does not embed again', async () => {
+    const repoDir = copy();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const env = { REPGEN_EMBED_MODEL: 'tiny-embed', REPGEN_MODEL_DIR: MODELS };
+    const first = await buildContext({ repoDir, report: REPORT }, { crossEncoder: null, cacheDir, env, memory: new IndexLru(2) });
+    expect(first.timings.embedMs).toBeGreaterThan(0);
+    const second = await buildContext({ repoDir, report: REPORT }, { crossEncoder: null, cacheDir, env, memory: new IndexLru(2) });
+    expect(second.cache).toBe('disk');
+    expect(second.timings.embedMs).toBeUndefined();
+    expect(second.timings.vectorLoadMs).toBeGreaterThanOrEqual(0);
+    expect(second.bundles).toEqual(first.bundles);
+  });
+
+  it('evicts the least recently used index', () => {
+    const lru = new IndexLru(2);
+    const entry = (key: string) => ({ key }) as Parameters<IndexLru['set']>[0];
+    lru.set(entry('a'));
+    lru.set(entry('b'));
+    lru.get('a');
+    lru.set(entry('c'));
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')?.key).toBe('a');
+    expect(lru.get('c')?.key).toBe('c');
+  });
+});
