@@ -103,35 +103,57 @@ export const KubernetesSettings = z.object({
   REPGEN_K8S_RUN_AS_USER: intSetting(1).default(1000),
   /** Optional imagePullSecret name (the Secret lives in the repro namespace; it is referenced, never read). */
   REPGEN_K8S_IMAGE_PULL_SECRET: z.string().min(1).optional(),
-  /** Optional priorityClassName or Kueue queue label value for repro Jobs. */
+  /** Optional priorityClassName of repro pods (e.g. a low priority GPU class). */
   REPGEN_K8S_PRIORITY_CLASS: z.string().min(1).optional(),
   /** Kueue LocalQueue name; when set, Jobs carry `kueue.x-k8s.io/queue-name`. */
   REPGEN_K8S_KUEUE_QUEUE: z.string().min(1).optional(),
 });
 export type KubernetesSettingsEnv = z.infer<typeof KubernetesSettings>;
 
-/** The executor's resolved settings (what the renderer and the adapter use). */
-export interface KubernetesConfig {
-  namespace: string;
-  images: ImageRule[];
-  python: string;
-  cpu: string;
-  ephemeralStorage: string;
-  gpuResource: string;
-  gpuNodeSelector: Record<string, string>;
-  gpuTolerations: Toleration[];
-  scheduleTimeoutMs: number;
-  imagePullGraceMs: number;
-  deadlineSlackSeconds: number;
-  ttlSecondsAfterFinished: number;
-  runAsUser: number;
-  imagePullSecret?: string;
-  priorityClassName?: string;
-  kueueQueue?: string;
-}
-
 export const DEFAULT_GPU_NODE_SELECTOR: Record<string, string> = { 'nvidia.com/gpu.present': 'true' };
 export const DEFAULT_GPU_TOLERATIONS: Toleration[] = [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }];
+
+/** The executor's resolved settings (what the renderer and the adapter use); `kind` selects it in the factory. */
+export const KubernetesExecConfig = z
+  .object({
+    kind: z.literal('kubernetes'),
+    /** @defaultValue 'repgen-repro' */
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).default('repgen-repro'),
+    /** @defaultValue DEFAULT_IMAGE_TABLE */
+    images: z.array(ImageRule).min(1).default(DEFAULT_IMAGE_TABLE),
+    /** @defaultValue 'python' */
+    python: z.string().min(1).default('python'),
+    /** @defaultValue '2' */
+    cpu: z.string().default('2'),
+    /** @defaultValue '10Gi' */
+    ephemeralStorage: z.string().default('10Gi'),
+    /** @defaultValue 'nvidia.com/gpu' */
+    gpuResource: z.string().min(1).default('nvidia.com/gpu'),
+    /** @defaultValue DEFAULT_GPU_NODE_SELECTOR */
+    gpuNodeSelector: z.record(z.string(), z.string()).default(DEFAULT_GPU_NODE_SELECTOR),
+    /** @defaultValue DEFAULT_GPU_TOLERATIONS */
+    gpuTolerations: z.array(Toleration).default(DEFAULT_GPU_TOLERATIONS),
+    /** @defaultValue 600000 */
+    scheduleTimeoutMs: z.number().int().positive().default(600_000),
+    /** @defaultValue 60000 */
+    imagePullGraceMs: z.number().int().min(0).default(60_000),
+    /** @defaultValue 900 */
+    deadlineSlackSeconds: z.number().int().positive().default(900),
+    /** @defaultValue 300 */
+    ttlSecondsAfterFinished: z.number().int().min(0).default(300),
+    /** @defaultValue 1000 */
+    runAsUser: z.number().int().positive().default(1000),
+    imagePullSecret: z.string().min(1).optional(),
+    priorityClassName: z.string().min(1).optional(),
+    kueueQueue: z.string().min(1).optional(),
+    /** Output files up to this size that are UTF-8 text come back with their content. @defaultValue 65536 */
+    inlineFileBytes: z.number().int().min(0).default(65_536),
+    /** At most this many files of $REPGEN_OUT are listed. @defaultValue 200 */
+    maxOutputFiles: z.number().int().positive().default(200),
+  })
+  .strict();
+export type KubernetesConfig = z.infer<typeof KubernetesExecConfig>;
+export type KubernetesConfigInput = z.input<typeof KubernetesExecConfig>;
 
 /** Reads and validates the executor's settings; a bad value is a SetupError naming the variable. */
 export function readKubernetesConfig(env: NodeJS.ProcessEnv = process.env): KubernetesConfig {
@@ -141,24 +163,25 @@ export function readKubernetesConfig(env: NodeJS.ProcessEnv = process.env): Kube
     throw new SetupError(`invalid Kubernetes setting ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
   }
   const s = parsed.data;
-  return {
+  return KubernetesExecConfig.parse({
+    kind: 'kubernetes',
     namespace: s.REPGEN_K8S_NAMESPACE,
-    images: s.REPGEN_K8S_IMAGES ?? DEFAULT_IMAGE_TABLE,
+    images: s.REPGEN_K8S_IMAGES,
     python: s.REPGEN_K8S_PYTHON,
     cpu: s.REPGEN_K8S_CPU,
     ephemeralStorage: s.REPGEN_K8S_EPHEMERAL_STORAGE,
     gpuResource: s.REPGEN_K8S_GPU_RESOURCE,
-    gpuNodeSelector: s.REPGEN_K8S_GPU_NODE_SELECTOR ?? DEFAULT_GPU_NODE_SELECTOR,
-    gpuTolerations: s.REPGEN_K8S_GPU_TOLERATIONS ?? DEFAULT_GPU_TOLERATIONS,
+    gpuNodeSelector: s.REPGEN_K8S_GPU_NODE_SELECTOR,
+    gpuTolerations: s.REPGEN_K8S_GPU_TOLERATIONS,
     scheduleTimeoutMs: s.REPGEN_K8S_SCHEDULE_TIMEOUT_SECONDS * 1000,
     imagePullGraceMs: s.REPGEN_K8S_IMAGE_PULL_GRACE_SECONDS * 1000,
     deadlineSlackSeconds: s.REPGEN_K8S_DEADLINE_SLACK_SECONDS,
     ttlSecondsAfterFinished: s.REPGEN_K8S_TTL_SECONDS,
     runAsUser: s.REPGEN_K8S_RUN_AS_USER,
-    ...(s.REPGEN_K8S_IMAGE_PULL_SECRET ? { imagePullSecret: s.REPGEN_K8S_IMAGE_PULL_SECRET } : {}),
-    ...(s.REPGEN_K8S_PRIORITY_CLASS ? { priorityClassName: s.REPGEN_K8S_PRIORITY_CLASS } : {}),
-    ...(s.REPGEN_K8S_KUEUE_QUEUE ? { kueueQueue: s.REPGEN_K8S_KUEUE_QUEUE } : {}),
-  };
+    imagePullSecret: s.REPGEN_K8S_IMAGE_PULL_SECRET,
+    priorityClassName: s.REPGEN_K8S_PRIORITY_CLASS,
+    kueueQueue: s.REPGEN_K8S_KUEUE_QUEUE,
+  });
 }
 
 /** Reports say "PyTorch 2.1" or "tf 2.15"; the table speaks pip names. */

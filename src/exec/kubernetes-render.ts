@@ -35,10 +35,6 @@ export interface RenderOptions {
   runId: string;
   /** Host environment for `envAllowlist` (the worker's own env). @defaultValue {} */
   hostEnv?: NodeJS.ProcessEnv;
-  /** Output files up to this size come back with their content. @defaultValue 65536 */
-  inlineFileBytes?: number;
-  /** At most this many output files are listed. @defaultValue 200 */
-  maxOutputFiles?: number;
 }
 
 /** Kubernetes label values: ≤ 63 chars of [A-Za-z0-9._-], alphanumeric at both ends. */
@@ -120,8 +116,8 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
     timeoutMs: request.limits.timeoutMs,
     cpuSeconds: request.limits.cpuSeconds,
     maxOutputBytes: request.limits.maxOutputBytes,
-    inlineFileBytes: options.inlineFileBytes ?? 65_536,
-    maxOutputFiles: options.maxOutputFiles ?? 200,
+    inlineFileBytes: config.inlineFileBytes,
+    maxOutputFiles: config.maxOutputFiles,
     files: request.files.map((f, i) => ({ key: `file-${i}`, path: f.path })),
   };
   const data: Record<string, string> = { 'runner.py': RUNNER_PY, 'request.json': JSON.stringify(runner, null, 2) };

@@ -41,6 +41,48 @@ def emit(obj):
     sys.stdout.buffer.write((PREFIX + json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8"))
     sys.stdout.buffer.flush()
 
+class Capture:
+    """First half and last half of a stream, as the local executor keeps them (output-capture.ts)."""
+    def __init__(self, cap):
+        self.cap = cap
+        self.head_cap = cap // 2
+        self.tail_cap = cap - self.head_cap
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+    def push(self, chunk):
+        self.total += len(chunk)
+        room = self.head_cap - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > 2 * self.tail_cap + 65536:
+                del self.tail[: len(self.tail) - self.tail_cap]
+    def text(self):
+        if self.total <= self.cap:
+            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace")
+        tail = bytes(self.tail[-self.tail_cap:]) if self.tail_cap else b""
+        head = bytes(self.head)
+        head_end = utf8_boundary(head, len(head))
+        tail_start = 0
+        while tail_start < len(tail) and tail_start < 4 and (tail[tail_start] & 0xC0) == 0x80:
+            tail_start += 1
+        kept = head_end + (len(tail) - tail_start)
+        marker = "\n\u2026 [repgen: %d bytes of output omitted] \u2026\n" % (self.total - kept)
+        return head[:head_end].decode("utf-8", "replace") + marker + tail[tail_start:].decode("utf-8", "replace")
+
+def utf8_boundary(buf, end):
+    i = end
+    while i > 0 and i > end - 4 and (buf[i - 1] & 0xC0) == 0x80:
+        i -= 1
+    if i == 0:
+        return end
+    lead = buf[i - 1]
+    need = 4 if lead >= 0xF0 else 3 if lead >= 0xE0 else 2 if lead >= 0xC0 else 1
+    return end if end - (i - 1) >= need else i - 1
+
 def main():
     conf_dir = sys.argv[1]
     with open(os.path.join(conf_dir, "request.json"), encoding="utf-8") as fh:
@@ -58,8 +100,11 @@ def main():
     cap = req["maxOutputBytes"]
     text_file_limit = req.get("inlineFileBytes", 65536)
     max_files = req.get("maxOutputFiles", 200)
-    kept = {"o": 0, "e": 0}
-    total = {"o": 0, "e": 0}
+    captures = {"o": Capture(cap), "e": Capture(cap), "a": Capture(cap)}
+    # Live frames carry each stream's head as it arrives, so a pod killed from outside (OOM, deadline) still
+    # leaves what the script printed; the final "text" frames carry the exact capped texts.
+    live = {"o": 0, "e": 0}
+    live_cap = cap // 2
     decoders = {"o": codecs.getincrementaldecoder("utf-8")("replace"), "e": codecs.getincrementaldecoder("utf-8")("replace")}
     started = time.monotonic()
     deadline = started + req["timeoutMs"] / 1000.0
@@ -75,7 +120,18 @@ def main():
         cap_limit(resource.RLIMIT_CPU, cpu, cpu + 5)
         cap_limit(resource.RLIMIT_CORE, 0, 0)
 
-    def run(argv, phase):
+    def take(stream, chunk):
+        captures[stream].push(chunk)
+        captures["a"].push(chunk)
+        room = live_cap - live[stream]
+        if room > 0:
+            part = chunk[:room]
+            live[stream] += len(part)
+            text = decoders[stream].decode(part)
+            if text:
+                emit({"s": stream, "d": text})
+
+    def run(argv):
         proc = subprocess.Popen(argv, cwd=work, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 start_new_session=True, preexec_fn=limit_cpu)
         sel = selectors.DefaultSelector()
@@ -94,35 +150,23 @@ def main():
                 break
             for key, _ in sel.select(timeout=min(remaining, 0.5)):
                 chunk = os.read(key.fileobj.fileno(), 65536)
-                stream = key.data
                 if not chunk:
                     sel.unregister(key.fileobj)
                     open_streams -= 1
                     continue
-                total[stream] += len(chunk)
-                room = cap - kept[stream]
-                if room <= 0:
-                    continue
-                part = chunk[:room]
-                kept[stream] += len(part)
-                text = decoders[stream].decode(part)
-                if text:
-                    emit({"s": stream, "d": text})
+                take(key.data, chunk)
         if timed_out:
             # Drain what is already in the pipes without blocking; the group is dead.
             for key in list(sel.get_map().values()):
                 try:
                     os.set_blocking(key.fileobj.fileno(), False)
-                    chunk = os.read(key.fileobj.fileno(), 65536) or b""
+                    while True:
+                        chunk = os.read(key.fileobj.fileno(), 65536)
+                        if not chunk:
+                            break
+                        take(key.data, chunk)
                 except OSError:
-                    chunk = b""
-                if chunk:
-                    total[key.data] += len(chunk)
-                    room = max(0, cap - kept[key.data])
-                    part = chunk[:room]
-                    kept[key.data] += len(part)
-                    if part:
-                        emit({"s": key.data, "d": decoders[key.data].decode(part)})
+                    pass
         sel.close()
         rc = proc.wait()
         try:
@@ -132,26 +176,27 @@ def main():
         return rc, timed_out
 
     rc, timed_out = 0, False
-    for i, cmd in enumerate(req["setup"]):
-        rc, timed_out = run(["sh", "-c", cmd], "setup")
-        if rc != 0 or timed_out:
-            emit({"t": "setup_failed", "i": i, "code": rc})
-            break
-    else:
-        argv = [req["interpreter"], req["entry"]] + list(req["args"])
-        try:
-            rc, timed_out = run(argv, "script")
-        except OSError as err:
-            emit({"s": "e", "d": "repgen runner: cannot start %s: %s\n" % (argv[0], err)})
-            rc = 127
+    argv = [req["interpreter"], req["entry"]] + list(req["args"])
+    if req["setup"]:
+        # As the local executor does: setup and script in one shell, stop at the first failing command.
+        argv = ["/bin/sh", "-c", "set -e\n" + "\n".join(req["setup"]) + '\nexec "$@"', "repgen-setup"] + argv
+    try:
+        rc, timed_out = run(argv)
+    except OSError as err:
+        take("e", ("repgen runner: cannot start %s: %s\n" % (argv[0], err)).encode("utf-8"))
+        emit({"t": "spawn_failed", "message": "%s: %s" % (argv[0], err)})
+        rc = 127
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     files = []
-    for root, _dirs, names in os.walk(out_dir):
+    for root, dirs, names in os.walk(out_dir):
+        dirs.sort()
         for name in sorted(names):
             if len(files) >= max_files:
                 break
             full = os.path.join(root, name)
+            if os.path.islink(full) or not os.path.isfile(full):
+                continue
             rel = os.path.relpath(full, out_dir)
             try:
                 size = os.path.getsize(full)
@@ -169,11 +214,16 @@ def main():
     sig = None
     code = rc
     if rc < 0:
-        sig = signal.Signals(-rc).name
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = "SIG%d" % -rc
         code = None
+    for stream in ("o", "e", "a"):
+        emit({"t": "text", "s": stream, "d": captures[stream].text(), "n": captures[stream].total})
     emit({"t": "exit", "code": code, "signal": sig, "timedOut": timed_out,
           "cpuMs": int((usage.ru_utime + usage.ru_stime) * 1000), "maxrssKb": usage.ru_maxrss,
-          "durationMs": int((time.monotonic() - started) * 1000), "bytes": total, "files": files})
+          "durationMs": int((time.monotonic() - started) * 1000), "bytes": {"o": captures["o"].total, "e": captures["e"].total}, "files": files})
     sys.exit(code if code is not None else 128 + (-rc))
 
 main()
@@ -192,72 +242,45 @@ const ExitFrame = z.object({
 });
 export type ExitFrame = z.infer<typeof ExitFrame>;
 
-const StreamFrame = z.object({ s: z.enum(['o', 'e']), d: z.string() });
-const SetupFailedFrame = z.object({ t: z.literal('setup_failed'), i: z.number(), code: z.number() });
+const StreamFrame = z.object({ s: z.enum(['o', 'e']), d: z.string() }).strict();
+const TextFrame = z.object({ t: z.literal('text'), s: z.enum(['o', 'e', 'a']), d: z.string(), n: z.number() });
+const SpawnFailedFrame = z.object({ t: z.literal('spawn_failed'), message: z.string() });
 
 export interface RunnerLog {
   stdout: string;
   stderr: string;
   output: string;
-  /** Bytes the script wrote (from the exit frame when there is one, else what the log carried). */
+  /** Bytes the script wrote (from the runner's counts when it finished, else what the log carried). */
   stdoutBytes: number;
   stderrBytes: number;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
   exit: ExitFrame | null;
-  setupFailed: { index: number; code: number } | null;
+  /** The interpreter or shell could not be started. */
+  spawnFailed: string | null;
   files: OutputFile[];
-}
-
-/** Appends to a string while keeping at most `cap` UTF-8 bytes of it. */
-class CappedText {
-  text = '';
-  bytes = 0;
-  truncated = false;
-  constructor(private readonly cap: number) {}
-  add(piece: string): void {
-    if (this.bytes >= this.cap) {
-      if (piece) this.truncated = true;
-      return;
-    }
-    const buf = Buffer.from(piece, 'utf8');
-    if (this.bytes + buf.length <= this.cap) {
-      this.text += piece;
-      this.bytes += buf.length;
-      return;
-    }
-    const room = this.cap - this.bytes;
-    // Cut at a character boundary: drop continuation bytes at the cut.
-    let end = room;
-    while (end > 0 && ((buf[end] ?? 0) & 0xc0) === 0x80) end -= 1;
-    this.text += buf.subarray(0, end).toString('utf8');
-    this.bytes = this.cap;
-    this.truncated = true;
-  }
 }
 
 /**
  * Decodes a pod log written by the runner. Pure: the log text in, the streams and the exit frame out.
- * A truncated last line (the log was cut) is dropped; foreign lines count as stderr.
+ * The final text frames (head + tail, capped like the local executor's) win; without them (the pod was
+ * killed from outside) the live head frames are what there is. A truncated last line is dropped; lines
+ * without the frame prefix (the runtime's own error) count as stderr.
  */
 export function parseRunnerLog(log: string, cap: number): RunnerLog {
-  const out = new CappedText(cap);
-  const err = new CappedText(cap);
-  const all = new CappedText(cap);
-  let seenOut = 0;
-  let seenErr = 0;
-  let foreign = 0;
+  const live = { o: '', e: '', a: '' };
+  const liveBytes = { o: 0, e: 0 };
+  const finals: Partial<Record<'o' | 'e' | 'a', { text: string; total: number }>> = {};
+  let foreign = '';
   let exit: ExitFrame | null = null;
-  let setupFailed: RunnerLog['setupFailed'] = null;
+  let spawnFailed: string | null = null;
   const lines = log.split('\n');
-  const complete = log.endsWith('\n') ? lines.slice(0, -1) : lines;
+  // The last piece is '' after a final newline, or a line the log limit cut: dropped either way.
+  const complete = lines.slice(0, -1);
   for (const line of complete) {
     if (!line.startsWith(FRAME_PREFIX)) {
-      const text = `${line}\n`;
-      foreign += Buffer.byteLength(text);
-      seenErr += Buffer.byteLength(text);
-      err.add(text);
-      all.add(text);
+      foreign += `${line}\n`;
+      live.a += `${line}\n`;
       continue;
     }
     let value: unknown;
@@ -268,15 +291,14 @@ export function parseRunnerLog(log: string, cap: number): RunnerLog {
     }
     const stream = StreamFrame.safeParse(value);
     if (stream.success) {
-      const n = Buffer.byteLength(stream.data.d);
-      if (stream.data.s === 'o') {
-        seenOut += n;
-        out.add(stream.data.d);
-      } else {
-        seenErr += n;
-        err.add(stream.data.d);
-      }
-      all.add(stream.data.d);
+      live[stream.data.s] += stream.data.d;
+      live.a += stream.data.d;
+      liveBytes[stream.data.s] += Buffer.byteLength(stream.data.d);
+      continue;
+    }
+    const text = TextFrame.safeParse(value);
+    if (text.success) {
+      finals[text.data.s] = { text: text.data.d, total: text.data.n };
       continue;
     }
     const ex = ExitFrame.safeParse(value);
@@ -284,21 +306,25 @@ export function parseRunnerLog(log: string, cap: number): RunnerLog {
       exit = ex.data;
       continue;
     }
-    const sf = SetupFailedFrame.safeParse(value);
-    if (sf.success) setupFailed = { index: sf.data.i, code: sf.data.code };
+    const sf = SpawnFailedFrame.safeParse(value);
+    if (sf.success) spawnFailed = sf.data.message;
   }
-  const stdoutBytes = exit ? exit.bytes.o : seenOut;
-  const stderrBytes = exit ? exit.bytes.e + foreign : seenErr;
+  const o = finals.o;
+  const e = finals.e;
+  const a = finals.a;
+  const stdoutBytes = o ? o.total : liveBytes.o;
+  const stderrBytes = (e ? e.total : liveBytes.e) + Buffer.byteLength(foreign);
   return {
-    stdout: out.text,
-    stderr: err.text,
-    output: all.text,
+    stdout: o ? o.text : live.o,
+    stderr: (e ? e.text : live.e) + foreign,
+    output: a ? a.text + foreign : live.a,
     stdoutBytes,
     stderrBytes,
-    stdoutTruncated: out.truncated || stdoutBytes > out.bytes,
-    stderrTruncated: err.truncated || stderrBytes > err.bytes,
+    // Without the runner's counts a full live head is the only hint that more was written.
+    stdoutTruncated: o ? o.total > cap : liveBytes.o >= Math.floor(cap / 2),
+    stderrTruncated: e ? e.total > cap : liveBytes.e >= Math.floor(cap / 2),
     exit,
-    setupFailed,
+    spawnFailed,
     files: (exit?.files ?? []).map((f) => ({ path: f.p, size: f.n, ...(f.c !== undefined ? { content: f.c } : {}) })),
   };
 }

@@ -44,6 +44,11 @@ class CappedSink extends Writable {
   constructor(private readonly limit: number) {
     super();
     this.ended = new Promise((resolve) => this.once('finish', () => resolve()));
+    // client-node's Log pipes the response into us without an error handler on its side; aborting the request
+    // would then throw from the stream. Handling it here ends the sink instead.
+    this.on('pipe', (source: NodeJS.ReadableStream) => {
+      source.on('error', () => this.end());
+    });
   }
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
     const room = this.limit - this.size;
@@ -101,7 +106,16 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
     const rendered = renderRun(request, config, { runId, hostEnv: options.hostEnv ?? process.env });
     const { name } = rendered;
     const cap = request.limits.maxOutputBytes;
-    const resultCtx = (wallMs: number) => ({ executor: 'kubernetes', cap, wallMs, network: request.network, notes: rendered.notes });
+    const resultCtx = (wallMs: number) => ({
+      executor: 'kubernetes',
+      cap,
+      wallMs,
+      network: request.network,
+      notes: rendered.notes,
+      memoryMb: request.limits.memoryMb,
+      timeoutMs: request.limits.timeoutMs,
+      cpuSeconds: request.limits.cpuSeconds,
+    });
     const startedAt = Date.now();
     const infraResult = (kind: NonNullable<RunResult['infra']>['kind'], message: string): RunResult =>
       toRunResult({ kind: 'infra', infra: { kind, message } }, null, resultCtx(Date.now() - startedAt));

@@ -1,7 +1,7 @@
 import '../../src/exec/kubernetes-node-compat.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -513,10 +513,14 @@ export class FakeKubeApi {
       for (const [from, to] of mounts) if (s === from || s.startsWith(`${from}/`)) return to + s.slice(from.length);
       return s;
     };
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    // The "image": `python` and `python3` on its PATH are the configured interpreter, nothing of the host's PATH.
+    const imageBin = mkdtempSync(join(tmpdir(), 'fake-kubelet-bin-'));
+    dirs.push(imageBin);
+    for (const n of ['python', 'python3']) symlinkSync(this.opts.python, join(imageBin, n));
+    const env: Record<string, string> = { PATH: `${imageBin}:/usr/local/bin:/usr/bin:/bin` };
     for (const e of c.env ?? []) env[e.name] = mapPath(String(e.value ?? ''));
     const argv = [...(c.command ?? []), ...(c.args ?? [])].map(mapPath);
-    if (argv[0] === 'python' || argv[0] === 'python3') argv[0] = this.opts.python;
+    if (argv[0] && !argv[0].includes('/')) argv[0] = join(imageBin, argv[0]);
     const cwd = mapPath(c.workingDir ?? '/');
     mkdirSync(cwd, { recursive: true });
     mkdirSync(dirname(cwd), { recursive: true });
