@@ -30,6 +30,12 @@ export const AttemptRecord = z.object({
   /** The feedback given to the next attempt (or why this one passed). */
   feedback: z.string(),
   script: z.string().nullable(),
+  /** Tier 0: the recorded edits made to the report's code. (Added by the agent; optional.) */
+  edits: z.array(z.string()).optional(),
+  /** Wall clock of the attempt, model call and run included. (Added by the agent; optional.) */
+  durationMs: z.number().min(0).optional(),
+  /** Tokens the attempt's model calls used. (Added by the agent; optional.) */
+  tokens: z.number().int().min(0).optional(),
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
@@ -53,6 +59,10 @@ export const ReproOutcome = z.object({
   needsInfo: z.array(z.string()).default([]),
   usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), costUsd: z.number() }),
   durationMs: z.number().min(0),
+  /** What this runner cannot give the report (no network for a download, a package not installed). (Added; optional.) */
+  blockers: z.array(z.string()).optional(),
+  /** Things worth knowing about how the run went (issue cut, context skipped, model fell back). (Added; optional.) */
+  notes: z.array(z.string()).optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

@@ -1,0 +1,94 @@
+import type { ReportFacts } from '../report/types.js';
+import type { ReportReading } from '../symptoms/types.js';
+import { CONVENTIONAL_IMPORTS } from './conventions.js';
+
+export interface RelevanceVerdict {
+  ok: boolean;
+  /** 'faked_bug': the script produces the report's text itself; 'irrelevant': it does not touch what the report is about. */
+  outcome: 'relevant' | 'faked_bug' | 'irrelevant';
+  reasons: string[];
+}
+
+/** Comments say nothing about what runs; a comment quoting the error is not a fake. */
+function stripComments(script: string): string {
+  return script
+    .split('\n')
+    .map((line) => {
+      const hash = line.indexOf('#');
+      if (hash === -1) return line;
+      const before = line.slice(0, hash);
+      // Only cut when the # is outside a string: an even number of each quote before it.
+      const quotes = (before.match(/'/g) ?? []).length % 2 === 0 && (before.match(/"/g) ?? []).length % 2 === 0;
+      return quotes ? before : line;
+    })
+    .join('\n');
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const norm = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Identifiers that tie a script to the report: names its code defines, calls in its traceback, APIs in its title. */
+export function keyIdentifiers(reading: ReportReading, facts: ReportFacts): string[] {
+  const keys = new Set<string>();
+  const code = facts.pythonBlocks.join('\n');
+  for (const m of code.matchAll(/^\s*(?:def|class)\s+([A-Za-z_]\w*)/gm)) if (m[1] && !m[1].startsWith('_')) keys.add(m[1]);
+  for (const tb of reading.tracebacks) {
+    for (const f of tb.frames) {
+      for (const m of (f.code ?? '').matchAll(/\.?([A-Za-z_]\w{2,})\s*\(/g)) if (m[1]) keys.add(m[1]);
+    }
+  }
+  for (const m of `${reading.title} ${reading.errorLines.join(' ')}`.matchAll(/\b(?:nn|F|torch|tf|keras|np)\.([A-Za-z_]\w+)|\b([a-z_]\w{2,})\(\)/g)) {
+    const k = m[1] ?? m[2];
+    if (k) keys.add(k);
+  }
+  // Calls that any script makes say nothing about relevance.
+  for (const common of ['print', 'range', 'len', 'super', 'forward', '__init__', 'main', 'format', 'append', 'item', 'size', 'view', 'zeros', 'randn', 'tensor', 'Tensor', 'float', 'int', 'str', 'list', 'dict', 'call_impl', '_call_impl', 'forward_call', 'wrapped_call_impl']) keys.delete(common);
+  return [...keys];
+}
+
+/**
+ * The relevance check of tier 1: the script must exercise what the report is about, and must not fake
+ * the bug — raising the reported exception itself or printing the reported output text is rejected.
+ * Pure; the matcher's own guard against literal output is a second line of defence.
+ */
+export function checkRelevance(script: string, reading: ReportReading, facts: ReportFacts): RelevanceVerdict {
+  const code = stripComments(script);
+  const flat = norm(code);
+  const reasons: string[] = [];
+  const reportCode = norm(facts.pythonBlocks.join('\n'));
+
+  const exceptions = [...reading.expected.flatMap((s) => (s.exception ? [s.exception] : [])), ...reading.tracebacks.map((t) => t.exception)];
+  for (const e of exceptions) {
+    const raise = new RegExp(`\\braise\\s+(?:[\\w.]+\\.)?${escape(e.type)}\\b`);
+    if (raise.test(code) && !raise.test(facts.pythonBlocks.join('\n'))) reasons.push(`the script raises ${e.type} itself; the bug must raise it`);
+    const msg = norm(e.message);
+    // Long enough to be the report's own words, not a common phrase.
+    if (msg.length >= 16 && flat.includes(msg.slice(0, 60)) && !reportCode.includes(msg.slice(0, 60))) reasons.push(`the script contains the reported message "${e.message.slice(0, 80)}" itself`);
+  }
+  if (/\bprint\s*\(\s*f?["']Traceback|\.write\s*\(\s*f?["']Traceback/.test(code)) reasons.push('the script prints a traceback itself');
+  const outputLines = reading.outputText.split('\n').map((l) => l.trim()).filter((l) => l.length >= 20 && !/^(File |Traceback )/.test(l));
+  for (const line of outputLines) {
+    const n = norm(line);
+    if (flat.includes(n) && !reportCode.includes(n)) {
+      reasons.push(`the script contains the reported output line "${line.slice(0, 80)}" literally`);
+      break;
+    }
+  }
+  for (const line of reading.metricLines) {
+    const n = norm(line);
+    if (n.length >= 12 && flat.includes(n) && !reportCode.includes(n)) {
+      reasons.push(`the script contains the reported metric line "${line.slice(0, 80)}" literally`);
+      break;
+    }
+  }
+  if (reasons.length) return { ok: false, outcome: 'faked_bug', reasons };
+
+  const frameworks = facts.frameworks.filter((f) => f !== 'numpy');
+  const usesFramework = frameworks.length === 0 || frameworks.some((f) => new RegExp(`^\\s*(?:import|from)\\s+${f}\\b`, 'm').test(code));
+  if (!usesFramework) reasons.push(`the report is about ${frameworks.join('/')}, which the script never imports`);
+  const keys = keyIdentifiers(reading, facts).filter((k) => !(k in CONVENTIONAL_IMPORTS));
+  if (keys.length && !keys.some((k) => new RegExp(`\\b${escape(k)}\\b`).test(code))) {
+    reasons.push(`the script uses none of what the report is about (${keys.slice(0, 8).join(', ')})`);
+  }
+  return reasons.length ? { ok: false, outcome: 'irrelevant', reasons } : { ok: true, outcome: 'relevant', reasons: [] };
+}

@@ -1,0 +1,73 @@
+import { CancelledError } from '../errors.js';
+import type { RunResult, ScriptExecutor } from '../exec/types.js';
+import { matchRun, readRun } from '../symptoms/index.js';
+import type { MatchResult, ReportReading, RunReading } from '../symptoms/types.js';
+
+/** One executed candidate: what ran, what happened, what it means against the report. */
+export interface CandidateRun {
+  script: string;
+  seed: number;
+  run: RunResult;
+  reading: RunReading;
+  match: MatchResult;
+}
+
+export interface RunCandidateDeps {
+  executor: ScriptExecutor;
+}
+
+export interface RunLimitsSettings {
+  runTimeoutMs: number;
+  runMemoryMb: number;
+}
+
+/**
+ * Runs a script through the executor and judges the output with the symptom matcher (code decides,
+ * never the model). An aborted run is a cancellation; other infrastructure failures come back in
+ * `run.infra` for the caller to end with exit_infra.
+ */
+export async function runCandidate(
+  script: string,
+  input: { report: ReportReading; seed: number; settings: RunLimitsSettings; labels?: Record<string, string> },
+  deps: RunCandidateDeps,
+  signal?: AbortSignal,
+): Promise<CandidateRun> {
+  if (signal?.aborted) throw new CancelledError('cancelled before the run');
+  const run = await deps.executor.run(
+    {
+      files: [{ path: 'repro.py', content: script }],
+      entry: 'repro.py',
+      seed: input.seed,
+      env: { REPGEN_SEED: String(input.seed) },
+      limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
+      labels: input.labels ?? {},
+    },
+    signal,
+  );
+  if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
+  const reading = readRun(run.output, { exitCode: run.exitCode, timedOut: run.timedOut, oomKilled: run.oomKilled });
+  const match = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output });
+  return { script, seed: input.seed, run, reading, match };
+}
+
+function describeSymptoms(reading: RunReading): string {
+  if (!reading.symptoms.length) return reading.exception ? `${reading.exception.type}: ${reading.exception.message}` : 'no symptom (the run finished normally)';
+  return reading.symptoms.map((s) => (s.exception ? `${s.kind} (${s.exception.type}: ${s.exception.message.split('\n')[0]})` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`)).join('; ');
+}
+
+/** Feedback after a run that did not show the bug: expected vs observed, and the matcher's reasons. */
+export function mismatchFeedback(report: ReportReading, c: CandidateRun): string {
+  const expected = report.expected.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`)).join('; ');
+  const lines = [
+    `Expected: ${expected || 'nothing to compare'}.`,
+    `Observed: ${describeSymptoms(c.reading)}; exit code ${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`,
+    `Matcher (${c.match.verdict}, score ${c.match.score}): ${c.match.reasons.join('; ')}`,
+  ];
+  return lines.join('\n');
+}
+
+/** The last lines of a run's output, for feedback and the comment. */
+export function outputTail(run: RunResult, maxChars = 3000): string {
+  const out = run.output.trimEnd();
+  return out.length > maxChars ? `…${out.slice(-maxChars)}` : out;
+}

@@ -1,0 +1,151 @@
+import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import type { CliIo, Command } from '../cli/io.js';
+import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { CancelledError, UsageError } from '../errors.js';
+import { createExecutor, readExecConfig } from '../exec/index.js';
+import type { ScriptExecutor } from '../exec/types.js';
+import { createLlmClient, llmSettingsFromEnv, type LlmProvider } from '../llm/index.js';
+import type { LlmClient } from '../llm/types.js';
+import { createLineLogger, type Logger } from '../log.js';
+import { runReproWithEvidence, type BuildContextFn, type ReproEvidence } from '../pipeline/run-repro.js';
+import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.js';
+import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
+
+const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR] [--out DIR] [--llm none|anthropic|openai]
+                        [--model M] [--max-attempts N] [--json]
+
+Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
+completed by recorded edits (tier 0, no model), then generates, checks, runs and refines scripts with a
+model (tier 1), and confirms a reproduction with seeded re-runs. Writes OUT/repro.py, OUT/evidence.json
+and OUT/comment.md. Progress goes to stderr, one line per stage.
+
+options:
+  --issue FILE       the issue as markdown (a first line '# title' is its title)
+  --repo DIR         a checkout of the repository the issue is about (enables the context stage)
+  --out DIR          where the files go (default ./repgen-out)
+  --llm PROVIDER     none | anthropic | openai (default: anthropic when ANTHROPIC_API_KEY is set,
+                     openai when OPENAI_BASE_URL is set, else none)
+  --model M          model name (default: the provider's; REPGEN_LLM_MODEL)
+  --max-attempts N   tier-1 attempts in all (default 15; REPGEN_MAX_ATTEMPTS)
+  --json             print the outcome as one JSON object on stdout
+
+Exit status: 0 reproduced; 1 any other outcome (not_reproduced, needs_info, exit_budget, exit_infra,
+cancelled); 2 bad arguments or setup (unreadable issue, bad settings, missing API key).
+`;
+
+/** What the command needs from the world; tests inject fakes (executor, LLM over a local wire server). */
+export interface ReproduceWiring {
+  executor?: ScriptExecutor;
+  llm?: LlmClient | null;
+  buildContext?: BuildContextFn;
+  signal?: AbortSignal;
+}
+
+/** Builds the model client for `--llm`/`--model` and the environment; null with the reason when there is none. */
+export async function wireLlm(io: CliIo, provider: string | undefined, model: string | undefined): Promise<{ llm: LlmClient | null; reason: string }> {
+  if (provider !== undefined && !['none', 'anthropic', 'openai'].includes(provider)) throw new UsageError(`--llm must be none, anthropic or openai, got '${provider}'`);
+  const settings = llmSettingsFromEnv(io.env, { provider: provider as LlmProvider | undefined, model });
+  const llm = await createLlmClient(settings, { log: createLineLogger((l) => io.stderr(l)) });
+  return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (settings.reason ?? 'no LLM configured') };
+}
+
+async function wireContext(io: CliIo): Promise<BuildContextFn> {
+  const { buildContext } = await import('../context/index.js');
+  const log = createLineLogger((l) => io.stderr(l));
+  return (input) => buildContext(input, { env: io.env, log });
+}
+
+/** Progress already says what info lines would; keep stderr to one line per stage unless REPGEN_VERBOSE=1. */
+function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
+  return env.REPGEN_VERBOSE === '1' ? log : { ...log, info: () => undefined, debug: () => undefined };
+}
+
+/** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
+export async function reproduceOnce(
+  args: { issueText: string; repoDir?: string; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string },
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<ReproEvidence> {
+  const prefix = args.label ? `${args.label} ` : '';
+  return runReproWithEvidence(
+    { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, settings: args.settings },
+    {
+      executor: args.executor,
+      llm: args.llm,
+      llmReason: args.llmReason,
+      buildContext: args.buildContext,
+      log: quietInfo(createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))), io.env),
+      progress: (stage, message) => {
+        if (!args.quiet) io.stderr(`${prefix}[${stage}] ${message.split('\n')[0]}\n`);
+      },
+    },
+    signal,
+  );
+}
+
+export async function runReproduceCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
+  const parsed = parseCliArgs(argv, {
+    issue: { type: 'string' },
+    repo: { type: 'string' },
+    out: { type: 'string' },
+    llm: { type: 'string' },
+    model: { type: 'string' },
+    'max-attempts': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (!parsed) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const v = parsed.values;
+  if (!v.issue) throw new UsageError('--issue ISSUE_MD is required');
+  const maxAttempts = numberOption('max-attempts', v['max-attempts']);
+  const issueText = await readIssueFile(resolve(io.cwd, v.issue));
+  let repoDir: string | undefined;
+  if (v.repo) {
+    repoDir = resolve(io.cwd, v.repo);
+    const st = await stat(repoDir).catch(() => null);
+    if (!st?.isDirectory()) throw new UsageError(`--repo '${v.repo}' is not a directory`);
+  }
+  const settings = reproSettingsFromEnv(io.env, { maxAttempts });
+  const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM: chosen with --llm none' } : await wireLlm(io, v.llm, v.model);
+  io.stderr(`repgen reproduce: LLM: ${llm ? `${llm.provider} ${llm.model}` : `none (${reason}); tier 0 only`}\n`);
+  const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
+  const buildContext = repoDir ? (wiring.buildContext ?? (await wireContext(io))) : undefined;
+  const outDir = resolve(io.cwd, v.out ?? 'repgen-out');
+
+  // Ctrl-C cancels the run cleanly (the executor kills the script's process tree).
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  if (!wiring.signal) process.once('SIGINT', onSigint);
+  wiring.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+  let evidence: ReproEvidence;
+  try {
+    evidence = await reproduceOnce({ issueText, repoDir, settings, llm, llmReason: reason, executor, buildContext }, io, controller.signal);
+  } catch (err) {
+    if (err instanceof CancelledError) {
+      io.stderr('repgen reproduce: cancelled; nothing written\n');
+      return 1;
+    }
+    throw err;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  const files = await writeReproFiles(outDir, evidence, hostSecrets(io.env));
+  const o = evidence.outcome;
+  if (v.json) {
+    io.stdout(`${JSON.stringify({ status: o.status, summary: o.summary, confirmation: o.confirmation, attempts: o.attempts.length, needsInfo: o.needsInfo, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files })}\n`);
+  } else {
+    io.stdout(`${o.status}: ${o.summary}\n`);
+    if (o.needsInfo.length) io.stdout(`the report lacks:\n${o.needsInfo.map((n) => `  - ${n}`).join('\n')}\n`);
+    io.stdout(`wrote ${[files.script, files.evidence, files.comment].filter(Boolean).join(', ')}\n`);
+  }
+  return o.status === 'reproduced' ? 0 : 1;
+}
+
+export const command: Command = {
+  summary: 'reproduce the bug an issue reports: repro.py, evidence.json, comment.md',
+  help: HELP,
+  run: (args, io) => runReproduceCommand(args, io),
+};

@@ -1,0 +1,247 @@
+// 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  6 outcome
+// The pipeline knows no GitHub and no Redis: the CLI and the worker wire the same deps and call runRepro.
+import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, type AgentResult, type StaticChecker } from '../agent/index.js';
+import type { CompletedSnippet } from '../agent/tier0.js';
+import type { ContextResult } from '../context/types.js';
+import { CancelledError } from '../errors.js';
+import type { ScriptExecutor } from '../exec/types.js';
+import type { LlmClient, LlmUsage } from '../llm/types.js';
+import { addUsage, NO_USAGE } from '../llm/usage.js';
+import type { Logger } from '../log.js';
+import { environmentRecord, importedModules, probeEnvironment, runPlan, type EnvironmentProbe, type ReproPlan } from '../plan/index.js';
+import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
+import { runReport, type ReportResult } from '../report/index.js';
+import type { ReproSettings } from './settings.js';
+import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
+import { runIntake } from './stages/intake/index.js';
+import { decideOutcome } from './stages/outcome/index.js';
+import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
+
+export interface ReproInput {
+  issue: IssueInput;
+  /** A checkout of the repository the issue is about; without one, no context stage. */
+  repoDir?: string;
+  settings: ReproSettings;
+}
+
+/** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */
+export type BuildContextFn = (
+  input: { repoDir: string; report: { title: string; body: string }; top: number; tokenBudget: number },
+  signal?: AbortSignal,
+) => Promise<ContextResult>;
+
+export interface ReproDeps {
+  executor: ScriptExecutor;
+  llm: LlmClient | null;
+  progress: ProgressFn;
+  log: Logger;
+  buildContext?: BuildContextFn;
+  /** Why there is no model, said in the outcome. @defaultValue 'no LLM configured' */
+  llmReason?: string;
+  /** @defaultValue pyflakes (+ pylint -E) under settings.staticPython */
+  checker?: StaticChecker;
+  /** @defaultValue loaded from prompts/ when there is a model */
+  prompts?: AgentPrompts & { report: Prompt };
+  now?: () => number;
+}
+
+/** Everything the run found, for evidence.json. */
+export interface ReproEvidence {
+  outcome: ReproOutcome;
+  report: ReportResult | null;
+  plan: ReproPlan | null;
+  probe: EnvironmentProbe | null;
+  context: { bundles: number; semantic: string; trainingLoops: number; error: string | null; ranks: number[] } | null;
+  tier0: { script: string; edits: string[]; unresolved: string[]; staticTools: string[] } | null;
+  finalRun: { script: string; seed: number; exitCode: number | null; timedOut: boolean; durationMs: number; output: string; isolation: unknown; reading: unknown; match: unknown } | null;
+  confirm: ConfirmResult | null;
+}
+
+function checkAbort(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
+}
+
+async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
+  const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
+  return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
+}
+
+/** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts. */
+export async function runRepro(input: ReproInput, deps: ReproDeps, signal?: AbortSignal): Promise<ReproOutcome> {
+  return (await runReproWithEvidence(input, deps, signal)).outcome;
+}
+
+/** {@link runRepro}, also returning the evidence behind the outcome. */
+export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, signal?: AbortSignal): Promise<ReproEvidence> {
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const s = input.settings;
+  const notes: string[] = [];
+  const llmReason = deps.llmReason ?? 'no LLM configured';
+  const checker = deps.checker ?? createPyflakesChecker({ python: s.staticPython, pylint: s.pylint });
+  let usage: LlmUsage = NO_USAGE;
+  let report: ReportResult | null = null;
+  let plan: ReproPlan | null = null;
+  let probe: EnvironmentProbe | null = null;
+  let snippet: CompletedSnippet | null = null;
+  let agent: AgentResult | null = null;
+  let confirm: ConfirmResult | null = null;
+  let infra: string | null = null;
+  let context: ReproEvidence['context'] = null;
+  let environment: Record<string, string> = { executor: deps.executor.name };
+
+  const finish = (rejection: string | null): ReproEvidence => {
+    const decision = decideOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra });
+    const final = agent?.final ?? null;
+    const totalUsage = addUsage(usage, agent?.usage ?? NO_USAGE);
+    const outcome: ReproOutcome = {
+      status: decision.status,
+      summary: decision.summary,
+      script: final?.script ?? [...(agent?.attempts ?? [])].reverse().find((a) => a.script)?.script ?? snippet?.script ?? null,
+      confirmation: confirm ? { reproducedRuns: confirm.reproducedRuns, totalRuns: confirm.totalRuns } : null,
+      expected: report?.reading.expected ?? [],
+      observed: final?.reading.symptoms ?? [],
+      match: final?.match ?? null,
+      metrics: final?.reading.metrics ?? [],
+      outputExcerpt: final ? final.run.output.slice(-4000) : '',
+      environment,
+      attempts: agent?.attempts ?? [],
+      needsInfo: decision.needsInfo,
+      usage: { inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens, costUsd: totalUsage.costUsd },
+      durationMs: now() - started,
+      blockers: plan?.blockers.map((b) => b.what) ?? [],
+      notes,
+    };
+    return {
+      outcome,
+      report,
+      plan,
+      probe,
+      context,
+      tier0: snippet ? { script: snippet.script, edits: snippet.edits.map((e) => e.detail), unresolved: snippet.unresolved, staticTools: snippet.static.tools } : null,
+      finalRun: final
+        ? { script: final.script, seed: final.seed, exitCode: final.run.exitCode, timedOut: final.run.timedOut, durationMs: final.run.durationMs, output: final.run.output.slice(-20_000), isolation: final.run.isolation, reading: final.reading, match: final.match }
+        : null,
+      confirm,
+    };
+  };
+
+  // 0 intake
+  await deps.progress('intake', 'reading the issue');
+  const intake = runIntake({ issue: input.issue });
+  notes.push(...intake.notes);
+  if (intake.rejection) {
+    await deps.progress('intake', `rejected: ${intake.rejection}`);
+    return finish(intake.rejection);
+  }
+  checkAbort(signal);
+
+  // 1 context
+  let bundles: ContextResult['bundles'] = [];
+  if (input.repoDir && deps.buildContext) {
+    await deps.progress('context', `indexing ${input.repoDir}`);
+    try {
+      const ctx = await deps.buildContext({ repoDir: input.repoDir, report: { title: intake.issue.title, body: intake.issue.body }, top: s.contextTop, tokenBudget: s.contextTokenBudget }, signal);
+      bundles = ctx.bundles;
+      context = { bundles: ctx.bundles.length, semantic: ctx.semantic, trainingLoops: ctx.trainingLoops.length, error: null, ranks: ctx.bundles.map((b) => b.rank) };
+      await deps.progress('context', `${ctx.bundles.length} bundle(s); semantic: ${ctx.semantic}`);
+    } catch (err) {
+      checkAbort(signal);
+      if (err instanceof CancelledError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      context = { bundles: 0, semantic: 'off', trainingLoops: 0, error: message, ranks: [] };
+      notes.push(`context building failed (${message}); continued without repository context`);
+      deps.log.warn({ error: message }, 'context building failed; continuing without it');
+      await deps.progress('context', 'failed; continuing without repository context');
+    }
+  } else {
+    await deps.progress('context', input.repoDir ? 'skipped: no context builder wired' : 'skipped: no repository given');
+  }
+  checkAbort(signal);
+
+  // 2 report
+  await deps.progress('report', deps.llm ? 'extracting and restructuring the report' : 'extracting the report (no LLM)');
+  const prompts = deps.llm ? (deps.prompts ?? (await loadAgentPrompts())) : null;
+  const reported = await runReport(
+    { issue: intake.issue, settings: { maxIssueChars: s.maxIssueChars, maxLlmIssueChars: s.maxLlmIssueChars } },
+    { llm: deps.llm, log: deps.log, prompts: prompts ? { report: prompts.report, formatError: prompts.formatError } : undefined },
+    signal,
+  );
+  usage = addUsage(usage, reported.usage);
+  report = { reading: reported.reading, facts: reported.facts, bug: reported.bug, notes: reported.notes };
+  notes.push(...reported.notes);
+  await deps.progress('report', `${report.facts.pythonBlocks.length} Python block(s), ${report.reading.expected.length} expected symptom(s)${report.facts.truncated ? ', issue cut' : ''}`);
+  checkAbort(signal);
+  if (!report.reading.expected.length) return finish(null);
+
+  // 3 plan (tier 0's completion runs here: the plan needs the completed code's imports)
+  await deps.progress('plan', 'probing the environment and planning');
+  if (report.facts.pythonBlocks.length) {
+    snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, tracebackModuleLines: report.facts.tracebackModuleLines }, { checker }, signal);
+  }
+  const code = snippet?.script ?? '';
+  const probed = await probeEnvironment(deps.executor, importedModules(code), signal);
+  checkAbort(signal);
+  if (!probed.probe) {
+    infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
+    await deps.progress('plan', 'failed: the executor cannot run scripts');
+    return finish(null);
+  }
+  probe = probed.probe;
+  environment = environmentRecord(probe, deps.executor.name);
+  plan = runPlan({ report, code, probe });
+  await deps.progress('plan', `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`);
+
+  // 4 agent
+  await deps.progress('agent', deps.llm ? 'tier 0, then tier 1' : 'tier 0 only (no LLM)');
+  agent = await runAgent(
+    {
+      report,
+      plan,
+      bundles,
+      snippet,
+      environment,
+      budget: {
+        maxAttempts: s.maxAttempts,
+        attemptsPerBundle: s.attemptsPerBundle,
+        maxBundles: s.maxBundles,
+        maxTokens: s.maxTokens,
+        maxCostUsd: s.maxCostUsd,
+        deadline: started + s.wallClockMs,
+        runTimeoutMs: s.runTimeoutMs,
+        runMemoryMb: s.runMemoryMb,
+      },
+      usageSoFar: usage,
+    },
+    {
+      executor: deps.executor,
+      llm: deps.llm,
+      checker,
+      prompts,
+      log: deps.log,
+      now: deps.now,
+      onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
+    },
+    signal,
+  );
+  if (agent.final) {
+    const iso = agent.final.run.isolation;
+    environment = { ...environment, network: iso.network, sandbox: iso.sandbox };
+  }
+  checkAbort(signal);
+
+  // 5 confirm
+  if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
+    await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
+    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor }, signal);
+    if (confirm.infra) notes.push(`a confirmation run failed for infrastructure reasons: ${confirm.infra}`);
+    await deps.progress('confirm', `reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} runs`);
+  } else {
+    await deps.progress('confirm', 'skipped: nothing reproduced');
+  }
+
+  // 6 outcome (publishing is the caller's: the CLI writes files, the App edits its comment)
+  const evidence = finish(null);
+  await deps.progress('publish', `${evidence.outcome.status}: ${evidence.outcome.summary}`);
+  return evidence;
+}

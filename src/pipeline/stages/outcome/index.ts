@@ -1,0 +1,81 @@
+import type { AgentResult } from '../../../agent/index.js';
+import type { CompletedSnippet } from '../../../agent/tier0.js';
+import type { ReproPlan } from '../../../plan/types.js';
+import type { ReportResult } from '../../../report/types.js';
+import type { ExitStatus } from '../../types.js';
+import type { ConfirmResult } from '../confirm/index.js';
+
+/** Exactly what the report lacks, in words a reporter can act on. Pure. */
+export function listMissing(report: ReportResult, snippet: CompletedSnippet | null): string[] {
+  const out: string[] = [];
+  const { facts, reading } = report;
+  if (!facts.pythonBlocks.length) {
+    if (facts.otherLanguageBlocks.length) {
+      const langs = [...new Set(facts.otherLanguageBlocks.map((b) => b.lang))].join(', ');
+      out.push(`Python code that triggers the bug: the report's code is not Python (${langs}: \`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces Python deep-learning bugs`);
+    } else out.push('the code that triggers the bug: a minimal Python snippet (the report has none)');
+  }
+  if (snippet?.unresolved.length) {
+    const names = snippet.unresolved.map((n) => `\`${n}\``).join(', ');
+    out.push(`the full code: ${names} ${snippet.unresolved.length === 1 ? 'is' : 'are'} used but never defined in the report`);
+  }
+  if (!reading.expected.length) out.push('what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it');
+  if (!reading.versions.some((v) => /^(torch|pytorch|tensorflow|tf|keras|jax)$/i.test(v.name))) out.push('versions: the framework and Python versions (e.g. the output of `python -c "import torch, sys; print(torch.__version__, sys.version)"`)');
+  const loads = facts.dataDescriptions.filter((d) => d.startsWith('code loads data'));
+  if (loads.length) out.push(`the data: shape and dtype of what ${loads.slice(0, 2).map((d) => `\`${d.replace('code loads data: ', '')}\``).join(', ')} returns, or a small synthetic stand-in`);
+  if (facts.attachments.length) out.push(`the attached files' content inline: RepGen never downloads attachments (${facts.attachments.slice(0, 3).map((a) => a.url).join(', ')})`);
+  return out;
+}
+
+export interface OutcomeDecision {
+  status: ExitStatus;
+  summary: string;
+  needsInfo: string[];
+}
+
+/** Stage 6: one exit status and the sentence that explains it. Pure. */
+export function decideOutcome(input: {
+  rejection: string | null;
+  report: ReportResult | null;
+  plan: ReproPlan | null;
+  snippet: CompletedSnippet | null;
+  agent: AgentResult | null;
+  confirm: ConfirmResult | null;
+  llm: { available: boolean; reason: string };
+  infra: string | null;
+}): OutcomeDecision {
+  const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
+  if (rejection) return { status: 'needs_info', summary: `Needs more information: ${rejection}.`, needsInfo: ['a text issue body with the code that triggers the bug and the error or output it produces'] };
+  if (infra) return { status: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${infra}.`, needsInfo: [] };
+  if (!report) return { status: 'exit_infra', summary: 'Stopped before reading the report.', needsInfo: [] };
+  const missing = listMissing(report, snippet);
+  const blockers = plan?.blockers.map((b) => b.what) ?? [];
+  const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
+  if (!report.reading.expected.length) {
+    return { status: 'needs_info', summary: 'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.', needsInfo: missing };
+  }
+  if (!agent || agent.status === 'skipped') {
+    return { status: 'needs_info', summary: `Needs more information: the report has no Python code to run, and there is no model to write a script (${llm.reason}).`, needsInfo: missing };
+  }
+  if (agent.status === 'exit_infra') return { status: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${agent.reason}.`, needsInfo: [] };
+  if (agent.status === 'reproduced' && agent.final) {
+    const kind = agent.final.reading.exception ? `${agent.final.reading.exception.type}` : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
+    const how = agent.tier === 0
+      ? `with the report's own code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`
+      : `with a generated script (attempt ${agent.attempts.length})`;
+    if (confirm && confirm.totalRuns > 0 && confirm.reproducedRuns === 0) {
+      return { status: 'not_reproduced', summary: `The bug showed once ${how}, but none of ${confirm.totalRuns} seeded re-runs showed it again: not counted as reproduced.`, needsInfo: [] };
+    }
+    const runs = confirm && confirm.totalRuns > 0 ? ` (reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} seeded re-runs)` : '';
+    return { status: 'reproduced', summary: `Reproduced ${kind} ${how}${runs}.`, needsInfo: [] };
+  }
+  if (agent.status === 'exit_budget') return { status: 'exit_budget', summary: `Not reproduced before the budget ran out: ${agent.reason}.${blockerText}`, needsInfo: [] };
+  if (!llm.available && snippet?.unresolved.length) {
+    return { status: 'needs_info', summary: `Needs more information: the report's code is incomplete (${snippet.unresolved.join(', ')} never defined) and there is no model to fill the gaps (${llm.reason}).`, needsInfo: missing };
+  }
+  if (!llm.available) {
+    const why = blockers.length ? `the report's code was not run.${blockerText}` : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).`;
+    return { status: 'not_reproduced', summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`, needsInfo: [] };
+  }
+  return { status: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}`, needsInfo: [] };
+}

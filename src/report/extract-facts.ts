@@ -1,0 +1,94 @@
+import { pythonLikelihood } from '../agent/python-syntax.js';
+import type { ReportReading } from '../symptoms/types.js';
+import type { ReportFacts } from './types.js';
+
+const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
+const OTHER_LANGS = new Set(['c', 'cpp', 'c++', 'cuda', 'java', 'javascript', 'js', 'ts', 'typescript', 'go', 'rust', 'rs', 'bash', 'sh', 'shell', 'console', 'powershell', 'r', 'julia', 'matlab', 'scala', 'kotlin', 'swift', 'cs', 'csharp', 'lua', 'ruby', 'php', 'sql', 'dockerfile', 'makefile', 'cmake']);
+const OUTPUT_LANGS = new Set(['text', 'txt', 'log', 'output', 'plain', 'plaintext', 'stderr', 'stdout', 'pytb', 'traceback', 'yaml', 'yml', 'json', 'toml', 'ini', 'diff', 'markdown', 'md', 'html', 'xml', 'csv']);
+
+/** Output, tracebacks and version lists pasted in unlabelled fences: not code. */
+function looksLikeOutput(code: string): boolean {
+  const lines = code.split('\n').filter((l) => l.trim());
+  if (!lines.length) return true;
+  if (/^\s*Traceback \(most recent call last\)/m.test(code)) return true;
+  const versionish = lines.filter((l) => /^[\w.-]+\s*(==|>=|:)\s*[\w.+-]+\s*$/.test(l.trim())).length;
+  if (versionish / lines.length > 0.6) return true;
+  const outputish = lines.filter((l) => /^\s*(tensor\(|\[|\(|Epoch\b|epoch\b|[\d.eE+-]+\s*$|\w+Error:|Warning:)/.test(l)).length;
+  return outputish / lines.length > 0.6;
+}
+
+function looksLikeOtherLanguage(code: string): boolean {
+  return /#include\s*[<"]|\bint\s+main\s*\(|\bstd::|\bpublic\s+static\s+void\b|\bconsole\.log\(|\bfunction\s+\w+\s*\(.*\)\s*\{|^\s*(?:const|let)\s+\w+\s*=.*;\s*$|\bfn\s+main\s*\(|\bpackage\s+main\b/m.test(code);
+}
+
+const HARDWARE = /\b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?|TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*|cuda:\d|\.cuda\(\)|CPU[- ]only|on (?:the )?CPU|no GPU|multi-GPU|DataParallel|DistributedDataParallel)\b/gi;
+
+const DATA = /\b(?:dataset|data set|dataloader|csv|tsv|parquet|images?|samples?|MNIST|FashionMNIST|CIFAR-?\d+|ImageNet|COCO|IMDB|SST-?2|GLUE|shape|torch\.Size|batch of|my data|training data|\.npy|\.h5|\.pkl)\b/i;
+
+function attachmentKind(url: string): ReportFacts['attachments'][number]['kind'] {
+  const u = url.toLowerCase().split('?')[0] ?? '';
+  if (/\.(zip|tar|tgz|gz|bz2|xz|7z|rar)$/.test(u)) return 'archive';
+  if (/\.(pt|pth|ckpt|bin|safetensors|h5|hdf5|onnx|pb|keras)$/.test(u)) return 'weights';
+  if (/\.(npy|npz|csv|tsv|parquet|pkl|pickle|json|jsonl|txt)$/.test(u)) return 'data';
+  if (/\.ipynb$/.test(u)) return 'notebook';
+  if (/\.(png|jpe?g|gif|webp|svg|bmp)$/.test(u)) return 'image';
+  return 'other';
+}
+
+/**
+ * Deterministic facts beyond the symptom reader: which blocks are Python, hardware hints, data
+ * descriptions, attachments. Pure: the body in, facts out.
+ */
+export async function extractFacts(body: string, reading: ReportReading, { bodyChars = body.length, truncated = false } = {}): Promise<ReportFacts> {
+  const pythonBlocks: string[] = [];
+  const otherLanguageBlocks: ReportFacts['otherLanguageBlocks'] = [];
+  for (const block of reading.codeBlocks) {
+    const lang = block.lang.trim().toLowerCase();
+    const code = block.code;
+    const firstLine = (code.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 120);
+    if (OUTPUT_LANGS.has(lang)) continue;
+    if (OTHER_LANGS.has(lang)) {
+      otherLanguageBlocks.push({ lang, firstLine });
+      continue;
+    }
+    if (PYTHON_LANGS.has(lang)) {
+      if (!looksLikeOutput(code) || /^\s*>>>/m.test(code)) pythonBlocks.push(code);
+      continue;
+    }
+    if (looksLikeOutput(code)) continue;
+    if (looksLikeOtherLanguage(code)) {
+      otherLanguageBlocks.push({ lang: lang || 'unlabelled', firstLine });
+      continue;
+    }
+    // Unlabelled or odd labels: Python when tree-sitter reads most of it as Python.
+    if ((await pythonLikelihood(code)) >= 0.8 && /\b(import|def|class|torch|tf\.|np\.|=|\()/.test(code)) pythonBlocks.push(code);
+  }
+
+  const prose = body.replace(/```[\s\S]*?```/g, ' ');
+  const hardwareHints = [...new Set([...body.matchAll(HARDWARE)].map((m) => m[0].trim()))].slice(0, 20);
+  const dataDescriptions: string[] = [];
+  for (const sentence of prose.split(/(?<=[.!?])\s+|\n+/)) {
+    const s = sentence.trim();
+    if (s.length > 8 && s.length < 400 && DATA.test(s) && !dataDescriptions.includes(s)) dataDescriptions.push(s);
+    if (dataDescriptions.length >= 10) break;
+  }
+  for (const code of pythonBlocks) {
+    for (const m of code.matchAll(/\b(?:datasets\.\w+\([^)\n]*\)|pd\.read_\w+\([^)\n]*\)|np\.load\w*\([^)\n]*\)|torch\.load\([^)\n]*\)|load_dataset\([^)\n]*\)|ImageFolder\([^)\n]*\))/g)) {
+      if (dataDescriptions.length < 20) dataDescriptions.push(`code loads data: ${m[0]}`);
+    }
+  }
+
+  const attachments: ReportFacts['attachments'] = [];
+  for (const m of body.matchAll(/\bhttps?:\/\/[^\s)<>\]"']+/g)) {
+    const url = m[0];
+    const kind = attachmentKind(url);
+    if (kind !== 'other' || /user-attachments|\/files\/\d+\//.test(url)) attachments.push({ url, kind });
+  }
+
+  const tracebackModuleLines = reading.tracebacks.flatMap((t) => t.frames.filter((f) => f.function === '<module>' && f.code).map((f) => f.code ?? ''));
+  const allCode = pythonBlocks.join('\n');
+  const frameworks = ['torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'lightning', 'pytorch_lightning', 'sklearn', 'numpy'].filter((fw) =>
+    new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode),
+  );
+  return { pythonBlocks, otherLanguageBlocks, hardwareHints, dataDescriptions, attachments, tracebackModuleLines, frameworks, bodyChars, truncated };
+}
