@@ -1,0 +1,19 @@
+import type { ApplicationFunction } from 'probot';
+import { onIssueComment } from './github/on-issue-comment.js';
+import { onIssueLabeled } from './github/on-issue-labeled.js';
+import type { HandlerDeps } from './github/start-run.js';
+
+/**
+ * The Probot app: registers handlers, nothing else. Probot has verified the webhook signature before any
+ * of these run; `context.id` is the X-GitHub-Delivery id that makes redeliveries no-ops.
+ */
+export function createApp(deps: HandlerDeps): ApplicationFunction {
+  return (app) => {
+    app.on('issues.labeled', async (context) => {
+      await onIssueLabeled(context.octokit as never, context.id, context.payload, deps);
+    });
+    app.on('issue_comment.created', async (context) => {
+      await onIssueComment(context.octokit as never, context.id, context.payload, deps);
+    });
+  };
+}

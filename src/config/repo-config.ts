@@ -1,0 +1,123 @@
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * `.github/repgen.yml`: what a repository lets RepGen do. Our own config, so it is strict: a key we do not
+ * know is an error that names the key (a typo like `gpus:` must not silently run without a GPU).
+ * Defaults apply only when the file is absent; a file that fails validation stops the run.
+ */
+
+export const TriggerRole = z.enum(['admin', 'maintain', 'write', 'triage']);
+export type TriggerRole = z.infer<typeof TriggerRole>;
+
+const Hostname = z
+  .string()
+  .regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/, 'must be a host name such as pypi.org or *.pythonhosted.org');
+
+export const RepoConfig = z
+  .object({
+    /** Label that starts a run when added to an issue. @defaultValue 'needs-repro' */
+    label: z.string().min(1).max(50).default('needs-repro'),
+    /** Repository roles allowed to trigger a run (bots never can). Add `triage` to let triagers run it. @defaultValue ['admin','maintain','write'] */
+    trigger: z.array(TriggerRole).min(1).default(['admin', 'maintain', 'write']),
+    executor: z
+      .object({
+        /** Where scripts run: the worker's local sandbox or a Kubernetes Job. @defaultValue 'local' */
+        kind: z.enum(['local', 'kubernetes']).default('local'),
+        /** Container image for the Kubernetes executor; the image table picks one when absent. */
+        image: z.string().min(1).max(300).optional(),
+      })
+      .strict()
+      .default({ kind: 'local' }),
+    /** Shell commands run in the script's working directory before each run (e.g. `pip install -e .`). @defaultValue [] */
+    setup: z.array(z.string().min(1).max(1000)).max(20).default([]),
+    /** Request a GPU for every run (a `/repgen --gpu` comment asks for one run). @defaultValue false */
+    gpu: z.boolean().default(false),
+    network: z
+      .object({
+        /** Hosts scripts may reach; empty means no network at all. @defaultValue [] */
+        allow: z.array(Hostname).max(50).default([]),
+      })
+      .strict()
+      .default({ allow: [] }),
+    /** Python version the repository targets (`3.11`); recorded and used to choose the image. */
+    python: z
+      .string()
+      .regex(/^3\.\d{1,2}$/, 'must look like 3.11')
+      .optional(),
+    caps: z
+      .object({
+        /** Script attempts over the whole run. @defaultValue 10 */
+        attempts: z.number().int().min(1).max(50).default(10),
+        /** LLM tokens (input + output) over the whole run. @defaultValue 300000 */
+        tokens: z.number().int().min(1000).max(5_000_000).default(300_000),
+        /** LLM spend in US dollars over the whole run. @defaultValue 2 */
+        costUsd: z.number().min(0).max(100).default(2),
+        /** Wall-clock minutes for the whole run. @defaultValue 30 */
+        minutes: z.number().int().min(1).max(240).default(30),
+      })
+      .strict()
+      .default({ attempts: 10, tokens: 300_000, costUsd: 2, minutes: 30 }),
+    /** Regression-test PR: `off`, on `/repgen pr` only (`command`), or opened for every reproduced run (`auto`). @defaultValue 'command' */
+    pr: z.enum(['off', 'command', 'auto']).default('command'),
+  })
+  .strict();
+export type RepoConfig = z.infer<typeof RepoConfig>;
+
+/** One problem of a config file, named by its key path (`caps.minutes`) so the comment can point at it. */
+export interface ConfigProblem {
+  key: string;
+  message: string;
+}
+
+export type RepoConfigResult =
+  | { ok: true; config: RepoConfig; source: 'file' | 'defaults' }
+  | { ok: false; problems: ConfigProblem[] };
+
+/** Biggest config we read; anything larger is not a hand-written config. */
+const MAX_BYTES = 64 * 1024;
+
+/**
+ * Parses the text of `.github/repgen.yml`; `null` (file absent) gives the defaults.
+ * An empty file or a file holding only comments also means "all defaults" — it is present and valid.
+ */
+export function parseRepoConfig(text: string | null): RepoConfigResult {
+  if (text === null) return { ok: true, config: RepoConfig.parse({}), source: 'defaults' };
+  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problems: [{ key: '(file)', message: `is larger than ${MAX_BYTES} bytes` }] };
+  let data: unknown;
+  try {
+    // maxAliasCount guards against alias bombs ("billion laughs"); uniqueKeys rejects silent overrides.
+    data = parseYaml(text, { maxAliasCount: 50, uniqueKeys: true, prettyErrors: true });
+  } catch (err) {
+    const line = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
+    return { ok: false, problems: [{ key: '(file)', message: `is not valid YAML${line}: ${firstLine((err as Error).message).replace(/ at line \d+, column \d+:?$/, '')}` }] };
+  }
+  if (data === null || data === undefined) return { ok: true, config: RepoConfig.parse({}), source: 'file' };
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    return { ok: false, problems: [{ key: '(file)', message: 'must be a mapping of settings (key: value)' }] };
+  }
+  const parsed = RepoConfig.safeParse(data);
+  if (parsed.success) return { ok: true, config: parsed.data, source: 'file' };
+  return { ok: false, problems: parsed.error.issues.flatMap(toProblems) };
+}
+
+function toProblems(issue: z.core.$ZodIssue): ConfigProblem[] {
+  const base = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((k) => ({ key: base ? `${base}.${k}` : k, message: 'is not a known setting' }));
+  }
+  return [{ key: base || '(file)', message: issue.message }];
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').slice(0, 200);
+}
+
+/** The JSON Schema of `.github/repgen.yml` (for editors; `npm run schemas` writes schemas/repgen.schema.json). */
+export function repoConfigJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(RepoConfig, { io: 'input' }),
+    $id: 'https://github.com/repgen/repgen/schemas/repgen.schema.json',
+    title: 'RepGen repository configuration (.github/repgen.yml)',
+  };
+}

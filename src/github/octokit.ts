@@ -1,0 +1,10 @@
+import type { ProbotOctokit } from 'probot';
+
+/** The Octokit every GitHub adapter takes: Probot's, authenticated as one installation. */
+export type Octokit = InstanceType<typeof ProbotOctokit>;
+
+/** GitHub's HTTP status of a failed request, when it was one. */
+export function httpStatus(err: unknown): number | null {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : null;
+}

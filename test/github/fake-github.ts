@@ -1,0 +1,176 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * GitHub's REST API faked at the HTTP level: the real Octokit (through Probot) talks to it, and it records
+ * every call so tests assert what RepGen did on GitHub. State: comments, labels, check runs, refs, files.
+ * Anything it does not know answers 501, which fails the test that caused it.
+ */
+export interface RecordedCall {
+  method: string;
+  path: string;
+  body: unknown;
+  at: number;
+}
+
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+  html_url: string;
+  user: { login: string; type: string };
+}
+
+export interface FakeGithubOptions {
+  /** login → role_name (admin, maintain, write, triage, read); unknown logins get 404. */
+  roles?: Record<string, string>;
+  /** Text of .github/repgen.yml; null/undefined = absent. */
+  config?: string | null;
+  /** Issues that exist: number → title/body. */
+  issues?: Record<number, { title: string; body: string }>;
+  /** Artificial latency per response, ms. @defaultValue 0 */
+  latencyMs?: number;
+}
+
+export interface FakeGithub {
+  url: string;
+  calls: RecordedCall[];
+  comments: Map<number, FakeComment>;
+  /** Issue number → labels added. */
+  labels: Map<number, string[]>;
+  checkRuns: Record<string, unknown>[];
+  options: FakeGithubOptions;
+  /** Deletes an issue: every later call about it (and its comments) answers 404. */
+  deleteIssue: (n: number) => void;
+  callsTo: (method: string, pathPattern: RegExp) => RecordedCall[];
+  close: () => Promise<void>;
+}
+
+export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<FakeGithub> {
+  const calls: RecordedCall[] = [];
+  const comments = new Map<number, FakeComment>();
+  const labels = new Map<number, string[]>();
+  const checkRuns: Record<string, unknown>[] = [];
+  const deleted = new Set<number>();
+  const files = new Map<string, { content: string; sha: string }>();
+  const refs = new Map<string, string>();
+  const pulls: { number: number; head: string; html_url: string }[] = [];
+  let nextId = 1000;
+  let base = '';
+
+  const send = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const notFound = (res: ServerResponse) => send(res, 404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest' });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString();
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : null;
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(url.pathname);
+    const method = req.method ?? 'GET';
+    calls.push({ method, path, body, at: Date.now() });
+    if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
+    let m: RegExpMatchArray | null;
+
+    if (method === 'POST' && (m = path.match(/^\/app\/installations\/(\d+)\/access_tokens$/))) {
+      return send(res, 201, { token: `ghs_fakeInstallationToken${m[1]}xxxxxxxxxxxx`, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' });
+    }
+    if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/))) {
+      const role = options.roles?.[m[1] ?? ''];
+      if (!role) return notFound(res);
+      const permission = role === 'maintain' ? 'write' : role === 'triage' ? 'read' : role;
+      return send(res, 200, { permission, role_name: role, user: { login: m[1] } });
+    }
+    if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/))) {
+      const file = m[1] === '.github/repgen.yml' && options.config != null ? { content: options.config, sha: 'cfgsha' } : files.get(`${url.searchParams.get('ref') ?? ''}:${m[1]}`);
+      if (!file) return notFound(res);
+      return send(res, 200, { type: 'file', path: m[1], sha: file.sha, encoding: 'base64', content: Buffer.from(file.content).toString('base64') });
+    }
+    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/.*)?$/))) {
+      const n = Number(m[3]);
+      const rest = m[4] ?? '';
+      if (deleted.has(n)) return send(res, 410, { message: 'This issue was deleted' });
+      if (method === 'GET' && rest === '') {
+        const issue = options.issues?.[n];
+        if (!issue) return notFound(res);
+        return send(res, 200, { number: n, title: issue.title, body: issue.body, html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}`, state: 'open', user: { login: 'reporter', type: 'User' } });
+      }
+      if (method === 'GET' && rest === '/comments') {
+        return send(res, 200, [...comments.values()].filter((c) => c.issue === n));
+      }
+      if (method === 'POST' && rest === '/comments') {
+        const id = nextId++;
+        const c: FakeComment = { id, issue: n, body: String(body?.body ?? ''), html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}#issuecomment-${id}`, user: { login: 'repgen[bot]', type: 'Bot' } };
+        comments.set(id, c);
+        return send(res, 201, c);
+      }
+      if (method === 'POST' && rest === '/reactions') return send(res, 201, { id: nextId++, content: body?.content });
+      if (method === 'POST' && rest === '/labels') {
+        const list = labels.get(n) ?? [];
+        list.push(...((body?.labels as string[]) ?? []));
+        labels.set(n, list);
+        return send(res, 200, list.map((name) => ({ name })));
+      }
+    }
+    if ((m = path.match(/^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)(\/reactions)?$/))) {
+      const c = comments.get(Number(m[1]));
+      // Reactions go on users' comments too, which the fake never saw posted.
+      if (m[2]) return send(res, 201, { id: nextId++, content: body?.content });
+      if (method === 'PATCH') {
+        if (!c || deleted.has(c.issue)) return notFound(res);
+        c.body = String(body?.body ?? '');
+        return send(res, 200, c);
+      }
+    }
+    if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(path)) {
+      checkRuns.push(body ?? {});
+      return send(res, 201, { id: nextId++, ...body });
+    }
+    if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/git\/refs$/.test(path)) {
+      const ref = String(body?.ref);
+      if (refs.has(ref)) return send(res, 422, { message: 'Reference already exists' });
+      refs.set(ref, String(body?.sha));
+      return send(res, 201, { ref, object: { sha: body?.sha } });
+    }
+    if (method === 'PUT' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/))) {
+      const content = Buffer.from(String(body?.content ?? ''), 'base64').toString();
+      files.set(`${String(body?.branch)}:${m[1]}`, { content, sha: `blob${nextId++}` });
+      return send(res, 201, { content: { path: m[1] }, commit: { sha: 'c0ffee' } });
+    }
+    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls$/))) {
+      if (method === 'GET') return send(res, 200, pulls.filter((p) => `${m?.[1]}:${p.head}` === url.searchParams.get('head')));
+      const number = nextId++;
+      const pr = { number, head: String(body?.head), html_url: `https://github.com/${m[1]}/${m[2]}/pull/${number}` };
+      pulls.push(pr);
+      return send(res, 201, pr);
+    }
+    send(res, 501, { message: `fake GitHub does not implement ${method} ${path}` });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => send(res, 500, { message: err.message }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    calls,
+    comments,
+    labels,
+    checkRuns,
+    options,
+    deleteIssue: (n) => deleted.add(n),
+    callsTo: (method, re) => calls.filter((c) => c.method === method && re.test(c.path)),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+/** The contents of a file the fake holds on a branch (PR tests). */
+export function fakeFileOnBranch(gh: FakeGithub, branch: string, path: string): string | undefined {
+  const put = gh.calls.filter((c) => c.method === 'PUT' && c.path.endsWith(`/contents/${path}`) && (c.body as { branch?: string }).branch === branch).at(-1);
+  return put ? Buffer.from(String((put.body as { content: string }).content), 'base64').toString() : undefined;
+}

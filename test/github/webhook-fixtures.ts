@@ -1,0 +1,72 @@
+import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
+import examples from '@octokit/webhooks-examples' with { type: 'json' };
+
+/**
+ * Real webhook payloads from @octokit/webhooks-examples, adjusted only where a case needs it (the label's
+ * name, the comment body, an installation id the example lacks), and signed like GitHub signs them.
+ */
+type Example = { name: string; examples: Record<string, unknown>[] };
+const all = examples as unknown as Example[];
+
+function example(name: string, action: string): Record<string, unknown> {
+  const found = all.find((e) => e.name === name)?.examples.find((x) => x.action === action);
+  if (!found) throw new Error(`no ${name}.${action} example`);
+  return structuredClone(found);
+}
+
+export interface PayloadOverrides {
+  issueNumber?: number;
+  sender?: { login: string; type?: string };
+  cloneUrl?: string;
+  installationId?: number;
+}
+
+function adjust(p: Record<string, unknown>, o: PayloadOverrides): Record<string, unknown> {
+  const payload = p as { installation?: { id: number }; issue: { number: number; html_url: string }; sender: { login: string; type: string }; repository: { clone_url: string } };
+  payload.installation = { id: o.installationId ?? 1 };
+  if (o.issueNumber) {
+    payload.issue.number = o.issueNumber;
+    payload.issue.html_url = payload.issue.html_url.replace(/\/\d+$/, `/${o.issueNumber}`);
+  }
+  if (o.sender) payload.sender = { ...payload.sender, login: o.sender.login, type: o.sender.type ?? 'User' };
+  if (o.cloneUrl) payload.repository.clone_url = o.cloneUrl;
+  return p;
+}
+
+export function labeledPayload(label: string, o: PayloadOverrides = {}): Record<string, unknown> {
+  const p = example('issues', 'labeled') as { label: { name: string } };
+  p.label.name = label;
+  return adjust(p as unknown as Record<string, unknown>, o);
+}
+
+export function commentPayload(body: string, o: PayloadOverrides & { commentUser?: { login: string; type?: string } } = {}): Record<string, unknown> {
+  const p = example('issue_comment', 'created') as { comment: { body: string; user: { login: string; type: string } } };
+  p.comment.body = body;
+  const adjusted = adjust(p as unknown as Record<string, unknown>, o) as { comment: { user: { login: string; type: string } }; sender: { login: string; type: string } };
+  adjusted.comment.user = { ...adjusted.comment.user, ...(o.commentUser ?? { login: adjusted.sender.login, type: adjusted.sender.type }) };
+  return adjusted as unknown as Record<string, unknown>;
+}
+
+export function sign(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** POSTs a webhook like GitHub does; `signature: null` sends none, a string sends that one. */
+export async function postWebhook(url: string, event: string, payload: unknown, opts: { secret: string; deliveryId?: string; signature?: string | null }): Promise<{ status: number; deliveryId: string; ms: number }> {
+  const body = JSON.stringify(payload);
+  const deliveryId = opts.deliveryId ?? randomUUID();
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': deliveryId, 'user-agent': 'GitHub-Hookshot/test' };
+  const signature = opts.signature === undefined ? sign(opts.secret, body) : opts.signature;
+  if (signature !== null) headers['x-hub-signature-256'] = signature;
+  const t0 = performance.now();
+  const res = await fetch(url, { method: 'POST', headers, body });
+  await res.text();
+  return { status: res.status, deliveryId, ms: performance.now() - t0 };
+}
+
+let key: string | null = null;
+/** A throwaway RSA key for the App's JWTs (the fake GitHub does not check them). */
+export function testPrivateKey(): string {
+  key ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  return key;
+}

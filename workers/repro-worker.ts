@@ -1,0 +1,99 @@
+import { tmpdir } from 'node:os';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Probot, ProbotOctokit } from 'probot';
+import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
+import { postFinalWordForFailedJob } from '../src/github/final-word.js';
+import type { Octokit } from '../src/github/octokit.js';
+import { processReproJob, SHUTDOWN_REASON, type InstallationAuth, type RunPipeline } from '../src/github/process-repro-job.js';
+import type { Logger } from '../src/log.js';
+import { subscribeCancels } from '../src/queue/cancel-channel.js';
+import { InstallationSlots } from '../src/queue/installation-slots.js';
+import { REPRO_QUEUE } from '../src/queue/repro-job.js';
+import { RunRegistry } from '../src/queue/run-registry.js';
+
+/** Wires the repro worker: Redis connections, GitHub auth, the processor, cancel and final-word listeners. */
+export interface ReproWorkerHandle {
+  worker: Worker;
+  /** Stops taking jobs, waits up to `graceMs` for running ones, then hands them back to the queue. */
+  close: (graceMs?: number) => Promise<void>;
+}
+
+export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number }): Promise<ReproWorkerHandle> {
+  const { appId, privateKey } = appCredentials(env);
+  const prefix = env.REPGEN_QUEUE_PREFIX;
+  const log = wiring.log;
+  // BullMQ needs maxRetriesPerRequest: null on blocking connections; the subscriber must be its own connection.
+  const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  const registry = new RunRegistry(connection, { prefix });
+  const slots = new InstallationSlots(connection, prefix, { cap: env.REPGEN_INSTALLATION_CONCURRENCY, leaseMs: env.REPGEN_LOCK_MS });
+  const probot = new Probot({
+    appId,
+    privateKey,
+    baseUrl: wiring.baseUrl ?? githubBaseUrl(env),
+    logLevel: env.LOG_LEVEL,
+    // Retries of a whole attempt are BullMQ's; Octokit retries single 5xx answers once. Throttling keeps
+    // GitHub's advice of one write per second unless REPGEN_GITHUB_THROTTLE=false (tests, GHES without limits).
+    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: env.REPGEN_GITHUB_THROTTLE }, retry: { retries: 1 } })),
+  });
+  const auth = async (installationId: number): Promise<InstallationAuth> => {
+    const octokit = (await probot.auth(installationId)) as unknown as Octokit;
+    const { token } = (await octokit.auth({ type: 'installation' })) as { token: string };
+    return { octokit, token };
+  };
+  const deps = {
+    registry,
+    redis: connection,
+    slots,
+    auth,
+    runPipeline: wiring.runPipeline,
+    workdir: env.REPGEN_WORKDIR ?? tmpdir(),
+    log,
+    ...(wiring.minEditIntervalMs !== undefined ? { minEditIntervalMs: wiring.minEditIntervalMs } : {}),
+    ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
+  };
+  const worker = new Worker(REPRO_QUEUE, (job, token, signal) => processReproJob(job, token, signal, deps), {
+    connection,
+    prefix,
+    concurrency: env.REPGEN_WORKER_CONCURRENCY,
+    lockDuration: env.REPGEN_LOCK_MS,
+    stalledInterval: env.REPGEN_STALLED_INTERVAL_MS,
+    maxStalledCount: env.REPGEN_MAX_STALLED,
+  });
+  worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
+  worker.on('failed', (job, err) => {
+    // Final failures the processor did not announce itself (e.g. UnrecoverableError from bad job data).
+    if (job && (job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError')) void postFinalWordForFailedJob(job, err.message, { registry, auth, log });
+  });
+  // Jobs failed by another process's stalled checker never reach this worker's 'failed' event: listen queue-wide.
+  const queue = new Queue(REPRO_QUEUE, { connection, prefix });
+  const events = new QueueEvents(REPRO_QUEUE, { connection: { url: env.REDIS_URL }, prefix });
+  events.on('failed', ({ jobId, failedReason }) => {
+    void (async () => {
+      const job = await queue.getJob(jobId);
+      if (job && (await job.getState()) === 'failed') await postFinalWordForFailedJob(job, failedReason, { registry, auth, log });
+    })().catch((err: Error) => log.error({ jobId, err: err.message }, 'final-word listener failed'));
+  });
+  const unsubscribe = await subscribeCancels(subscriber, prefix, (jobId) => {
+    if (worker.cancelJob(jobId, 'cancel')) log.info({ jobId }, 'run cancelled');
+  });
+  await worker.waitUntilReady();
+  await events.waitUntilReady();
+  log.info({ prefix, concurrency: env.REPGEN_WORKER_CONCURRENCY }, 'repro worker started');
+
+  let closing: Promise<void> | null = null;
+  const close = (graceMs = env.REPGEN_SHUTDOWN_GRACE_S * 1000): Promise<void> => {
+    closing ??= (async () => {
+      await unsubscribe();
+      const timer = setTimeout(() => worker.cancelAllJobs(SHUTDOWN_REASON), graceMs);
+      await worker.close();
+      clearTimeout(timer);
+      await events.close();
+      await queue.close();
+      await Promise.all([connection.quit().catch(() => undefined), subscriber.quit().catch(() => undefined)]);
+    })();
+    return closing;
+  };
+  return { worker, close };
+}
