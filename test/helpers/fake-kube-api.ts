@@ -287,7 +287,7 @@ export class FakeKubeApi {
       if (body?.metadata?.resourceVersion && body.metadata.resourceVersion !== current.metadata.resourceVersion) {
         return send(409, status(409, 'Conflict', 'the object has been modified; please apply your changes to the latest version'));
       }
-      const obj = { ...clone(body!), status: current.status };
+      const obj: Obj = { ...clone(body!), status: current.status };
       obj.metadata = { ...obj.metadata, uid: current.metadata.uid, creationTimestamp: current.metadata.creationTimestamp };
       this.put(kind, obj, 'MODIFIED');
       return send(200, clone(obj));
