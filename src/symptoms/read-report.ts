@@ -22,7 +22,7 @@ const PIN = /^\s*[-*]?\s*([A-Za-z][\w.-]*)\s*(?:==|@|>=|~=)\s*v?(\d[\w.+-]*)/;
 const KNOWN_PACKAGES =
   'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib|scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton|nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle';
 const VERSION_IN_TEXT = new RegExp(
-  `(?:^|[\\s(\`*,|-])(${KNOWN_PACKAGES})(?:\\s+version)?\\s*(?:[:=]+|\\bis\\b)?\\s*v?(\\d+(?:\\.\\d+){0,3}(?:[+a-z][\\w.+-]*)?)(?![\\w.])`,
+  `(?:^|[\\s(\`*,|-])(${KNOWN_PACKAGES})(?:\\s+version)?\\s*(?:[:=]+|\\bis\\b)?\\s*v?(\\d+(?:\\.\\d+){0,3}(?:[+a-z][\\w.+-]*)?)(?!\\w|\\.\\d)`,
   'gi',
 );
 
@@ -74,7 +74,9 @@ function blockKind(lang: string, code: string): Block['kind'] {
   if (OUTPUT_LANGS.has(lang)) return 'output';
   if (lang === '') {
     // Printed metrics or errors make a block output even when some of its lines look like calls.
-    if (findErrorLines(code).length > 0 || code.split('\n').some((l) => l.length < 2000 && isMetricLine(l))) return 'output';
+    // Only the head is sampled: a pasted training log can be megabytes long.
+    const head = code.split('\n', 200);
+    if (findErrorLines(code).length > 0 || head.some((l) => l.length < 2000 && isMetricLine(l))) return 'output';
     return looksLikeCode(code) ? 'code' : 'output';
   }
   return 'other';
@@ -140,8 +142,9 @@ export function readReport(markdown: string): ReportReading {
   const tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
   const errorLines = [...new Set([...findErrorLines(pasted), ...findErrorLines(prose), ...(title ? findErrorLines(title) : [])])];
   const outputLines = pasted.split('\n').filter((l) => l.trim() !== '');
-  const metricLines = outputLines.filter((l) => l.length < 2000 && isMetricLine(l)).map((l) => l.trim());
   const points = parseMetricPoints(pasted);
+  const metricLines: string[] = [];
+  for (let i = 0; i < points.length; i += 1) if (i === 0 || points[i]?.lineNo !== points[i - 1]?.lineNo) metricLines.push(points[i]?.line ?? '');
 
   const expected: Symptom[] = [];
   const seen = new Set<string>();

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { readReport } from '../../src/symptoms/index.js';
+
+describe('readReport', () => {
+  it('separates code, pasted output and version blocks; reads title, versions and the expected crash', () => {
+    const md = [
+      '# RuntimeError: expected scalar type Float but found Double',
+      '',
+      'Running on Python 3.10 with CUDA 11.8 and PyTorch version: 1.13.1.',
+      '```python',
+      'import torch',
+      'x = torch.randn(2, 2, dtype=torch.float64)',
+      'torch.nn.Linear(2, 2)(x)',
+      '```',
+      'Output:',
+      '```',
+      'Traceback (most recent call last):',
+      '  File "bug.py", line 3, in <module>',
+      '    torch.nn.Linear(2, 2)(x)',
+      'RuntimeError: expected scalar type Float but found Double',
+      '```',
+      '```',
+      'numpy==1.26.4',
+      'torch==1.13.1',
+      '```',
+    ].join('\n');
+    const r = readReport(md);
+    expect(r.title).toBe('RuntimeError: expected scalar type Float but found Double');
+    expect(r.codeBlocks).toEqual([{ lang: 'python', code: 'import torch\nx = torch.randn(2, 2, dtype=torch.float64)\ntorch.nn.Linear(2, 2)(x)' }]);
+    expect(r.tracebacks.map((t) => t.exception.type)).toEqual(['RuntimeError']);
+    expect(r.versions).toEqual([
+      { name: 'python', version: '3.10' },
+      { name: 'cuda', version: '11.8' },
+      { name: 'torch', version: '1.13.1' },
+      { name: 'numpy', version: '1.26.4' },
+    ]);
+    expect(r.expected).toHaveLength(1);
+    expect(r.expected[0]).toMatchObject({ kind: 'dtype_mismatch', category: 'crash', exception: { type: 'RuntimeError', message: 'expected scalar type Float but found Double' } });
+    expect(r.lastOutputLine).toBe('RuntimeError: expected scalar type Float but found Double');
+    expect(r.outputText).toContain('Traceback (most recent call last):');
+  });
+
+  it('reads a silent bug from pasted training output: metric lines, series and pattern', () => {
+    const md = '# loss stays at 0.693\n\n```python\nfor epoch in range(3):\n    train()\n```\n\nI get:\n\n```\nEpoch 1/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 2/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 3/3 - loss: 0.6931 - accuracy: 0.5000\n```\n';
+    const r = readReport(md);
+    expect(r.metricLines).toHaveLength(3);
+    expect(r.metrics).toEqual([
+      { name: 'loss', values: [0.6931, 0.6931, 0.6931] },
+      { name: 'accuracy', values: [0.5, 0.5, 0.5] },
+    ]);
+    expect(r.expected.map((s) => `${s.kind}:${s.metric}`)).toEqual(['loss_not_decreasing:loss', 'accuracy_at_chance:accuracy']);
+  });
+
+  it('takes tracebacks from python-tagged blocks that hold only output, and error lines from prose', () => {
+    const md = 'I get\n```python\n  File "x/name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\nAttributeError: \'NoneType\' object has no attribute \'pop\'\n```\nor `IndexError: pop from empty list`';
+    const r = readReport(md);
+    expect(r.codeBlocks).toEqual([]);
+    expect(r.expected.map((s) => s.exception?.type)).toEqual(['AttributeError', 'IndexError']);
+  });
+
+  it('prose-only reports: symptoms described in words, with the sentence as evidence', () => {
+    const r = readReport('# Training problem\n\nAfter a few steps the loss becomes NaN. The model hangs at the end of the epoch.');
+    expect(r.codeBlocks).toEqual([]);
+    expect(r.expected.map((s) => s.kind)).toEqual(['nan_inf', 'timeout']);
+    expect(r.expected[0]?.evidence).toBe('After a few steps the loss becomes NaN.');
+    expect(r.lastOutputLine).toBe('');
+  });
+
+  it('an empty report and a report with no code and no error show nothing to match', () => {
+    for (const md of ['', '   \n', '# Question\n\nHow do I train a model faster? Thanks.']) {
+      const r = readReport(md);
+      expect(r.expected).toEqual([]);
+      expect(r.codeBlocks).toEqual([]);
+      expect(r.outputText).toBe('');
+    }
+  });
+
+  it('prefers the body over a truncated title', () => {
+    const md = '# RuntimeError: mean(): could not infer output dtype. Got...\n\n```\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```';
+    const r = readReport(md);
+    expect(r.expected).toHaveLength(1);
+    expect(r.expected[0]?.exception?.message).toMatch(/Got: Long$/);
+  });
+
+  it('reads a 5 MB report (a pasted training log) without failing', () => {
+    const md = `# Big\n\n\`\`\`python\nimport torch\n\`\`\`\n\n\`\`\`\n${'Epoch 1/10 - loss: 0.5 - accuracy: 0.5\n'.repeat(130_000)}RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n\`\`\`\n`;
+    expect(md.length).toBeGreaterThan(5_000_000);
+    const r = readReport(md);
+    expect(r.expected.map((s) => s.kind)).toEqual(['out_of_memory']);
+    expect(r.metrics.map((m) => [m.name, m.values.length])).toEqual([
+      ['loss', 130_000],
+      ['accuracy', 130_000],
+    ]);
+  });
+});
