@@ -5,8 +5,13 @@
  *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|unshare|none]
  *
  * Reads REPGEN_PYTHON like the executor. Target: ≤ 150 ms of overhead.
+ *
+ * On a shared host wall time includes the wait for a CPU, so the 1-minute load average is printed with the
+ * numbers. (Children's CPU time cannot stand in for it: bwrap exits without reaping its namespace's init, so
+ * that CPU never reaches this process's cutime.)
  */
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readLocalExecConfig } from '../../src/exec/config.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
@@ -30,6 +35,7 @@ if (warm.exitCode !== 0) throw new Error(`executor run failed: ${warm.infra?.mes
 
 const bare: number[] = [];
 const sandboxed: number[] = [];
+const load = loadavg()[0] ?? 0;
 // Interleaved so that load from other processes on the host hits both series alike.
 for (let i = 0; i < runs; i++) {
   let t = performance.now();
@@ -44,7 +50,7 @@ for (let i = 0; i < runs; i++) {
 
 const b = median(bare);
 const s = median(sandboxed);
-console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}`);
+console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}  load average: ${load.toFixed(2)}`);
 console.log(`bare python -c pass      median ${b.toFixed(1)} ms`);
 console.log(`through the executor     median ${s.toFixed(1)} ms`);
 console.log(`overhead ${(s - b).toFixed(1)} ms, ratio ${(s / b).toFixed(2)}x  (target ≤ 150 ms: ${s - b <= 150 ? 'met' : 'NOT met'})`);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 /**
+ * Invoked as `python -I -S -c LAUNCHER_SOURCE CPU_SECONDS DATA_BYTES SUBREAPER(0|1) ARGV...`.
+ *
  * A few lines of Python that sit between the sandbox and the script. Node cannot learn the resource usage of a
  * grandchild (libuv reaps children without rusage), so the launcher forks the script, sets its limits in the
  * child (RLIMIT_CPU, RLIMIT_DATA, no core dumps), waits with wait4() and reports exit status, CPU time and peak
@@ -11,23 +13,22 @@ import { z } from 'zod';
  * private writable memory, which is what a runaway tensor allocation consumes.
  *
  * Runs under `-I -S` so no PYTHON* variable or site package of the script's environment changes it; it only
- * needs the standard library of any Python 3.
+ * needs the standard library of any Python 3, and skips even `json` to start fast.
  */
 export const LAUNCHER_SOURCE = String.raw`
-import json, os, resource, signal, sys
-spec = json.loads(sys.argv[1])
-rep = os.fdopen(3, "w")
+import os, resource, signal, sys
+cpu, data, subreaper = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+argv = sys.argv[4:]
 os.set_inheritable(3, False)
-def say(obj):
-    rep.write(json.dumps(obj) + "\n"); rep.flush()
-say({"started": True})
+def say(line):
+    os.write(3, (line + "\n").encode())
+say('{"started": true}')
 def cap(kind, soft, hard):
     cur = resource.getrlimit(kind)[1]
     if cur != resource.RLIM_INFINITY:
         soft, hard = min(soft, cur), min(hard, cur)
     resource.setrlimit(kind, (soft, hard))
-argv = spec["argv"]
-if spec.get("subreaper"):
+if subreaper:
     # No pid namespace: orphans of the script re-parent to us instead of init, so they stay in reach.
     try:
         import ctypes
@@ -37,8 +38,8 @@ if spec.get("subreaper"):
 pid = os.fork()
 if pid == 0:
     try:
-        cap(resource.RLIMIT_CPU, spec["cpu"], spec["cpu"] + 5)
-        cap(resource.RLIMIT_DATA, spec["data"], spec["data"])
+        cap(resource.RLIMIT_CPU, cpu, cpu + 5)
+        cap(resource.RLIMIT_DATA, data, data)
         cap(resource.RLIMIT_CORE, 0, 0)
         # Python ignores SIGPIPE and SIGXFSZ; exec would pass that on to shell setup commands.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -46,7 +47,8 @@ if pid == 0:
         os.execv(argv[0], argv)
     except BaseException as e:
         try:
-            say({"execError": "%s: %s" % (argv[0], e)})
+            msg = ("%s: %s" % (argv[0], e)).replace("\\", "/").replace('"', "'").replace("\n", " ")
+            say('{"execError": "%s"}' % msg)
             sys.stderr.write("repgen: cannot execute %s: %s\n" % (argv[0], e)); sys.stderr.flush()
         finally:
             os._exit(127)
@@ -56,17 +58,7 @@ while True:
         break
     except InterruptedError:
         continue
-sig = None
-code = None
-if os.WIFSIGNALED(status):
-    n = os.WTERMSIG(status)
-    try:
-        sig = signal.Signals(n).name
-    except ValueError:
-        sig = "SIG%d" % n
-else:
-    code = os.WEXITSTATUS(status)
-if spec.get("subreaper"):
+if subreaper:
     # What the script left running (daemons, orphans) dies with it, as it would with a pid namespace.
     me = str(os.getpid())
     for _ in range(100):
@@ -92,8 +84,17 @@ if spec.get("subreaper"):
                 os.waitpid(k, 0)
             except OSError:
                 pass
-say({"exitCode": code, "signal": sig, "cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0, "maxRssKb": ru.ru_maxrss})
-os._exit(code if code is not None else 128 + os.WTERMSIG(status))
+if os.WIFSIGNALED(status):
+    n = os.WTERMSIG(status)
+    try:
+        name = signal.Signals(n).name
+    except ValueError:
+        name = "SIG%d" % n
+    code, sig = "null", '"%s"' % name
+else:
+    code, sig = str(os.WEXITSTATUS(status)), "null"
+say('{"exitCode": %s, "signal": %s, "cpuMs": %.3f, "maxRssKb": %d}' % (code, sig, (ru.ru_utime + ru.ru_stime) * 1000.0, ru.ru_maxrss))
+os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 `;
 
 /** One JSON line of the launcher's report channel. */

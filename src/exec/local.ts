@@ -102,19 +102,24 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       tmpDir,
     });
     isolation.notes.push(...envNotes);
+    if (isolation.network === 'host' && !req.network) log.warn({ notes: isolation.notes }, 'script runs without network isolation');
 
     const scriptArgv = [interpreter, req.entry, ...req.args];
     const target =
       req.setup.length > 0
         ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv]
         : scriptArgv;
-    const spec = {
-      argv: target,
-      cpu: req.limits.cpuSeconds,
-      data: req.limits.memoryMb * 1024 * 1024,
-      subreaper: plan.kind === 'none',
-    };
-    const inner = [interpreter, '-I', '-S', '-c', LAUNCHER_SOURCE, JSON.stringify(spec)];
+    const inner = [
+      interpreter,
+      '-I',
+      '-S',
+      '-c',
+      LAUNCHER_SOURCE,
+      String(req.limits.cpuSeconds),
+      String(req.limits.memoryMb * 1024 * 1024),
+      plan.kind === 'none' ? '1' : '0',
+      ...target,
+    ];
     const readOnlyPaths = [...config.readOnlyPaths];
     if (!BOUND_PREFIXES.some((p) => interpreter.startsWith(p))) readOnlyPaths.push(dirname(dirname(interpreter)));
     const { file, args } = buildSandboxArgv({ plan, network: req.network, workdir, readOnlyPaths, inner });
@@ -124,6 +129,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
 
     const collected = await collectOutputFiles(outDir, { inlineBytes: config.inlineFileBytes, maxFiles: config.maxOutputFiles });
     const notes = [...result.notes, ...collected.notes];
+    if (req.gpus > 0) notes.push(`${req.gpus} GPU(s) requested: the local executor runs on CPU only`);
     const { notes: _ignored, ...rest } = result;
     return { ...rest, files: collected.files, isolation, ...(notes.length ? { notes } : {}) };
   }
