@@ -209,6 +209,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
         last = { answer, verdict };
         continue;
       }
+      if (!script.endsWith('\n')) script += '\n';
       const verdict = await judgeCandidate(script, input, deps, signal);
       if (verdict.run) final = verdict.run;
       await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: verdict.outcome, feedback: verdict.feedback, script, durationMs: now() - started, tokens: usage.inputTokens + usage.outputTokens - before });

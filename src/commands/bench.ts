@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { CliIo, Command } from '../cli/io.js';
+import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { CancelledError, UsageError } from '../errors.js';
+import { createExecutor, readExecConfig } from '../exec/index.js';
+import { reproSettingsFromEnv } from '../pipeline/settings.js';
+import { benchMarkdown, benchTotals, type BenchCase } from './bench-report.js';
+import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
+import { reproduceOnce, wireLlm, type ReproduceWiring } from './reproduce.js';
+
+const HELP = `usage: repgen bench DIR [--llm none|anthropic|openai] [--model M] [--out FILE] [--concurrency N]
+
+Runs 'repgen reproduce' on every case folder of DIR (a folder with issue.md and, optionally, repo/ and
+case.json) and writes a markdown table (FILE) and JSON (FILE with .json): per case the status, attempts,
+time, tokens, cost; totals by symptom kind. When a case has case.json and a judge.py is found (DIR/judge.py,
+DIR/../judge.py, or REPGEN_BENCH_JUDGE), the judge's verdict on the final run's own output is recorded, and
+any 'reproduced' it does not confirm is listed as a false positive. Per-case files go to FILE's folder,
+under bench-cases/<case>/.
+
+options:
+  --llm PROVIDER     as for reproduce (default: from the environment, else none)
+  --model M          model name
+  --out FILE         markdown table (default ./bench-results.md; JSON next to it)
+  --concurrency N    cases at a time (default 1: each run already uses the CPU)
+
+Exit status: 0 when every case ran and there is no false positive; 1 when the judge refuted a
+'reproduced'; 2 bad arguments.
+`;
+
+const CaseJson = z.object({ symptom: z.string().optional(), expected_last_line: z.string().optional(), offline_feasible: z.boolean().optional() }).loose();
+
+async function exists(p: string): Promise<boolean> {
+  return access(p).then(() => true, () => false);
+}
+
+async function findJudge(dir: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+  for (const p of [env.REPGEN_BENCH_JUDGE, join(dir, 'judge.py'), join(dirname(dir), 'judge.py')]) if (p && (await exists(p))) return p;
+  return null;
+}
+
+/** Runs judge.py CASE_DIR RUN_OUTPUT SCRIPT; it exits 0 when the run shows the recorded bug. */
+function runJudge(python: string, judge: string, caseDir: string, outputFile: string, scriptFile: string): Promise<{ reproduced: boolean; line: string }> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(python, [judge, caseDir, outputFile, scriptFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.on('error', (err) => resolvePromise({ reproduced: false, line: `judge failed to start: ${err.message}` }));
+    child.on('close', (code) => resolvePromise({ reproduced: code === 0, line: out.trim().split('\n').pop() ?? '' }));
+  });
+}
+
+export async function runBenchCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
+  const parsed = parseCliArgs(argv, { llm: { type: 'string' }, model: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' } }, { positionals: 1 });
+  if (!parsed) {
+    io.stdout(HELP);
+    return 0;
+  }
+  const dirArg = parsed.positionals[0];
+  if (!dirArg) throw new UsageError('DIR is required: a folder of case folders, each with an issue.md');
+  const dir = resolve(io.cwd, dirArg);
+  const st = await stat(dir).catch(() => null);
+  if (!st?.isDirectory()) throw new UsageError(`'${dirArg}' is not a directory`);
+  const concurrency = numberOption('concurrency', parsed.values.concurrency) ?? 1;
+  const outFile = resolve(io.cwd, parsed.values.out ?? 'bench-results.md');
+  const caseIds: string[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isDirectory() && (await exists(join(dir, entry.name, 'issue.md')))) caseIds.push(entry.name);
+  }
+  if (!caseIds.length) throw new UsageError(`no case folders in '${dirArg}' (a case folder holds an issue.md)`);
+
+  const settings = reproSettingsFromEnv(io.env);
+  const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' } : await wireLlm(io, parsed.values.llm, parsed.values.model);
+  const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
+  const judge = await findJudge(dir, io.env);
+  const judgePython = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
+  const secrets = hostSecrets(io.env);
+  io.stderr(`repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`);
+
+  const results: BenchCase[] = new Array(caseIds.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < caseIds.length) {
+      const i = next++;
+      const id = caseIds[i] ?? '';
+      const caseDir = join(dir, id);
+      const caseJson = (await exists(join(caseDir, 'case.json')))
+        ? CaseJson.safeParse(JSON.parse(await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => '{}'))).data ?? null
+        : null;
+      const repo = (await exists(join(caseDir, 'repo'))) ? join(caseDir, 'repo') : undefined;
+      const issueText = await readIssueFile(join(caseDir, 'issue.md'));
+      const evidence = await reproduceOnce({ issueText, repoDir: repo, settings, llm, llmReason: reason, executor, quiet: true }, io, wiring.signal);
+      const o = evidence.outcome;
+      const caseOut = join(dirname(outFile), 'bench-cases', id);
+      const files = await writeReproFiles(caseOut, evidence, secrets);
+      let judgeLine: string | null = null;
+      let judgeReproduced: boolean | null = null;
+      if (judge && caseJson && evidence.finalRun && files.script) {
+        const outputFile = join(caseOut, 'final-run-output.txt');
+        await writeFile(outputFile, evidence.finalRun.output);
+        const verdict = await runJudge(judgePython, judge, caseDir, outputFile, files.script);
+        judgeLine = verdict.line;
+        judgeReproduced = verdict.reproduced;
+      } else if (judge && caseJson) judgeLine = 'no run to judge';
+      const kind = o.expected[0]?.kind ?? 'none';
+      results[i] = {
+        id,
+        status: o.status,
+        summary: o.summary,
+        symptom: caseJson?.symptom ?? o.expected[0]?.category ?? 'unknown',
+        kind,
+        attempts: o.attempts.length,
+        durationMs: o.durationMs,
+        tokens: o.usage.inputTokens + o.usage.outputTokens,
+        costUsd: o.usage.costUsd,
+        confirmation: o.confirmation ? `${o.confirmation.reproducedRuns}/${o.confirmation.totalRuns}` : '—',
+        offlineFeasible: caseJson?.offline_feasible ?? null,
+        judge: judgeLine,
+        judgeReproduced,
+        blockers: o.blockers ?? [],
+      };
+      io.stderr(`repgen bench: ${id}: ${o.status} (${(o.durationMs / 1000).toFixed(1)} s)${judgeLine ? `; judge: ${judgeLine}` : ''}\n`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, caseIds.length) }, () => worker()));
+  } catch (err) {
+    if (err instanceof CancelledError) {
+      io.stderr('repgen bench: cancelled\n');
+      return 1;
+    }
+    throw err;
+  }
+  const md = benchMarkdown(results, { dir: dirArg, llm: llm ? reason : 'none' });
+  await mkdir(dirname(outFile), { recursive: true });
+  await writeFile(outFile, md);
+  const jsonFile = outFile.replace(/\.md$/, '') + '.json';
+  await writeFile(jsonFile, `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, cases: results, totals: benchTotals(results) }, null, 2)}\n`);
+  io.stdout(md);
+  io.stderr(`repgen bench: wrote ${outFile} and ${jsonFile}\n`);
+  return benchTotals(results).falsePositives.length ? 1 : 0;
+}
+
+export const command: Command = {
+  summary: 'run reproduce over a folder of cases; table + JSON, judge-checked',
+  help: HELP,
+  run: (args, io) => runBenchCommand(args, io),
+};

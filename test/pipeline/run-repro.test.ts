@@ -1,0 +1,248 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import type { ContextResult } from '../../src/context/types.js';
+import { CancelledError } from '../../src/errors.js';
+import { createLlmClient } from '../../src/llm/index.js';
+import type { LlmClient } from '../../src/llm/types.js';
+import { silentLogger } from '../../src/log.js';
+import { runReproWithEvidence, type ReproDeps } from '../../src/pipeline/run-repro.js';
+import { ReproSettings, type ReproSettingsInput } from '../../src/pipeline/settings.js';
+import type { StageName } from '../../src/pipeline/types.js';
+import { startScriptedAnthropicServer, type AnthropicResponse, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import { FakeExecutor, type FakeResponder } from '../fakes/fake-executor.js';
+import {
+  answer,
+  CRASH_ISSUE,
+  FAKED_SCRIPT,
+  GOOD_SCRIPT,
+  IRRELEVANT_SCRIPT,
+  simulate,
+  STATIC_ERROR_SCRIPT,
+  SYNTAX_ERROR_SCRIPT,
+  WRONG_SCRIPT,
+} from '../fakes/repro-fixtures.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+// pylint adds ~1.5 s a script and finds nothing pyflakes misses in these scripts: off for speed here.
+const checker = createPyflakesChecker({ pylint: false });
+
+/** The restructured report the model gives first (stage 2), before any script. */
+const REPORT_ANSWER = '```json\n' + JSON.stringify({
+  coreProblem: 'nn.Linear called on a batch with the wrong number of features',
+  observed: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)',
+  expected: 'not stated',
+  steps: ['build nn.Linear(5, 2)', 'call it on a (4, 3) batch'],
+  environment: { framework: 'pytorch', hardware: 'not stated', data: 'a (4, 3) float batch' },
+}) + '\n```';
+
+/** A model over the Anthropic wire fake: the report answer first, then the scripted agent answers. */
+async function llmOver(responses: AnthropicResponse[], { report = true } = {}): Promise<LlmClient> {
+  server = await startScriptedAnthropicServer(report ? [REPORT_ANSWER, ...responses] : responses);
+  const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1, timeoutMs: 5_000 });
+  if (!llm) throw new Error('expected a client');
+  return llm;
+}
+
+/** The messages of the agent's i-th model call (0-based; the report call comes before them). */
+function promptOf(i: number): string {
+  const body = server?.requests[i + 1]?.body as { messages: { role: string; content: string }[] } | undefined;
+  return body?.messages.map((m) => m.content).join('\n---\n') ?? '';
+}
+
+async function reproduce(
+  opts: { issue?: string; llm?: LlmClient | null; respond?: FakeResponder; settings?: ReproSettingsInput; deps?: Partial<ReproDeps>; repoDir?: string },
+  signal?: AbortSignal,
+) {
+  const executor = new FakeExecutor(opts.respond ?? simulate);
+  const stages: StageName[] = [];
+  const evidence = await runReproWithEvidence(
+    { issue: { title: '', body: opts.issue ?? CRASH_ISSUE }, repoDir: opts.repoDir, settings: ReproSettings.parse({ pylint: false, ...opts.settings }) },
+    { executor, llm: opts.llm ?? null, checker, log: silentLogger, progress: (s) => void stages.push(s), ...opts.deps },
+    signal,
+  );
+  return { evidence, outcome: evidence.outcome, executor, stages };
+}
+
+describe('runRepro: one loop test per exit status', () => {
+  it('reproduced: a generated script shows the crash, confirmed by 3 seeded re-runs', async () => {
+    const llm = await llmOver([answer(GOOD_SCRIPT)]);
+    const { outcome, executor, stages } = await reproduce({ llm });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.confirmation).toEqual({ reproducedRuns: 3, totalRuns: 3 });
+    expect(outcome.attempts).toHaveLength(1);
+    expect(outcome.attempts[0]).toMatchObject({ n: 1, tier: 1, outcome: 'reproduced' });
+    expect(outcome.script).toBe(GOOD_SCRIPT);
+    // probe, the attempt, three confirmations with distinct seeds
+    expect(executor.requests.map((r) => r.seed ?? null)).toEqual([null, 0, 1, 1001, 2001]);
+    expect(outcome.usage.inputTokens).toBeGreaterThan(0);
+    expect(outcome.environment).toMatchObject({ torch: '1.13.0', cuda: 'no', executor: 'fake' });
+    expect(stages).toEqual(expect.arrayContaining(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']));
+  });
+
+  it('not_reproduced: five wrong scripts on the only bundle, then it stops', async () => {
+    const llm = await llmOver(Array.from({ length: 5 }, () => answer(WRONG_SCRIPT)));
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.status).toBe('not_reproduced');
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(Array(5).fill('run_mismatch'));
+    expect(outcome.summary).toMatch(/no attempt reproduced the bug \(5 tier-1 attempts over the report alone\)/);
+    expect(server?.remaining()).toBe(0);
+  });
+
+  it('needs_info: no code, no model — and it lists exactly what the report lacks', async () => {
+    const { outcome, executor } = await reproduce({ issue: CRASH_ISSUE.replace('torch==2.4.0', '') });
+    expect(outcome.status).toBe('needs_info');
+    expect(outcome.needsInfo.join('\n')).toMatch(/the code that triggers the bug/);
+    expect(outcome.needsInfo.join('\n')).toMatch(/versions: the framework/);
+    expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(0);
+  });
+
+  it('needs_info: a report that shows no error or output at all', async () => {
+    const { outcome } = await reproduce({ issue: '# My model is weird\n\nIt does not work well, please help.\n' });
+    expect(outcome.status).toBe('needs_info');
+    expect(outcome.summary).toMatch(/nothing a run could be checked against/);
+    expect(outcome.needsInfo.join('\n')).toMatch(/what the bug looks like/);
+  });
+
+  it('exit_budget: the token budget runs out before the bug shows', async () => {
+    const llm = await llmOver([{ text: answer(WRONG_SCRIPT), usage: { input_tokens: 900, output_tokens: 200 } }]);
+    const { outcome } = await reproduce({ llm, settings: { maxTokens: 1000 } });
+    expect(outcome.status).toBe('exit_budget');
+    expect(outcome.summary).toMatch(/token budget \(1000\) is spent \(\d+ used\)/);
+    expect(outcome.usage.inputTokens + outcome.usage.outputTokens).toBeGreaterThanOrEqual(1100);
+    expect(outcome.attempts).toHaveLength(1);
+  });
+
+  it('exit_budget: the attempt cap and the wall clock', async () => {
+    const llm = await llmOver([answer(WRONG_SCRIPT), answer(WRONG_SCRIPT)]);
+    const capped = await reproduce({ llm, settings: { maxAttempts: 2 } });
+    expect(capped.outcome.status).toBe('exit_budget');
+    expect(capped.outcome.summary).toMatch(/cap of 2 tier-1 attempts/);
+    await server?.close();
+    const llm2 = await llmOver([]);
+    let t = 0;
+    const late = await reproduce({ llm: llm2, settings: { wallClockMs: 1000 }, deps: { now: () => (t += 1000) } });
+    expect(late.outcome.status).toBe('exit_budget');
+    expect(late.outcome.summary).toMatch(/wall-clock budget/);
+  });
+
+  it('exit_infra: the executor cannot run anything', async () => {
+    const { outcome } = await reproduce({ respond: () => ({ exitCode: null, infra: { kind: 'spawn_failed', message: 'python3: not found' } }) });
+    expect(outcome.status).toBe('exit_infra');
+    expect(outcome.summary).toMatch(/spawn_failed: python3: not found/);
+  });
+
+  it('exit_infra: the model rejects the API key', async () => {
+    const llm = await llmOver([{ error: 'authentication_error' }]);
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.status).toBe('exit_infra');
+    expect(outcome.summary).toMatch(/model is unavailable/);
+  });
+});
+
+describe('runRepro: refinement feeds every failure back', () => {
+  it('refines after a syntax error (tree-sitter), with the line in the feedback', async () => {
+    const llm = await llmOver([answer(SYNTAX_ERROR_SCRIPT), answer(GOOD_SCRIPT)]);
+    const { outcome, executor } = await reproduce({ llm });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['syntax_error', 'reproduced']);
+    expect(outcome.attempts[0]?.feedback).toMatch(/does not parse as Python:\nline 3/);
+    expect(promptOf(1)).toMatch(/failed at the structural \(tree-sitter parse\) check/);
+    expect(executor.scripts().filter((s) => s.includes('def build(:'))).toHaveLength(0);
+  });
+
+  it('refines after a static error (pyflakes undefined name)', async () => {
+    const llm = await llmOver([answer(STATIC_ERROR_SCRIPT), answer(GOOD_SCRIPT)]);
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['static_error', 'reproduced']);
+    expect(outcome.attempts[0]?.feedback).toMatch(/undefined name 'np' \[pyflakes\]/);
+    expect(promptOf(1)).toContain("undefined name 'np'");
+  });
+
+  it('refines after a wrong symptom, with expected vs observed and the output', async () => {
+    const llm = await llmOver([answer(WRONG_SCRIPT), answer(GOOD_SCRIPT)]);
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['run_mismatch', 'reproduced']);
+    const refine = promptOf(1);
+    expect(refine).toMatch(/Expected: RuntimeError: mat1 and mat2 shapes cannot be multiplied/);
+    expect(refine).toMatch(/Observed: .*expected scalar type Long but found Float/);
+    expect(refine).toContain('out = layer(x.long())');
+  });
+
+  it('rejects a faked bug (raising the reported exception itself) without running it', async () => {
+    const llm = await llmOver([answer(FAKED_SCRIPT), answer(IRRELEVANT_SCRIPT), answer(GOOD_SCRIPT)]);
+    const { outcome, executor } = await reproduce({ llm });
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['faked_bug', 'irrelevant', 'reproduced']);
+    expect(outcome.attempts[0]?.feedback).toMatch(/raises RuntimeError itself/);
+    expect(outcome.attempts[1]?.feedback).toMatch(/uses none of what the report is about/);
+    expect(executor.scripts().some((s) => s.includes('raise RuntimeError'))).toBe(false);
+    expect(outcome.status).toBe('reproduced');
+  });
+
+  it('switches to the next context bundle after 5 failures on one', async () => {
+    const context: ContextResult = {
+      bundles: [
+        { rank: 1, tokens: 10, chunks: [{ path: 'a.py', startLine: 1, endLine: 2, kind: 'function', symbol: 'first', score: 1, reasons: ['bm25 rank 1'], text: 'def first_bundle_code(): pass' }] },
+        { rank: 2, tokens: 10, chunks: [{ path: 'b.py', startLine: 1, endLine: 2, kind: 'function', symbol: 'second', score: 0.5, reasons: ['bm25 rank 2'], text: 'def second_bundle_code(): pass' }] },
+      ],
+      trainingLoops: [],
+      semantic: 'off: test',
+      timings: {},
+    };
+    const llm = await llmOver([...Array.from({ length: 5 }, () => answer(WRONG_SCRIPT)), answer(GOOD_SCRIPT)]);
+    const { outcome, evidence } = await reproduce({ llm, repoDir: '/nonexistent-repo', deps: { buildContext: async () => context } });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.attempts.map((a) => a.bundle)).toEqual([1, 1, 1, 1, 1, 2]);
+    expect(promptOf(4)).toContain('first_bundle_code');
+    expect(promptOf(5)).toContain('second_bundle_code');
+    expect(promptOf(5)).not.toContain('first_bundle_code');
+    expect(evidence.context).toMatchObject({ bundles: 2, ranks: [1, 2] });
+  });
+
+  it('a failing context builder is said and skipped, not fatal', async () => {
+    const llm = await llmOver([answer(GOOD_SCRIPT)]);
+    const { outcome } = await reproduce({ llm, repoDir: '/x', deps: { buildContext: async () => { throw new Error('repo is not a directory'); } } });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.notes?.join('\n')).toMatch(/context building failed \(repo is not a directory\)/);
+  });
+});
+
+describe('runRepro: a model that answers garbage or nothing', () => {
+  it('feeds a malformed answer back once, then counts a failed attempt — never a crash', async () => {
+    const llm = await llmOver(['I am sorry, I cannot write that.', '', { raw: '{not json', status: 200 }, answer(GOOD_SCRIPT)]);
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['llm_malformed', 'llm_malformed', 'reproduced']);
+    expect(promptOf(1)).toMatch(/could not be used: it has no ```python code block/);
+    expect(outcome.status).toBe('reproduced');
+  });
+
+  it('ends not_reproduced when every answer is empty', async () => {
+    const llm = await llmOver(Array.from({ length: 10 }, () => ''));
+    const { outcome } = await reproduce({ llm });
+    expect(outcome.status).toBe('not_reproduced');
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(Array(5).fill('llm_malformed'));
+  });
+});
+
+describe('runRepro: cancellation', () => {
+  it('throws CancelledError mid-run and stops the executor', async () => {
+    const llm = await llmOver([answer(GOOD_SCRIPT)]);
+    const controller = new AbortController();
+    const respond: FakeResponder = (req, script) => (req.entry === 'repro.py' ? { ...simulate(req, script), delayMs: 10_000 } : simulate(req, script));
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 300);
+    await expect(reproduce({ llm, respond }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('throws CancelledError when the model call is in flight', async () => {
+    const llm = await llmOver([{ hang: true }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    await expect(reproduce({ llm }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+  });
+});
