@@ -204,7 +204,8 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
         return latest;
       }
 
-      function startLogs(pod: PodView): void {
+      function startLogs(pod: PodView, afterVerdict = false): void {
+        if (done && !afterVerdict) return;
         const podName = pod.metadata?.name;
         const state = containerStatus(pod)?.state;
         if (!podName || logStreams.has(podName) || !(state?.running || state?.terminated)) return;
@@ -322,6 +323,8 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
       const ticker = setInterval(evaluate, tickMs);
       const onAbort = () => finish({ kind: 'aborted' });
       signal?.addEventListener('abort', onAbort, { once: true });
+      // An abort while the objects were being created fired before this listener existed.
+      if (signal?.aborted) onAbort();
 
       try {
         const verdict = await verdictPromise;
@@ -346,7 +349,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
         const pod = currentPod();
         const podName = pod?.metadata?.name;
         if (!podName) return null;
-        if (verdict.kind === 'finished' && !logStreams.has(podName)) startLogs(pod);
+        if (verdict.kind === 'finished' && !logStreams.has(podName)) startLogs(pod, true);
         const stream = logStreams.get(podName);
         if (stream) await Promise.race([stream.sink.ended, sleep(verdict.kind === 'finished' ? logGraceMs : 1000)]);
         let text = stream?.sink.text() ?? '';

@@ -44,6 +44,8 @@ interface Fault {
   status: number;
   times: number;
   headers: Record<string, string>;
+  /** Do the request, then answer the fault anyway (a response lost on the way back). */
+  land: boolean;
 }
 
 interface Watcher {
@@ -137,6 +139,8 @@ function killTree(pid: number | undefined): void {
 
 export class FakeKubeApi {
   readonly requests: RecordedRequest[] = [];
+  /** Every object created through the API, as it was sent (kept after deletion). */
+  readonly created: Array<{ kind: string; object: Obj }> = [];
   private server!: Server;
   private rv = 1;
   private compactedRv = 0;
@@ -181,9 +185,12 @@ export class FakeKubeApi {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  /** The next `times` requests matching method and path answer `status` (with e.g. a Retry-After header). */
-  failNext(method: string, path: RegExp, statusCode: number, times = 1, headers: Record<string, string> = {}): void {
-    this.faults.push({ method, path, status: statusCode, times, headers });
+  /**
+   * The next `times` requests matching method and path answer `status` (with e.g. a Retry-After header).
+   * With `land`, the request is carried out first and only its answer is replaced.
+   */
+  failNext(method: string, path: RegExp, statusCode: number, { times = 1, headers = {}, land = false }: { times?: number; headers?: Record<string, string>; land?: boolean } = {}): void {
+    this.faults.push({ method, path, status: statusCode, times, headers, land });
   }
 
   /**
@@ -253,8 +260,26 @@ export class FakeKubeApi {
     const fault = this.faults.find((f) => f.method === method && f.path.test(url.pathname) && f.times > 0);
     if (fault) {
       fault.times -= 1;
-      return send(fault.status, status(fault.status, 'Injected', `injected ${fault.status}`), fault.headers);
+      const answer = () => send(fault.status, status(fault.status, 'Injected', `injected ${fault.status}`), fault.headers);
+      if (!fault.land) return answer();
+      return this.route(method, url, query, body, () => undefined, res, answer);
     }
+    return this.route(method, url, query, body, send, res);
+  }
+
+  private route(
+    method: string,
+    url: URL,
+    query: Record<string, string>,
+    body: Obj | undefined,
+    reply: (code: number, obj: Obj, headers?: Record<string, string>) => void,
+    res: ServerResponse,
+    after?: () => void,
+  ): void {
+    const send = (code: number, obj: Obj, headers: Record<string, string> = {}) => {
+      reply(code, obj, headers);
+      after?.();
+    };
     const m = /^\/(?:api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/(configmaps|jobs|pods)(?:\/([^/]+))?(?:\/(log))?$/.exec(url.pathname);
     if (!m) return send(404, status(404, 'NotFound', `no route ${url.pathname}`));
     const [, ns, kind, name, sub] = m as unknown as [string, string, Kind, string | undefined, string | undefined];
@@ -276,6 +301,7 @@ export class FakeKubeApi {
       const obj = clone(body!);
       obj.metadata = { ...obj.metadata, name: objName, namespace: ns, uid: randomUUID(), creationTimestamp: nowIso() };
       if (kind === 'jobs') obj.status = {};
+      this.created.push({ kind, object: clone(obj) });
       this.put(kind, obj, 'ADDED');
       if (kind === 'jobs') this.later(0, () => this.startJob(k));
       return send(201, clone(obj));
