@@ -66,7 +66,7 @@ export async function completeSnippet(input: SnippetInput, deps: { checker: Stat
   const neverCalled = new Set(parsed.definitions.filter((d) => !parsed.calledNames.has(d.name)).map((d) => d.name));
   for (const line of input.tracebackModuleLines ?? []) {
     const trimmed = line.trim();
-    if (!trimmed || body.includes(trimmed)) continue;
+    if (!trimmed || body.split('\n').some((l) => l.trim() === trimmed)) continue;
     const calls = [...trimmed.matchAll(/([A-Za-z_]\w*)\s*\(/g)].map((m) => m[1] ?? '');
     if (calls.some((c) => neverCalled.has(c))) {
       body = `${body}\n\n${trimmed}`;
@@ -113,7 +113,7 @@ export async function completeSnippet(input: SnippetInput, deps: { checker: Stat
     unresolved.splice(unresolved.indexOf(name), 1);
     edits.push({ action: 'synthesize_data', detail: `defined \`${name} = ${expr}\` (synthetic data shaped by the report's own sizes; its data is not in the report)` });
   }
-  if (data.length && !imports.includes(CONVENTIONAL_IMPORTS.torch ?? '') && /\btorch\b/.test(data.join('\n')) && !/^\s*import torch\b/m.test(body)) {
+  if (data.length && !imports.includes(CONVENTIONAL_IMPORTS.torch ?? '') && /\btorch\b/.test(data.join('\n')) && !/^\s*import\s+torch\s*(?:$|,|#)/m.test(body)) {
     imports.unshift('import torch');
   }
 

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { parsePyflakesOutput, parsePylintOutput } from '../../src/agent/static-checker.js';
+import { parsePython, pythonLikelihood } from '../../src/agent/python-syntax.js';
+
+describe('static check', () => {
+  it('reads pyflakes output: undefined names are errors, unused imports are warnings', () => {
+    const r = parsePyflakesOutput("<stdin>:1:1: 'os' imported but unused\n<stdin>:2:5: undefined name 'np'\n<stdin>:3:7: undefined name 'np'\n");
+    expect(r.undefinedNames).toEqual(['np']);
+    expect(r.findings.map((f) => f.severity)).toEqual(['warning', 'error', 'error']);
+  });
+
+  it('reads pylint -E output', () => {
+    expect(parsePylintOutput("repro.py:4:0: E1120: No value for argument 'x' in function call (no-value-for-parameter)")).toEqual([
+      { line: 4, message: "E1120: No value for argument 'x' in function call (no-value-for-parameter)", severity: 'error', tool: 'pylint' },
+    ]);
+  });
+
+  it('runs the real pyflakes (and pylint -E when installed) on a script', async () => {
+    const checker = createPyflakesChecker({ pylint: true });
+    const r = await checker.check('import torch\ndef f(x):\n    return x\nf()\nprint(np.zeros(3))\n');
+    expect(r.undefinedNames).toEqual(['np']);
+    expect(r.tools[0]).toBe('pyflakes');
+    if (r.tools.includes('pylint -E')) expect(r.findings.some((f) => f.tool === 'pylint' && /E1120/.test(f.message))).toBe(true);
+    const syntax = await checker.check('x = (1,\n');
+    expect(syntax.findings.some((f) => f.severity === 'error')).toBe(true);
+  });
+
+  it('parses Python with tree-sitter and tells it from other languages', async () => {
+    const p = await parsePython('def f(a, b=1):\n    return a\nclass M:\n    def __init__(self, n):\n        pass\nx = (1,\n');
+    expect(p.ok).toBe(false);
+    expect(p.problems[0]?.line).toBe(6);
+    expect(p.definitions.map((d) => [d.name, d.params])).toEqual([['f', ['a', 'b']], ['M', ['n']]]);
+    expect(await pythonLikelihood('import torch\nx = torch.ones(3)\nprint(x)\n')).toBe(1);
+    expect(await pythonLikelihood('Traceback (most recent call last):\n  File "x.py", line 3, in <module>\nRuntimeError: boom\n')).toBeLessThan(0.8);
+  });
+});
