@@ -131,14 +131,21 @@ export function chunkFile(file: RepoFile, py: PythonParser, nextId: number): { c
   const calls: string[][] = spans.map(() => []);
   const loops = spans.map(() => false);
   if (tree && parsed) {
+    // tree-sitter reports UTF-8 byte offsets; in an ASCII file they are string indices too, and slicing the
+    // string is much cheaper than asking wasm for each node's text.
+    const ascii = !/[^\x00-\x7f]/.test(file.text);
+    const textOf = (node: Node): string => (ascii ? file.text.slice(node.startIndex, node.endIndex) : node.text);
     for (const { name, node } of py.query.captures(tree.rootNode)) {
       const row = node.startPosition.row;
-      if (name === 'import') parseImport(node.text, imports, roots);
+      if (name === 'import') parseImport(textOf(node), imports, roots);
       else {
         const at = owner[row] ?? -1;
         if (at < 0) continue;
         if (name === 'loop') loops[at] = true;
-        else calls[at]!.push(node.text.replace(/\s+/g, ''));
+        else {
+          const callee = textOf(node);
+          calls[at]!.push(/\s/.test(callee) ? callee.replace(/\s+/g, '') : callee);
+        }
       }
     }
   } else if (file.language === 'python') {

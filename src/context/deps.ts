@@ -6,6 +6,8 @@ export interface RepoGraph {
   filesByPath: Map<string, FileInfo>;
   /** Dotted module name → file; also without a leading "src."/"lib." (src-layout packages). */
   filesByModule: Map<string, FileInfo>;
+  /** Each part of a chunk's symbol ("GroupNorm", "__init__") → chunk ids, for names quoted in a report. */
+  bySymbolPart: Map<string, number[]>;
 }
 
 export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
@@ -16,7 +18,16 @@ export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
     const stripped = f.module.replace(/^(?:src|lib|python)\./, '');
     if (!filesByModule.has(stripped)) filesByModule.set(stripped, f);
   }
-  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule };
+  const bySymbolPart = new Map<string, number[]>();
+  for (const chunk of chunks) {
+    if (!chunk.symbol) continue;
+    for (const part of new Set(chunk.symbol.split(/[.,]/))) {
+      const ids = bySymbolPart.get(part);
+      if (ids) ids.push(chunk.id);
+      else bySymbolPart.set(part, [chunk.id]);
+    }
+  }
+  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart };
 }
 
 /** Resolves `from ..x import y` relative to the importing module's package. */

@@ -21,7 +21,7 @@ import { readContextSettings, type ContextSettings } from './settings.js';
 import { tokenize } from './tokenize.js';
 import type { FoundLoop } from './training-loops.js';
 import type { ContextResult, TrainingLoop } from './types.js';
-import { walkRepo, type WalkResult } from './walk-repo.js';
+import { listRepoFiles, readListed, statFingerprint, walkRepo, type WalkResult } from './walk-repo.js';
 
 export type { ContextResult, ContextBundle, ContextChunk, TrainingLoop } from './types.js';
 export { ContextInputError } from './errors.js';
@@ -56,13 +56,16 @@ export interface BuildContextDeps {
 /** Where the index came from on this call. */
 export type CacheSource = 'memory' | 'disk' | 'built';
 
-/** Unique query terms kept, most repeated first: a report with a long log would otherwise query thousands. */
-const MAX_QUERY_TERMS = 200;
+/** Unique query terms kept: a report with a long log would otherwise query thousands. */
+const MAX_QUERY_TERMS = 64;
+/** Terms in more than this share of chunks say little (BM25 weighs them near zero) and cost the most to score. */
+const MAX_TERM_SHARE = 0.25;
 const CANDIDATES_PER_LEG = 200;
 /** Candidates the cross-encoder re-scores (it is the slow part of a query). */
 const CROSS_ENCODER_POOL = 30;
 
 let processLru: IndexLru | null = null;
+const contentMemo = new Map<string, { fingerprint: string; identity: string }>();
 const modelCache = new Map<string, Promise<Embedder | CrossEncoder>>();
 
 function now(): number {
@@ -131,8 +134,17 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
   let walked: WalkResult | null = null;
   let identity = await gitIdentity(repoDir);
   if (!identity) {
-    walked = await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
-    identity = contentIdentity(walked.files);
+    // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so a process
+    // remembers the hash against the files' sizes and mtimes and re-reads only when one of those moved.
+    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
+    const fingerprint = statFingerprint(listed);
+    const memo = contentMemo.get(repoDir);
+    if (memo?.fingerprint === fingerprint) identity = memo.identity;
+    else {
+      walked = await readListed(listed, skipped);
+      identity = contentIdentity(walked.files);
+      contentMemo.set(repoDir, { fingerprint, identity });
+    }
   }
   const key = settingsKey(identity, settings);
   timings.identifyMs = now() - t;
@@ -185,6 +197,42 @@ async function vectorsFor(index: RepoIndex, embedder: Embedder, settings: Contex
   index.vectors.set(embedder.name, vectors);
   t = now();
   return vectors;
+}
+
+/**
+ * Picks the query terms: without document frequencies, the most repeated; with them, the most informative
+ * (idf × damped count), dropping terms the repository does not have or has everywhere.
+ */
+function queryTerms(tokens: string[], index: RepoIndex): Array<[string, number]> {
+  const counts = [...weightedTerms(tokens)];
+  const df = index.lexical.documentFrequency?.bind(index.lexical);
+  if (!df) return counts.sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS * 3);
+  const n = index.chunks.length;
+  const scored = counts
+    .map(([term, count]) => ({ term, count, df: df(term) }))
+    .filter((t) => t.df > 0 && t.df <= Math.max(1, MAX_TERM_SHARE * n))
+    .map((t) => ({ ...t, value: Math.log(n / t.df) * (1 + Math.log(t.count)) }));
+  scored.sort((a, b) => b.value - a.value);
+  return scored.slice(0, MAX_QUERY_TERMS).map((t) => [t.term, t.count]);
+}
+
+/**
+ * Chunks that can hold an error phrase: those with the phrase's rarest word. Scanning every chunk's text for
+ * every phrase would cost tens of milliseconds per query on a large repository; the postings make it a lookup.
+ */
+function phraseCandidates(phrases: string[], index: RepoIndex): Set<number> | undefined {
+  const df = index.lexical.documentFrequency?.bind(index.lexical);
+  if (!df || !phrases.length) return undefined;
+  const scope = new Set<number>();
+  for (const phrase of phrases) {
+    const words = tokenize(phrase).filter((w) => df(w) > 0);
+    // A word the index lacks means no chunk holds the phrase.
+    if (words.length < tokenize(phrase).length) continue;
+    const rarest = words.sort((a, b) => df(a) - df(b))[0];
+    if (!rarest) continue;
+    for (const hit of index.lexical.search([rarest], index.chunks.length)) scope.add(hit.id);
+  }
+  return scope;
 }
 
 /** Orders the training loops for this report: ones already ranked first, then training over evaluation. */
@@ -250,7 +298,7 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
 
   let t = now();
   const signals = extractReportSignals(input.report);
-  const terms = [...weightedTerms(tokenize(signals.query))].sort((a, b) => b[1] - a[1]).slice(0, MAX_QUERY_TERMS);
+  const terms = queryTerms(tokenize(signals.query), index);
   const lexical = index.lexical.search(terms.flatMap(([term, n]) => Array<string>(n).fill(term)), CANDIDATES_PER_LEG);
   timings.lexicalQueryMs = now() - t;
   let semanticHits: Array<{ id: number; score: number }> = [];
@@ -266,7 +314,8 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
   }
   t = now();
   const loopIds = new Set(index.loops.map((l) => l.chunkId));
-  let ranked = rankCandidates({ graph: index.graph, signals, lexical, semantic: semanticHits, trainingLoopIds: loopIds });
+  const phraseScope = phraseCandidates(signals.errorPhrases, index);
+  let ranked = rankCandidates({ graph: index.graph, signals, lexical, semantic: semanticHits, trainingLoopIds: loopIds, ...(phraseScope ? { phraseScope } : {}) });
   timings.rankMs = now() - t;
   const crossEncoder = await resolveCrossEncoder(deps, settings, log);
   if (crossEncoder && ranked.length) {

@@ -15,20 +15,23 @@ export interface LexicalIndex {
   readonly adapter: LexicalAdapterName;
   /** Best-scoring chunk ids for already-tokenized query terms, best first. */
   search(terms: string[], limit: number): LexicalHit[];
-  /** A JSON string that `load` of the same adapter turns back into an index. */
-  serialize(): string;
+  /** Bytes that `load` of the same adapter turns back into an index. */
+  serialize(): Buffer | string;
+  /** How many documents hold the term, when the adapter knows cheaply (used to drop uninformative query terms). */
+  documentFrequency?(term: string): number;
 }
 
-export type LexicalAdapterName = 'lunr' | 'minisearch';
+export type LexicalAdapterName = 'lunr' | 'minisearch' | 'bm25';
 
 export interface LexicalAdapter {
   build(docs: Iterable<LexicalDoc>): LexicalIndex;
-  load(json: string): LexicalIndex;
+  load(data: Buffer | string): LexicalIndex;
 }
 
 /** Chooses the adapter; each is imported only when chosen. */
 export async function lexicalAdapter(name: LexicalAdapterName): Promise<LexicalAdapter> {
   if (name === 'lunr') return (await import('./lunr-index.js')).lunrAdapter;
+  if (name === 'bm25') return (await import('./bm25-index.js')).bm25Adapter;
   return (await import('./minisearch-index.js')).miniSearchAdapter;
 }
 

@@ -33,5 +33,5 @@ export const lunrAdapter: LexicalAdapter = {
     for (const doc of docs) builder.add({ id: String(doc.id), name: doc.name.join(' '), body: doc.body.join(' ') });
     return wrap(builder.build());
   },
-  load: (json: string) => wrap(lunr.Index.load(JSON.parse(json) as object)),
+  load: (data: Buffer | string) => wrap(lunr.Index.load(JSON.parse(data.toString()) as object)),
 };

@@ -37,5 +37,5 @@ export const miniSearchAdapter: LexicalAdapter = {
     for (const doc of docs) index.add({ id: doc.id, name: doc.name.join(' '), body: doc.body.join(' ') });
     return wrap(index);
   },
-  load: (json: string) => wrap(MiniSearch.loadJSON(json, OPTIONS)),
+  load: (data: Buffer | string) => wrap(MiniSearch.loadJSON(data.toString(), OPTIONS)),
 };

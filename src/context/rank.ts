@@ -51,6 +51,8 @@ export interface RankInput {
   semantic: Array<{ id: number; score: number }>;
   /** Chunk ids of training loops (for the re-ranker's feature). */
   trainingLoopIds: Set<number>;
+  /** Chunks worth searching for error phrases (those holding a phrase's rarest word); all when absent. */
+  phraseScope?: Iterable<number>;
 }
 
 /** Repository files a frame may name: the longest path suffix that matches wins (site-packages, /content/…). */
@@ -87,7 +89,7 @@ export function rankCandidates(input: RankInput): Candidate[] {
   });
   applyFrames(graph, signals.frames, get);
   applyIdentifiers(graph, signals.identifiers, get, byId);
-  applyErrorPhrases(graph, signals.errorPhrases, get);
+  applyErrorPhrases(graph, signals.errorPhrases, get, input.phraseScope);
   for (const c of byId.values()) {
     const chunk = graph.chunks[c.id]!;
     c.score += RERANK.kind[chunk.kind];
@@ -139,16 +141,16 @@ function applyIdentifiers(graph: RepoGraph, identifiers: string[], get: (id: num
     const last = ident.split('.').pop()!;
     if (last.length > 2) wanted.set(last, ident);
   }
-  for (const chunk of graph.chunks) {
-    if (!chunk.symbol) continue;
-    for (const part of chunk.symbol.split(/[.,]/)) {
-      const quoted = wanted.get(part);
-      // __init__ and friends name nothing in particular.
-      if (!quoted || part.startsWith('__')) continue;
-      const c = get(chunk.id);
+  const named = new Set<number>();
+  for (const [part, quoted] of wanted) {
+    // __init__ and friends name nothing in particular.
+    if (part.startsWith('__')) continue;
+    for (const id of graph.bySymbolPart.get(part) ?? []) {
+      if (named.has(id)) continue;
+      named.add(id);
+      const c = get(id);
       c.score += WEIGHTS.symbolQuoted;
       c.reasons.push(`report names ${quoted}`);
-      break;
     }
   }
   // Calls of quoted APIs only nudge chunks already retrieved: on their own they would pull in every caller.
@@ -161,9 +163,10 @@ function applyIdentifiers(graph: RepoGraph, identifiers: string[], get: (id: num
   }
 }
 
-function applyErrorPhrases(graph: RepoGraph, phrases: string[], get: (id: number) => Candidate): void {
+function applyErrorPhrases(graph: RepoGraph, phrases: string[], get: (id: number) => Candidate, scope?: Iterable<number>): void {
   if (!phrases.length) return;
-  for (const chunk of graph.chunks) {
+  for (const id of scope ?? graph.chunks.map((c) => c.id)) {
+    const chunk = graph.chunks[id]!;
     const found = phrases.find((p) => chunk.text.includes(p));
     if (!found) continue;
     const c = get(chunk.id);

@@ -28,9 +28,16 @@ function push(out: string[], token: string): void {
 }
 
 /** Tokens of a text, repeated as often as they occur (BM25 needs term frequency). */
+const SIMPLE = /^[a-z][a-z0-9]*$/;
+
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD)) {
+    // Most words are plain lower-case: skip the splitting work for them.
+    if (SIMPLE.test(m[0])) {
+      if (m[0].length >= 2 && m[0].length <= 60 && !STOP.has(m[0])) out.push(m[0]);
+      continue;
+    }
     // "self.x" and "cls.x" are attribute access on the instance: the name is the attribute.
     const dotted = m[0].replace(/^(?:self|cls)\./, '');
     const segments = dotted.split('.');

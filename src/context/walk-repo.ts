@@ -13,6 +13,23 @@ const SKIP_DIRS = new Set([
   'build', 'dist', '.eggs', '.tox', '.nox', '.mypy_cache', '.pytest_cache', '.ipynb_checkpoints', 'wandb',
 ]);
 
+/** Files read or stat'ed at once: enough to keep the disk busy, few enough to stay polite to the thread pool. */
+const IO_CONCURRENCY = 16;
+
+/** Maps over items with at most `limit` promises in flight, keeping the input order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** Text kinds indexed besides Python: configs often carry the hyper-parameters a report names. */
 const TEXT_EXTENSIONS = ['.yaml', '.yml', '.cfg', '.toml', '.ini'];
 
@@ -141,30 +158,65 @@ async function listWithGitignore(repoDir: string, skipped: Record<string, number
   return out;
 }
 
+export interface ListedFile {
+  path: string;
+  abs: string;
+  language: RepoFile['language'];
+  size: number;
+  mtimeMs: number;
+}
+
+/** The candidate files with their size and mtime, without reading them (cheap enough to run on every call). */
+export async function listRepoFiles(repoDir: string, { maxFileBytes }: { maxFileBytes: number }): Promise<{ listed: ListedFile[]; skipped: Record<string, number> }> {
+  const skipped: Record<string, number> = {};
+  const count = (why: string): void => { skipped[why] = (skipped[why] ?? 0) + 1; };
+  const paths = (await listWithGit(repoDir)) ?? (await listWithGitignore(repoDir, skipped));
+  const wanted: Array<{ path: string; abs: string; language: RepoFile['language'] }> = [];
+  for (const rel of paths.sort()) {
+    const path = rel.split(sep).join('/');
+    const language = languageOf(path);
+    if (!language) continue;
+    if (path.split('/').slice(0, -1).some(isSkippedDir)) { count('vendored'); continue; }
+    wanted.push({ path, abs: join(repoDir, rel), language });
+  }
+  const infos = await mapLimit(wanted, IO_CONCURRENCY, (w) => stat(w.abs).catch(() => null));
+  const listed: ListedFile[] = [];
+  for (const [i, w] of wanted.entries()) {
+    const info = infos[i];
+    if (!info?.isFile()) continue;
+    if (info.size > maxFileBytes) { count('huge'); continue; }
+    listed.push({ ...w, size: info.size, mtimeMs: info.mtimeMs });
+  }
+  return { listed, skipped };
+}
+
+/** What git's index also trusts: path, size and mtime of every candidate file. */
+export function statFingerprint(listed: ListedFile[]): string {
+  return listed.map((f) => `${f.path}\0${f.size}\0${f.mtimeMs}`).join('\n');
+}
+
 /**
  * Lists the files worth indexing: Python sources and small configs, honouring .gitignore (through git when the
  * folder is a work tree, else by reading the .gitignore files), skipping vendored folders, generated, binary
  * and huge files.
  */
 export async function walkRepo(repoDir: string, { maxFileBytes }: { maxFileBytes: number }): Promise<WalkResult> {
-  const skipped: Record<string, number> = {};
+  const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes });
+  return readListed(listed, skipped);
+}
+
+export async function readListed(listed: ListedFile[], skipped: Record<string, number>): Promise<WalkResult> {
   const count = (why: string): void => { skipped[why] = (skipped[why] ?? 0) + 1; };
-  const listed = (await listWithGit(repoDir)) ?? (await listWithGitignore(repoDir, skipped));
   const files: RepoFile[] = [];
-  for (const rel of listed.sort()) {
-    const path = rel.split(sep).join('/');
-    const language = languageOf(path);
-    if (!language) continue;
-    if (path.split('/').slice(0, -1).some(isSkippedDir)) { count('vendored'); continue; }
-    const abs = join(repoDir, rel);
-    const info = await stat(abs).catch(() => null);
-    if (!info?.isFile()) continue;
-    if (info.size > maxFileBytes) { count('huge'); continue; }
-    const buf = await readFile(abs);
+  const buffers = await mapLimit(listed, IO_CONCURRENCY, (f) => readFile(f.abs).catch(() => null));
+  for (const [i, f] of listed.entries()) {
+    const buf = buffers[i];
+    // Gone since it was listed (a checkout in progress): skip it rather than fail the build.
+    if (!buf) continue;
     if (buf.subarray(0, 8192).includes(0)) { count('binary'); continue; }
     const text = buf.toString('utf8');
-    if (looksGenerated(path, text)) { count('generated'); continue; }
-    files.push({ path, language, text });
+    if (looksGenerated(f.path, text)) { count('generated'); continue; }
+    files.push({ path: f.path, language: f.language, text });
   }
   return { files, skipped };
 }

@@ -8,7 +8,7 @@ const DOCS = [
   { id: 2, name: tokenize('resize_image vision/data/transforms'), body: tokenize("F.interpolate(img, size=(width, height), mode='bilinear')") },
 ];
 
-describe.each(['lunr', 'minisearch'] as LexicalAdapterName[])('lexical adapter %s', (name) => {
+describe.each(['bm25', 'lunr', 'minisearch'] as LexicalAdapterName[])('lexical adapter %s', (name) => {
   it('ranks by BM25 over code tokens and survives a serialize/load round trip', async () => {
     const adapter = await lexicalAdapter(name);
     const index = adapter.build(DOCS);

@@ -66,6 +66,14 @@ describe('buildContext on a DL-shaped fixture repository', () => {
     expect(primaries(result)).toContain('vision/losses.py::LabelSmoothingCrossEntropy.forward');
   });
 
+  it('finds code that raises the reported error message', async () => {
+    const report = { body: 'Building the model fails with\n\nValueError: num_channels must be divisible by num_groups (got 64 and 3)' };
+    const result = await buildContext({ repoDir: REPO, report, top: 3 }, lexicalOnly);
+    const top = result.bundles[0]!.chunks[0]!;
+    expect(top.symbol).toBe('GroupNorm.__init__');
+    expect(top.reasons).toContain('error text "num_channels must be divisible by num_groups" is in this code');
+  });
+
   it('bundles carry the dependency closure and the training loop within the token budget', async () => {
     const result = await buildContext({ repoDir: REPO, report: TRACEBACK_REPORT, top: 5, tokenBudget: 1500 }, lexicalOnly);
     for (const b of result.bundles) expect(b.tokens).toBeLessThanOrEqual(1500);
