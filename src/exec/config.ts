@@ -30,6 +30,11 @@ export const LocalExecConfig = z
     inlineFileBytes: z.number().int().min(0).default(65_536),
     /** At most this many files of $REPGEN_OUT are listed in a result. @defaultValue 200 */
     maxOutputFiles: z.number().int().positive().default(200),
+    /**
+     * Largest file a script may write, in MB (`REPGEN_MAX_FILE_MB`, RLIMIT_FSIZE): the work dir lives on the host's
+     * disk, and a runaway writer must fail with "File too large" before it fills it. @defaultValue 2048
+     */
+    maxFileMb: z.number().int().positive().default(2048),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -43,6 +48,7 @@ const LocalExecEnv = z.object({
   REPGEN_WORK_ROOT: z.string().min(1).optional(),
   REPGEN_SANDBOX_RO_PATHS: z.string().optional(),
   REPGEN_KEEP_WORKDIR: z.enum(['0', '1', 'true', 'false']).optional(),
+  REPGEN_MAX_FILE_MB: z.coerce.number().int().positive().optional(),
 });
 
 /** Reads the local executor's settings; a bad value is a SetupError naming the variable. */
@@ -61,6 +67,7 @@ export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): Local
     workRoot: e.REPGEN_WORK_ROOT,
     readOnlyPaths: roPaths,
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
+    maxFileMb: e.REPGEN_MAX_FILE_MB,
   });
   if (!config.success) {
     const issue = config.error.issues[0];

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
 /**
- * Invoked as `python -I -S -c LAUNCHER_SOURCE CPU_SECONDS DATA_BYTES SUBREAPER(0|1) ARGV...`.
+ * Invoked as `python -I -S -c LAUNCHER_SOURCE CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER(0|1) ARGV...`.
  *
  * A few lines of Python that sit between the sandbox and the script. Node cannot learn the resource usage of a
  * grandchild (libuv reaps children without rusage), so the launcher forks the script, sets its limits in the
- * child (RLIMIT_CPU, RLIMIT_DATA, no core dumps), waits with wait4() and reports exit status, CPU time and peak
+ * child (RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, no core dumps), waits with wait4() and reports exit status, CPU time and peak
  * RSS as JSON lines on fd 3, which the script itself cannot see (close-on-exec).
  *
  * RLIMIT_DATA rather than RLIMIT_AS: torch reserves far more address space than it touches, and an address-space
@@ -17,8 +17,8 @@ import { z } from 'zod';
  */
 export const LAUNCHER_SOURCE = String.raw`
 import os, resource, signal, sys
-cpu, data, subreaper = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
-argv = sys.argv[4:]
+cpu, data, fsize, subreaper = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+argv = sys.argv[5:]
 os.set_inheritable(3, False)
 def say(line):
     os.write(3, (line + "\n").encode())
@@ -41,6 +41,7 @@ if pid == 0:
         cap(resource.RLIMIT_CPU, cpu, cpu + 5)
         cap(resource.RLIMIT_DATA, data, data)
         cap(resource.RLIMIT_CORE, 0, 0)
+        cap(resource.RLIMIT_FSIZE, fsize, fsize)
         # Python ignores SIGPIPE and SIGXFSZ; exec would pass that on to shell setup commands.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)

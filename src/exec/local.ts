@@ -117,6 +117,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       LAUNCHER_SOURCE,
       String(req.limits.cpuSeconds),
       String(req.limits.memoryMb * 1024 * 1024),
+      String(config.maxFileMb * 1024 * 1024),
       plan.kind === 'none' ? '1' : '0',
       ...target,
     ];
@@ -171,6 +172,8 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
         stop();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
+      // An abort while the work dir was being written fired before the listener existed.
+      if (signal?.aborted) onAbort();
 
       child.stdout?.on('data', (chunk: Buffer) => {
         stdout.push(chunk);

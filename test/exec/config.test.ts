@@ -14,6 +14,7 @@ describe('readLocalExecConfig', () => {
       readOnlyPaths: [],
       inlineFileBytes: 65_536,
       maxOutputFiles: 200,
+      maxFileMb: 2048,
       keepWorkdir: false,
     });
   });
@@ -26,6 +27,7 @@ describe('readLocalExecConfig', () => {
         REPGEN_WORK_ROOT: '/var/tmp/repgen',
         REPGEN_SANDBOX_RO_PATHS: '/opt/venv:/srv/data',
         REPGEN_KEEP_WORKDIR: '1',
+        REPGEN_MAX_FILE_MB: '64',
       }),
     ).toMatchObject({
       python: '/opt/venv/bin/python',
@@ -33,6 +35,7 @@ describe('readLocalExecConfig', () => {
       workRoot: '/var/tmp/repgen',
       readOnlyPaths: ['/opt/venv', '/srv/data'],
       keepWorkdir: true,
+      maxFileMb: 64,
     });
   });
 
@@ -40,6 +43,7 @@ describe('readLocalExecConfig', () => {
     [{ REPGEN_SANDBOX: 'docker' }, /invalid REPGEN_SANDBOX/],
     [{ REPGEN_SANDBOX_RO_PATHS: 'relative/path' }, /readOnlyPaths/],
     [{ REPGEN_KEEP_WORKDIR: 'yes' }, /invalid REPGEN_KEEP_WORKDIR/],
+    [{ REPGEN_MAX_FILE_MB: '0' }, /invalid REPGEN_MAX_FILE_MB/],
   ])('rejects %o with a SetupError naming it', (env, message) => {
     expect(() => readLocalExecConfig(env)).toThrow(SetupError);
     expect(() => readLocalExecConfig(env)).toThrow(message);

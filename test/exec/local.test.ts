@@ -180,6 +180,17 @@ describe('local executor (auto sandbox)', () => {
     expect(r.stderr).toMatch(/can't allocate memory|MemoryError/);
   });
 
+  it('a script cannot write a file past REPGEN_MAX_FILE_MB (RLIMIT_FSIZE)', async () => {
+    const ex = createLocalExecutor({ workRoot, maxFileMb: 1 });
+    const r = await ex.run({
+      files: [{ path: 'a.py', content: 'import os\nwith open(os.environ["REPGEN_OUT"] + "/huge.bin", "wb") as f:\n    f.write(b"x" * (3 * 1024 * 1024))\n' }],
+      entry: 'a.py',
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('File too large');
+    expect(r.files[0]?.size).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   it('runs setup commands in the work dir before the script', async () => {
     const r = await executor.run({
       files: [{ path: 'a.py', content: 'print(open("made-by-setup.txt").read().strip())' }],
