@@ -66,11 +66,14 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
     const edits = snippet.edits.map((e) => e.detail);
     const base = { n: 1, tier: 0 as const, bundle: null, script: snippet.script, edits };
     const parsed = await parsePython(snippet.script);
+    // pyflakes compiles with CPython, which catches what tree-sitter forgives (inconsistent indentation).
+    const syntaxFinding = snippet.static.findings.find((f) => f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message));
     let attempt: AttemptRecord;
     if (snippet.unresolved.length) {
       attempt = { ...base, outcome: 'incomplete_code', feedback: `not run: the report's code uses ${snippet.unresolved.map((u) => `\`${u}\``).join(', ')} without defining ${snippet.unresolved.length === 1 ? 'it' : 'them'}` };
-    } else if (!parsed.ok) {
-      attempt = { ...base, outcome: 'syntax_error', feedback: `not run: the report's code does not parse (line ${parsed.problems[0]?.line ?? '?'}: ${parsed.problems[0]?.text ?? ''})` };
+    } else if (!parsed.ok || syntaxFinding) {
+      const where = syntaxFinding ? `line ${syntaxFinding.line}: ${syntaxFinding.message}` : `line ${parsed.problems[0]?.line ?? '?'}: ${parsed.problems[0]?.text ?? ''}`;
+      attempt = { ...base, outcome: 'syntax_error', feedback: `not run: the report's code does not parse (${where})` };
     } else if (input.plan.blockers.length) {
       attempt = { ...base, outcome: 'unavailable_here', feedback: `not run: ${input.plan.blockers.map((b) => b.what).join('; ')}` };
     } else {

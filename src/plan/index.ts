@@ -26,6 +26,16 @@ export function networkNeeds(code: string): string[] {
   return [...new Set(NETWORK_PATTERNS.filter((p) => p.re.test(code)).map((p) => p.what))];
 }
 
+const DATA_LOADER = /\b(?:ImageFolder|DatasetFolder|read_csv|read_excel|read_json|read_parquet|read_table|loadtxt|genfromtxt|np\.load|torch\.load|load_img|imread|Image\.open|flow_from_directory|image_dataset_from_directory|load_from_disk|h5py\.File)\s*\(/;
+const DATA_PATH = /(['"])((?:[A-Za-z]:[\\/]|\/(?:kaggle|content|home|Users|data|mnt|media|datasets|root|workspace)\/|~\/|\.{0,2}\/?[\w.-]+\/)[^'"\n]*|[^'"\n]*\.(?:csv|tsv|npy|npz|pt|pth|h5|hdf5|pkl|pickle|parquet|xlsx|jpg|jpeg|png|txt|json))\1/g;
+
+/** Data files the code loads from paths that exist only on the reporter's machine. */
+export function localDataNeeds(code: string): string[] {
+  if (!DATA_LOADER.test(code)) return [];
+  const paths = [...code.matchAll(DATA_PATH)].map((m) => m[2] ?? '').filter((p) => p && !/^https?:/.test(p) && !/\{/.test(p));
+  return [...new Set(paths)].slice(0, 3);
+}
+
 export interface PlanInput {
   report: ReportResult;
   /** The completed tier-0 script when there is one (imports already added), else the joined blocks. */
@@ -45,10 +55,11 @@ export function runPlan(input: PlanInput): ReproPlan {
   const blockers: Blocker[] = [
     ...networkNeeds(code).map((what) => ({ kind: 'network' as const, what: `${what}; runs here have no network` })),
     ...missingModules.map((m) => ({ kind: 'missing_package' as const, what: `package \`${m}\` is not installed in this runner's Python` })),
+    ...localDataNeeds(code).map((p) => ({ kind: 'data' as const, what: `the report's data file(s) (\`${p}\`), which are on the reporter's machine, not in the report` })),
   ];
   const versions = report.reading.versions.map((v) => `${v.name}==${v.version}`).join(', ');
   const here = probe ? Object.entries(probe.modules).filter(([, v]) => v && v !== 'installed').map(([k, v]) => `${k} ${v}`).join(', ') : 'unknown';
-  const loadsData = report.facts.dataDescriptions.some((d) => d.startsWith('code loads data')) || blockers.some((b) => b.kind === 'network');
+  const loadsData = report.facts.dataDescriptions.some((d) => d.startsWith('code loads data')) || blockers.some((b) => b.kind !== 'missing_package');
   const dataStrategy: ReproPlan['dataStrategy'] = loadsData ? 'synthetic' : code.trim() ? 'report_code' : 'synthetic';
   const expected = report.reading.expected;
   const assertion = expected.length

@@ -8,7 +8,7 @@ export type PlanStep = z.infer<typeof PlanStep>;
 
 /** What the run environment can and cannot give this report (network, packages). */
 export const Blocker = z.object({
-  kind: z.enum(['network', 'missing_package']),
+  kind: z.enum(['network', 'missing_package', 'data']),
   /** "a torchvision dataset download (download=True)", "package `transformers` is not installed here". */
   what: z.string(),
 });

@@ -21,7 +21,7 @@ function looksLikeOtherLanguage(code: string): boolean {
   return /#include\s*[<"]|\bint\s+main\s*\(|\bstd::|\bpublic\s+static\s+void\b|\bconsole\.log\(|\bfunction\s+\w+\s*\(.*\)\s*\{|^\s*(?:const|let)\s+\w+\s*=.*;\s*$|\bfn\s+main\s*\(|\bpackage\s+main\b/m.test(code);
 }
 
-const HARDWARE = /\b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?|TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*|cuda:\d|\.cuda\(\)|CPU[- ]only|on (?:the )?CPU|no GPU|multi-GPU|DataParallel|DistributedDataParallel)\b/gi;
+const HARDWARE = /\b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?|TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*|cuda:\d|CPU[- ]only|on (?:the )?CPU|no GPU|multi-GPU|DataParallel|DistributedDataParallel)\b|\.cuda\(\)/gi;
 
 const DATA = /\b(?:dataset|data set|dataloader|csv|tsv|parquet|images?|samples?|MNIST|FashionMNIST|CIFAR-?\d+|ImageNet|COCO|IMDB|SST-?2|GLUE|shape|torch\.Size|batch of|my data|training data|\.npy|\.h5|\.pkl)\b/i;
 

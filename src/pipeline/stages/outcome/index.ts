@@ -15,6 +15,8 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
       out.push(`Python code that triggers the bug: the report's code is not Python (${langs}: \`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces Python deep-learning bugs`);
     } else out.push('the code that triggers the bug: a minimal Python snippet (the report has none)');
   }
+  const tier0 = agentAttempt0(snippet);
+  if (tier0) out.push(tier0);
   if (snippet?.unresolved.length) {
     const names = snippet.unresolved.map((n) => `\`${n}\``).join(', ');
     out.push(`the full code: ${names} ${snippet.unresolved.length === 1 ? 'is' : 'are'} used but never defined in the report`);
@@ -26,6 +28,22 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
   if (facts.attachments.length) out.push(`the attached files' content inline: RepGen never downloads attachments (${facts.attachments.slice(0, 3).map((a) => a.url).join(', ')})`);
   return out;
 }
+
+/** A snippet that cannot even compile is something only the reporter can fix. */
+function agentAttempt0(snippet: CompletedSnippet | null): string | null {
+  const broken = snippet?.static.findings.find((f) => f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message));
+  return broken ? `code that runs as posted: the report's code does not compile (line ${broken.line}: ${broken.message})` : null;
+}
+
+/** Exceptions that say the run lacked something of the reporter's machine, not that the bug is absent. */
+const ENVIRONMENT_EXCEPTIONS: Record<string, string> = {
+  ModuleNotFoundError: 'a package that is not installed here',
+  ImportError: 'a package or symbol that is not available here',
+  FileNotFoundError: "a file that exists only on the reporter's machine",
+  URLError: 'the network, which runs here do not have',
+  ConnectionError: 'the network, which runs here do not have',
+  gaierror: 'the network, which runs here do not have',
+};
 
 export interface OutcomeDecision {
   status: ExitStatus;
@@ -73,9 +91,15 @@ export function decideOutcome(input: {
   if (!llm.available && snippet?.unresolved.length) {
     return { status: 'needs_info', summary: `Needs more information: the report's code is incomplete (${snippet.unresolved.join(', ')} never defined) and there is no model to fill the gaps (${llm.reason}).`, needsInfo: missing };
   }
+  const crash = agent.final?.reading.exception;
+  const lacked = crash ? ENVIRONMENT_EXCEPTIONS[crash.type] : undefined;
+  const lackedText = lacked && crash ? ` The run stopped on ${crash.type} (${crash.message.split('\n')[0]?.slice(0, 160)}): it needs ${lacked}.` : '';
+  if (!llm.available && snippet && !snippet.unresolved.length && agentAttempt0(snippet)) {
+    return { status: 'needs_info', summary: `Needs more information: the report's code does not compile as posted, and there is no model to repair it (${llm.reason}).`, needsInfo: missing };
+  }
   if (!llm.available) {
-    const why = blockers.length ? `the report's code was not run.${blockerText}` : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).`;
+    const why = blockers.length ? `the report's code was not run.${blockerText}` : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).${lackedText}`;
     return { status: 'not_reproduced', summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`, needsInfo: [] };
   }
-  return { status: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}`, needsInfo: [] };
+  return { status: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}${lackedText}`, needsInfo: [] };
 }

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { environmentRecord, importedModules, localDataNeeds, networkNeeds, probeEnvironment, runPlan } from '../../src/plan/index.js';
+import { createExecutor, readExecConfig } from '../../src/exec/index.js';
+import { silentLogger } from '../../src/log.js';
+import { runReport } from '../../src/report/index.js';
+import type { EnvironmentProbe } from '../../src/plan/types.js';
+
+const probe: EnvironmentProbe = { python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules: { torch: '1.13.0', numpy: '1.24.2', torchvision: null, transformers: null }, cuda: false, cudaVersion: null };
+
+async function report(body: string) {
+  const r = await runReport({ issue: { title: '', body }, settings: { maxIssueChars: 200_000, maxLlmIssueChars: 30_000 } }, { llm: null, log: silentLogger });
+  return { reading: r.reading, facts: r.facts, bug: r.bug, notes: r.notes };
+}
+
+describe('runPlan', () => {
+  it('plans environment, data, model, run and assertion steps', async () => {
+    const r = await report('# RuntimeError: boom\n\n```python\nimport torch\nx = torch.ones(2)\n```\n\n```\nRuntimeError: boom\n```\n');
+    const plan = runPlan({ report: r, code: r.facts.pythonBlocks.join('\n'), probe });
+    expect(plan.steps.map((s) => s.kind)).toEqual(['environment', 'data', 'model', 'run', 'assertion']);
+    expect(plan.assertion).toBe('the run ends with RuntimeError: boom');
+    expect(plan.blockers).toEqual([]);
+    expect(plan.dataStrategy).toBe('report_code');
+  });
+
+  it('says what this runner cannot give: downloads, missing packages, the reporter\'s data files', async () => {
+    const code = "import torchvision\nimport transformers\nds = torchvision.datasets.MNIST('.', download=True)\nm = transformers.AutoModel.from_pretrained('bert-base-uncased')\nimg = Image.open('/content/drive/MyDrive/cat.jpg')\n";
+    const r = await report(`# ValueError: x\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nValueError: x\n\`\`\`\n`);
+    const plan = runPlan({ report: r, code, probe });
+    expect(plan.missingModules).toEqual(['torchvision', 'transformers']);
+    expect(plan.blockers.map((b) => b.kind)).toEqual(['network', 'network', 'missing_package', 'missing_package', 'data']);
+    expect(plan.blockers.map((b) => b.what).join('\n')).toMatch(/torchvision dataset download \(download=True\); runs here have no network/);
+    expect(plan.dataStrategy).toBe('synthetic');
+  });
+
+  it('reads imports, network needs and data paths from code (pure)', () => {
+    expect(importedModules('import os, torch.nn as nn\nfrom sklearn.metrics import f1\nfrom . import x\n')).toEqual(['torch', 'sklearn']);
+    expect(networkNeeds("load_dataset('imdb')")).toEqual(['a Hugging Face datasets download (load_dataset)']);
+    expect(localDataNeeds("df = pd.read_csv('/kaggle/input/train.csv')")).toEqual(['/kaggle/input/train.csv']);
+    expect(localDataNeeds('x = torch.randn(3)')).toEqual([]);
+  });
+});
+
+describe('probeEnvironment (real local executor)', () => {
+  it('records the interpreter, torch/numpy versions, CUDA, and which modules are missing', async () => {
+    const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    const { probe: p, error } = await probeEnvironment(executor, ['torch', 'numpy', 'surely_not_installed_pkg']);
+    expect(error).toBeNull();
+    expect(p?.python).toMatch(/^3\./);
+    expect(p?.modules.torch).toMatch(/^\d/);
+    expect(p?.modules.surely_not_installed_pkg).toBeNull();
+    const record = environmentRecord(p, 'local');
+    expect(record).toMatchObject({ executor: 'local', interpreter: '/usr/bin/python3', cuda: 'no' });
+    expect(record.torch).toBeDefined();
+  });
+});
