@@ -157,6 +157,15 @@ describe('local executor (auto sandbox)', () => {
     expect(r.durationMs).toBeGreaterThanOrEqual(r.cpuMs! * 0.5);
   });
 
+  it('a script killed by a signal reports the signal, not an exit code', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os, signal\nprint("about to crash", flush=True)\nos.kill(os.getpid(), signal.SIGSEGV)\n' }], entry: 'a.py' });
+    expect(r.exitCode).toBeNull();
+    expect(r.signal).toBe('SIGSEGV');
+    expect(r.timedOut).toBe(false);
+    expect(r.infra).toBeNull();
+    expect(r.stdout).toBe('about to crash\n');
+  });
+
   it('stops a script at its CPU-time limit and says so', async () => {
     const r = await executor.run({ files: [fixtureFile('sandbox-cpu-burn.py')], entry: 'sandbox-cpu-burn.py', limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
     expect(r.timedOut).toBe(false);
