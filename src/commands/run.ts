@@ -114,7 +114,7 @@ function summary(script: string, out: RunCommandOutput): string {
   lines.push(`ran ${script} in ${(out.durationMs / 1000).toFixed(1)} s (${ended}); network: ${out.isolation.network} (${out.isolation.sandbox})`);
   for (const note of out.isolation.notes) lines.push(`  note: ${note}`);
   if (out.infra) lines.push(`the sandbox could not run the script (${out.infra.kind}): ${out.infra.message}`);
-  if (out.outputTruncated) lines.push('  note: the output passed the cap; only its beginning was kept');
+  if (out.outputTruncated) lines.push('  note: the output passed the cap; its beginning and end were kept, the middle left out');
   lines.push(out.exception ? `exception: ${out.exception.type}: ${out.exception.message.split('\n')[0] ?? ''}` : 'exception: none');
   if (out.symptoms.length === 0) lines.push('symptoms: none');
   else {

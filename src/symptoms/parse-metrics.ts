@@ -1,5 +1,5 @@
 import type { MetricSeries } from './types.js';
-import { screenLines } from './text.js';
+import { MAX_SCAN_LINE, screenLines } from './text.js';
 
 /**
  * Metric series from training output. Pure. Understands `name: value` / `name=value` pairs in the common
@@ -65,7 +65,7 @@ export function parseMetricPoints(text: string): MetricPoint[] {
   const lines = screenLines(text);
   for (let lineNo = 0; lineNo < lines.length; lineNo += 1) {
     const line = lines[lineNo] ?? '';
-    if (line.length > 2000 || !/[:=]/.test(line)) continue;
+    if (line.length > MAX_SCAN_LINE || !/[:=]/.test(line)) continue;
     for (const m of line.matchAll(PAIR)) {
       const name = canonicalMetricName(m[1] ?? '', line);
       if (!name) continue;

@@ -1,5 +1,5 @@
 import type { ExceptionInfo, Frame, Traceback } from './types.js';
-import { screenLines } from './text.js';
+import { MAX_SCAN_LINE, screenLines } from './text.js';
 
 /**
  * Python traceback parsing. Pure: text in, tracebacks out. Works on a run's interleaved output and on
@@ -20,6 +20,7 @@ const JUDGE_EXC = /^(?:[A-Za-z_][\w.]*\.)?([A-Za-z_]\w*(?:Error|Exception|Warnin
 
 /** Reads `Type: message` into the short class name (what the judge compares) and the dotted one. */
 export function parseExceptionLine(line: string): ExceptionInfo | null {
+  if (line.length > MAX_SCAN_LINE) return null;
   const m = EXCEPTION_LINE.exec(line.trim());
   if (!m) return null;
   const qualified = m[1] ?? '';
@@ -62,7 +63,7 @@ export function parseTracebacks(text: string): Traceback[] {
   let i = 0;
   while (i < lines.length) {
     const header = lines[i] ?? '';
-    const h = TRACEBACK_HEADER.exec(header);
+    const h = header.length <= MAX_SCAN_LINE ? TRACEBACK_HEADER.exec(header) : null;
     if (!h) {
       i += 1;
       continue;
@@ -76,6 +77,7 @@ export function parseTracebacks(text: string): Traceback[] {
     let exception: ExceptionInfo | null = null;
     for (; j < lines.length; j += 1) {
       const raw = stripPrefix(lines[j] ?? '', prefix);
+      if (raw.length > MAX_SCAN_LINE) continue;
       if (TRACEBACK_HEADER.test(raw)) break;
       const fm = FRAME.exec(raw);
       if (fm) {
@@ -123,7 +125,7 @@ export function parseTracebacks(text: string): Traceback[] {
 
 /** The last exception-looking line of a text, by the benchmark judge's own rule (used to stay as strict as it). */
 export function lastExceptionLine(text: string): ExceptionInfo | null {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && l.length <= MAX_SCAN_LINE);
   for (let i = lines.length - 1; i >= 0; i -= 1) {
     const m = JUDGE_EXC.exec(lines[i] ?? '');
     if (m) return { type: m[1] ?? '', message: (m[2] ?? '').trim() };
@@ -138,6 +140,7 @@ const WARNING_BARE = /^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning): (.+)$/;
 export function parseWarnings(text: string): string[] {
   const seen = new Set<string>();
   for (const line of screenLines(text)) {
+    if (line.length > MAX_SCAN_LINE || !line.includes('Warning: ')) continue;
     // tqdm bars and warnings share a line when stderr is not a terminal.
     const at = line.search(/(\S+:\d+: )?(?:[A-Za-z_]\w*\.)*[A-Z]\w*Warning: /);
     if (at < 0) continue;
@@ -162,6 +165,7 @@ const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Ex
 export function findErrorLines(text: string): string[] {
   const seen = new Set<string>();
   for (const line of text.split(/\r?\n/)) {
+    if (line.length > MAX_SCAN_LINE) continue;
     for (const m of line.matchAll(ERROR_IN_TEXT)) {
       const msg = (m[2] ?? '').trim();
       // A bare class name in prose ("raises a ValueError") is a mention, not an error line.

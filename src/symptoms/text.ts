@@ -14,6 +14,13 @@ export function screenLines(text: string): string[] {
   });
 }
 
+/**
+ * Longest line the pattern scanners look at. Output and issue text are untrusted: a megabyte-long line would
+ * make backtracking patterns quadratic, and no traceback, warning or metric line is that long.
+ * @defaultValue 4000
+ */
+export const MAX_SCAN_LINE = 4000;
+
 /** Word set of a message: letters runs and digit runs, lower-cased (the benchmark judge's tokenisation). */
 export function words(text: string): Set<string> {
   return new Set(text.toLowerCase().match(/[a-z_]+|\d+/g) ?? []);

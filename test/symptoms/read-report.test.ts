@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readReport } from '../../src/symptoms/index.js';
+import { readReport, readRun } from '../../src/symptoms/index.js';
 
 describe('readReport', () => {
   it('separates code, pasted output and version blocks; reads title, versions and the expected crash', () => {
@@ -91,5 +91,15 @@ describe('readReport', () => {
       ['loss', 130_000],
       ['accuracy', 130_000],
     ]);
+  });
+
+  it('hostile input: megabyte-long lines do not make the pattern scanners quadratic', () => {
+    const started = performance.now();
+    for (const line of ['A'.repeat(1_000_000), 'a.'.repeat(500_000), `Traceback (most recent call last):\n  File "${'x'.repeat(1_000_000)}`]) {
+      expect(readReport(`# t\n\n\`\`\`\n${line}\n\`\`\`\n`).tracebacks).toEqual([]);
+      expect(readRun(line).symptoms).toEqual([]);
+    }
+    // Unguarded, a 50 000-character line already took 10 s; a megabyte one would take hours.
+    expect(performance.now() - started).toBeLessThan(15_000);
   });
 });
