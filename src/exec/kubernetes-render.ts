@@ -222,5 +222,5 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
 
 /** The YAML `kubectl apply -f -` would take: the ConfigMap, then the Job. */
 export function renderYaml(run: RenderedRun): string {
-  return [run.configMap, run.job].map((doc) => stringify(doc, { lineWidth: 0 })).join('---\n');
+  return [run.configMap, run.job].map((doc) => stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
 }

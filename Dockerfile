@@ -1,0 +1,37 @@
+# syntax=docker/dockerfile:1.7
+# RepGen app/worker image: `repgen serve` (webhooks) and `repgen worker` (pipeline; repro scripts run in their
+# own Kubernetes Jobs, not here). Multi-stage: dependencies are installed in a throwaway stage, the runtime
+# stage holds only production node_modules and the sources, and runs as an unprivileged user.
+#   docker build -t ghcr.io/example/repgen:0.1.0 .
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only (tsx is one: it loads the TypeScript sources at startup, no build step).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+# python3 + pyflakes for the agent's static checks of candidate scripts, git for checkouts, tini as PID 1 so
+# signals reach node and BullMQ can hand running jobs back on shutdown.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 python3-pyflakes git ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --gid 10001 repgen \
+ && useradd --uid 10001 --gid repgen --no-create-home --home-dir /tmp --shell /usr/sbin/nologin repgen
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOME=/tmp \
+    REPGEN_PYTHON=/usr/bin/python3
+COPY --from=deps --chown=root:root /app/node_modules ./node_modules
+COPY --chown=root:root package.json package-lock.json tsconfig.json ./
+COPY --chown=root:root bin ./bin
+COPY --chown=root:root src ./src
+COPY --chown=root:root workers ./workers
+COPY --chown=root:root prompts ./prompts
+# Files are root-owned and read-only to the process; writable space is /tmp (an emptyDir in k8s/).
+USER 10001:10001
+EXPOSE 3000
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "bin/repgen.js"]
+CMD ["serve"]
