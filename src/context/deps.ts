@@ -8,6 +8,8 @@ export interface RepoGraph {
   filesByModule: Map<string, FileInfo>;
   /** Each part of a chunk's symbol ("GroupNorm", "__init__") → chunk ids, for names quoted in a report. */
   bySymbolPart: Map<string, number[]>;
+  /** The last part of each call ("tensor_split" of "emb.tensor_split") → ids of the chunks making it. */
+  byCallName: Map<string, number[]>;
 }
 
 export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
@@ -27,7 +29,15 @@ export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
       else bySymbolPart.set(part, [chunk.id]);
     }
   }
-  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart };
+  const byCallName = new Map<string, number[]>();
+  for (const chunk of chunks) {
+    for (const name of new Set(chunk.calls.map((c) => c.slice(c.lastIndexOf('.') + 1)))) {
+      const ids = byCallName.get(name);
+      if (ids) ids.push(chunk.id);
+      else byCallName.set(name, [chunk.id]);
+    }
+  }
+  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart, byCallName };
 }
 
 /** Resolves `from ..x import y` relative to the importing module's package. */

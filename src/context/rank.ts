@@ -22,6 +22,9 @@ export const WEIGHTS = {
   callQuoted: 0.1,
   callQuotedMax: 0.4,
   errorPhrase: 1.5,
+  /** A call of a name the error message quotes, when few chunks make that call. */
+  errorNameCall: 0.8,
+  errorNameMaxCallers: 20,
 } as const;
 
 /**
@@ -90,6 +93,7 @@ export function rankCandidates(input: RankInput): Candidate[] {
   applyFrames(graph, signals.frames, get);
   applyIdentifiers(graph, signals.identifiers, get, byId);
   applyErrorPhrases(graph, signals.errorPhrases, get, input.phraseScope);
+  applyErrorNames(graph, signals.errorNames, get);
   for (const c of byId.values()) {
     const chunk = graph.chunks[c.id]!;
     c.score += RERANK.kind[chunk.kind];
@@ -160,6 +164,19 @@ function applyIdentifiers(graph: RepoGraph, identifiers: string[], get: (id: num
     if (!hits.length) continue;
     c.score += Math.min(WEIGHTS.callQuotedMax, WEIGHTS.callQuoted * hits.length);
     c.reasons.push(`calls ${hits.slice(0, 3).join(', ')} named in the report`);
+  }
+}
+
+function applyErrorNames(graph: RepoGraph, names: string[], get: (id: number) => Candidate): void {
+  for (const name of names) {
+    const callers = graph.byCallName.get(name) ?? [];
+    // A name called everywhere ("pop", "get") points nowhere in particular.
+    if (!callers.length || callers.length > WEIGHTS.errorNameMaxCallers) continue;
+    for (const id of callers) {
+      const c = get(id);
+      c.score += WEIGHTS.errorNameCall;
+      c.reasons.push(`calls ${name}, which the error message names`);
+    }
   }
 }
 

@@ -17,6 +17,8 @@ export interface ReportSignals {
   exceptions: Array<{ type: string; message: string }>;
   /** Identifiers the report names: backticked, dotted API names, CamelCase or snake_case words, calls in code. */
   identifiers: string[];
+  /** Names quoted inside error messages ("op 'tensor_split' not implemented"): often the very call that fails. */
+  errorNames: string[];
   /** Literal fragments of error messages (case kept: code raises them as written), worth looking for in the code's own strings. */
   errorPhrases: string[];
   /** Text for the lexical and semantic queries. */
@@ -25,7 +27,8 @@ export interface ReportSignals {
   aboutTraining: boolean;
 }
 
-const FRAME = /File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?/g;
+/** `File "x.py", line 3, in f`; reporters often cut the head off ('…/name_scope.py", line 61, in __exit__'). */
+const FRAME = /(?:File ")?([^"\s]*\.pyx?)", line (\d+)(?:, in ([\w<>.]+))?/g;
 const EXCEPTION = /^\s*((?:[A-Za-z_][\w]*\.)*[A-Z][\w]*(?:Error|Exception|Warning|Exit|Interrupt|Failure)):\s*(.*)$/gm;
 const COMMON_WORDS = new Set(['None', 'True', 'False', 'Traceback', 'File', 'Python', 'PyTorch', 'GitHub', 'README']);
 
@@ -77,9 +80,10 @@ export function extractReportSignals(report: { title?: string; body: string }): 
   const text = `${report.title ?? ''}\n${report.body}`;
   const exceptions = [...text.matchAll(EXCEPTION)].map((m) => ({ type: m[1]!, message: m[2]!.trim() }));
   const errorPhrases = [...new Set(exceptions.flatMap((e) => phrasesOf(e.message)))];
+  const errorNames = [...new Set(exceptions.flatMap((e) => [...e.message.matchAll(/['"`]([A-Za-z_][\w.]*)['"`]/g)].map((m) => m[1]!.split('.').pop()!)))];
   const frames = framesOf(text);
   // Frame lines are noise for BM25 (every path word would match); the query keeps the rest.
   const query = text.replace(FRAME, ' ').replace(/https?:\/\/\S+/g, ' ');
   const aboutTraining = /\b(loss|epochs?|converge\w*|diverg\w*|nan|training|train(s|ed)?|learning rate|optimi[sz]er|gradients?|accuracy)\b/i.test(text);
-  return { frames, exceptions, identifiers: identifiersOf(text), errorPhrases, query, aboutTraining };
+  return { frames, exceptions, identifiers: identifiersOf(text), errorNames, errorPhrases, query, aboutTraining };
 }

@@ -38,4 +38,10 @@ describe('extractReportSignals', () => {
     expect(s.query).not.toContain('File "train.py"');
     expect(s.aboutTraining).toBe(true);
   });
+
+  it('reads frames whose head the reporter cut off', () => {
+    const s = extractReportSignals({ body: '.../site-packages/keras/src/backend/common/name_scope.py", line 61, in __exit__\n    stack.pop()\nIndexError: pop from empty list' });
+    expect(s.frames).toEqual([{ file: '.../site-packages/keras/src/backend/common/name_scope.py', line: 61, func: '__exit__', depth: 0 }]);
+    expect(s.exceptions).toEqual([{ type: 'IndexError', message: 'pop from empty list' }]);
+  });
 });

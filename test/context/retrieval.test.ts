@@ -74,6 +74,13 @@ describe('buildContext on a DL-shaped fixture repository', () => {
     expect(top.reasons).toContain('error text "num_channels must be divisible by num_groups" is in this code');
   });
 
+  it('finds the call that an error message names', async () => {
+    const report = { title: 'Export to CoreML fails', body: "RuntimeError: PyTorch convert function for op 'tensor_split' not implemented." };
+    const result = await buildContext({ repoDir: REPO, report, top: 3 }, lexicalOnly);
+    const hit = result.bundles.map((b) => b.chunks[0]!).find((c) => c.symbol === 'apply_rotary_embedding');
+    expect(hit?.reasons).toContain('calls tensor_split, which the error message names');
+  });
+
   it('bundles carry the dependency closure and the training loop within the token budget', async () => {
     const result = await buildContext({ repoDir: REPO, report: TRACEBACK_REPORT, top: 5, tokenBudget: 1500 }, lexicalOnly);
     for (const b of result.bundles) expect(b.tokens).toBeLessThanOrEqual(1500);
