@@ -9,16 +9,16 @@ import { redactSecrets } from '../publish/neutralize.js';
 export const MAX_ISSUE_FILE_BYTES = 50 * 1024 * 1024;
 
 /** Reads the issue file; every way it can be wrong is a one-line UsageError. Binary content is passed on (intake says so). */
-export async function readIssueFile(path: string): Promise<string> {
+export async function readIssueFile(path: string, shown: string = path): Promise<string> {
   try {
     const st = await stat(path);
-    if (st.isDirectory()) throw new UsageError(`--issue '${path}' is a directory, not a file`);
-    if (st.size > MAX_ISSUE_FILE_BYTES) throw new UsageError(`--issue '${path}' is ${st.size} bytes; the limit is ${MAX_ISSUE_FILE_BYTES}`);
+    if (st.isDirectory()) throw new UsageError(`--issue '${shown}' is a directory, not a file`);
+    if (st.size > MAX_ISSUE_FILE_BYTES) throw new UsageError(`--issue '${shown}' is ${st.size} bytes; the limit is ${MAX_ISSUE_FILE_BYTES}`);
     return await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `--issue '${path}' does not exist` : `cannot read --issue '${path}': ${code ?? String(err)}`);
+    throw new UsageError(code === 'ENOENT' ? `--issue '${shown}' does not exist` : `cannot read --issue '${shown}': ${code ?? String(err)}`);
   }
 }
 

@@ -101,7 +101,7 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const v = parsed.values;
   if (!v.issue) throw new UsageError('--issue ISSUE_MD is required');
   const maxAttempts = numberOption('max-attempts', v['max-attempts']);
-  const issueText = await readIssueFile(resolve(io.cwd, v.issue));
+  const issueText = await readIssueFile(resolve(io.cwd, v.issue), v.issue);
   let repoDir: string | undefined;
   if (v.repo) {
     repoDir = resolve(io.cwd, v.repo);

@@ -1,0 +1,58 @@
+import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/cli/io.js';
+import { runBenchCommand } from '../../src/commands/bench.js';
+import { benchMarkdown, benchTotals, type BenchCase } from '../../src/commands/bench-report.js';
+
+function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string; err: string } {
+  const o: CliIo & { out: string; err: string } = {
+    out: '',
+    err: '',
+    cwd,
+    env: { REPGEN_PYLINT: '0', REPGEN_CONFIRM_RUNS: '1', ...env },
+    stdout: (t) => void (o.out += t),
+    stderr: (t) => void (o.err += t),
+  };
+  return o;
+}
+
+const FIXTURES = resolve(import.meta.dirname, '../../fixtures/bench');
+
+describe('repgen bench', () => {
+  it('runs every case with the real executor, records judge.py on the run\'s own output, totals by symptom', { timeout: 240_000 }, async () => {
+    const root = await mkdtemp(join(tmpdir(), 'repgen-bench-'));
+    await cp(join(FIXTURES, 'judge.py'), join(root, 'judge.py'));
+    for (const c of ['so-054', 'so-050']) await cp(join(FIXTURES, 'dl-bugs', c), join(root, 'cases', c), { recursive: true });
+    const t = io(root);
+    const code = await runBenchCommand(['cases', '--llm', 'none', '--out', 'results/bench.md', '--concurrency', '2'], t);
+    expect(code).toBe(0);
+    const json = JSON.parse(await readFile(join(root, 'results', 'bench.json'), 'utf8'));
+    const byId = Object.fromEntries(json.cases.map((c: BenchCase) => [c.id, c]));
+    expect(byId['so-054']).toMatchObject({ status: 'reproduced', symptom: 'crash', confirmation: '1/1', judgeReproduced: true });
+    expect(byId['so-054'].judge).toMatch(/^reproduced \(RuntimeError/);
+    expect(byId['so-050']).toMatchObject({ status: 'needs_info', judgeReproduced: null });
+    expect(json.totals.falsePositives).toEqual([]);
+    const md = await readFile(join(root, 'results', 'bench.md'), 'utf8');
+    expect(md).toMatch(/\| so-054 \| crash \(dtype_mismatch\) \| reproduced \| 1\/1 \| 1 \|/);
+    expect(md).toMatch(/\| crash \| 2 \| 1 \|/);
+    expect(await readFile(join(root, 'results', 'bench-cases', 'so-054', 'repro.py'), 'utf8')).toMatch(/^import torch/);
+  });
+
+  it('counts a judge-refuted "reproduced" as a false positive (pure totals)', () => {
+    const base = { summary: '', kind: 'value_error', attempts: 1, durationMs: 1000, tokens: 0, costUsd: 0, confirmation: '3/3', offlineFeasible: true, blockers: [] };
+    const cases: BenchCase[] = [
+      { ...base, id: 'a', status: 'reproduced', symptom: 'crash', judge: 'reproduced', judgeReproduced: true },
+      { ...base, id: 'b', status: 'reproduced', symptom: 'silent', judge: 'not reproduced: x', judgeReproduced: false },
+      { ...base, id: 'c', status: 'not_reproduced', symptom: 'silent', judge: null, judgeReproduced: null },
+    ];
+    expect(benchTotals(cases)).toMatchObject({ falsePositives: ['b'], bySymptom: { crash: { cases: 1, reproduced: 1 }, silent: { cases: 2, reproduced: 1 } } });
+    expect(benchMarkdown(cases, { dir: 'd', llm: 'none' })).toMatch(/False positives \(reproduced but not confirmed by judge.py\): b\./);
+  });
+
+  it('refuses a folder with no cases', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'repgen-bench-empty-'));
+    await expect(runBenchCommand(['.'], io(root))).rejects.toThrow(/no case folders/);
+  });
+});

@@ -1,0 +1,114 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SetupError, UsageError } from '../../src/errors.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { command, runReproduceCommand } from '../../src/commands/reproduce.js';
+import { createLlmClient } from '../../src/llm/index.js';
+import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
+import { answer, CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string; err: string } {
+  const o: CliIo & { out: string; err: string } = {
+    out: '',
+    err: '',
+    cwd,
+    env: { REPGEN_PYLINT: '0', ...env },
+    stdout: (t) => void (o.out += t),
+    stderr: (t) => void (o.err += t),
+  };
+  return o;
+}
+
+async function tempIssue(body: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'repgen-reproduce-'));
+  await writeFile(join(dir, 'issue.md'), body);
+  return dir;
+}
+
+describe('repgen reproduce', () => {
+  it('writes repro.py, evidence.json and comment.md; progress one line per stage on stderr; exit 0 when reproduced', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(GOOD_SCRIPT)]);
+    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
+    const t = io(dir, { GITHUB_TOKEN: 'ghs_secretsecretsecret123' });
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'out', '--json'], t, { executor: new FakeExecutor(simulate), llm });
+    expect(code).toBe(0);
+    const result = JSON.parse(t.out);
+    expect(result).toMatchObject({ status: 'reproduced', confirmation: { reproducedRuns: 3, totalRuns: 3 }, attempts: 1 });
+    expect(await readFile(join(dir, 'out', 'repro.py'), 'utf8')).toBe(GOOD_SCRIPT);
+    const evidence = JSON.parse(await readFile(join(dir, 'out', 'evidence.json'), 'utf8'));
+    expect(Object.keys(evidence)).toEqual(['outcome', 'report', 'plan', 'probe', 'context', 'tier0', 'finalRun', 'confirm']);
+    expect(evidence.confirm.runs).toHaveLength(3);
+    expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced — reproduced 3\/3 runs/);
+    const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish)\]/.test(l));
+    expect(stageLines.length).toBeGreaterThanOrEqual(7);
+    expect(t.err).not.toMatch(/^info /m);
+  });
+
+  it('exit 1 with the status and what the report lacks when it needs info (--llm none)', async () => {
+    const dir = await tempIssue('# Loss goes weird\n\nMy loss does strange things. Help?\n');
+    const t = io(dir);
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--llm', 'none'], t, { executor: new FakeExecutor(simulate) });
+    expect(code).toBe(1);
+    expect(t.out).toMatch(/^needs_info: /);
+    expect(t.out).toMatch(/the report lacks:\n {2}- /);
+    expect(t.err).toMatch(/LLM: none \(no LLM: chosen with --llm none\); tier 0 only/);
+    expect(await readFile(join(dir, 'o', 'comment.md'), 'utf8')).toMatch(/Needs more information/);
+  });
+
+  it('defaults --llm to none without keys, saying so', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    const t = io(dir);
+    await runReproduceCommand(['--issue', 'issue.md', '--out', 'o'], t, { executor: new FakeExecutor(simulate) });
+    expect(t.err).toMatch(/LLM: none \(.+\); tier 0 only/);
+  });
+
+  // src/cli.ts turns UsageError and SetupError into one stderr line and exit 2 (test/cli covers that mapping).
+  async function exitOf(args: string[], t: CliIo & { err: string }): Promise<number> {
+    try {
+      return await command.run(args, t);
+    } catch (err) {
+      if (err instanceof UsageError || err instanceof SetupError) {
+        t.err += `repgen reproduce: ${err.message}\n`;
+        return 2;
+      }
+      throw err;
+    }
+  }
+
+  it('usage and setup errors exit 2 with one line', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    for (const [args, msg] of [
+      [[], /--issue ISSUE_MD is required/],
+      [['--issue', 'missing.md'], /--issue 'missing.md' does not exist/],
+      [['--issue', 'issue.md', '--llm', 'gpt'], /--llm must be none, anthropic or openai/],
+      [['--issue', 'issue.md', '--max-attempts', '0'], /--max-attempts must be a number ≥ 1/],
+      [['--issue', 'issue.md', '--repo', 'nope'], /--repo 'nope' is not a directory/],
+      [['--issue', 'issue.md', '--llm', 'anthropic'], /needs an API key: set ANTHROPIC_API_KEY/],
+      [['--issue', 'issue.md', '--bogus'], /Unknown option '--bogus'/],
+    ] as const) {
+      const t = io(dir);
+      expect(await exitOf([...args], t)).toBe(2);
+      expect(t.err).toMatch(msg);
+      expect(t.err.trim().split('\n')).toHaveLength(1);
+    }
+    const bad = io(dir, { REPGEN_MAX_TOKENS: 'lots' });
+    expect(await exitOf(['--issue', 'issue.md'], bad)).toBe(2);
+    expect(bad.err).toMatch(/invalid REPGEN_MAX_TOKENS/);
+  });
+
+  it('prints its help', async () => {
+    const t = io(tmpdir());
+    expect(await command.run(['--help'], t)).toBe(0);
+    expect(t.out).toMatch(/usage: repgen reproduce --issue ISSUE_MD/);
+  });
+});
