@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { SetupError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { collectOutputFiles } from './collect-output-files.js';
 import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
@@ -56,12 +57,22 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       throw new InvalidRunRequestError(`invalid run request: entry '${req.entry}' is not among the files`);
     }
     const interpreter = await resolveInterpreter(req.interpreter ?? config.python);
+    // Before the probe, which makes its own throwaway dir under the work root.
+    try {
+      await ensureDir(config.workRoot);
+    } catch (err) {
+      throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
+    }
     const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
     const isolation = describeIsolation(plan, req.network, config.sandbox);
     if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
 
-    await mkdir(config.workRoot, { recursive: true });
-    const workdir = await mkdtemp(join(config.workRoot, 'repgen-run-'));
+    let workdir: string;
+    try {
+      workdir = await mkdtemp(join(config.workRoot, 'repgen-run-'));
+    } catch (err) {
+      throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
+    }
     try {
       return await runIn(workdir, req, interpreter, plan, isolation, signal);
     } finally {
@@ -82,8 +93,17 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     await mkdir(outDir);
     for (const file of req.files) {
       const path = join(workdir, file.path);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, file.content);
+      try {
+        await mkdir(dirname(path), { recursive: true });
+        await writeFile(path, file.content);
+      } catch (err) {
+        // Two files whose paths collide ('a' and 'a/b.py') are the request's fault; a full disk is not.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
+          throw new InvalidRunRequestError(`invalid run request: cannot write ${file.path}: it collides with another file's path`);
+        }
+        throw new SetupError(`cannot write ${file.path} into the work dir: ${(err as Error).message}`);
+      }
     }
     // bwrap gives the script a private /tmp; elsewhere temporary files stay inside the throwaway work dir.
     let tmpDir: string | undefined;
@@ -322,6 +342,25 @@ export async function resolveInterpreter(name: string): Promise<string> {
   throw new InterpreterNotFoundError(
     `Python interpreter not found: ${name} (set REPGEN_PYTHON or pass --python; Debian's torch is under /usr/bin/python3)`,
   );
+}
+
+/**
+ * mkdir -p with a bounded walk up. Node's recursive mkdir loops forever under /proc (ENOENT for the child, EEXIST
+ * for the parent, retry), and the work root is a setting a user can point anywhere.
+ */
+async function ensureDir(path: string, depth = 0): Promise<void> {
+  try {
+    await mkdir(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if ((await stat(path)).isDirectory()) return;
+      throw err;
+    }
+    if (code !== 'ENOENT' || depth >= 32 || dirname(path) === path) throw err;
+    await ensureDir(dirname(path), depth + 1);
+    await mkdir(path);
+  }
 }
 
 /** rm -rf that also gets through folders the script made unreadable (chmod 000) when we are not root. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
-import { InterpreterNotFoundError } from '../../src/exec/errors.js';
+import { InterpreterNotFoundError, InvalidRunRequestError } from '../../src/exec/errors.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 import { fixtureFile } from './executor-conformance.js';
@@ -216,6 +216,25 @@ describe('local executor (auto sandbox)', () => {
     await expect(run).rejects.toBeInstanceOf(InterpreterNotFoundError);
     await expect(run).rejects.toBeInstanceOf(SetupError);
     await expect(run).rejects.toThrow('Python interpreter not found: /nonexistent/bin/python3 (set REPGEN_PYTHON or pass --python');
+  });
+
+  it('bad requests and an unusable work root are typed errors with a clear message', async () => {
+    const collide = executor.run({
+      files: [
+        { path: 'a', content: 'x' },
+        { path: 'a/b.py', content: 'pass' },
+      ],
+      entry: 'a/b.py',
+    });
+    await expect(collide).rejects.toBeInstanceOf(InvalidRunRequestError);
+    await expect(collide).rejects.toThrow("cannot write a/b.py: it collides with another file's path");
+    // A work root below a regular file can never be created (ENOTDIR).
+    const aFile = join(workRoot, 'a-regular-file');
+    writeFileSync(aFile, '');
+    const badRoot = createLocalExecutor({ workRoot: join(aFile, 'runs'), sandbox: 'none' });
+    const run = badRoot.run({ files: [{ path: 'a.py', content: 'pass' }], entry: 'a.py' });
+    await expect(run).rejects.toBeInstanceOf(SetupError);
+    await expect(run).rejects.toThrow(`cannot create a work dir under ${join(aFile, 'runs')} (REPGEN_WORK_ROOT): ENOTDIR`);
   });
 
   it('an already-aborted signal runs nothing', async () => {
