@@ -7,6 +7,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { command, runReproduceCommand } from '../../src/commands/reproduce.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
 
@@ -63,6 +64,18 @@ describe('repgen reproduce', () => {
     expect(t.out).toMatch(/the report lacks:\n {2}- /);
     expect(t.err).toMatch(/LLM: none \(no LLM: chosen with --llm none\); tier 0 only/);
     expect(await readFile(join(dir, 'o', 'comment.md'), 'utf8')).toMatch(/Needs more information/);
+  });
+
+  it('defaults --llm to openai when OPENAI_BASE_URL is set, and refines over that wire format (vLLM/Ollama)', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    server = await startScriptedOpenAiServer(['```json\n{}\n```', answer(GOOD_SCRIPT.replace('nn.Linear(5, 2)', 'nn.Linear(5, 2)  # WRONG')), answer(GOOD_SCRIPT)]);
+    const t = io(dir, { OPENAI_BASE_URL: `${server.url}/v1`, REPGEN_LLM_MAX_RETRIES: '0' });
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--model', 'qwen2.5-coder:7b'], t, { executor: new FakeExecutor(simulate) });
+    expect(t.err).toMatch(/LLM: openai qwen2.5-coder:7b/);
+    expect(code).toBe(0);
+    expect(server.requests).toHaveLength(3);
+    expect((server.requests[2]?.body as { model: string }).model).toBe('qwen2.5-coder:7b');
+    expect(JSON.stringify(server.requests[2]?.body)).toContain('failed at the symptom match check');
   });
 
   it('defaults --llm to none without keys, saying so', async () => {
