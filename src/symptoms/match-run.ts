@@ -36,12 +36,47 @@ function escapeRegExp(s: string): string {
  * raising the reported exception itself, printing a traceback by hand. Lines the report's own code already
  * contains are allowed (a reproduction may reuse the reporter's code).
  */
-function fakeSigns(report: ReportReading, script: string): string[] {
+/**
+ * Drops `#` comments (outside string quotes): a comment cannot print anything, and generated scripts often
+ * quote the expected error in one ("# expected: RuntimeError: …").
+ */
+export function stripPythonComments(script: string): string {
+  return script
+    .split('\n')
+    .map((line) => {
+      let quote: string | null = null;
+      for (let i = 0; i < line.length; i += 1) {
+        const c = line[i];
+        if (quote) {
+          if (c === '\\') i += 1;
+          else if (c === quote) quote = null;
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '#') return line.slice(0, i).trimEnd();
+      }
+      return line;
+    })
+    .join('\n');
+}
+
+/** The text of each `raise Type(...)` of the given class in a script (the part up to the end of its line). */
+function raisesOf(script: string, type: string): string[] {
+  const re = new RegExp(`raise\\s+(?:[\\w.]+\\.)?${escapeRegExp(type)}\\s*\\((.*)$`, 'gm');
+  return [...script.matchAll(re)].map((m) => m[1] ?? '');
+}
+
+/**
+ * Ways a script can fake the report instead of reproducing it: printing the reported output verbatim,
+ * raising the reported exception itself with the reported message, printing a traceback by hand. Lines the
+ * report's own code already contains are allowed (a reproduction may reuse the reporter's code).
+ */
+function fakeSigns(report: ReportReading, rawScript: string): string[] {
+  const script = stripPythonComments(rawScript);
   const reportCode = report.codeBlocks.map((b) => b.code).join('\n');
   const signs: string[] = [];
   const literal = new Set<string>();
   const addLiteral = (s: string | undefined) => {
     const t = (s ?? '').trim();
+    // Shorter lines ("[0, 0]", "True") are too weak a signature: a real run may print them too.
     if (t.length >= 8) literal.add(t);
   };
   addLiteral(report.lastOutputLine);
@@ -54,14 +89,16 @@ function fakeSigns(report: ReportReading, script: string): string[] {
   }
   for (const l of literal) {
     if (reportCode.includes(l)) continue;
-    // Digits-only lines ("[0, 0, 0]") are too short a signature once trimmed; require some letters or length.
     if (script.includes(l)) signs.push(`the script contains the report's output literally: "${clip(l, 120)}"`);
   }
   for (const s of report.expected) {
     const type = s.exception?.type;
     if (!type) continue;
-    const raise = new RegExp(`raise\\s+(?:[\\w.]+\\.)?${escapeRegExp(type)}\\s*\\(`);
-    if (raise.test(script) && !raise.test(reportCode)) signs.push(`the script raises ${type} itself instead of letting the library raise it`);
+    const own = new Set(raisesOf(reportCode, type));
+    // A `raise ValueError("no data")` guard is fine; one whose message is the reported one is not.
+    const want = maskedWords(headline(s.exception?.message ?? ''));
+    const faked = raisesOf(script, type).find((args) => !own.has(args) && jaccard(maskedWords(args), want) >= 0.5);
+    if (faked !== undefined) signs.push(`the script raises ${type} itself, with the reported message, instead of letting the library raise it`);
   }
   if (/Traceback \(most recent call last\)/.test(script) && !/Traceback \(most recent call last\)/.test(reportCode)) {
     signs.push('the script prints a traceback text of its own');
@@ -120,6 +157,12 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
   for (const s of wanted) {
     const c = compareCrash(s.exception, reading.exception);
     if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
+    if (c.verdict === 'reproduced' && reading.traceback === null && report.tracebacks.length > 0) {
+      // An error line with no traceback is what `sys.exit("RuntimeError: …")` prints: not the library raising.
+      c.verdict = 'partial';
+      c.score = Math.min(c.score, 0.6);
+      c.reasons.push('but the run printed the error without a traceback, where the report shows one');
+    }
     if (c.verdict === 'reproduced' && opts.output !== undefined) {
       // Stay at least as strict as the benchmark judge: its last exception-looking line must agree too.
       const judged = lastExceptionLine(opts.output);
@@ -202,10 +245,22 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   }
   const scored = report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts);
   const fakes = opts.script !== undefined ? fakeSigns(report, opts.script) : [];
-  // Where the exception came from: the report's from library code, the run's from a `raise` in the script itself.
+  // Where the exception came from: a `raise` in the script itself, where the report's came from a library (or
+  // the report shows no frames at all). A dynamically built message gets past the text checks, not past this.
   const reportedFrom = report.tracebacks.at(-1)?.frames.at(-1);
   const runFrom = reading.traceback?.frames.at(-1);
-  if (reportedFrom && runFrom && isLibraryFile(reportedFrom.file) && !isLibraryFile(runFrom.file) && /^raise\b/.test(runFrom.code ?? '')) {
+  const reportCode = report.codeBlocks.map((b) => b.code).join('\n');
+  const expectedTypes = report.expected.flatMap((s) => (s.exception ? [s.exception.type] : []));
+  if (
+    opts.script !== undefined &&
+    runFrom &&
+    reading.exception &&
+    expectedTypes.includes(reading.exception.type) &&
+    !isLibraryFile(runFrom.file) &&
+    /^raise\b/.test(runFrom.code ?? '') &&
+    !reportCode.includes(runFrom.code ?? '') &&
+    !(reportedFrom && !isLibraryFile(reportedFrom.file))
+  ) {
     fakes.push(`the run's exception was raised by the script's own code (${runFrom.code ?? ''}), the report's inside a library`);
   }
   if (fakes.length > 0) {

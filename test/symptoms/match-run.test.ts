@@ -71,15 +71,39 @@ describe('matchRun: crashes', () => {
     const out = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)');
     const printed = `import sys\nsys.stderr.write("RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)")`;
     expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: printed }).verdict).toBe('not_reproduced');
+    // The message built at run time: no literal, no telling `raise` argument; the raising frame gives it away.
     const raised = 'import torch\nmsg = "mat1 and mat2 shapes cannot be multiplied (%dx1 and %dx1)" % (19, 19)\nraise RuntimeError(msg)';
-    const m = matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: raised });
+    const ownFrame = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', 'raise RuntimeError(msg)', '/tmp/w/main.py');
+    const m = matchRun(report, readRun(ownFrame, { exitCode: 1 }), { output: ownFrame, script: raised });
     expect(m.verdict).toBe('not_reproduced');
-    expect(m.reasons[0]).toMatch(/raises RuntimeError itself/);
+    expect(m.reasons[0]).toMatch(/raised by the script's own code \(raise RuntimeError\(msg\)\)/);
     // Built at run time so no literal and no `raise RuntimeError(` shows: the frame that raised still gives it away.
     const sneaky = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', 'raise getattr(builtins, n)(msg)', '/tmp/w/main.py');
     const s = matchRun(report, readRun(sneaky, { exitCode: 1 }), { output: sneaky, script: 'import builtins\nn = "Runtime" + "Error"\n' });
     expect(s.verdict).toBe('not_reproduced');
     expect(s.reasons[0]).toMatch(/raised by the script's own code/);
+  });
+
+  it('an error line printed without a traceback is not the library raising it: partial', () => {
+    const out = 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)\n';
+    const m = matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: 'import sys\nsys.exit("Runtime" + "Error: mat1 and mat2 shapes " + msg)' });
+    expect(m.verdict).toBe('partial');
+    expect(m.reasons.at(-1)).toBe('but the run printed the error without a traceback, where the report shows one');
+  });
+
+  it('comments quoting the expected error and unrelated guards of the same class are not faking', () => {
+    const out = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)');
+    const script = [
+      '# Expected: RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+      'import torch',
+      'if not torch.__version__:',
+      '    raise RuntimeError("torch is not installed")  # never happens',
+      "x = torch.zeros(19, 1)  # '#' inside quotes: \"#\"",
+      'torch.nn.Linear(19, 1)(x)',
+    ].join('\n');
+    expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script }).verdict).toBe('reproduced');
+    const faked = `${script}\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx1 and %dx1)" % (n, n))`;
+    expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: faked }).reasons[0]).toMatch(/raises RuntimeError itself, with the reported message/);
   });
 
   it("reusing the report's own code is not faking", () => {
