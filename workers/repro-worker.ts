@@ -39,8 +39,11 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
   });
   const auth = async (installationId: number): Promise<InstallationAuth> => {
     const octokit = (await probot.auth(installationId)) as unknown as Octokit;
-    const { token } = (await octokit.auth({ type: 'installation' })) as { token: string };
-    return { octokit, token };
+    // The clone needs the token itself. Asked through the app-level client so it honours baseUrl (GHE,
+    // tests); `octokit.auth()` would use a request object without it.
+    const app = (await probot.auth()) as unknown as Octokit;
+    const { data } = await app.rest.apps.createInstallationAccessToken({ installation_id: installationId });
+    return { octokit, token: data.token };
   };
   const deps = {
     registry,

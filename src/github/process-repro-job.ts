@@ -105,6 +105,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
       secrets: [auth.token],
       log,
       minEditIntervalMs: deps.minEditIntervalMs,
+      // Nobody is left to read the result: stop spending compute on it.
+      onGone: () => local.abort(new IssueGoneError('the issue was deleted')),
     });
     publisher = pub;
     const ctx: RunContext = { job, data, jobId, deps, pub, octokit: auth.octokit };
@@ -117,12 +119,7 @@ export async function processReproJob(job: Job, token: string | undefined, signa
       const current = stages.find((s) => s.stage === stage);
       if (current) Object.assign(current, { state: 'running', note: message });
       await job.updateProgress({ stage, message }).catch(() => undefined);
-      try {
-        await pub.progress(`${progressMarker(jobId)}\n${buildProgressComment(stages, { secrets: [auth.token] })}`);
-      } catch (err) {
-        // Nobody is left to read the result: stop spending compute on it.
-        if (err instanceof IssueGoneError) local.abort(err);
-      }
+      await pub.progress(`${progressMarker(jobId)}\n${buildProgressComment(stages, { secrets: [auth.token] })}`).catch(() => undefined);
     };
     const restarted = (job.attemptsStarted ?? 1) > 1 ? ` (restarted: try ${job.attemptsStarted}; the previous one stopped before finishing)` : '';
     await progress('intake', `reading the issue and checking out ${data.ref}${restarted}`);
@@ -189,32 +186,52 @@ async function readIssue(octokit: Octokit, data: ReproJob): Promise<IssueInput> 
 async function publishOutcome(ctx: RunContext, outcome: ReproOutcome, sha: string, token: string): Promise<JobResult> {
   const { data, jobId, deps, pub } = ctx;
   if (!pub) throw new Error('publisher missing');
+  const key = issueKey(data);
   const body = `${progressMarker(jobId)}\n${buildResultComment(outcome, { secrets: [token], evidenceRef: 'the worker log' })}`;
+  const markers = outcome.observed.flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : [])).filter(Boolean);
+  const reproduced = outcome.status === 'reproduced' && outcome.script !== null;
+  // Remembered before the comment says "reproduced", so a `/repgen pr` typed right after finds it.
+  if (reproduced && outcome.script) {
+    await deps.registry.setLastReproduced(key, { script: outcome.script, sha, summary: outcome.summary, commentUrl: data.commentUrl, ref: data.ref, markers, at: Date.now() });
+  }
   if (!(await pub.final(body))) return finishGone(ctx);
   await deps.registry.claimFinalWord(jobId);
-  const key = issueKey(data);
-  await pub.checkRun({
-    headSha: sha,
-    conclusion: CONCLUSION[outcome.status],
-    title: outcome.status === 'reproduced' ? 'Bug reproduced' : `RepGen: ${outcome.status.replace('_', ' ')}`,
-    summary: body.replace(progressMarker(jobId), '').trim(),
-    detailsUrl: data.commentUrl,
-    externalId: key,
-  });
-  if (outcome.status === 'reproduced') await pub.addLabels(['repro:confirmed']);
-  if (outcome.status === 'needs_info') await pub.addLabels(['needs-info']);
-  let url: string | undefined;
-  if (outcome.status === 'reproduced' && outcome.script) {
-    const markers = outcome.observed.flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : [])).filter(Boolean);
-    const last = { script: outcome.script, sha, summary: outcome.summary, commentUrl: data.commentUrl, ref: data.ref, markers, at: Date.now() };
-    await deps.registry.setLastReproduced(key, last);
-    if (data.config.pr === 'auto' && ctx.octokit) {
-      const pr = await openReproPr(ctx.octokit, { owner: data.owner, repo: data.repo, issueNumber: data.issueNumber, issueUrl: data.issueUrl, baseSha: sha, baseBranch: data.ref, script: outcome.script, markers, summary: outcome.summary, evidenceUrl: data.commentUrl });
-      url = pr.url;
-      await pub.final(`${body}\n\nRegression test proposed in ${pr.url}.`);
-    }
-  }
+  // The issue is free as soon as its final word is out; the check run and labels below need no lock.
   await deps.registry.releaseIssue(key, jobId);
+  // After the final word nothing may fail the job (a retry would rerun the whole pipeline): the
+  // extras are attempted once each, and a failure is logged and said in the comment.
+  const extras: string[] = [];
+  const attempt = async (what: string, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (err) {
+      deps.log.warn({ jobId, what, err: (err as Error).message }, 'publishing step failed');
+      extras.push(`RepGen could not ${what} (${httpStatus(err) ?? 'error'}).`);
+    }
+  };
+  await attempt('create the check run', () =>
+    pub.checkRun({
+      headSha: sha,
+      conclusion: CONCLUSION[outcome.status],
+      title: outcome.status === 'reproduced' ? 'Bug reproduced' : `RepGen: ${outcome.status.replace('_', ' ')}`,
+      summary: body.replace(progressMarker(jobId), '').trim(),
+      detailsUrl: data.commentUrl,
+      externalId: key,
+    }),
+  );
+  if (outcome.status === 'reproduced') await attempt('add the repro:confirmed label', () => pub.addLabels(['repro:confirmed']));
+  if (outcome.status === 'needs_info') await attempt('add the needs-info label', () => pub.addLabels(['needs-info']));
+  let url: string | undefined;
+  const octokit = ctx.octokit;
+  if (reproduced && outcome.script && data.config.pr === 'auto' && octokit) {
+    const script = outcome.script;
+    await attempt('open the regression-test PR', async () => {
+      const pr = await openReproPr(octokit, { owner: data.owner, repo: data.repo, issueNumber: data.issueNumber, issueUrl: data.issueUrl, baseSha: sha, baseBranch: data.ref, script, markers, summary: outcome.summary, evidenceUrl: data.commentUrl });
+      url = pr.url;
+      extras.push(`Regression test proposed in ${pr.url}.`);
+    });
+  }
+  if (extras.length) await pub.final(`${body}\n\n${extras.join('\n')}`).catch(() => undefined);
   deps.log.info({ jobId, status: outcome.status }, 'run finished');
   return { status: outcome.status, sha, ...(url ? { url } : {}) };
 }

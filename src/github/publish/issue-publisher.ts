@@ -14,6 +14,8 @@ export interface IssuePublisherOptions {
   log: Logger;
   /** Least time between two progress edits; later stages coalesce. @defaultValue 1000 */
   minEditIntervalMs?: number;
+  /** Called once when GitHub says the issue or comment is gone (the run should stop). */
+  onGone?: () => void;
 }
 
 /**
@@ -106,6 +108,7 @@ export class IssuePublisher {
       const status = httpStatus(err);
       // 404: deleted issue or comment; 410: issue deleted/transferred. Either way there is no one to tell.
       if (status === 404 || status === 410) {
+        if (!this.gone) this.options.onGone?.();
         this.gone = true;
         throw new IssueGoneError('the issue or its RepGen comment was deleted');
       }

@@ -1,0 +1,41 @@
+import type { Command } from '../cli/io.js';
+import { parseCliArgs } from '../cli/parse-args.js';
+import { readAppEnv } from '../config/app-env.js';
+import { createLineLogger } from '../log.js';
+
+const HELP = `usage: repgen worker
+
+Runs reproduction jobs from the Redis queue: checks out the issue's repository at the requested ref,
+runs the pipeline, and edits the issue's progress comment with the result (check run, labels, PR).
+SIGTERM/SIGINT: stop taking jobs, let running ones finish for REPGEN_SHUTDOWN_GRACE_S seconds, then
+hand them back to the queue for another worker.
+
+environment: APP_ID, PRIVATE_KEY (or PRIVATE_KEY_PATH), REDIS_URL, GHE_HOST, GHE_PROTOCOL,
+REPGEN_QUEUE_PREFIX, REPGEN_WORKER_CONCURRENCY, REPGEN_INSTALLATION_CONCURRENCY, REPGEN_JOB_ATTEMPTS,
+REPGEN_LOCK_MS, REPGEN_STALLED_INTERVAL_MS, REPGEN_MAX_STALLED, REPGEN_WORKDIR, REPGEN_SHUTDOWN_GRACE_S,
+REPGEN_GITHUB_THROTTLE, plus the pipeline's, executor's and LLM's settings (see README).
+`;
+
+export const command: Command = {
+  summary: 'run reproduction jobs from the queue (the GitHub App worker)',
+  help: HELP,
+  run: async (args, io) => {
+    if (!parseCliArgs(args, {})) {
+      io.stdout(HELP);
+      return 0;
+    }
+    const env = readAppEnv(io.env);
+    const log = createLineLogger((l) => io.stderr(l));
+    const [{ startReproWorker }, { wirePipeline }] = await Promise.all([import('../../workers/repro-worker.js'), import('../../workers/wire-pipeline.js')]);
+    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }), log });
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string): void => {
+        log.info({ signal }, 'shutting down');
+        void handle.close().then(resolve);
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { readAppEnv, type AppEnv } from '../../src/config/app-env.js';
+import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import { silentLogger } from '../../src/log.js';
+import type { ReproOutcome } from '../../src/pipeline/types.js';
+import { startAppServer, type AppServerHandle } from '../../workers/app-server.js';
+import { startReproWorker, type ReproWorkerHandle } from '../../workers/repro-worker.js';
+import { startFakeGithub, type FakeGithub, type FakeGithubOptions } from '../github/fake-github.js';
+import { testPrivateKey } from '../github/webhook-fixtures.js';
+
+export const SECRET = 'worker-test-secret';
+
+/** A real git repository with one commit, cloned by the worker like a GitHub repo. */
+export function makeGitRepo(files: Record<string, string> = { 'model.py': 'import torch\n' }): { path: string; sha: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'repgen-test-repo-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(path, name), content);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: path, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+  git('init', '-q', '-b', 'master');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+  return { path, sha: git('rev-parse', 'HEAD'), cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface Harness {
+  gh: FakeGithub;
+  app: AppServerHandle;
+  redis: Redis;
+  env: AppEnv;
+  prefix: string;
+  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>) => Promise<ReproWorkerHandle>;
+  close: () => Promise<void>;
+}
+
+export async function startHarness(name: string, opts: { github?: FakeGithubOptions; env?: Record<string, string> } = {}): Promise<Harness> {
+  const prefix = `repgen-test-${name}-${process.pid}`;
+  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const clean = async () => {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+  };
+  await clean();
+  const gh = await startFakeGithub({ roles: { Codertocat: 'admin' }, ...opts.github });
+  const baseEnv: NodeJS.ProcessEnv = {
+    APP_ID: '1',
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: SECRET,
+    REPGEN_QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'fatal',
+    REPGEN_GITHUB_THROTTLE: 'false',
+    REPGEN_JOB_BACKOFF_MS: '10',
+    ...opts.env,
+  };
+  const env = readAppEnv(baseEnv);
+  const app = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
+  const workers: ReproWorkerHandle[] = [];
+  return {
+    gh,
+    app,
+    redis,
+    env,
+    prefix,
+    startWorker: async (runPipeline, overrides = {}) => {
+      const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), { runPipeline, log: silentLogger, baseUrl: gh.url, minEditIntervalMs: 20, slotRetryMs: 200 });
+      workers.push(w);
+      return w;
+    },
+    close: async () => {
+      await Promise.all(workers.map((w) => w.close(0)));
+      await app.close();
+      await clean();
+      await redis.quit();
+      await gh.close();
+    },
+  };
+}
+
+/** A reproduced outcome as the pipeline returns it (the comment builder renders it). */
+export function reproducedOutcome(script = 'import torch\ntorch.zeros(2, 3) @ torch.zeros(2, 3)\n'): ReproOutcome {
+  const exception = { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)' };
+  const symptom = { kind: 'shape_mismatch' as const, category: 'crash' as const, evidence: `RuntimeError: ${exception.message}`, exception };
+  return {
+    status: 'reproduced',
+    summary: 'The script raises the reported shape mismatch.',
+    script,
+    confirmation: { reproducedRuns: 3, totalRuns: 3 },
+    expected: [symptom],
+    observed: [symptom],
+    match: { verdict: 'reproduced', score: 1, reasons: ['same exception class and message'] },
+    metrics: [],
+    outputExcerpt: `Traceback (most recent call last):\nRuntimeError: ${exception.message}`,
+    environment: { python: '3.11', torch: '2.1' },
+    attempts: [{ n: 1, tier: 0, bundle: null, outcome: 'reproduced', feedback: 'ran as reported', script }],
+    needsInfo: [],
+    usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+    durationMs: 1234,
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

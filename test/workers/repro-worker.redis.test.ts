@@ -1,0 +1,186 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CancelledError } from '../../src/errors.js';
+import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
+import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import { fakeFileOnBranch } from '../github/fake-github.js';
+import { commentPayload, labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+
+let h: Harness;
+let repo: ReturnType<typeof makeGitRepo>;
+let issue = 200;
+
+beforeAll(async () => {
+  h = await startHarness('worker', { github: { issues: {} }, env: { REPGEN_JOB_ATTEMPTS: '2', REPGEN_REPO_RATE_LIMIT: '1000' } });
+  repo = makeGitRepo();
+});
+afterAll(async () => {
+  await h?.close();
+  repo?.cleanup();
+});
+beforeEach(() => {
+  issue += 1;
+  h.gh.options.issues![issue] = { title: 'matmul shape error', body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes cannot be multiplied' };
+  h.gh.options.config = null;
+});
+
+const trigger = (body = '/repgen', n = issue) => postWebhook(h.app.url, 'issue_comment', commentPayload(body, { issueNumber: n, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+const progressComment = (n = issue) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'));
+const finalBody = (n = issue, re: RegExp) => waitFor(`final comment on #${n}`, () => { const c = progressComment(n); return c && re.test(c.body) ? c.body : null; });
+
+describe('repro worker', () => {
+  it('runs the pipeline on a checkout of the ref and publishes comment, check run and label', async () => {
+    const seen: { repoFiles: string; stagesReported: number; title: string }[] = [];
+    const pipeline: RunPipeline = async (req, progress) => {
+      await progress('context', 'indexing the repository');
+      await progress('agent', 'attempt 1, tier 0');
+      seen.push({ repoFiles: execFileSync('git', ['ls-files'], { cwd: req.repoDir }).toString(), stagesReported: 2, title: req.issue.title });
+      return reproducedOutcome();
+    };
+    const w = await h.startWorker(pipeline);
+    await trigger();
+    const body = await finalBody(issue, /Reproduced/);
+    await w.close(0);
+    expect(seen[0]?.repoFiles).toContain('model.py');
+    expect(seen[0]?.title).toBe('matmul shape error');
+    expect(body).toContain('reproduced 3/3 runs');
+    expect(body).toContain('mat1 and mat2 shapes cannot be multiplied');
+    const check = h.gh.checkRuns.at(-1);
+    expect(check).toMatchObject({ name: 'RepGen reproduction', head_sha: repo.sha, status: 'completed', conclusion: 'success' });
+    expect(h.gh.labels.get(issue)).toEqual(['repro:confirmed']);
+    // Progress went to the same comment: no other comment was created by the worker.
+    expect([...h.gh.comments.values()].filter((c) => c.issue === issue)).toHaveLength(1);
+    // The installation token never reaches GitHub in a posted body.
+    expect(h.gh.calls.some((c) => JSON.stringify(c.body ?? '').includes('ghs_fakeInstallationToken'))).toBe(false);
+  });
+
+  it('retries a failing attempt and, after the last one, says what happened', async () => {
+    let calls = 0;
+    const w = await h.startWorker(async () => {
+      calls += 1;
+      throw new Error('executor unreachable');
+    });
+    await trigger();
+    const body = await finalBody(issue, /could not finish/);
+    await w.close(0);
+    expect(calls).toBe(2);
+    expect(body).toContain('after 2 attempts: executor unreachable');
+    // The issue is free again.
+    expect(await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)).toBe(0);
+  });
+
+  it('says so and runs nothing when --ref names a ref that does not exist', async () => {
+    let ran = false;
+    const w = await h.startWorker(async () => {
+      ran = true;
+      return reproducedOutcome();
+    });
+    await trigger('/repgen --ref no-such-branch');
+    const body = await finalBody(issue, /does not exist/);
+    await w.close(0);
+    expect(ran).toBe(false);
+    expect(body).toContain('`no-such-branch`');
+  });
+
+  it('stops and posts nothing more when the issue is deleted during the run (404/410 on the edit)', async () => {
+    let aborted = false;
+    const pipeline: RunPipeline = async (_req, progress, signal) => {
+      await progress('context', 'indexing');
+      h.gh.deleteIssue(issue);
+      await progress('agent', 'attempt 1');
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        signal.addEventListener('abort', () => resolve(), { once: true });
+        setTimeout(resolve, 10_000);
+      });
+      aborted = signal.aborted;
+      throw new CancelledError('stopped');
+    };
+    const w = await h.startWorker(pipeline);
+    const before = h.gh.checkRuns.length;
+    await trigger();
+    await waitFor('lock released', async () => (await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)) === 0 && aborted);
+    await w.close(0);
+    expect(aborted).toBe(true);
+    expect(h.gh.checkRuns.length).toBe(before);
+    expect(h.gh.labels.get(issue)).toBeUndefined();
+  });
+
+  it('/repgen cancel stops the running Python script', async () => {
+    const marker = `repgen-cancel-${randomUUID()}`;
+    const executor = await createExecutor(readLocalExecConfig({}));
+    let result: Awaited<ReturnType<typeof executor.run>> | null = null;
+    let started = false;
+    const pipeline: RunPipeline = async (_req, progress, signal) => {
+      await progress('agent', 'running the script');
+      started = true;
+      result = await executor.run({ files: [{ path: 'sleep.py', content: 'import time\nprint("started", flush=True)\ntime.sleep(120)\n' }], entry: 'sleep.py', args: [marker], limits: { timeoutMs: 120_000 } }, signal);
+      if (signal.aborted) throw new CancelledError('cancelled');
+      return reproducedOutcome();
+    };
+    const w = await h.startWorker(pipeline);
+    await trigger();
+    await waitFor('script running', () => started && execFileSync('ps', ['-eo', 'args']).toString().includes(marker));
+    const t0 = Date.now();
+    await trigger('/repgen cancel');
+    const body = await finalBody(issue, /cancelled/);
+    await w.close(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(body).toContain('cancelled');
+    expect((result as unknown as { infra: { kind: string } | null })?.infra?.kind).toBe('aborted');
+    expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(marker);
+  });
+
+  it('caps concurrent runs per installation across the worker', async () => {
+    let active = 0;
+    let peak = 0;
+    const pipeline: RunPipeline = async () => {
+      active += 1;
+      peak = Math.max(peak, active);
+      await new Promise((r) => setTimeout(r, 600));
+      active -= 1;
+      return reproducedOutcome();
+    };
+    const w = await h.startWorker(pipeline, { REPGEN_WORKER_CONCURRENCY: '3', REPGEN_INSTALLATION_CONCURRENCY: '1' });
+    const issues = [issue, issue + 1, issue + 2];
+    for (const n of issues) h.gh.options.issues![n] = { title: 't', body: 'b' };
+    await Promise.all(issues.map((n) => trigger('/repgen', n)));
+    for (const n of issues) await finalBody(n, /Reproduced/);
+    await w.close(0);
+    issue += 2;
+    expect(peak).toBe(1);
+  });
+
+  it('opens the regression-test PR on /repgen pr after a reproduction, and on its own with pr: auto', async () => {
+    const w = await h.startWorker(async () => reproducedOutcome('import torch\nprint("x")\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied")\n'));
+    await trigger();
+    await finalBody(issue, /Reproduced/);
+    await trigger('/repgen pr');
+    const prBody = await waitFor('pr comment', () => [...h.gh.comments.values()].find((c) => c.issue === issue && /opened https:\/\/github.com\/.*\/pull\//.test(c.body))?.body);
+    const test = fakeFileOnBranch(h.gh, `repgen/issue-${issue}`, `tests/repro/test_issue_${issue}.py`);
+    expect(prBody).toContain('xfail(strict=True)');
+    expect(test).toContain('@pytest.mark.xfail(strict=True');
+    expect(test).toContain(`def test_issue_${issue}(`);
+    expect(h.gh.callsTo('POST', /\/git\/refs$/).at(-1)?.body).toMatchObject({ ref: `refs/heads/repgen/issue-${issue}`, sha: repo.sha });
+    expect(h.gh.callsTo('POST', /\/pulls$/).at(-1)?.body).toMatchObject({ head: `repgen/issue-${issue}`, base: 'master' });
+
+    issue += 1;
+    h.gh.options.issues![issue] = { title: 't', body: 'b' };
+    h.gh.options.config = 'pr: auto\n';
+    await trigger();
+    const auto = await finalBody(issue, /Regression test proposed in/);
+    await w.close(0);
+    expect(auto).toContain('/pull/');
+  });
+});
+
+describe('repro worker, labeled trigger', () => {
+  it('runs from an issues.labeled webhook too', async () => {
+    const w = await h.startWorker(async () => reproducedOutcome());
+    await postWebhook(h.app.url, 'issues', labeledPayload('needs-repro', { issueNumber: issue, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await finalBody(issue, /Reproduced/);
+    await w.close(0);
+  });
+});
