@@ -18,6 +18,7 @@ options:
   --budget TOKENS   tokens per bundle (default 6000)
   --json            one JSON object: bundles, trainingLoops, semantic, timings
   --text            also print each chunk's code (human output only)
+  --verbose         log what the builder does to stderr
 
 settings (environment): REPGEN_EMBED_MODEL, REPGEN_RERANK_MODEL, REPGEN_MODEL_DIR, REPGEN_LEXICAL,
 REPGEN_CONTEXT_CACHE_DIR, REPGEN_CONTEXT_CACHE_ENTRIES, REPGEN_CONTEXT_MAX_FILE_BYTES,

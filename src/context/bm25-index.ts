@@ -25,7 +25,7 @@ interface Stored {
 
 function wrap(stored: Stored): LexicalIndex {
   const termRow = new Map<string, number>();
-  stored.terms.forEach((t, i) => termRow.set(t, i));
+  for (const [i, t] of stored.terms.entries()) termRow.set(t, i);
   const n = stored.ids.length;
   let total = 0;
   for (const len of stored.lengths) total += len;

@@ -89,7 +89,7 @@ export async function embedChunks(
       dim = vectors[0]?.length ?? 0;
       matrix = new Float32Array(chunks.length * dim);
     }
-    vectors.forEach((v, i) => matrix.set(v, (start + i) * dim));
+    for (const [i, v] of vectors.entries()) matrix.set(v, (start + i) * dim);
   }
   return { model: embedder.name, dim, matrix };
 }

@@ -186,7 +186,7 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
 async function vectorsFor(index: RepoIndex, embedder: Embedder, settings: ContextSettings, cacheDir: string | null, timings: Record<string, number>): Promise<ChunkVectors> {
   const cached = index.vectors.get(embedder.name);
   if (cached) return cached;
-  let t = now();
+  const t = now();
   let vectors = cacheDir ? await loadVectors(cacheDir, index.key, embedder.name, index.chunks.length) : null;
   if (!vectors) {
     vectors = await embedChunks(index.chunks, embedder, { batch: settings.REPGEN_EMBED_BATCH, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS });
@@ -195,7 +195,6 @@ async function vectorsFor(index: RepoIndex, embedder: Embedder, settings: Contex
     if (cacheDir) await saveVectors(cacheDir, index.key, vectors);
   } else timings.vectorLoadMs = now() - t;
   index.vectors.set(embedder.name, vectors);
-  t = now();
   return vectors;
 }
 

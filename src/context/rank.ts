@@ -80,16 +80,16 @@ export function rankCandidates(input: RankInput): Candidate[] {
     if (!c) byId.set(id, (c = { id, score: 0, reasons: [] }));
     return c;
   };
-  input.lexical.forEach((hit, i) => {
+  for (const [i, hit] of input.lexical.entries()) {
     const c = get(hit.id);
     c.score += RRF_SCALE / (RRF_K + i + 1);
     if (i < 20) c.reasons.push(`bm25 rank ${i + 1}`);
-  });
-  input.semantic.forEach((hit, i) => {
+  }
+  for (const [i, hit] of input.semantic.entries()) {
     const c = get(hit.id);
     c.score += RRF_SCALE / (RRF_K + i + 1);
     if (i < 20) c.reasons.push(`semantic rank ${i + 1} (cosine ${hit.score.toFixed(2)})`);
-  });
+  }
   applyFrames(graph, signals.frames, get);
   applyIdentifiers(graph, signals.identifiers, get, byId);
   applyErrorPhrases(graph, signals.errorPhrases, get, input.phraseScope);

@@ -38,11 +38,11 @@ function framesOf(text: string): TraceFrame[] {
   const frames: TraceFrame[] = [];
   for (const block of blocks) {
     const found = [...block.matchAll(FRAME)];
-    found.forEach((m, i) => {
+    for (const [i, m] of found.entries()) {
       const frame: TraceFrame = { file: m[1]!.replace(/\\/g, '/'), line: Number(m[2]), depth: found.length - 1 - i };
       if (m[3]) frame.func = m[3];
       frames.push(frame);
-    });
+    }
   }
   return frames;
 }
