@@ -39,8 +39,8 @@ export interface RenderOptions {
 
 /** Kubernetes label values: ≤ 63 chars of [A-Za-z0-9._-], alphanumeric at both ends. */
 export function toLabelValue(value: string): string {
-  const cleaned = value.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 63);
-  return cleaned.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
+  const cleaned = value.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+  return cleaned.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
 }
 
 /** `job` → `repgen.dev/job`; a key that already has a prefix keeps it. Invalid names are cleaned, not rejected. */
