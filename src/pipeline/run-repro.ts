@@ -14,7 +14,7 @@ import { runReport, type ReportResult } from '../report/index.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
-import { decideOutcome } from './stages/outcome/index.js';
+import { runOutcome } from './stages/outcome/index.js';
 import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
 
 export interface ReproInput {
@@ -91,7 +91,7 @@ export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, s
   let environment: Record<string, string> = { executor: deps.executor.name };
 
   const finish = (rejection: string | null): ReproEvidence => {
-    const decision = decideOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra });
+    const decision = runOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra });
     const final = agent?.final ?? null;
     const totalUsage = addUsage(usage, agent?.usage ?? NO_USAGE);
     const outcome: ReproOutcome = {

@@ -117,6 +117,14 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.attempts).toHaveLength(1);
   });
 
+  it('exit_budget: the cost budget, priced from the model\'s price table', async () => {
+    const llm = await llmOver([{ text: answer(WRONG_SCRIPT), usage: { input_tokens: 400_000, output_tokens: 10 } }]);
+    const { outcome } = await reproduce({ llm, settings: { maxCostUsd: 0.5, maxTokens: 10_000_000 } });
+    expect(outcome.status).toBe('exit_budget');
+    expect(outcome.summary).toMatch(/cost budget \(\$0\.5\) is spent \(\$0\.\d+ used\)/);
+    expect(outcome.usage.costUsd).toBeGreaterThan(0.5);
+  });
+
   it('exit_budget: the attempt cap and the wall clock', async () => {
     const llm = await llmOver([answer(WRONG_SCRIPT), answer(WRONG_SCRIPT)]);
     const capped = await reproduce({ llm, settings: { maxAttempts: 2 } });

@@ -52,7 +52,7 @@ export interface OutcomeDecision {
 }
 
 /** Stage 6: one exit status and the sentence that explains it. Pure. */
-export function decideOutcome(input: {
+export function runOutcome(input: {
   rejection: string | null;
   report: ReportResult | null;
   plan: ReproPlan | null;
