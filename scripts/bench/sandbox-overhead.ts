@@ -6,6 +6,10 @@
  *
  * Reads REPGEN_PYTHON like the executor. Target: ≤ 150 ms of overhead.
  *
+ * A third series spawns the executor's process chain alone (sandbox + launcher + python, same argv, spawnSync),
+ * which splits the overhead into what the processes cost and what the executor's bookkeeping around them costs
+ * (work dir, files, async spawn, pipes, output files, cleanup).
+ *
  * On a shared host wall time includes the wait for a CPU, so the 1-minute load average is printed with the
  * numbers. (Children's CPU time cannot stand in for it: bwrap exits without reaping its namespace's init, so
  * that CPU never reaches this process's cutime.)
@@ -13,8 +17,12 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readLocalExecConfig } from '../../src/exec/config.js';
+import { LAUNCHER_SOURCE } from '../../src/exec/launcher.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
+import { buildSandboxArgv, probeSandbox } from '../../src/exec/sandbox.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' } } });
 const runs = Number(values.runs);
@@ -33,7 +41,14 @@ spawnSync(config.python, ['-c', 'pass']);
 const warm = await executor.run(request);
 if (warm.exitCode !== 0) throw new Error(`executor run failed: ${warm.infra?.message ?? warm.stderr}`);
 
+const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
+const chainDir = mkdtempSync(join(config.workRoot, 'repgen-bench-'));
+writeFileSync(join(chainDir, 'main.py'), 'pass\n');
+const launcher = [config.python, '-I', '-S', '-c', LAUNCHER_SOURCE, '600', String(4096 * 2 ** 20), String(2048 * 2 ** 20), plan.kind === 'none' ? '1' : '0'];
+const chain = buildSandboxArgv({ plan, network: false, workdir: chainDir, readOnlyPaths: [], inner: [...launcher, config.python, 'main.py'] });
+
 const bare: number[] = [];
+const chained: number[] = [];
 const sandboxed: number[] = [];
 const load = loadavg()[0] ?? 0;
 // Interleaved so that load from other processes on the host hits both series alike.
@@ -43,14 +58,22 @@ for (let i = 0; i < runs; i++) {
   bare.push(performance.now() - t);
   if (r.status !== 0) throw new Error(`bare python failed: ${String(r.stderr)}`);
   t = performance.now();
+  const c = spawnSync(chain.file, chain.args, { cwd: chainDir, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  chained.push(performance.now() - t);
+  if (c.status !== 0) throw new Error(`process chain failed: ${String(c.stderr)}`);
+  t = performance.now();
   const res = await executor.run(request);
   sandboxed.push(performance.now() - t);
   if (res.exitCode !== 0) throw new Error(`executor run failed: ${res.infra?.message ?? res.stderr}`);
 }
 
+rmSync(chainDir, { recursive: true, force: true });
+
 const b = median(bare);
+const ch = median(chained);
 const s = median(sandboxed);
 console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}  load average: ${load.toFixed(2)}`);
 console.log(`bare python -c pass      median ${b.toFixed(1)} ms`);
+console.log(`process chain alone     median ${ch.toFixed(1)} ms  (${plan.kind} + launcher + python)`);
 console.log(`through the executor     median ${s.toFixed(1)} ms`);
 console.log(`overhead ${(s - b).toFixed(1)} ms, ratio ${(s / b).toFixed(2)}x  (target ≤ 150 ms: ${s - b <= 150 ? 'met' : 'NOT met'})`);
