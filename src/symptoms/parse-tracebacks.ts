@@ -123,6 +123,41 @@ export function parseTracebacks(text: string): Traceback[] {
   return out;
 }
 
+const LOOSE_FRAME = /^\s*(?:\.\.\.\s*)?(?:File ")?([^"]*?\.py)", line (\d+)(?:, in (.+?))?\s*$/;
+
+/**
+ * Tracebacks pasted without their `Traceback (most recent call last):` header, often cut at the front
+ * (`.../site-packages/keras/…/name_scope.py", line 61, in __exit__`): frames followed by an exception line.
+ * Reports only; a run's output always has the header.
+ */
+export function parseTracebackFragments(text: string): Traceback[] {
+  const lines = text.split(/\r?\n/);
+  const out: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (line.length > MAX_SCAN_LINE) {
+      out.push('');
+      continue;
+    }
+    if (TRACEBACK_HEADER.test(line)) {
+      // Real tracebacks are parseTracebacks' job; blank this one out.
+      inside = true;
+      out.push('');
+      continue;
+    }
+    const m = LOOSE_FRAME.exec(line);
+    if (m) {
+      if (!inside) out.push('Traceback (most recent call last):');
+      inside = true;
+      out.push(`  File "${m[1]}", line ${m[2]}${m[3] ? `, in ${m[3]}` : ''}`);
+      continue;
+    }
+    if (inside && parseExceptionLine(line)) inside = false;
+    out.push(line);
+  }
+  return parseTracebacks(out.join('\n')).filter((tb) => tb.frames.length > 0);
+}
+
 /** The last exception-looking line of a text, by the benchmark judge's own rule (used to stay as strict as it). */
 export function lastExceptionLine(text: string): ExceptionInfo | null {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && l.length <= MAX_SCAN_LINE);

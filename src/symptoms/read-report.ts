@@ -1,7 +1,7 @@
 import type { CodeBlock, ExceptionInfo, ReportReading, Symptom, Traceback, VersionPin } from './types.js';
 import { classifyException } from './classify.js';
 import { classifyPrintedValues, classifySeries } from './classify-series.js';
-import { findErrorLines, parseExceptionLine, parseTracebacks } from './parse-tracebacks.js';
+import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTracebacks } from './parse-tracebacks.js';
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
 
@@ -139,7 +139,8 @@ export function readReport(markdown: string): ReportReading {
   const outputBlocks = blocks.filter((b) => b.kind === 'output');
   const pasted = outputBlocks.map((b) => b.code).join('\n\n');
   // Tracebacks pasted without a fence live in the prose; fenced ones in output blocks.
-  const tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
+  let tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
+  if (tracebacks.length === 0) tracebacks = [...parseTracebackFragments(pasted), ...parseTracebackFragments(prose)];
   const errorLines = [...new Set([...findErrorLines(pasted), ...findErrorLines(prose), ...(title ? findErrorLines(title) : [])])];
   const outputLines = pasted.split('\n').filter((l) => l.trim() !== '');
   const points = parseMetricPoints(pasted);

@@ -52,10 +52,17 @@ describe('readReport', () => {
   });
 
   it('takes tracebacks from python-tagged blocks that hold only output, and error lines from prose', () => {
-    const md = 'I get\n```python\n  File "x/name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\nAttributeError: \'NoneType\' object has no attribute \'pop\'\n```\nor `IndexError: pop from empty list`';
+    const md = 'I get\n```python\n...\n.../.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\n    ^^^^^^^^^^^^^^^^^^^^\nAttributeError: \'NoneType\' object has no attribute \'pop\'\n```\nor\n```python\n .../name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\nIndexError: pop from empty list\n```\nSee `KeyError: \'scope\'` too.';
     const r = readReport(md);
     expect(r.codeBlocks).toEqual([]);
+    // The traceback was pasted without its header and cut at the front: still read as one.
+    expect(r.tracebacks).toHaveLength(2);
+    expect(r.tracebacks[0]?.frames).toEqual([
+      { file: '/.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py', line: 61, function: '__exit__', code: 'name_scope_stack.pop()' },
+    ]);
+    expect(r.tracebacks[0]?.userFrame).toBeNull();
     expect(r.expected.map((s) => s.exception?.type)).toEqual(['AttributeError', 'IndexError']);
+    expect(r.errorLines).toContain("KeyError: 'scope'");
   });
 
   it('prose-only reports: symptoms described in words, with the sentence as evidence', () => {
