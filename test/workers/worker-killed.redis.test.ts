@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+
+/**
+ * A worker killed mid-job (SIGKILL: no cleanup, no goodbye). BullMQ's stalled-job check hands the job to a
+ * new worker, which finishes it; when restarts are exhausted the issue still gets its final word.
+ */
+const FAST_STALL = { REPGEN_LOCK_MS: '1500', REPGEN_STALLED_INTERVAL_MS: '700' };
+
+let h: Harness;
+let repo: ReturnType<typeof makeGitRepo>;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  h = await startHarness('killed', { github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' } } }, env: FAST_STALL });
+  repo = makeGitRepo();
+});
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  await h?.close();
+  repo?.cleanup();
+});
+
+async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; started: Promise<string> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/workers/fixtures/stuck-worker.ts'], {
+    env: { ...process.env, APP_ID: '1', PRIVATE_KEY: h.env.PRIVATE_KEY ?? '', REPGEN_QUEUE_PREFIX: h.prefix, REPGEN_GITHUB_THROTTLE: 'false', FAKE_GITHUB_URL: h.gh.url, LOG_LEVEL: 'fatal', ...FAST_STALL, ...extraEnv } as NodeJS.ProcessEnv,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  let out = '';
+  const started = new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/STARTED (\S+)/);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`stuck worker exited early (${code})`)));
+  });
+  await waitFor('stuck worker ready', () => out.includes('READY'), 30_000);
+  return { child, started };
+}
+
+const progressBody = (n: number) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
+
+describe('a worker killed mid-job', () => {
+  it('is replaced: the job is retried by another worker and the issue gets its result', async () => {
+    const { child, started } = await startStuckWorker({});
+    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 301, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    const jobId = await started;
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const runs: string[] = [];
+    const pipeline: RunPipeline = async (req) => {
+      runs.push(req.jobId);
+      return reproducedOutcome();
+    };
+    const w = await h.startWorker(pipeline);
+    await waitFor('final word after the kill', () => /Reproduced/.test(progressBody(301)), 45_000);
+    await w.close(0);
+    expect(runs).toEqual([jobId]);
+    expect(h.gh.labels.get(301)).toEqual(['repro:confirmed']);
+  });
+
+  it('when restarts are exhausted, the comment says the worker stopped', async () => {
+    const { child, started } = await startStuckWorker({ REPGEN_MAX_STALLED: '0' });
+    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 302, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await started;
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    let ran = false;
+    const w = await h.startWorker(async () => {
+      ran = true;
+      return reproducedOutcome();
+    }, { REPGEN_MAX_STALLED: '0' });
+    await waitFor('final failure word', () => /could not finish/.test(progressBody(302)), 45_000);
+    await w.close(0);
+    expect(ran).toBe(false);
+    expect(progressBody(302)).toContain('the worker running it stopped');
+    expect(await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#302`)).toBe(0);
+  });
+});
