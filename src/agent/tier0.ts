@@ -4,7 +4,7 @@ import type { StaticChecker, StaticReport } from './static-checker.js';
 
 /** One recorded edit of tier 0: what was changed in the reporter's code and why. */
 export interface SnippetEdit {
-  action: 'join_blocks' | 'strip_prompts' | 'add_import' | 'define_default' | 'define_from_comparison' | 'synthesize_data' | 'call_entry' | 'append_traceback_line';
+  action: 'join_blocks' | 'cpu_fallback' | 'strip_prompts' | 'add_import' | 'define_default' | 'define_from_comparison' | 'synthesize_data' | 'call_entry' | 'append_traceback_line';
   detail: string;
 }
 
@@ -159,4 +159,18 @@ function entryCall(body: string, parsed: Awaited<ReturnType<typeof parsePython>>
     }
   }
   return `${fn.name}(${args.join(', ')})`;
+}
+
+/**
+ * On a runner without CUDA, a report whose bug is not about devices still runs on the CPU: `'cuda'` devices
+ * and `.cuda()` become the CPU, recorded as an edit. Null when the script names no CUDA device.
+ */
+export function mapCudaToCpu(snippet: CompletedSnippet): CompletedSnippet | null {
+  const script = snippet.script.replace(/\.cuda\(\s*\)/g, ".to('cpu')").replace(/(['"])cuda(?::\d+)?\1/g, "'cpu'");
+  if (script === snippet.script) return null;
+  return {
+    ...snippet,
+    script,
+    edits: [...snippet.edits, { action: 'cpu_fallback', detail: "replaced CUDA devices with the CPU ('cuda' → 'cpu', .cuda() → .to('cpu')): this runner has no GPU and the reported bug is not about devices" }],
+  };
 }

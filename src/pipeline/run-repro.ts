@@ -1,7 +1,7 @@
 // 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  6 outcome
 // The pipeline knows no GitHub and no Redis: the CLI and the worker wire the same deps and call runRepro.
 import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, type AgentResult, type StaticChecker } from '../agent/index.js';
-import type { CompletedSnippet } from '../agent/tier0.js';
+import { mapCudaToCpu, type CompletedSnippet } from '../agent/tier0.js';
 import type { ContextResult } from '../context/types.js';
 import { CancelledError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
@@ -189,6 +189,8 @@ export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, s
   }
   probe = probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
+  const deviceBug = report.reading.expected.some((x) => ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind));
+  if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
   plan = runPlan({ report, code, probe });
   await deps.progress('plan', `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`);
 

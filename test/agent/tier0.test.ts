@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
-import { completeSnippet } from '../../src/agent/tier0.js';
+import { completeSnippet, mapCudaToCpu } from '../../src/agent/tier0.js';
 
 const checker = createPyflakesChecker({ pylint: false });
 
@@ -51,5 +51,15 @@ describe('completeSnippet (tier 0) with real pyflakes', () => {
     const r = await completeSnippet({ blocks: ['import torch\ndef run():\n    return torch.ones(2) @ torch.ones(3)\n'], tracebackModuleLines: ['run()'] }, { checker });
     expect(r.script).toContain('\n\nrun()');
     expect(r.edits.map((e) => e.action)).toContain('append_traceback_line');
+  });
+
+  it('maps CUDA devices to the CPU as a recorded edit, and leaves CUDA-free code alone', async () => {
+    const r = await completeSnippet({ blocks: ["import torch\nm = torch.nn.Linear(2, 2).to('cuda')\nx = torch.ones(1, 2).cuda()\ndev = torch.device(\"cuda:0\" if torch.cuda.is_available() else \"cpu\")\n"] }, { checker });
+    const cpu = mapCudaToCpu(r);
+    expect(cpu?.script).toContain("m = torch.nn.Linear(2, 2).to('cpu')");
+    expect(cpu?.script).toContain("x = torch.ones(1, 2).to('cpu')");
+    expect(cpu?.script).toContain("torch.device('cpu' if torch.cuda.is_available() else \"cpu\")");
+    expect(cpu?.edits.at(-1)?.action).toBe('cpu_fallback');
+    expect(mapCudaToCpu({ ...r, script: 'import torch\n' })).toBeNull();
   });
 });
