@@ -66,6 +66,12 @@ describe('repgen run: matching a run against an issue', { timeout: 200_000 }, ()
     expect(r.symptoms[0]?.evidence).toContain('epoch 1: waiting for the data loader');
   });
 
+  it('a native crash (SIGSEGV, no traceback) is read as a crash', async () => {
+    const r = await runJson(['fixtures/scripts/dl-native-crash.py']);
+    expect(r).toMatchObject({ exitCode: null, signal: 'SIGSEGV', exception: null });
+    expect(r.symptoms).toEqual([{ kind: 'other_crash', evidence: 'killed by SIGSEGV; last output:\nloading the extension' }]);
+  });
+
   it('without --json: a readable summary', async () => {
     const cli = io();
     expect(await command.run(['fixtures/scripts/dl-unrelated.py', '--issue', SO046], cli)).toBe(0);

@@ -81,6 +81,12 @@ describe('printed values and run flags', () => {
     const o = readRun('allocating\n', { exitCode: null, oomKilled: true });
     expect(o.symptoms.map((s) => s.kind)).toEqual(['out_of_memory']);
   });
+  it('readRun reads a native crash (killed by a signal, no traceback) as a crash', () => {
+    const r = readRun('loading\nSegmentation fault (core dumped)\n', { exitCode: null, signal: 'SIGSEGV' });
+    expect(r.symptoms).toEqual([{ kind: 'other_crash', category: 'crash', evidence: 'killed by SIGSEGV; last output:\nloading\nSegmentation fault (core dumped)' }]);
+    expect(readRun('', { exitCode: null, signal: 'SIGKILL', timedOut: true }).symptoms.map((s) => s.kind)).toEqual(['timeout']);
+  });
+
   it('readRun names the error of a failed run without a traceback, but not of a clean one', () => {
     expect(readRun('ERROR:root:boom\nValueError: bad config', { exitCode: 1 }).exception).toEqual({ type: 'ValueError', message: 'bad config' });
     expect(readRun('ValueError: bad config', { exitCode: 0 }).exception).toBeNull();
