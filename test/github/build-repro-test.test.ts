@@ -1,0 +1,49 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildReproTest, reproTestPath } from '../../src/github/publish/build-repro-test.js';
+
+/** The generated regression test, run by the real pytest: XFAIL while the bug exists, a failure once fixed. */
+const PY = '/usr/bin/python3';
+const dir = mkdtempSync(join(tmpdir(), 'repgen-pytest-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function runPytest(script: string, markers: string[]): { status: number | null; out: string } {
+  const file = join(dir, `test_issue_7_${Math.random().toString(36).slice(2)}.py`);
+  writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script, markers, timeoutS: 60 }));
+  const res = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', file], { cwd: dir, encoding: 'utf8' });
+  return { status: res.status, out: res.stdout + res.stderr };
+}
+
+const BUG = 'x = [1, 2]\nprint("value\'s \\"quoted\\" \\\\ backslash")\nraise IndexError("list index out of range")\n';
+
+describe('buildReproTest', () => {
+  it('is written where the PR puts it', () => {
+    expect(reproTestPath(12)).toBe('tests/repro/test_issue_12.py');
+  });
+
+  it('is valid Python whatever quotes and backslashes the script holds', () => {
+    const file = join(dir, 'compile_check.py');
+    writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script: `${BUG}s = """triple"""\n`, markers: ['IndexError: list index out of range'] }));
+    execFileSync(PY, ['-m', 'py_compile', file]);
+  });
+
+  it('reports XFAIL while the bug reproduces (pytest exits 0)', () => {
+    const { status, out } = runPytest(BUG, ['IndexError: list index out of range']);
+    expect(out).toMatch(/1 xfailed/);
+    expect(status).toBe(0);
+  });
+
+  it('fails (strict XPASS) once the bug is fixed, so the marker gets removed on purpose', () => {
+    const { status, out } = runPytest('print("all good")\n', ['IndexError: list index out of range']);
+    expect(out).toMatch(/XPASS\(strict\)|1 failed/);
+    expect(status).toBe(1);
+  });
+
+  it('still counts a run that prints the bug symptom without crashing as the bug', () => {
+    const { out } = runPytest('print("IndexError: list index out of range")\n', ['IndexError: list index out of range']);
+    expect(out).toMatch(/1 xfailed/);
+  });
+});
