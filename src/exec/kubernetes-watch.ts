@@ -60,7 +60,11 @@ export function startResumableWatch(opts: ResumableWatchOptions): () => void {
       timeoutSeconds: opts.timeoutSeconds ?? 60,
     };
     if (resourceVersion) query.resourceVersion = resourceVersion;
-    const controller = await new Watch(opts.kubeConfig).watch(
+    const watch = new Watch(opts.kubeConfig);
+    // client-node aborts a watch after 30 s without data; a pod that runs quietly for minutes is normal, so the
+    // server's own timeoutSeconds (a clean end, resumed below) must always come first.
+    (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = ((opts.timeoutSeconds ?? 60) + 15) * 1000;
+    const controller = await watch.watch(
       opts.path,
       query,
       (type: string, object: Record<string, unknown>) => {
@@ -101,8 +105,9 @@ export function startResumableWatch(opts: ResumableWatchOptions): () => void {
           needList = true;
           continue;
         }
-        if (result.error) throw result.error;
         failures = 0;
+        // An idle connection the client gave up on is not a failure: watch again from the last version.
+        if (result.error && (result.error as Error).name !== 'TimeoutError') throw result.error;
       } catch (err) {
         if (stopped) return;
         failures += 1;

@@ -32,6 +32,8 @@ export interface KubernetesExecutorOptions {
   tickMs?: number;
   /** How long to wait for the log stream to end once the container has. @defaultValue 10000 */
   logGraceMs?: number;
+  /** Server-side timeout of each watch request; the watch resumes from its last resourceVersion. @defaultValue 60 */
+  watchTimeoutSeconds?: number;
   /** Source of run ids (tests). @defaultValue 10 random hex characters */
   newRunId?: () => string;
 }
@@ -300,6 +302,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
           evaluate();
         },
         log,
+        ...(options.watchTimeoutSeconds ? { timeoutSeconds: options.watchTimeoutSeconds } : {}),
       });
       const stopJob = startResumableWatch({
         kubeConfig: kc,
@@ -319,6 +322,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
           evaluate();
         },
         log,
+        ...(options.watchTimeoutSeconds ? { timeoutSeconds: options.watchTimeoutSeconds } : {}),
       });
       const ticker = setInterval(evaluate, tickMs);
       const onAbort = () => finish({ kind: 'aborted' });

@@ -18,13 +18,18 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(fake: FakeKubeOptions = {}, cfg: Partial<KubernetesConfigInput> = {}): Promise<{ api: FakeKubeApi; exec: ScriptExecutor }> {
+async function setup(
+  fake: FakeKubeOptions = {},
+  cfg: Partial<KubernetesConfigInput> = {},
+  extra: { watchTimeoutSeconds?: number } = {},
+): Promise<{ api: FakeKubeApi; exec: ScriptExecutor }> {
   api = await startFakeKubeApi(fake);
   const exec = createKubernetesExecutor({
     config: KubernetesExecConfig.parse({ kind: 'kubernetes', ...cfg }),
     kubeConfig: api.kubeConfig(),
     tickMs: 50,
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    ...extra,
   });
   return { api, exec };
 }
@@ -232,6 +237,17 @@ describe('kubernetes executor', () => {
     expect(r.exitCode).toBe(0);
     expect(api.requests.filter((q) => q.query.watch === 'true' && q.status === 410)).toHaveLength(2);
     expect(api.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/jobs') && !q.query.watch).length).toBeGreaterThanOrEqual(1);
+    await expectCleanedUp(api);
+  });
+
+  it('resumes watches the server ends (timeoutSeconds) from the last resourceVersion', async () => {
+    const { api, exec } = await setup({}, {}, { watchTimeoutSeconds: 1 });
+    const r = await exec.run(py('import time\ntime.sleep(2.5)\nprint("quiet run done")\n'));
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('quiet run done\n');
+    const podWatches = api.requests.filter((q) => q.path.endsWith('/pods') && q.query.watch === 'true');
+    expect(podWatches.length).toBeGreaterThanOrEqual(2);
+    expect(podWatches.slice(1).every((q) => Number(q.query.resourceVersion) > 0)).toBe(true);
     await expectCleanedUp(api);
   });
 
