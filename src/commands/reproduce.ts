@@ -52,7 +52,7 @@ export async function wireLlm(io: CliIo, provider: string | undefined, model: st
 
 async function wireContext(io: CliIo): Promise<BuildContextFn> {
   const { buildContext } = await import('../context/index.js');
-  const log = createLineLogger((l) => io.stderr(l));
+  const log = quietInfo(createLineLogger((l) => io.stderr(l)), io.env);
   return (input) => buildContext(input, { env: io.env, log });
 }
 
