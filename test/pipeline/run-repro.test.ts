@@ -211,6 +211,16 @@ describe('runRepro: refinement feeds every failure back', () => {
     expect(evidence.context).toMatchObject({ bundles: 2, ranks: [1, 2] });
   });
 
+  it('moves to the next bundle when the prompt is too long for the model', async () => {
+    const chunk = (rank: number, text: string) => ({ rank, tokens: 10, chunks: [{ path: `m${rank}.py`, startLine: 1, endLine: 1, kind: 'function' as const, score: 1, reasons: ['bm25'], text }] });
+    const context: ContextResult = { bundles: [chunk(1, 'def huge_bundle(): pass'), chunk(2, 'def small_bundle(): pass')], trainingLoops: [], semantic: 'off', timings: {} };
+    const llm = await llmOver([{ error: 'request_too_large' }, answer(GOOD_SCRIPT)]);
+    const { outcome } = await reproduce({ llm, repoDir: '/repo', deps: { buildContext: async () => context } });
+    expect(outcome.attempts.map((a) => [a.bundle, a.outcome])).toEqual([[1, 'llm_error'], [2, 'reproduced']]);
+    expect(outcome.attempts[0]?.feedback).toMatch(/too long for the model .*; next bundle/);
+    expect(outcome.status).toBe('reproduced');
+  });
+
   it('a failing context builder is said and skipped, not fatal', async () => {
     const llm = await llmOver([answer(GOOD_SCRIPT)]);
     const { outcome } = await reproduce({ llm, repoDir: '/x', deps: { buildContext: async () => { throw new Error('repo is not a directory'); } } });
