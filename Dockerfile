@@ -8,7 +8,7 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 # Production dependencies only (tsx is one: it loads the TypeScript sources at startup, no build step).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

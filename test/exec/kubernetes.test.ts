@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidRunRequestError } from '../../src/exec/errors.js';
 import { KubernetesExecConfig, type KubernetesConfigInput } from '../../src/exec/kubernetes-config.js';
 import { createKubernetesExecutor } from '../../src/exec/kubernetes.js';
-import type { RunRequestInput, ScriptExecutor } from '../../src/exec/types.js';
+import { RunResult, type RunRequestInput, type ScriptExecutor } from '../../src/exec/types.js';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeOptions } from '../helpers/fake-kube-api.js';
 
 /**
@@ -31,7 +31,9 @@ async function setup(
     retry: { baseDelayMs: 10, maxDelayMs: 50 },
     ...extra,
   });
-  return { api, exec };
+  // Every result must be a valid RunResult, whatever the outcome.
+  const checked: ScriptExecutor = { name: exec.name, run: async (req, signal) => RunResult.parse(await exec.run(req, signal)) };
+  return { api, exec: checked };
 }
 
 function py(content: string, extra: Partial<RunRequestInput> = {}): RunRequestInput {
