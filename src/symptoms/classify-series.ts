@@ -11,6 +11,12 @@ import { clip, screenLines } from './text.js';
 const LOSS_LIKE = /(^|_)(loss|nll|mse|mae|rmse|perplexity|ppl|error)(_|$)/;
 const ACCURACY_LIKE = /(^|_)accuracy(_|$)/;
 const GRAD_NORM = /grad_norm|grad(_\w+)?_norm/;
+const MEMORY_LIKE = /(^|_)(memory|mem|allocated|rss|vram)(_|$)/;
+
+function median(v: number[]): number {
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
 
 /** Relative improvement (first → best) below which a loss counts as not decreasing. @defaultValue 0.02 */
 export const FLAT_LOSS_RATIO = 0.02;
@@ -47,6 +53,25 @@ export function classifySeries(points: MetricPoint[]): Symptom[] {
         out.push({ kind: 'exploding_gradients', category: 'silent', metric: s.name, evidence: evidenceOf(s.lines, [0, v.indexOf(max)]) });
       } else if (first > 0 && last < 1e-6) {
         out.push({ kind: 'vanishing_gradients', category: 'silent', metric: s.name, evidence: evidenceOf(s.lines, [0, n - 1]) });
+      }
+      continue;
+    }
+    if (s.name === 'step_time' && n >= 5) {
+      // The first step carries warm-up (compilation, caches): compare later steps with the early ones.
+      const rest = v.slice(1);
+      const q = Math.max(1, Math.floor(rest.length / 4));
+      const early = median(rest.slice(0, q));
+      const late = median(rest.slice(-q));
+      if (early > 0 && late > 3 * early) {
+        out.push({ kind: 'slow_step', category: 'performance', metric: s.name, evidence: evidenceOf(s.lines, [1, n - 1]) });
+      }
+      continue;
+    }
+    if (MEMORY_LIKE.test(s.name) && n >= 4) {
+      let ups = 0;
+      for (let i = 1; i < n; i += 1) if ((v[i] ?? 0) >= (v[i - 1] ?? 0)) ups += 1;
+      if (first > 0 && last >= 1.5 * first && ups / (n - 1) >= 0.8) {
+        out.push({ kind: 'memory_growth', category: 'performance', metric: s.name, evidence: evidenceOf(s.lines, [0, n - 1]) });
       }
       continue;
     }

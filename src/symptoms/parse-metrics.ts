@@ -22,14 +22,15 @@ const PAIR =
 
 const METRIC_WORDS = new Set([
   'loss', 'accuracy', 'mae', 'mse', 'rmse', 'f1', 'auc', 'precision', 'recall', 'perplexity', 'ppl',
-  'iou', 'miou', 'dice', 'bleu', 'reward', 'nll', 'error',
+  'iou', 'miou', 'dice', 'bleu', 'reward', 'nll', 'error', 'memory', 'mem', 'allocated', 'rss', 'vram',
 ]);
 const PHASES = new Set(['train', 'val', 'test', 'eval']);
-const QUALIFIERS = new Set(['best', 'top1', 'top5', 'avg', 'average', 'mean', 'running', 'total', 'grad', 'norm']);
+const QUALIFIERS = new Set(['best', 'top1', 'top5', 'avg', 'average', 'mean', 'running', 'total', 'grad', 'norm', 'gpu', 'cuda', 'cpu', 'max', 'peak']);
 const SYNONYMS: Record<string, string> = {
   training: 'train', validation: 'val', valid: 'val', testing: 'test', evaluation: 'eval',
   acc: 'accuracy', gradient: 'grad', gradients: 'grad',
 };
+const STEP_TIME = /(\d+(?:\.\d+)?)\s*(ms\/step|s\/step|us\/step|s\/it|it\/s)\b/;
 const LINE_PHASE = /^\s*(train(?:ing)?|val(?:id(?:ation)?)?|test(?:ing)?|eval(?:uation)?)\b/i;
 
 /** Canonical metric name (`Train Loss` → `train_loss`, `val acc` → `val_accuracy`), or null if not a metric. */
@@ -76,6 +77,14 @@ export function parseMetricPoints(text: string): MetricPoint[] {
         value = m[4] !== undefined ? Number(m[4]) : denom > 0 ? (100 * value) / denom : value;
       }
       points.push({ name, value, line: line.trim(), lineNo });
+    }
+    // Step time from Keras (`10ms/step`) and tqdm (`1.52s/it`, `9.50it/s`), in seconds: the slow_step series.
+    const st = STEP_TIME.exec(line);
+    if (st) {
+      const v = Number(st[1]);
+      const unit = st[2] ?? '';
+      const seconds = unit === 'it/s' ? (v > 0 ? 1 / v : Number.POSITIVE_INFINITY) : unit.startsWith('ms') ? v / 1000 : unit.startsWith('us') ? v / 1e6 : v;
+      points.push({ name: 'step_time', value: seconds, line: line.trim(), lineNo });
     }
   }
   return points;

@@ -64,6 +64,14 @@ describe('classifySeries', () => {
     expect(kinds("{'grad_norm': 1.2}\n{'grad_norm': 40.0}\n{'grad_norm': 5000.0}")).toEqual(['exploding_gradients:grad_norm']);
     expect(kinds('grad norm: 0.5\ngrad norm: 1e-4\ngrad norm: 1e-8')).toEqual(['vanishing_gradients:grad_norm']);
   });
+  it('memory that keeps growing, and steps that get slower (performance)', () => {
+    expect(kinds('step 1 gpu memory: 1000 MB\nstep 2 gpu memory: 1400 MB\nstep 3 gpu memory: 1900 MB\nstep 4 gpu memory: 2600 MB')).toEqual(['memory_growth:gpu_memory']);
+    expect(kinds('mem: 900\nmem: 1400\nmem: 950\nmem: 1000')).toEqual([]);
+    const keras = [5, 1, 1, 1, 2, 4, 8].map((ms, i) => `${i + 1}/7 [==] - 0s ${ms * 10}ms/step - loss: ${(1 / (i + 1)).toFixed(3)}`).join('\n');
+    expect(kinds(keras)).toEqual(['slow_step:step_time']);
+    expect(kinds(' 10%| | 1/10 [00:01<00:09, 9.50it/s]\n 20%| | 2/10 [00:01<00:09, 9.40it/s]\n 30%| | 3/10\t9.60it/s\n 40%| | 4/10 [9.45it/s]\n 50%| | 5/10 [9.5it/s]')).toEqual([]);
+  });
+
   it('needs three points for a trend', () => {
     expect(kinds('loss: 1.0\nloss: 1.0')).toEqual([]);
   });
