@@ -1,4 +1,5 @@
 import type { ApplicationFunction } from 'probot';
+import { onCheckRunRerequested } from './github/on-check-run-rerequested.js';
 import { onIssueComment } from './github/on-issue-comment.js';
 import { onIssueLabeled } from './github/on-issue-labeled.js';
 import type { HandlerDeps } from './github/start-run.js';
@@ -10,10 +11,13 @@ import type { HandlerDeps } from './github/start-run.js';
 export function createApp(deps: HandlerDeps): ApplicationFunction {
   return (app) => {
     app.on('issues.labeled', async (context) => {
-      await onIssueLabeled(context.octokit as never, context.id, context.payload, deps);
+      await onIssueLabeled(context.octokit, context.id, context.payload, deps);
     });
     app.on('issue_comment.created', async (context) => {
-      await onIssueComment(context.octokit as never, context.id, context.payload, deps);
+      await onIssueComment(context.octokit, context.id, context.payload, deps);
+    });
+    app.on('check_run.rerequested', async (context) => {
+      await onCheckRunRerequested(context.octokit, context.id, context.payload, deps);
     });
   };
 }

@@ -4,13 +4,13 @@ import { roleMayTrigger } from './check-permission.js';
 import { refusalComment } from './messages.js';
 import type { Octokit } from './octokit.js';
 import type { HandlerDeps } from './start-run.js';
-import type { IssueCommentEvent, IssueLabeledEvent } from './webhook-payloads.js';
+import type { TriggerEvent } from './webhook-payloads.js';
 
 /**
  * The permission gate shared by both triggers: allowed → true. Refused → false, with one polite comment
  * per person and issue (a Redis NX key), so repeating the command does not make the bot repeat itself.
  */
-export async function mayTrigger(octokit: Octokit, event: IssueLabeledEvent | IssueCommentEvent, role: string | null, config: RepoConfig, deps: HandlerDeps): Promise<boolean> {
+export async function mayTrigger(octokit: Octokit, event: TriggerEvent, role: string | null, config: RepoConfig, deps: HandlerDeps): Promise<boolean> {
   const owner = event.repository.owner.login;
   const repo = event.repository.name;
   const login = event.sender.login;

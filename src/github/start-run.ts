@@ -8,7 +8,7 @@ import { issueKey, reproJobId, type ReproJob } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { alreadyRunningComment, enqueueFailedComment, progressMarker, queuedComment } from './messages.js';
 import type { Octokit } from './octokit.js';
-import type { IssueCommentEvent, IssueLabeledEvent } from './webhook-payloads.js';
+import type { TriggerEvent } from './webhook-payloads.js';
 
 export interface HandlerSettings {
   /** Job attempts. @defaultValue 3 */
@@ -47,7 +47,7 @@ export type StartResult = 'queued' | 'duplicate' | 'busy' | 'enqueue_failed';
  * nothing": the delivery and issue locks first (cheap, and they make duplicates no-ops), then the 👀 and
  * the progress comment in parallel (the job needs the comment id), then the enqueue.
  */
-export async function startRun(octokit: Octokit, deliveryId: string, event: IssueLabeledEvent | IssueCommentEvent, req: RunRequest, deps: HandlerDeps): Promise<StartResult> {
+export async function startRun(octokit: Octokit, deliveryId: string, event: TriggerEvent, req: RunRequest, deps: HandlerDeps): Promise<StartResult> {
   const owner = event.repository.owner.login;
   const repo = event.repository.name;
   const issue_number = event.issue.number;

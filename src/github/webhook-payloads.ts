@@ -7,7 +7,8 @@ import { z } from 'zod';
 
 const User = z.object({ login: z.string().min(1), type: z.string().nullish() });
 
-const Base = z.object({
+/** What every trigger carries: who, where, which issue. */
+export const TriggerEvent = z.object({
   installation: z.object({ id: z.number().int().positive() }),
   repository: z.object({
     name: z.string().min(1),
@@ -24,10 +25,21 @@ const Base = z.object({
   sender: User,
 });
 
-export const IssueLabeledEvent = Base.extend({ label: z.object({ name: z.string() }) });
+export type TriggerEvent = z.infer<typeof TriggerEvent>;
+
+export const IssueLabeledEvent = TriggerEvent.extend({ label: z.object({ name: z.string() }) });
 export type IssueLabeledEvent = z.infer<typeof IssueLabeledEvent>;
 
-export const IssueCommentEvent = Base.extend({
+export const IssueCommentEvent = TriggerEvent.extend({
   comment: z.object({ id: z.number().int().positive(), body: z.string().nullable(), user: User }),
 });
 export type IssueCommentEvent = z.infer<typeof IssueCommentEvent>;
+
+/** `check_run.rerequested`: the "Re-run" button on RepGen's check run; `external_id` names the issue. */
+export const CheckRunRerequestedEvent = z.object({
+  installation: z.object({ id: z.number().int().positive() }),
+  repository: TriggerEvent.shape.repository.extend({ html_url: z.string().url() }),
+  check_run: z.object({ name: z.string(), external_id: z.string().nullable() }),
+  sender: User,
+});
+export type CheckRunRerequestedEvent = z.infer<typeof CheckRunRerequestedEvent>;

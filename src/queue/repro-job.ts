@@ -30,7 +30,8 @@ export const ReproJob = z
     commentId: z.number().int().positive(),
     commentUrl: z.string(),
     requestedBy: z.string(),
-    trigger: z.enum(['label', 'comment']),
+    /** What asked: the label, a `/repgen` comment, or the check run's Re-run button. */
+    trigger: z.enum(['label', 'comment', 'check_run']),
     config: RepoConfig,
     enqueuedAt: z.number().int(),
   })

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/log.js';
 import { ReproJob, REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { startAppServer, type AppServerHandle } from '../../workers/app-server.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
-import { commentPayload, labeledPayload, postWebhook, testPrivateKey } from './webhook-fixtures.js';
+import { checkRunRerequestedPayload, commentPayload, labeledPayload, postWebhook, testPrivateKey } from './webhook-fixtures.js';
 
 const SECRET = 'webhook-secret-for-tests';
 const PREFIX = `repgen-test-app-${process.pid}`;
@@ -207,5 +207,17 @@ describe('/repgen comments', () => {
     gh.options.config = 'pr: off\n';
     await post('issue_comment', commentPayload('/repgen pr', { issueNumber: issue, sender: ADMIN }));
     expect(commentsOn(issue)[1]?.body).toContain('turned off');
+  });
+});
+
+describe('check_run.rerequested', () => {
+  it("re-runs the issue named by RepGen's check run, and ignores other apps' check runs", async () => {
+    await post('check_run', checkRunRerequestedPayload(issue, { name: 'CI', sender: ADMIN }));
+    expect(gh.calls).toEqual([]);
+    const res = await post('check_run', checkRunRerequestedPayload(issue, { sender: ADMIN }));
+    expect(res.status).toBe(200);
+    const [job] = (await jobs()).filter((j) => j.issueNumber === issue);
+    expect(job).toMatchObject({ trigger: 'check_run', owner: 'github', repo: 'hello-world', issueUrl: `http://github.com/github/hello-world/issues/${issue}` });
+    expect(commentsOn(issue)).toHaveLength(1);
   });
 });

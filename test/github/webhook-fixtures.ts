@@ -70,3 +70,13 @@ export function testPrivateKey(): string {
   key ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   return key;
 }
+
+/** check_run.rerequested, pointed at RepGen's check run for `issueNumber` (as RepGen writes external_id). */
+export function checkRunRerequestedPayload(issueNumber: number, o: PayloadOverrides & { name?: string } = {}): Record<string, unknown> {
+  const p = example('check_run', 'rerequested') as { check_run: { name: string; external_id: string }; installation?: { id: number }; sender: { login: string; type: string }; repository: { full_name: string } };
+  p.check_run.name = o.name ?? 'RepGen reproduction';
+  p.check_run.external_id = `${p.repository.full_name.toLowerCase()}#${issueNumber}`;
+  p.installation = { id: o.installationId ?? 1 };
+  if (o.sender) p.sender = { ...p.sender, login: o.sender.login, type: o.sender.type ?? 'User' };
+  return p as unknown as Record<string, unknown>;
+}

@@ -4,6 +4,9 @@ import type { Logger } from '../../log.js';
 import { IssueGoneError } from '../errors.js';
 import { httpStatus, type Octokit } from '../octokit.js';
 
+/** The check run's name; the Re-run handler recognises RepGen's own check runs by it. */
+export const CHECK_RUN_NAME = 'RepGen reproduction';
+
 export interface IssuePublisherOptions {
   owner: string;
   repo: string;
@@ -72,7 +75,7 @@ export class IssuePublisher {
     await this.octokit.rest.checks.create({
       owner,
       repo,
-      name: 'RepGen reproduction',
+      name: CHECK_RUN_NAME,
       head_sha: run.headSha,
       status: 'completed',
       conclusion: run.conclusion,
