@@ -1,0 +1,3 @@
+export { buildResultComment, buildProgressComment, metricChart, GITHUB_COMMENT_LIMIT, type ResultCommentOptions, type StageProgress, type StageState } from './build-result-comment.js';
+export { createProgressTracker, type ProgressTracker } from './progress-tracker.js';
+export { neutralizeMentions, redactSecrets } from './neutralize.js';
