@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
@@ -164,8 +164,8 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
   walked ??= await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
   timings.walkMs = now() - t;
   if (!walked.files.some((f) => f.language === 'python')) {
-    const why = walked.files.length ? 'has no Python files' : 'is empty (no Python or config files to index)';
-    throw new ContextInputError(`${repoDir} ${why}`);
+    const empty = (await readdir(repoDir)).filter((name) => name !== '.git').length === 0;
+    throw new ContextInputError(`${repoDir} ${empty ? 'is empty' : 'has no Python files'}`);
   }
   t = now();
   const { chunks, infos } = await chunkRepo(walked.files);
