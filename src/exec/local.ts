@@ -213,6 +213,9 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       });
       child.on('exit', (code, sig) => {
         exitInfo = { code, signal: sig, at: performance.now() };
+        // Finished on its own: a limit that fires while the pipes drain must not relabel the run.
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         // Without a pid namespace, processes the script left behind would live on and hold our pipes open.
         if (plan.kind === 'none' && child.pid !== undefined) killTree(child.pid);
         setTimeout(() => {

@@ -21,7 +21,7 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
   const marker = `repgen-fork-${randomUUID()}`;
   const controller = new AbortController();
   const run = executor.run(
-    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 3000 : 60_000 } },
+    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 5000 : 60_000 } },
     controller.signal,
   );
   // The script, its two children and the orphaned grandchild: 4 python processes running the fixture file.
@@ -31,7 +31,7 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
       return cmd.includes('sandbox-fork-and-sleep.py') && !cmd.includes('-I -S -c');
     });
   try {
-    expect(await waitFor(() => scriptPids().length >= 4, 2800)).toBe(true);
+    expect(await waitFor(() => scriptPids().length >= 4, 4500)).toBe(true);
     const seen = livePidsWith(marker);
     expect(seen.every(isAlive)).toBe(true);
     if (stopWith === 'abort') controller.abort();
