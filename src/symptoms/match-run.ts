@@ -156,7 +156,6 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
   let best: Scored | null = null;
   for (const s of wanted) {
     const c = compareCrash(s.exception, reading.exception);
-    if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
     if (c.verdict === 'reproduced' && reading.traceback === null && report.tracebacks.length > 0) {
       // An error line with no traceback is what `sys.exit("RuntimeError: …")` prints: not the library raising.
       c.verdict = 'partial';
@@ -173,6 +172,7 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
         c.reasons.push(`but the output's last exception line is ${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads that line)`);
       }
     }
+    if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
   }
   return best ?? { verdict: 'not_reproduced', score: 0, reasons: ['the report shows no exception'] };
 }
@@ -216,14 +216,18 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
   const shapeHit = shapes.includes(target);
   if (!shapeHit) {
     reasons.push(`no output line shaped like the report's last line: ${clip(target, 100)}`);
-    return matched.length > 0 ? { verdict: 'partial', score: 0.5, reasons } : { verdict: 'not_reproduced', score: 0.1 * matched.length, reasons };
+    return matched.length > 0 ? { verdict: 'partial', score: 0.5, reasons } : { verdict: 'not_reproduced', score: 0, reasons };
   }
   reasons.push(`a line shaped like the report's last line appears: ${clip(target, 100)}`);
   const sameShapeLines = runLines ? runLines.filter((l) => lineShape(l) === target) : [];
   const close = sameShapeLines.some((l) => valuesClose(report.lastOutputLine ?? '', l));
   if (runLines) reasons.push(close ? 'its values agree with the report' : `its values differ from the report (run: ${clip(sameShapeLines.at(-1) ?? '', 100)})`);
+  // Symptoms read from the reporter's prose ("the loss becomes NaN") are softer than ones read from pasted
+  // output: when the run prints the reported line with the reported values, their absence does not block.
+  const hardMissing = missing.filter((m) => report.outputText.includes(m.evidence.split('\n')[0] ?? '\u0000'));
   if (required.length > 0) {
     if (missing.length === 0) return { verdict: 'reproduced', score: close ? 1 : 0.9, reasons };
+    if (close && hardMissing.length === 0) return { verdict: 'reproduced', score: 0.8, reasons };
     if (matched.length > 0) return { verdict: 'partial', score: 0.6, reasons };
     return { verdict: 'partial', score: close ? 0.5 : 0.4, reasons };
   }

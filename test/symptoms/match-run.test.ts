@@ -149,6 +149,13 @@ describe('matchRun: silent bugs', () => {
     expect(matchRun(wrong, readRun(same), { output: same, script: 'print("[tensor([2, 0, 0, 0]), tensor([])]")' }).verdict).toBe('not_reproduced');
   });
 
+  it('a symptom only described in prose does not block a run that prints the reported line and values', () => {
+    const nan = readReport('# NaN in GroupNormalization\n\nThe layer produces NaN outputs with a small epsilon.\n```python\nprint(f"NaN detected: {bad}")\n```\n## Observed\n```\nNaN detected: True\n```');
+    expect(nan.expected.map((s) => s.kind)).toEqual(['nan_inf']);
+    expect(matchRun(nan, readRun('NaN detected: True\n'), { output: 'NaN detected: True\n' }).verdict).toBe('reproduced');
+    expect(matchRun(nan, readRun('NaN detected: False\n'), { output: 'NaN detected: False\n' }).verdict).toBe('not_reproduced');
+  });
+
   it('a report with nothing to match: not reproduced, and says why', () => {
     const m = matchRun(readReport('# How do I do X?'), readRun('x'));
     expect(m.verdict).toBe('not_reproduced');
