@@ -26,6 +26,8 @@ export interface BenchTotals {
   cases: number;
   byStatus: Record<string, number>;
   bySymptom: Record<string, { cases: number; reproduced: number }>;
+  /** By the report's expected symptom kind (shape_mismatch, wrong_values…). */
+  byKind: Record<string, { cases: number; reproduced: number }>;
   falsePositives: string[];
   tokens: number;
   costUsd: number;
@@ -36,16 +38,20 @@ export interface BenchTotals {
 export function benchTotals(cases: BenchCase[]): BenchTotals {
   const byStatus: Record<string, number> = {};
   const bySymptom: Record<string, { cases: number; reproduced: number }> = {};
+  const byKind: Record<string, { cases: number; reproduced: number }> = {};
   for (const c of cases) {
     byStatus[c.status] = (byStatus[c.status] ?? 0) + 1;
-    const s = (bySymptom[c.symptom] ??= { cases: 0, reproduced: 0 });
-    s.cases += 1;
-    if (c.status === 'reproduced') s.reproduced += 1;
+    for (const [table, key] of [[bySymptom, c.symptom], [byKind, c.kind]] as const) {
+      const s = (table[key] ??= { cases: 0, reproduced: 0 });
+      s.cases += 1;
+      if (c.status === 'reproduced') s.reproduced += 1;
+    }
   }
   return {
     cases: cases.length,
     byStatus,
     bySymptom,
+    byKind,
     falsePositives: cases.filter((c) => c.status === 'reproduced' && c.judgeReproduced === false).map((c) => c.id),
     tokens: cases.reduce((a, c) => a + c.tokens, 0),
     costUsd: cases.reduce((a, c) => a + c.costUsd, 0),
@@ -71,6 +77,10 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
     '| symptom | cases | reproduced |',
     '|---|---|---|',
     ...Object.entries(t.bySymptom).map(([k, v]) => `| ${k} | ${v.cases} | ${v.reproduced} |`),
+    '',
+    '| expected symptom kind | cases | reproduced |',
+    '|---|---|---|',
+    ...Object.entries(t.byKind).map(([k, v]) => `| ${k} | ${v.cases} | ${v.reproduced} |`),
     '',
     `Statuses: ${Object.entries(t.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}. Total time ${(t.durationMs / 1000).toFixed(1)} s, ${t.tokens} tokens, $${t.costUsd.toFixed(4)}.`,
     `False positives (reproduced but not confirmed by judge.py): ${t.falsePositives.length ? t.falsePositives.join(', ') : 'none'}.`,

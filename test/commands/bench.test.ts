@@ -47,7 +47,7 @@ describe('repgen bench', () => {
       { ...base, id: 'b', status: 'reproduced', symptom: 'silent', judge: 'not reproduced: x', judgeReproduced: false },
       { ...base, id: 'c', status: 'not_reproduced', symptom: 'silent', judge: null, judgeReproduced: null },
     ];
-    expect(benchTotals(cases)).toMatchObject({ falsePositives: ['b'], bySymptom: { crash: { cases: 1, reproduced: 1 }, silent: { cases: 2, reproduced: 1 } } });
+    expect(benchTotals(cases)).toMatchObject({ falsePositives: ['b'], bySymptom: { crash: { cases: 1, reproduced: 1 }, silent: { cases: 2, reproduced: 1 } }, byKind: { value_error: { cases: 3, reproduced: 2 } } });
     expect(benchMarkdown(cases, { dir: 'd', llm: 'none' })).toMatch(/False positives \(reproduced but not confirmed by judge.py\): b\./);
   });
 
