@@ -176,6 +176,40 @@ describe('repro worker', () => {
   });
 });
 
+describe('graceful shutdown', () => {
+  it('lets a running job finish within the grace period', async () => {
+    let finished = false;
+    const w = await h.startWorker(async (_req, progress) => {
+      await progress('agent', 'working');
+      await new Promise((r) => setTimeout(r, 1500));
+      finished = true;
+      return reproducedOutcome();
+    });
+    await trigger();
+    await waitFor('job running', async () => (await h.app.queue.getJobs(['active'])).length > 0);
+    await w.close(20_000);
+    expect(finished).toBe(true);
+    await finalBody(issue, /Reproduced/);
+  });
+
+  it('past the grace period hands the job back without spending an attempt; the next worker finishes it', async () => {
+    const w1 = await h.startWorker(async (_req, progress, signal) => {
+      await progress('agent', 'working');
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      throw new CancelledError('stopped');
+    });
+    await trigger();
+    await waitFor('job running', async () => (await h.app.queue.getJobs(['active'])).length > 0);
+    await w1.close(200);
+    const [job] = await h.app.queue.getJobs(['delayed', 'waiting']);
+    expect(job?.attemptsMade).toBe(0);
+    expect(progressComment()?.body).not.toMatch(/cancelled|could not finish/);
+    const w2 = await h.startWorker(async () => reproducedOutcome());
+    await finalBody(issue, /Reproduced/);
+    await w2.close(0);
+  });
+});
+
 describe('repro worker, labeled trigger', () => {
   it('runs from an issues.labeled webhook too', async () => {
     const w = await h.startWorker(async () => reproducedOutcome());
