@@ -25,10 +25,20 @@ export function httpStatus(err: unknown): number | undefined {
   return undefined;
 }
 
-/** True for answers worth another try: 409, 429, 5xx, and connection failures (no status at all). */
+/** A connection that failed or broke (undici's "fetch failed" and its socket error codes), not a config error. */
+function isConnectionError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_)/.test(code)) return true;
+    if (e instanceof TypeError && e.message === 'fetch failed') return true;
+  }
+  return false;
+}
+
+/** True for answers worth another try: 409, 429, 5xx, and broken connections. */
 export function isRetryable(err: unknown): boolean {
   const status = httpStatus(err);
-  if (status === undefined) return !(err instanceof Error && err.name === 'AbortError');
+  if (status === undefined) return isConnectionError(err);
   return status === 409 || status === 429 || status >= 500;
 }
 
