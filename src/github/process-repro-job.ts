@@ -91,7 +91,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   }
   const stopLease = deps.slots.keepAlive(data.installationId, jobId);
   const local = new AbortController();
-  const budget = AbortSignal.timeout(data.config.caps.minutes * 60_000);
+  // A backstop two minutes past the pipeline's own wall-clock cap, which normally ends the run first with exit_budget.
+  const budget = AbortSignal.timeout(data.config.caps.minutes * 60_000 + 120_000);
   const runSignal = AbortSignal.any([local.signal, budget, ...(signal ? [signal] : [])]);
   const dir = await mkdtemp(join(deps.workdir, 'repgen-job-'));
   let publisher: IssuePublisher | null = null;
