@@ -136,7 +136,9 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
   if (!identity) {
     // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so a process
     // remembers the hash against the files' sizes and mtimes and re-reads only when one of those moved.
-    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
+    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
+      throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
+    });
     const fingerprint = statFingerprint(listed);
     const memo = contentMemo.get(repoDir);
     if (memo?.fingerprint === fingerprint) identity = memo.identity;
@@ -161,7 +163,10 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
     }
   }
   t = now();
-  walked ??= await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES });
+  walked ??= await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
+    // An unreadable folder or file inside the checkout is the user's to fix: say which, without a stack.
+    throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
+  });
   timings.walkMs = now() - t;
   if (!walked.files.some((f) => f.language === 'python')) {
     const empty = (await readdir(repoDir)).filter((name) => name !== '.git').length === 0;
