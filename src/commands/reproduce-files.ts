@@ -31,6 +31,15 @@ export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
 
 /** Writes OUT/repro.py (when there is a script), OUT/evidence.json and OUT/comment.md. Returns their paths. */
 export async function writeReproFiles(outDir: string, evidence: ReproEvidence, secrets: readonly string[]): Promise<{ script: string | null; evidence: string; comment: string }> {
+  try {
+    return await writeAll(outDir, evidence, secrets);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot write the results to '${outDir}': ${code ?? (err instanceof Error ? err.message : String(err))}`);
+  }
+}
+
+async function writeAll(outDir: string, evidence: ReproEvidence, secrets: readonly string[]): Promise<{ script: string | null; evidence: string; comment: string }> {
   await mkdir(outDir, { recursive: true });
   const script = evidence.outcome.script ? join(outDir, 'repro.py') : null;
   if (script && evidence.outcome.script) await writeFile(script, redactSecrets(evidence.outcome.script, secrets));

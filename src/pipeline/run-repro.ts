@@ -3,7 +3,7 @@
 import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, type AgentResult, type StaticChecker } from '../agent/index.js';
 import { mapCudaToCpu, type CompletedSnippet } from '../agent/tier0.js';
 import type { ContextResult } from '../context/types.js';
-import { CancelledError } from '../errors.js';
+import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
@@ -66,13 +66,28 @@ async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
   return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
 }
 
-/** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts. */
+/** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts, SetupError on a broken install. */
 export async function runRepro(input: ReproInput, deps: ReproDeps, signal?: AbortSignal): Promise<ReproOutcome> {
   return (await runReproWithEvidence(input, deps, signal)).outcome;
 }
 
 /** {@link runRepro}, also returning the evidence behind the outcome. */
 export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, signal?: AbortSignal): Promise<ReproEvidence> {
+  const state: { finish?: (infra: string) => ReproEvidence } = {};
+  try {
+    return await runStages(input, deps, state, signal);
+  } catch (err) {
+    // Cancellation and a broken install (missing prompt file, bad settings) go to the caller; anything else
+    // the stages did not expect (a tool that would not start, an executor that rejected) ends as exit_infra.
+    if (err instanceof CancelledError || err instanceof SetupError || signal?.aborted || !state.finish) {
+      throw signal?.aborted && !(err instanceof CancelledError) ? new CancelledError('the reproduction was cancelled') : err;
+    }
+    deps.log.error({ error: err instanceof Error ? err.message : String(err) }, 'a stage failed unexpectedly');
+    return state.finish(`${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (infra: string) => ReproEvidence }, signal?: AbortSignal): Promise<ReproEvidence> {
   const now = deps.now ?? Date.now;
   const started = now();
   const s = input.settings;
@@ -124,6 +139,11 @@ export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, s
         : null,
       confirm,
     };
+  };
+
+  state.finish = (why: string) => {
+    infra = why;
+    return finish(null);
   };
 
   // 0 intake

@@ -119,6 +119,14 @@ describe('repgen reproduce', () => {
     expect(bad.err).toMatch(/invalid REPGEN_MAX_TOKENS/);
   });
 
+  it('an unwritable --out is a one-line usage error, not a stack trace', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    const t = io(dir);
+    await expect(runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'issue.md/sub'], t, { executor: new FakeExecutor(simulate) })).rejects.toThrow(
+      /^cannot write the results to '.*issue\.md\/sub': (ENOTDIR|EEXIST)$/,
+    );
+  });
+
   it('prints its help', async () => {
     const t = io(tmpdir());
     expect(await command.run(['--help'], t)).toBe(0);

@@ -144,6 +144,14 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.summary).toMatch(/spawn_failed: python3: not found/);
   });
 
+  it('exit_infra: a stage tool that fails unexpectedly (the static checker cannot start) ends the run cleanly', async () => {
+    const llm = await llmOver([answer(GOOD_SCRIPT)]);
+    const broken = { check: async () => { throw new Error('spawn /no/python ENOENT'); } };
+    const { outcome } = await reproduce({ llm, deps: { checker: broken } });
+    expect(outcome.status).toBe('exit_infra');
+    expect(outcome.summary).toMatch(/Error: spawn \/no\/python ENOENT/);
+  });
+
   it('exit_infra: the model rejects the API key', async () => {
     const llm = await llmOver([{ error: 'authentication_error' }]);
     const { outcome } = await reproduce({ llm });
