@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { KubernetesExecConfig, readKubernetesConfig } from '../../src/exec/kubernetes-config.js';
+import { createKubernetesExecutor } from '../../src/exec/kubernetes.js';
+import { startFakeKubeApi } from '../helpers/fake-kube-api.js';
 import { renderRun } from '../../src/exec/kubernetes-render.js';
 import { RunRequest } from '../../src/exec/types.js';
 
@@ -135,6 +137,34 @@ describe('k8s/ manifests', () => {
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'repgen-worker', namespace: 'repgen' }]);
     const worker = ofKind('Deployment').find((d) => d.metadata.name === 'repgen-worker')!;
     expect(worker.spec.template.spec.serviceAccountName).toBe('repgen-worker');
+  });
+
+  it("lets the executor do all it does with the worker's Role alone (checked against real runs on the fake API)", async () => {
+    const role = ofKind('Role')[0]!;
+    const allowed = (group: string, resource: string, verb: string) =>
+      (role.rules as Obj[]).some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+    const api = await startFakeKubeApi();
+    try {
+      const exec = createKubernetesExecutor({ config: readKubernetesConfig({}), kubeConfig: api.kubeConfig(), tickMs: 50 });
+      await exec.run({ files: [{ path: 'm.py', content: 'print(1)' }], entry: 'm.py' });
+      const controller = new AbortController();
+      const aborted = exec.run({ files: [{ path: 'm.py', content: 'import time\ntime.sleep(30)' }], entry: 'm.py' }, controller.signal);
+      await api.waitFor(() => api.list('pods').some((p) => p.status?.phase === 'Running'));
+      controller.abort();
+      await aborted;
+      expect(api.requests.length).toBeGreaterThan(10);
+      for (const q of api.requests) {
+        const m = /^\/(api\/v1|apis\/batch\/v1)\/namespaces\/([^/]+)\/([a-z]+)(\/[^/]+)?(\/log)?$/.exec(q.path)!;
+        expect(m, q.path).not.toBeNull();
+        expect(m[2]).toBe(role.metadata.namespace);
+        const group = m[1] === 'api/v1' ? '' : 'batch';
+        const resource = m[5] ? `${m[3]}/log` : m[3]!;
+        const verb = { POST: 'create', PUT: 'update', DELETE: 'delete' }[q.method] ?? (m[4] ? 'get' : q.query.watch ? 'watch' : 'list');
+        expect(allowed(group, resource, verb), `${q.method} ${q.path} needs ${verb} ${resource}`).toBe(true);
+      }
+    } finally {
+      await api.close();
+    }
   });
 
   it('references Secrets and never inlines one', () => {
