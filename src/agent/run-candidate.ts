@@ -41,6 +41,8 @@ export async function runCandidate(
       env: { REPGEN_SEED: String(input.seed) },
       limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
       labels: input.labels ?? {},
+      // The Kubernetes executor picks an image matching the report's versions; the local one ignores them.
+      ...(input.report.versions.length ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) } : {}),
     },
     signal,
   );

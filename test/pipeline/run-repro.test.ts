@@ -79,6 +79,8 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.script).toBe(GOOD_SCRIPT);
     // probe, the attempt, three confirmations with distinct seeds
     expect(executor.requests.map((r) => r.seed ?? null)).toEqual([null, 0, 1, 1001, 2001]);
+    expect(executor.requests[1]?.versions).toEqual({ torch: '2.4.0' });
+    expect(executor.requests[1]?.env.REPGEN_SEED).toBe('0');
     expect(outcome.usage.inputTokens).toBeGreaterThan(0);
     expect(outcome.environment).toMatchObject({ torch: '1.13.0', cuda: 'no', executor: 'fake' });
     expect(stages).toEqual(expect.arrayContaining(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']));
