@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildContext } from '../../src/context/index.js';
 import { IndexLru } from '../../src/context/cache.js';
-import type { ContextResult } from '../../src/context/types.js';
+import { ContextResult } from '../../src/context/types.js';
 
 const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
 const MODELS = fileURLToPath(new URL('../../fixtures/models', import.meta.url));
@@ -54,6 +54,8 @@ describe('buildContext on a DL-shaped fixture repository', () => {
     expect(top.symbol).toBe('accuracy');
     expect(top.reasons.some((r) => r.startsWith('traceback frame vision/utils/metrics.py:26'))).toBe(true);
     expect(result.semantic).toBe('off: disabled by the caller');
+    // The contract the agent codes against.
+    expect(ContextResult.parse(result)).toEqual(result);
   });
 
   it('finds the buggy method in the top 3 for a report with only API names', async () => {
