@@ -1,22 +1,28 @@
 import { SetupError, UsageError } from './errors.js';
 import { processIo, type CliIo, type Command } from './cli/io.js';
 
-/** Subcommands, each loaded only when asked for so that `repgen run` never pays for Probot or ONNX. */
-const COMMANDS = ['run', 'context', 'reproduce', 'bench', 'serve', 'worker', 'k8s'] as const;
+/**
+ * Subcommands, each loaded only when asked for so that `repgen run` never pays for Probot or ONNX.
+ * Written out one by one (not a computed path) so that bundlers and vite's test runner can follow them.
+ */
+const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
+  run: () => import('./commands/run.js'),
+  context: () => import('./commands/context.js'),
+  reproduce: () => import('./commands/reproduce.js'),
+  bench: () => import('./commands/bench.js'),
+  serve: () => import('./commands/serve.js'),
+  worker: () => import('./commands/worker.js'),
+  k8s: () => import('./commands/k8s.js'),
+};
 
 async function loadCommand(name: string): Promise<Command | null> {
-  if (!(COMMANDS as readonly string[]).includes(name)) return null;
-  try {
-    return ((await import(`./commands/${name}.js`)) as { command: Command }).command;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes(`commands/${name}`)) return null;
-    throw err;
-  }
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  return load ? (await load()).command : null;
 }
 
 async function topHelp(): Promise<string> {
   const lines = ['usage: repgen <command> [options]', '', 'Reproduces deep-learning bugs from issue reports.', '', 'commands:'];
-  for (const name of COMMANDS) {
+  for (const name of Object.keys(COMMANDS)) {
     const cmd = await loadCommand(name);
     if (cmd) lines.push(`  ${name.padEnd(10)} ${cmd.summary}`);
   }

@@ -26,3 +26,25 @@ describe('repgen cli', () => {
     expect(io.err.join('')).toMatch(/^repgen: unknown command 'frobnicate'.*\n$/);
   });
 });
+
+describe('repgen cli dispatch', () => {
+  it('lists every subcommand in the help', async () => {
+    const io = captureIo();
+    await main(['--help'], io);
+    for (const name of ['run', 'context', 'reproduce', 'bench', 'serve', 'worker', 'k8s']) {
+      expect(io.out.join('')).toMatch(new RegExp(`^  ${name} `, 'm'));
+    }
+  });
+
+  it("loads a subcommand in-process and prints its help", async () => {
+    const io = captureIo();
+    expect(await main(['run', '--help'], io)).toBe(0);
+    expect(io.out.join('')).toContain('repgen run');
+  });
+
+  it('maps a usage error to one line and exit 2', async () => {
+    const io = captureIo();
+    expect(await main(['run', '--no-such-flag'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/^repgen run: .*\n$/);
+  });
+});
