@@ -35,6 +35,8 @@ beforeAll(async () => {
   const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: PREFIX, REPGEN_REPO_RATE_LIMIT: '50', LOG_LEVEL: 'fatal' });
   app = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
   queue = new Queue(REPRO_QUEUE, { connection: redis, prefix: PREFIX });
+  // Warm-up: the first request signs the App's JWT and fetches an installation token (cached after).
+  await postWebhook(app.url, 'issues', labeledPayload('needs-repro', { issueNumber: 99_999, sender: ADMIN }), { secret: SECRET });
 });
 
 afterAll(async () => {
