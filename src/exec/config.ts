@@ -35,6 +35,12 @@ export const LocalExecConfig = z
      * disk, and a runaway writer must fail with "File too large" before it fills it. @defaultValue 2048
      */
     maxFileMb: z.number().int().positive().default(2048),
+    /**
+     * What starts the script and measures it (`REPGEN_LAUNCHER`): `native` is a small C program built once with the
+     * host's C compiler and cached under the work root, `python` the same logic run by the interpreter (one more
+     * interpreter start per run), `auto` native when a compiler is there, else python. @defaultValue 'auto'
+     */
+    launcher: z.enum(['auto', 'native', 'python']).default('auto'),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -49,6 +55,7 @@ const LocalExecEnv = z.object({
   REPGEN_SANDBOX_RO_PATHS: z.string().optional(),
   REPGEN_KEEP_WORKDIR: z.enum(['0', '1', 'true', 'false']).optional(),
   REPGEN_MAX_FILE_MB: z.coerce.number().int().positive().optional(),
+  REPGEN_LAUNCHER: z.enum(['auto', 'native', 'python']).optional(),
 });
 
 /** Reads the local executor's settings; a bad value is a SetupError naming the variable. */
@@ -68,6 +75,7 @@ export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): Local
     readOnlyPaths: roPaths,
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
     maxFileMb: e.REPGEN_MAX_FILE_MB,
+    launcher: e.REPGEN_LAUNCHER,
   });
   if (!config.success) {
     const issue = config.error.issues[0];

@@ -10,6 +10,7 @@ import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
 import { InterpreterNotFoundError, InvalidRunRequestError } from './errors.js';
 import { killTree } from './kill-tree.js';
 import { LAUNCHER_SOURCE, parseLauncherReport } from './launcher.js';
+import { ensureNativeLauncher } from './launcher-native.js';
 import { createOutputCapture } from './output-capture.js';
 import { buildSandboxArgv, probeSandbox, type SandboxPlan } from './sandbox.js';
 import { buildScriptEnv, SAFE_PATH } from './script-env.js';
@@ -45,6 +46,17 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
   const config = LocalExecConfig.parse({ ...configInput, kind: 'local' });
   const log = deps.log ?? silentLogger;
   const hostEnv = deps.hostEnv ?? process.env;
+  let launcherChoice: Promise<string | null> | undefined;
+
+  /** The native launcher's path, or null for the Python launcher; decided once per executor. */
+  async function chooseLauncher(): Promise<string | null> {
+    if (config.launcher === 'python') return null;
+    const native = await ensureNativeLauncher(config.workRoot);
+    if (native.path !== null) return native.path;
+    if (config.launcher === 'native') throw new SetupError(`REPGEN_LAUNCHER=native but ${native.reason}`);
+    log.debug({ reason: native.reason }, 'using the Python launcher');
+    return null;
+  }
 
   async function run(input: RunRequestInput, signal?: AbortSignal): Promise<RunResult> {
     const parsed = RunRequest.safeParse(input);
@@ -64,6 +76,12 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
     }
     const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
+    launcherChoice ??= chooseLauncher();
+    // A failed choice is not kept: the next run tries again (a compiler may have been installed meanwhile).
+    const launcher = await launcherChoice.catch((err: unknown) => {
+      launcherChoice = undefined;
+      throw err;
+    });
     const isolation = describeIsolation(plan, req.network, config.sandbox);
     if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
 
@@ -74,7 +92,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
     }
     try {
-      return await runIn(workdir, req, interpreter, plan, isolation, signal);
+      return await runIn(workdir, req, interpreter, launcher, plan, isolation, signal);
     } finally {
       if (!config.keepWorkdir) await removeWorkdir(workdir);
       else log.info({ workdir }, 'kept run work dir');
@@ -85,6 +103,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     workdir: string,
     req: RunRequest,
     interpreter: string,
+    launcher: string | null,
     plan: SandboxPlan,
     isolation: Isolation,
     signal: AbortSignal | undefined,
@@ -129,19 +148,17 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       req.setup.length > 0
         ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv]
         : scriptArgv;
-    const inner = [
-      interpreter,
-      '-I',
-      '-S',
-      '-c',
-      LAUNCHER_SOURCE,
+    const launcherArgs = [
       String(req.limits.cpuSeconds),
       String(req.limits.memoryMb * 1024 * 1024),
       String(config.maxFileMb * 1024 * 1024),
       plan.kind === 'none' ? '1' : '0',
       ...target,
     ];
+    const inner = launcher ? [launcher, ...launcherArgs] : [interpreter, '-I', '-S', '-c', LAUNCHER_SOURCE, ...launcherArgs];
     const readOnlyPaths = [...config.readOnlyPaths];
+    // The cached launcher lives under the work root, which bwrap's private /tmp would otherwise hide.
+    if (launcher) readOnlyPaths.push(launcher);
     if (!BOUND_PREFIXES.some((p) => interpreter.startsWith(p))) readOnlyPaths.push(dirname(dirname(interpreter)));
     const { file, args } = buildSandboxArgv({ plan, network: req.network, workdir, readOnlyPaths, inner });
 

@@ -15,6 +15,7 @@ describe('readLocalExecConfig', () => {
       inlineFileBytes: 65_536,
       maxOutputFiles: 200,
       maxFileMb: 2048,
+      launcher: 'auto',
       keepWorkdir: false,
     });
   });
@@ -28,6 +29,7 @@ describe('readLocalExecConfig', () => {
         REPGEN_SANDBOX_RO_PATHS: '/opt/venv:/srv/data',
         REPGEN_KEEP_WORKDIR: '1',
         REPGEN_MAX_FILE_MB: '64',
+        REPGEN_LAUNCHER: 'python',
       }),
     ).toMatchObject({
       python: '/opt/venv/bin/python',
@@ -36,6 +38,7 @@ describe('readLocalExecConfig', () => {
       readOnlyPaths: ['/opt/venv', '/srv/data'],
       keepWorkdir: true,
       maxFileMb: 64,
+      launcher: 'python',
     });
   });
 
@@ -44,6 +47,7 @@ describe('readLocalExecConfig', () => {
     [{ REPGEN_SANDBOX_RO_PATHS: 'relative/path' }, /readOnlyPaths/],
     [{ REPGEN_KEEP_WORKDIR: 'yes' }, /invalid REPGEN_KEEP_WORKDIR/],
     [{ REPGEN_MAX_FILE_MB: '0' }, /invalid REPGEN_MAX_FILE_MB/],
+    [{ REPGEN_LAUNCHER: 'rust' }, /invalid REPGEN_LAUNCHER/],
   ])('rejects %o with a SetupError naming it', (env, message) => {
     expect(() => readLocalExecConfig(env)).toThrow(SetupError);
     expect(() => readLocalExecConfig(env)).toThrow(message);

@@ -1,4 +1,5 @@
 import { createLocalExecutor } from '../../src/exec/local.js';
 import { describeExecutorConformance } from './executor-conformance.js';
 
-describeExecutorConformance('local (auto sandbox)', () => createLocalExecutor({}));
+describeExecutorConformance('local (auto sandbox, native launcher)', () => createLocalExecutor({ launcher: 'native' }));
+describeExecutorConformance('local (auto sandbox, Python launcher)', () => createLocalExecutor({ launcher: 'python' }));
