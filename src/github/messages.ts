@@ -1,3 +1,5 @@
+import { neutralizeMentions } from '../publish/neutralize.js';
+
 /**
  * Every short text the App posts on its own (not the result comment, which src/publish/ builds).
  * Pure; anything echoed from users is passed through `neutralise` so a reply never pings anyone.
@@ -18,9 +20,9 @@ export const HELP_TEXT = [
   'Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a run. Only people with write access (or the roles the config lists) can trigger RepGen.',
 ].join('\n');
 
-/** Stops @mentions and #references from pinging: a zero-width joiner after the sigil keeps the text readable. */
+/** Stops @mentions and #references copied from users from pinging (the result comment's rule too). */
 export function neutralise(text: string): string {
-  return text.replace(/([@#])(?=[A-Za-z0-9_-])/g, '$1\u200d');
+  return neutralizeMentions(text);
 }
 
 export function helpComment(reason?: string): string {

@@ -30,7 +30,6 @@ export class IssuePublisher {
   private pending: string | null = null;
   private loop: Promise<void> | null = null;
   private gone = false;
-  private lastError: unknown = null;
 
   constructor(
     private readonly octokit: Octokit,
@@ -95,7 +94,6 @@ export class IssuePublisher {
         await this.edit(body);
       } catch (err) {
         if (err instanceof IssueGoneError) return;
-        this.lastError = err;
         this.options.log.warn({ err: (err as Error).message }, 'progress edit failed');
       }
       if (this.pending !== null) await new Promise((r) => setTimeout(r, interval));
