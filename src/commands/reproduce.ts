@@ -10,6 +10,7 @@ import type { LlmClient } from '../llm/types.js';
 import { createLineLogger, type Logger } from '../log.js';
 import { runReproWithEvidence, type BuildContextFn, type ReproEvidence } from '../pipeline/run-repro.js';
 import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.js';
+import type { ProgressFn, StageName } from '../pipeline/types.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
 
 const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR] [--out DIR] [--llm none|anthropic|openai]
@@ -68,7 +69,9 @@ export async function reproduceOnce(
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
   const prefix = args.label ? `${args.label} ` : '';
-  return runReproWithEvidence(
+  const printer = stagePrinter((line) => (args.quiet ? undefined : io.stderr(`${prefix}${line}\n`)));
+  try {
+    return await runReproWithEvidence(
     { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, settings: args.settings },
     {
       executor: args.executor,
@@ -76,12 +79,38 @@ export async function reproduceOnce(
       llmReason: args.llmReason,
       buildContext: args.buildContext,
       log: quietInfo(createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))), io.env),
-      progress: (stage, message) => {
-        if (!args.quiet) io.stderr(`${prefix}[${stage}] ${message.split('\n')[0]}\n`);
-      },
+      progress: printer.progress,
     },
     signal,
-  );
+    );
+  } finally {
+    printer.flush();
+  }
+}
+
+/**
+ * One stderr line per stage: a stage's last message (its result) is printed when the next stage starts;
+ * the agent's attempts get a line each as they finish, since that stage can take minutes.
+ */
+export function stagePrinter(write: (line: string) => void): { progress: ProgressFn; flush: () => void } {
+  let pending: string | null = null;
+  let current: StageName | null = null;
+  const flush = (): void => {
+    if (pending !== null) write(pending);
+    pending = null;
+  };
+  return {
+    flush,
+    progress: (stage, message) => {
+      const line = `[${stage}] ${message.split('\n')[0]}`;
+      if (stage !== current) flush();
+      current = stage;
+      if (stage === 'agent' && /^attempt \d+/.test(message)) {
+        pending = null;
+        write(line);
+      } else pending = line;
+    },
+  };
 }
 
 export async function runReproduceCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {

@@ -51,7 +51,9 @@ describe('repgen reproduce', () => {
     expect(evidence.confirm.runs).toHaveLength(3);
     expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced — reproduced 3\/3 runs/);
     const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish)\]/.test(l));
-    expect(stageLines.length).toBeGreaterThanOrEqual(7);
+    expect(stageLines.map((l) => l.slice(1, l.indexOf(']')))).toEqual(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
+    expect(stageLines).toContain('[agent] attempt 1 (tier 1): reproduced');
+    expect(stageLines).toContain('[confirm] reproduced 3/3 runs');
     expect(t.err).not.toMatch(/^info /m);
   });
 
