@@ -17,26 +17,26 @@ const Hostname = z
 export const RepoConfig = z
   .object({
     /** Label that starts a run when added to an issue. @defaultValue 'needs-repro' */
-    label: z.string().min(1).max(50).default('needs-repro'),
+    label: z.string().min(1).max(50).default('needs-repro').describe('Label that starts a run when added to an issue.'),
     /** Repository roles allowed to trigger a run (bots never can). Add `triage` to let triagers run it. @defaultValue ['admin','maintain','write'] */
-    trigger: z.array(TriggerRole).min(1).default(['admin', 'maintain', 'write']),
+    trigger: z.array(TriggerRole).min(1).default(['admin', 'maintain', 'write']).describe('Repository roles allowed to trigger a run; bots never can.'),
     executor: z
       .object({
         /** Where scripts run: the worker's local sandbox or a Kubernetes Job. @defaultValue 'local' */
-        kind: z.enum(['local', 'kubernetes']).default('local'),
+        kind: z.enum(['local', 'kubernetes']).default('local').describe("Where scripts run: the worker's local sandbox or a Kubernetes Job."),
         /** Container image for the Kubernetes executor; the image table picks one when absent. */
-        image: z.string().min(1).max(300).optional(),
+        image: z.string().min(1).max(300).optional().describe('Container image for the Kubernetes executor.'),
       })
       .strict()
       .default({ kind: 'local' }),
     /** Shell commands run in the script's working directory before each run (e.g. `pip install -e .`). @defaultValue [] */
-    setup: z.array(z.string().min(1).max(1000)).max(20).default([]),
+    setup: z.array(z.string().min(1).max(1000)).max(20).default([]).describe("Shell commands run in the script's working directory before each run."),
     /** Request a GPU for every run (a `/repgen --gpu` comment asks for one run). @defaultValue false */
-    gpu: z.boolean().default(false),
+    gpu: z.boolean().default(false).describe('Request a GPU for every run.'),
     network: z
       .object({
         /** Hosts scripts may reach; empty means no network at all. @defaultValue [] */
-        allow: z.array(Hostname).max(50).default([]),
+        allow: z.array(Hostname).max(50).default([]).describe('Hosts scripts may reach (Kubernetes executor); empty means no network.'),
       })
       .strict()
       .default({ allow: [] }),
@@ -44,22 +44,23 @@ export const RepoConfig = z
     python: z
       .string()
       .regex(/^3\.\d{1,2}$/, 'must look like 3.11')
-      .optional(),
+      .optional()
+      .describe('Python version the repository targets, e.g. "3.11".'),
     caps: z
       .object({
         /** Script attempts over the whole run. @defaultValue 10 */
-        attempts: z.number().int().min(1).max(50).default(10),
+        attempts: z.number().int().min(1).max(50).default(10).describe('Script attempts over the whole run.'),
         /** LLM tokens (input + output) over the whole run. @defaultValue 300000 */
-        tokens: z.number().int().min(1000).max(5_000_000).default(300_000),
+        tokens: z.number().int().min(1000).max(5_000_000).default(300_000).describe('LLM tokens (input + output) over the whole run.'),
         /** LLM spend in US dollars over the whole run. @defaultValue 2 */
-        costUsd: z.number().min(0).max(100).default(2),
+        costUsd: z.number().min(0).max(100).default(2).describe('LLM spend in US dollars over the whole run.'),
         /** Wall-clock minutes for the whole run. @defaultValue 30 */
-        minutes: z.number().int().min(1).max(240).default(30),
+        minutes: z.number().int().min(1).max(240).default(30).describe('Wall-clock minutes for the whole run.'),
       })
       .strict()
       .default({ attempts: 10, tokens: 300_000, costUsd: 2, minutes: 30 }),
     /** Regression-test PR: `off`, on `/repgen pr` only (`command`), or opened for every reproduced run (`auto`). @defaultValue 'command' */
-    pr: z.enum(['off', 'command', 'auto']).default('command'),
+    pr: z.enum(['off', 'command', 'auto']).default('command').describe('Regression-test PR: off, on `/repgen pr` only (command), or for every reproduced run (auto).'),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;
