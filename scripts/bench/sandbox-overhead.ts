@@ -2,7 +2,7 @@
  * Sandbox overhead: median wall time of `python -c pass` run bare (spawned directly) vs through the local
  * executor (work dir, launcher, sandbox, output capture, cleanup), 20 runs each after a warm-up.
  *
- *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|unshare|none]
+ *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|unshare|none] [--launcher auto|native|python]
  *
  * Reads REPGEN_PYTHON like the executor. Target: ≤ 150 ms of overhead.
  *
@@ -21,12 +21,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLocalExecConfig } from '../../src/exec/config.js';
 import { LAUNCHER_SOURCE } from '../../src/exec/launcher.js';
+import { ensureNativeLauncher } from '../../src/exec/launcher-native.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import { buildSandboxArgv, probeSandbox } from '../../src/exec/sandbox.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' }, launcher: { type: 'string' } },
+});
 const runs = Number(values.runs);
-const config = readLocalExecConfig(values.sandbox ? { ...process.env, REPGEN_SANDBOX: values.sandbox } : process.env);
+const config = readLocalExecConfig({
+  ...process.env,
+  ...(values.sandbox ? { REPGEN_SANDBOX: values.sandbox } : {}),
+  ...(values.launcher ? { REPGEN_LAUNCHER: values.launcher } : {}),
+});
 const executor = createLocalExecutor(config);
 const request = { files: [{ path: 'main.py', content: 'pass\n' }], entry: 'main.py' };
 
@@ -44,8 +51,16 @@ if (warm.exitCode !== 0) throw new Error(`executor run failed: ${warm.infra?.mes
 const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
 const chainDir = mkdtempSync(join(config.workRoot, 'repgen-bench-'));
 writeFileSync(join(chainDir, 'main.py'), 'pass\n');
-const launcher = [config.python, '-I', '-S', '-c', LAUNCHER_SOURCE, '600', String(4096 * 2 ** 20), String(2048 * 2 ** 20), plan.kind === 'none' ? '1' : '0'];
-const chain = buildSandboxArgv({ plan, network: false, workdir: chainDir, readOnlyPaths: [], inner: [...launcher, config.python, 'main.py'] });
+const native = config.launcher === 'python' ? null : (await ensureNativeLauncher(config.workRoot)).path;
+const limitArgs = ['600', String(4096 * 2 ** 20), String(2048 * 2 ** 20), plan.kind === 'none' ? '1' : '0'];
+const launcher = native ? [native, ...limitArgs] : [config.python, '-I', '-S', '-c', LAUNCHER_SOURCE, ...limitArgs];
+const chain = buildSandboxArgv({
+  plan,
+  network: false,
+  workdir: chainDir,
+  readOnlyPaths: native ? [native] : [],
+  inner: [...launcher, config.python, 'main.py'],
+});
 
 const bare: number[] = [];
 const chained: number[] = [];
@@ -74,6 +89,6 @@ const ch = median(chained);
 const s = median(sandboxed);
 console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}  load average: ${load.toFixed(2)}`);
 console.log(`bare python -c pass      median ${b.toFixed(1)} ms`);
-console.log(`process chain alone     median ${ch.toFixed(1)} ms  (${plan.kind} + launcher + python)`);
+console.log(`process chain alone     median ${ch.toFixed(1)} ms  (${plan.kind} + ${native ? 'native' : 'Python'} launcher + python)`);
 console.log(`through the executor     median ${s.toFixed(1)} ms`);
 console.log(`overhead ${(s - b).toFixed(1)} ms, ratio ${(s / b).toFixed(2)}x  (target ≤ 150 ms: ${s - b <= 150 ? 'met' : 'NOT met'})`);
