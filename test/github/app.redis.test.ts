@@ -223,3 +223,30 @@ describe('check_run.rerequested', () => {
     expect(commentsOn(issue)).toHaveLength(1);
   });
 });
+
+describe('per-repository rate limit', () => {
+  it('queues runs past the limit with a delay, and says when they will start', async () => {
+    const prefix = `${PREFIX}-rate`;
+    const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: prefix, REPGEN_REPO_RATE_LIMIT: '1', REPGEN_REPO_RATE_WINDOW_S: '600', LOG_LEVEL: 'fatal' });
+    const limited = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
+    try {
+      const first = issue;
+      const second = issue + 1;
+      issue += 1;
+      await postWebhook(limited.url, 'issues', labeledPayload('needs-repro', { issueNumber: first, sender: ADMIN }), { secret: SECRET });
+      await postWebhook(limited.url, 'issues', labeledPayload('needs-repro', { issueNumber: second, sender: ADMIN }), { secret: SECRET });
+      const states = await Promise.all((await limited.queue.getJobs(['waiting', 'delayed'])).map(async (j) => [j.data.issueNumber, await j.getState(), j.opts.delay] as const));
+      expect(states.sort()).toEqual([
+        [first, 'waiting', 0],
+        [second, 'delayed', expect.any(Number)],
+      ]);
+      expect(states.find((s) => s[0] === second)?.[2]).toBeGreaterThan(590_000);
+      expect(commentsOn(second)[0]?.body).toContain("It will start in about 10 min (this repository's rate limit)");
+    } finally {
+      await limited.queue.obliterate({ force: true }).catch(() => undefined);
+      await limited.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+    }
+  });
+});
