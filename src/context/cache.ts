@@ -160,10 +160,16 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
 export async function loadIndex(cacheDir: string, key: string, adapter: LexicalAdapter): Promise<RepoIndex | null> {
   const dir = join(cacheDir, key);
   try {
-    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as StoredMeta;
+    // Read all three at once: the disk works while JSON.parse runs.
+    const [metaText, lexicalBytes, texts] = await Promise.all([
+      readFile(join(dir, 'meta.json'), 'utf8'),
+      readFile(join(dir, 'lexical.bin')),
+      readFile(join(dir, 'texts.txt'), 'utf8'),
+    ]);
+    const meta = JSON.parse(metaText) as StoredMeta;
     if (meta.version !== INDEX_VERSION) return null;
-    const lexical = adapter.load(await readFile(join(dir, 'lexical.bin')));
-    const chunks = fromTable(meta.chunks, meta.files, await readFile(join(dir, 'texts.txt'), 'utf8'));
+    const lexical = adapter.load(lexicalBytes);
+    const chunks = fromTable(meta.chunks, meta.files, texts);
     return assembleIndex(key, { chunks, files: meta.files, lexical, skipped: meta.skipped, loops: meta.loops });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
