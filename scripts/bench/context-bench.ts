@@ -84,20 +84,27 @@ async function phaseCold(repo: string, cache: string, lexical: string, n: number
   const coldMs = performance.now() - t0;
   const afterBuildRss = rssMb();
   const times: number[] = [];
+  const queryOnly: number[] = [];
   for (const report of reports(n)) {
     const t = performance.now();
     const r = await buildContext({ repoDir: repo, report }, { embedder: null, crossEncoder: null, cacheDir: cache, env, memory });
     if (r.cache !== 'memory') throw new Error('expected a memory hit');
     times.push(performance.now() - t);
+    // The query itself: everything after the commit identity check (search, fusion, re-rank, closure, bundles).
+    queryOnly.push((r.timings.totalMs ?? 0) - (r.timings.identifyMs ?? 0));
   }
   times.sort((a, b) => a - b);
-  const pct = (p: number): number => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
+  queryOnly.sort((a, b) => a - b);
+  const pctOf = (xs: number[], p: number): number => Math.round(xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]! * 10) / 10;
+  const pct = (p: number): number => pctOf(times, p);
   return {
     coldMs: Math.round(coldMs),
     ...Object.fromEntries(Object.entries(first.timings).map(([k, v]) => [`cold.${k}`, v])),
     queries: n,
     queryP50Ms: pct(0.5),
     queryP95Ms: pct(0.95),
+    queryOnlyP50Ms: pctOf(queryOnly, 0.5),
+    queryOnlyP95Ms: pctOf(queryOnly, 0.95),
     queryMaxMs: Math.round(times[times.length - 1]!),
     rssAfterBuildMb: afterBuildRss,
     peakRssMb: rssMb(),
@@ -158,7 +165,7 @@ async function driver(): Promise<void> {
   const ratio = Math.round((cold.coldMs! / floor.floorMs!) * 100) / 100;
   const peak = Math.max(cold.peakRssMb!, cached.peakRssMb!);
   console.log(`\nsummary (${values.lexical}): files ${floor.files}, ${floor.megabytes} MB; floor ${floor.floorMs} ms; cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 30000 ms and ≤ 5x); ` +
-    `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryP95Ms} ms over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 1024)`);
+    `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryOnlyP95Ms} ms (whole call with the identity check: ${cold.queryP95Ms} ms) over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 1024)`);
   if (values['embed-model']) {
     const embed = runPhase('embed', ['--embed-model', values['embed-model'], '--embed-sample', values['embed-sample']!]);
     console.log('embed ', JSON.stringify(embed));
