@@ -1,6 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
 import { makeBundles } from './bundle.js';
 import {
@@ -134,19 +134,26 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
   let walked: WalkResult | null = null;
   let identity = await gitIdentity(repoDir);
   if (!identity) {
-    // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so a process
-    // remembers the hash against the files' sizes and mtimes and re-reads only when one of those moved.
+    // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so the hash is
+    // remembered against the files' paths, sizes and mtimes (what git's own index trusts), in this process and
+    // next to the disk cache, and the files are re-read only when one of those moved.
     const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
       throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
     });
-    const fingerprint = statFingerprint(listed);
-    const memo = contentMemo.get(repoDir);
-    if (memo?.fingerprint === fingerprint) identity = memo.identity;
+    const fingerprint = sha256(`${repoDir}\n${statFingerprint(listed)}`);
+    const memoFile = cacheDir ? join(cacheDir, 'stat-memo', fingerprint) : null;
+    const remembered = contentMemo.get(repoDir)?.fingerprint === fingerprint ? contentMemo.get(repoDir)!.identity
+      : memoFile ? await readFile(memoFile, 'utf8').catch(() => null) : null;
+    if (remembered) identity = remembered;
     else {
       walked = await readListed(listed, skipped);
       identity = contentIdentity(walked.files);
-      contentMemo.set(repoDir, { fingerprint, identity });
+      if (memoFile) {
+        await mkdir(dirname(memoFile), { recursive: true });
+        await writeFile(memoFile, identity);
+      }
     }
+    contentMemo.set(repoDir, { fingerprint, identity });
   }
   const key = settingsKey(identity, settings);
   timings.identifyMs = now() - t;

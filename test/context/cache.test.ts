@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +35,10 @@ describe('context index cache', () => {
     appendFileSync(join(repoDir, 'vision/utils/metrics.py'), '\n\ndef top_k_error(output, target):\n    return 1\n');
     const changed = await buildContext({ repoDir, report: REPORT }, { ...deps, memory });
     expect(changed.cache).toBe('built');
+    // The content hash is remembered against the files' stat data, for the next process.
+    const memos = readdirSync(join(cacheDir, 'stat-memo'));
+    expect(memos).toHaveLength(2);
+    expect(readFileSync(join(cacheDir, 'stat-memo', memos[0]!), 'utf8')).toMatch(/^content:[0-9a-f]{64}$/);
   });
 
   it('keys a git work tree by its commit, and a dirty tree apart from its commit', async () => {
