@@ -6,7 +6,7 @@ const K1 = 1.2;
 const B = 0.75;
 /** A term in the name field (symbol, path) counts this many times a body occurrence (BM25F-style). */
 const NAME_BOOST = 3;
-const FORMAT = 1;
+const FORMAT = 2;
 
 interface Postings {
   /** Row r's postings are docs[offsets[r] .. offsets[r+1]). */
@@ -17,15 +17,28 @@ interface Postings {
 }
 
 interface Stored {
+  /** Sorted (code unit order), so that a lookup is a binary search and loading builds no hash table. */
   terms: string[];
   ids: Int32Array;
   lengths: Uint32Array;
   postings: Postings;
 }
 
+function rowOf(terms: string[], term: string): number | undefined {
+  let lo = 0;
+  let hi = terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = terms[mid]!;
+    if (t === term) return mid;
+    if (t < term) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
 function wrap(stored: Stored): LexicalIndex {
-  const termRow = new Map<string, number>();
-  for (const [i, t] of stored.terms.entries()) termRow.set(t, i);
+  const termRow = { get: (term: string): number | undefined => rowOf(stored.terms, term) };
   const n = stored.ids.length;
   let total = 0;
   for (const len of stored.lengths) total += len;
@@ -107,20 +120,23 @@ export const bm25Adapter: LexicalAdapter = {
         postTf[row]!.push(Math.min(f, 65535));
       }
     }
+    // Pack in sorted term order: row r of the stored index is the r-th term alphabetically.
+    const order = terms.map((_, r) => r).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
     const offsets = new Int32Array(terms.length + 1);
     let total = 0;
-    for (let r = 0; r < terms.length; r++) {
+    for (const [r, row] of order.entries()) {
       offsets[r] = total;
-      total += postDocs[r]!.length;
+      total += postDocs[row]!.length;
     }
     offsets[terms.length] = total;
     const docs = new Int32Array(total);
     const tf = new Uint16Array(total);
-    for (let r = 0; r < terms.length; r++) {
-      docs.set(postDocs[r]!, offsets[r]!);
-      tf.set(postTf[r]!, offsets[r]!);
+    for (const [r, row] of order.entries()) {
+      docs.set(postDocs[row]!, offsets[r]!);
+      tf.set(postTf[row]!, offsets[r]!);
     }
-    return wrap({ terms, ids: Int32Array.from(ids), lengths: Uint32Array.from(lengths), postings: { offsets, docs, tf } });
+    const sorted = order.map((row) => terms[row]!);
+    return wrap({ terms: sorted, ids: Int32Array.from(ids), lengths: Uint32Array.from(lengths), postings: { offsets, docs, tf } });
   },
   load(data: Buffer | string): LexicalIndex {
     const buf = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;

@@ -13,7 +13,7 @@ import type { RepoFile } from './walk-repo.js';
 const run = promisify(execFile);
 
 /** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 8;
 
 export function sha256(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
@@ -83,7 +83,8 @@ interface ChunkTable {
   /** Calls of each chunk joined by a space (calls never contain spaces). */
   calls: string[];
   hasLoop: number[];
-  textLengths: number[];
+  /** UTF-8 byte length of each chunk's text in texts.txt. */
+  textBytes: number[];
 }
 
 function toTable(chunks: Chunk[], files: FileInfo[]): ChunkTable {
@@ -96,29 +97,42 @@ function toTable(chunks: Chunk[], files: FileInfo[]): ChunkTable {
     symbol: chunks.map((c) => c.symbol ?? null),
     calls: chunks.map((c) => c.calls.join(' ')),
     hasLoop: chunks.map((c) => (c.hasLoop ? 1 : 0)),
-    textLengths: chunks.map((c) => c.text.length),
+    textBytes: chunks.map((c) => Buffer.byteLength(c.text)),
   };
 }
 
-function fromTable(table: ChunkTable, files: FileInfo[], texts: string): Chunk[] {
+/**
+ * Rebuilds the chunks over the raw bytes of texts.txt. Each text is decoded on first use: a query reads a few
+ * dozen chunks' texts, and decoding all 50 MB up front was a third of a reload.
+ */
+function fromTable(table: ChunkTable, files: FileInfo[], texts: Buffer): Chunk[] {
   const chunks: Chunk[] = [];
   let at = 0;
   for (let id = 0; id < table.file.length; id++) {
-    const len = table.textLengths[id]!;
-    const chunk: Chunk = {
+    const start = at;
+    const end = at + table.textBytes[id]!;
+    const chunk = {
       id,
       path: files[table.file[id]!]!.path,
       startLine: table.startLine[id]!,
       endLine: table.endLine[id]!,
       kind: table.kind[id]!,
-      text: texts.slice(at, at + len),
       calls: table.calls[id] ? table.calls[id]!.split(' ') : [],
       hasLoop: table.hasLoop[id] === 1,
-    };
+    } as Chunk;
+    Object.defineProperty(chunk, 'text', {
+      configurable: true,
+      enumerable: true,
+      get(): string {
+        const text = texts.toString('utf8', start, end);
+        Object.defineProperty(chunk, 'text', { value: text, enumerable: true, writable: true, configurable: true });
+        return text;
+      },
+    });
     const symbol = table.symbol[id];
     if (symbol) chunk.symbol = symbol;
     chunks.push(chunk);
-    at += len;
+    at = end;
   }
   if (at !== texts.length) throw new Error('texts.txt does not match meta.json');
   return chunks;
@@ -139,13 +153,30 @@ async function writeAtomic(path: string, data: string | Uint8Array): Promise<voi
   await rename(tmp, path);
 }
 
+/**
+ * Drops imports of third-party modules (torch, numpy…) from what is stored: only project-local ones can
+ * resolve to a chunk, and the rest made up half of the stored JSON. `importRoots` keeps the frameworks.
+ */
+function projectImports(files: FileInfo[]): FileInfo[] {
+  const roots = new Set<string>();
+  for (const f of files) {
+    const parts = f.module.split('.');
+    roots.add(parts[0]!);
+    if (/^(src|lib|python)$/.test(parts[0]!) && parts[1]) roots.add(parts[1]);
+  }
+  return files.map((f) => ({
+    ...f,
+    imports: Object.fromEntries(Object.entries(f.imports).filter(([, ref]) => ref.module.startsWith('.') || roots.has(ref.module.split('.')[0]!))),
+  }));
+}
+
 export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<void> {
   const dir = join(cacheDir, index.key);
   await mkdir(dir, { recursive: true });
   const meta: StoredMeta = {
     version: INDEX_VERSION,
     chunks: toTable(index.chunks, index.files),
-    files: index.files,
+    files: projectImports(index.files),
     loops: index.loops,
     skipped: index.skipped,
     lexicalAdapter: index.lexical.adapter,
@@ -164,7 +195,7 @@ export async function loadIndex(cacheDir: string, key: string, adapter: LexicalA
     const [metaText, lexicalBytes, texts] = await Promise.all([
       readFile(join(dir, 'meta.json'), 'utf8'),
       readFile(join(dir, 'lexical.bin')),
-      readFile(join(dir, 'texts.txt'), 'utf8'),
+      readFile(join(dir, 'texts.txt')),
     ]);
     const meta = JSON.parse(metaText) as StoredMeta;
     if (meta.version !== INDEX_VERSION) return null;
