@@ -1,5 +1,6 @@
 import type { Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
+import { runUntilSignal } from '../cli/run-until-signal.js';
 import { readAppEnv } from '../config/app-env.js';
 import { createLineLogger } from '../log.js';
 
@@ -27,11 +28,7 @@ export const command: Command = {
     const { startAppServer } = await import('../../workers/app-server.js');
     const handle = await startAppServer(env, { log });
     io.stderr(`repgen serve: listening on ${handle.url}\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => void handle.close().then(resolve);
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    await runUntilSignal(() => handle.close(), log);
     return 0;
   },
 };

@@ -1,5 +1,6 @@
 import type { Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
+import { runUntilSignal } from '../cli/run-until-signal.js';
 import { readAppEnv } from '../config/app-env.js';
 import { createLineLogger } from '../log.js';
 
@@ -28,14 +29,7 @@ export const command: Command = {
     const log = createLineLogger((l) => io.stderr(l));
     const [{ startReproWorker }, { wirePipeline }] = await Promise.all([import('../../workers/repro-worker.js'), import('../../workers/wire-pipeline.js')]);
     const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }), log });
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string): void => {
-        log.info({ signal }, 'shutting down');
-        void handle.close().then(resolve);
-      };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
-    });
+    await runUntilSignal(() => handle.close(), log);
     return 0;
   },
 };
