@@ -47,7 +47,8 @@ export async function runCandidate(
     signal,
   );
   if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
-  const reading = readRun(run.output, { exitCode: run.exitCode, timedOut: run.timedOut, oomKilled: run.oomKilled });
+  // The whole result: a native crash (SIGSEGV in a CUDA/C++ op) shows only in `run.signal`.
+  const reading = readRun(run.output, run);
   const match = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output });
   return { script, seed: input.seed, run, reading, match };
 }
