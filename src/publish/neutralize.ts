@@ -8,7 +8,8 @@ const ZWJ = '\u200D';
 export function neutralizeMentions(text: string): string {
   return text
     .replace(/(^|[^\w`])@([A-Za-z0-9][\w-]*)/g, `$1@${ZWJ}$2`)
-    .replace(/(^|[^\w&`])#(\d+)/g, `$1#${ZWJ}$2`)
+    // Any `#123`, also `owner/repo#123` (a cross-reference event in another repository); not `&#123;`.
+    .replace(/(^|[^&`])#(\d+)/g, `$1#${ZWJ}$2`)
     .replace(/\b(GH-)(\d+)/gi, `$1${ZWJ}$2`);
 }
 
