@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
+import { loadPythonParser } from '../context/python-parser.js';
 
 /** Where a parse went wrong, 1-based, for feedback to the model. */
 export interface SyntaxProblem {
@@ -16,17 +16,9 @@ export interface PythonParse {
   calledNames: Set<string>;
 }
 
-let parserPromise: Promise<Parser> | null = null;
-
-/** One parser per process: loading the wasm costs ~50 ms, parsing a script well under 1 ms. */
+/** The context builder's parser (one wasm load per process, shared; parsing is synchronous). */
 async function getParser(): Promise<Parser> {
-  parserPromise ??= (async () => {
-    const require = createRequire(import.meta.url);
-    await Parser.init();
-    const language = await Language.load(require.resolve('tree-sitter-python/tree-sitter-python.wasm'));
-    return new Parser().setLanguage(language);
-  })();
-  return parserPromise;
+  return (await loadPythonParser()).parser;
 }
 
 function collectProblems(node: Node, lines: string[], out: SyntaxProblem[]): void {
