@@ -14,8 +14,8 @@ export const RunCommandSettings = z.object({
   maxIssueBytes: z.coerce.number().int().positive().default(1_000_000),
   /** Largest script file run (`REPGEN_MAX_SCRIPT_BYTES`). @defaultValue 1000000 */
   maxScriptBytes: z.coerce.number().int().positive().default(1_000_000),
-  /** Wall-clock limit when `--timeout` is not given, in seconds (`REPGEN_RUN_TIMEOUT`). @defaultValue 120 */
-  timeoutSeconds: z.coerce.number().positive().default(120),
+  /** Wall-clock limit when `--timeout` is not given, in milliseconds: the pipeline's own `REPGEN_RUN_TIMEOUT_MS`, so one variable sets both. @defaultValue 120000 */
+  timeoutMs: z.coerce.number().int().positive().default(120_000),
 });
 export type RunCommandSettings = z.infer<typeof RunCommandSettings>;
 
@@ -24,11 +24,11 @@ export function readRunCommandSettings(env: NodeJS.ProcessEnv = process.env): Ru
   const parsed = RunCommandSettings.safeParse({
     maxIssueBytes: env.REPGEN_MAX_ISSUE_BYTES,
     maxScriptBytes: env.REPGEN_MAX_SCRIPT_BYTES,
-    timeoutSeconds: env.REPGEN_RUN_TIMEOUT,
+    timeoutMs: env.REPGEN_RUN_TIMEOUT_MS,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const name = { maxIssueBytes: 'REPGEN_MAX_ISSUE_BYTES', maxScriptBytes: 'REPGEN_MAX_SCRIPT_BYTES', timeoutSeconds: 'REPGEN_RUN_TIMEOUT' }[String(issue?.path[0]) as keyof RunCommandSettings];
+    const name = { maxIssueBytes: 'REPGEN_MAX_ISSUE_BYTES', maxScriptBytes: 'REPGEN_MAX_SCRIPT_BYTES', timeoutMs: 'REPGEN_RUN_TIMEOUT_MS' }[String(issue?.path[0]) as keyof RunCommandSettings];
     throw new UsageError(`invalid ${name ?? 'setting'}: ${issue?.message ?? 'bad value'}`);
   }
   return parsed.data;
@@ -60,7 +60,7 @@ reproduced, partial or not_reproduced, with the reasons.
 
 options:
   --issue FILE     markdown bug report to match the run against
-  --timeout SEC    wall-clock limit; the whole process tree is killed after it (default 120, REPGEN_RUN_TIMEOUT)
+  --timeout SEC    wall-clock limit; the whole process tree is killed after it (default 120, or REPGEN_RUN_TIMEOUT_MS / 1000)
   --python PATH    interpreter (default REPGEN_PYTHON, else /usr/bin/python3)
   --network        let the script reach the network (default: none, in a fresh network namespace)
   --json           print one JSON object instead of a summary
@@ -148,7 +148,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const scriptArg = positionals[0];
   if (!scriptArg) throw new UsageError('missing SCRIPT (usage: repgen run SCRIPT [--issue ISSUE_MD] [--timeout SEC] [--python PATH] [--network] [--json])');
   const settings = readRunCommandSettings(io.env);
-  const timeoutSec = numberOption('timeout', values.timeout) ?? settings.timeoutSeconds;
+  const timeoutSec = numberOption('timeout', values.timeout) ?? settings.timeoutMs / 1000;
   const scriptPath = resolve(io.cwd, scriptArg);
   const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes);
   const report = values.issue !== undefined ? await readIssue(resolve(io.cwd, values.issue), settings.maxIssueBytes) : null;

@@ -130,7 +130,7 @@ describe('repgen run: bad input gets one clear message', () => {
     await rejects(['fixtures/scripts/dl-unrelated.py', '--timeout', 'soon'], UsageError, /^--timeout must be a number ≥ 1, got 'soon'$/);
     await rejects(['fixtures/scripts/dl-unrelated.py', '--gpu'], UsageError, /Unknown option '--gpu'/);
     await rejects(['fixtures/scripts/dl-unrelated.py'], UsageError, /^invalid REPGEN_MAX_ISSUE_BYTES: /, { ...ENV, REPGEN_MAX_ISSUE_BYTES: 'lots' });
-    expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutSeconds: 120 });
+    expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutMs: 120_000 });
   });
 
   it('a missing interpreter is a setup error', async () => {
