@@ -1,0 +1,62 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { bm25Adapter } from '../../src/context/bm25-index.js';
+import { assembleIndex, buildLexical, chunkRepo, type RepoIndex } from '../../src/context/build-index.js';
+import { loadIndex, saveIndex } from '../../src/context/cache.js';
+import { walkRepo } from '../../src/context/walk-repo.js';
+
+const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
+
+async function built(): Promise<RepoIndex> {
+  const { files, skipped } = await walkRepo(REPO, { maxFileBytes: 1_000_000 });
+  const { chunks, infos } = await chunkRepo(files);
+  return assembleIndex('k1', { chunks, files: infos, lexical: buildLexical(bm25Adapter, chunks), skipped });
+}
+
+describe('context disk cache reload', () => {
+  it('gives back the same chunks, graph and search, with texts read on use even after the entry is removed', async () => {
+    const index = await built();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-reload-'));
+    await saveIndex(cacheDir, index);
+    const loaded = await loadIndex(cacheDir, 'k1', bm25Adapter);
+    expect(loaded).not.toBeNull();
+    // The open texts.txt keeps its bytes readable: a concurrent rebuild or clean-up cannot break a loaded index.
+    rmSync(join(cacheDir, 'k1'), { recursive: true });
+    expect(loaded!.chunks.length).toBe(index.chunks.length);
+    expect(loaded!.chunks.map((c) => c.text)).toEqual(index.chunks.map((c) => c.text));
+    expect(loaded!.chunks.map((c) => ({ ...c }))).toEqual(index.chunks.map((c) => ({ ...c })));
+    expect(Object.keys(loaded!.chunks[0]!)).toContain('text');
+    expect([...loaded!.graph.byCallName]).toEqual([...index.graph.byCallName]);
+    expect([...loaded!.graph.bySymbolPart]).toEqual([...index.graph.bySymbolPart]);
+    const query = ['accuracy', 'topk', 'output', 'target', 'train'];
+    expect(loaded!.lexical.search(query, 10)).toEqual(index.lexical.search(query, 10));
+    expect(loaded!.lexical.search(query, 10).length).toBeGreaterThan(0);
+  });
+
+  it('treats a texts file that does not match the stored lengths as corrupt and drops the entry', async () => {
+    const index = await built();
+    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-reload-'));
+    await saveIndex(cacheDir, index);
+    writeFileSync(join(cacheDir, 'k1', 'texts.txt'), 'short');
+    expect(await loadIndex(cacheDir, 'k1', bm25Adapter)).toBeNull();
+    // Dropped, so the next build writes a fresh entry rather than meeting the same corrupt one.
+    expect(existsSync(join(cacheDir, 'k1'))).toBe(false);
+  });
+
+  it('loads a BM25 index from bytes at any alignment, and refuses a truncated one', async () => {
+    const index = await built();
+    const stored = index.lexical.serialize();
+    const bytes = typeof stored === 'string' ? Buffer.from(stored, 'latin1') : stored;
+    const query = ['accuracy', 'topk', 'output'];
+    const expected = index.lexical.search(query, 20);
+    for (const shift of [0, 1, 2, 3]) {
+      const holder = Buffer.alloc(bytes.length + shift);
+      bytes.copy(holder, shift);
+      expect(bm25Adapter.load(holder.subarray(shift)).search(query, 20)).toEqual(expected);
+    }
+    expect(() => bm25Adapter.load(bytes.subarray(0, bytes.length - 2))).toThrow(/truncated/);
+  });
+});
