@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RefNotFoundError, WorkspaceError } from './errors.js';
+import { runGit } from './git.js';
+import type { RefLookup } from './resolve-ref.js';
+
+/**
+ * Checkouts of a project at a commit, kept in a cache keyed by (repository, SHA): the same tree serves
+ * every run of an issue, its confirmation and a later fix check. A checkout is made in a scratch folder
+ * and renamed into place, so a half-made one is never used.
+ */
+
+/** Where checkouts are cached. @defaultValue "<os tmpdir>/repgen-checkouts" (REPGEN_CHECKOUT_CACHE_DIR) */
+export function checkoutCacheDir(env: NodeJS.ProcessEnv): string {
+  return env.REPGEN_CHECKOUT_CACHE_DIR || join(tmpdir(), 'repgen-checkouts');
+}
+
+async function exists(p: string): Promise<boolean> {
+  return access(p).then(() => true, () => false);
+}
+
+/** Whether `dir` is a git repository (a work tree or a bare one). */
+export async function isGitRepo(dir: string): Promise<boolean> {
+  const r = await runGit(['rev-parse', '--git-dir'], { cwd: dir }).catch(() => null);
+  return r?.code === 0;
+}
+
+/** Looks refs up in a local git repository (a clone, a mirror, a bare repository). */
+export function gitRefLookup(gitDir: string): RefLookup {
+  return {
+    async commit(ref) {
+      // --end-of-options: a ref is never read as an option, whatever it looks like.
+      const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: gitDir });
+      const sha = r.stdout.trim();
+      return r.code === 0 && /^[0-9a-f]{40}$/.test(sha) ? sha : null;
+    },
+    async defaultHead() {
+      const name = await runGit(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: gitDir });
+      const head = await runGit(['rev-parse', '--verify', 'HEAD'], { cwd: gitDir });
+      if (head.code !== 0) throw new WorkspaceError(`the repository at '${gitDir}' has no commits`);
+      return { name: name.code === 0 ? name.stdout.trim() : 'HEAD', sha: head.stdout.trim() };
+    },
+  };
+}
+
+/** `owner/name` → a folder name safe in any file system. */
+export function repoSlug(repo: string): string {
+  return repo.toLowerCase().replace(/[^a-z0-9._-]+/g, '+').replace(/^\.+/, '_');
+}
+
+export interface CheckoutOptions {
+  /** A local git repository holding the commit (a mirror, a clone). */
+  source: string;
+  /** Full commit SHA (resolve a ref first with {@link gitRefLookup}). */
+  sha: string;
+  /** Cache root; the checkout goes to `<cacheDir>/<slug>/<sha>`. */
+  cacheDir: string;
+  /** Cache key of the repository, e.g. `owner/name`. @defaultValue the source path */
+  repo?: string;
+  /**
+   * Interpreter that byte-compiles the tree after checkout: the sandbox mounts it read-only, so Python
+   * could not cache its bytecode there and would recompile the project at every import. Skipped when unset.
+   */
+  python?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The project's tree at `sha`, from the cache or made now (`git clone --shared --no-checkout` + a
+ * detached checkout: no object is copied, the source's history is borrowed). Returns the folder.
+ */
+export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: string; sha: string; cached: boolean }> {
+  if (!/^[0-9a-f]{40}$/.test(options.sha)) throw new WorkspaceError(`checkoutAt needs a full commit SHA, got '${options.sha.slice(0, 60)}'`);
+  const parent = join(options.cacheDir, repoSlug(options.repo ?? options.source));
+  const dir = join(parent, options.sha);
+  if (await exists(join(dir, '.git'))) return { dir, sha: options.sha, cached: true };
+  try {
+    await mkdir(parent, { recursive: true });
+  } catch (err) {
+    throw new WorkspaceError(`cannot create the checkout cache '${parent}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const scratch = await mkdtemp(join(parent, `.tmp-${options.sha.slice(0, 12)}-`));
+  try {
+    const clone = await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--', options.source, scratch], { cwd: parent, signal: options.signal });
+    if (clone.code !== 0) throw new WorkspaceError(`cannot clone '${options.source}': ${lastLine(clone.stderr)}`);
+    const co = await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', options.sha, '--'], { cwd: scratch, signal: options.signal });
+    if (co.code !== 0) {
+      if (/reference is not a tree|did not match|unknown revision|bad object/i.test(co.stderr)) throw new RefNotFoundError(`the commit ${options.sha} is not in '${options.source}'`);
+      throw new WorkspaceError(`git checkout ${options.sha.slice(0, 12)} failed: ${lastLine(co.stderr)}`);
+    }
+    if (options.python) await compileTree(options.python, scratch, options.signal);
+    try {
+      await rename(scratch, dir);
+    } catch (err) {
+      // Another process made the same checkout first: theirs is as good as ours.
+      if (!(await exists(join(dir, '.git')))) throw new WorkspaceError(`cannot move the checkout into '${dir}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      await rm(scratch, { recursive: true, force: true });
+    }
+    return { dir, sha: options.sha, cached: false };
+  } catch (err) {
+    await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').slice(-1)[0]?.slice(0, 300) || 'no message';
+}
+
+/** Best effort: a tree that does not compile (a syntax error is sometimes the bug) is still used as it is. */
+function compileTree(python: string, dir: string, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', '-x', '(^|/)\\.git/', dir], { stdio: 'ignore', signal, timeout: 300_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    child.on('error', () => resolve());
+    child.on('close', () => resolve());
+  });
+}
+
+/**
+ * A local copy of `owner/name` under a mirrors folder: `<dir>/<owner>+<name>/repo` (the fetch tool's
+ * layout), `<dir>/<owner>+<name>`, `<dir>/<owner>/<name>` or `<dir>/<name>`. Null when none is a git repository.
+ */
+export async function findMirror(mirrorsDir: string, repo: string): Promise<string | null> {
+  const [owner, name] = repo.split('/');
+  if (!owner || !name || !/^[\w.-]+$/.test(owner) || !/^[\w.-]+$/.test(name) || owner.startsWith('.') || name.startsWith('.')) return null;
+  const candidates = [join(mirrorsDir, `${owner}+${name}`, 'repo'), join(mirrorsDir, `${owner}+${name}`), join(mirrorsDir, owner, name), join(mirrorsDir, name)];
+  for (const c of candidates) if ((await stat(c).catch(() => null))?.isDirectory() && (await isGitRepo(c))) return c;
+  return null;
+}
+
+/** Reads a project's tree: a folder on disk, or a commit of a git repository. */
+export interface TreeReader {
+  /** Names of the sub-folders of `dir` ('' = the root). */
+  folders(dir: string): Promise<string[]>;
+  /** A file's text, or null when it does not exist. */
+  read(path: string): Promise<string | null>;
+}
+
+export function diskTree(root: string): TreeReader {
+  return {
+    folders: async (dir) => (await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name),
+    read: (path) => readFile(join(root, path), 'utf8').catch(() => null),
+  };
+}
+
+export function gitTree(gitDir: string, rev: string): TreeReader {
+  return {
+    async folders(dir) {
+      const r = await runGit(['ls-tree', '-d', '--name-only', '--end-of-options', `${rev}:${dir}`], { cwd: gitDir });
+      return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+    },
+    async read(path) {
+      const r = await runGit(['show', '--end-of-options', `${rev}:${path}`], { cwd: gitDir });
+      return r.code === 0 ? r.stdout : null;
+    },
+  };
+}
+
+/**
+ * The names the project is imported and installed by: top-level packages of the tree (`timm/`, `src/keras/`)
+ * and the distribution name in pyproject.toml or setup.py. What a report's `pip install X==1.2` is matched against.
+ */
+export async function projectPackages(tree: TreeReader): Promise<string[]> {
+  const names = new Set<string>();
+  for (const root of ['', 'src']) {
+    for (const name of await tree.folders(root)) {
+      if (!/^[A-Za-z_]\w*$/.test(name) || /^(tests?|docs?|examples?|scripts?|benchmarks?|tools)$/i.test(name)) continue;
+      if ((await tree.read(`${root ? `${root}/` : ''}${name}/__init__.py`)) !== null) names.add(name.toLowerCase());
+    }
+  }
+  const pyproject = (await tree.read('pyproject.toml')) ?? '';
+  const setup = (await tree.read('setup.py')) ?? '';
+  const dist = /^\s*name\s*=\s*["']([A-Za-z0-9._-]+)["']/m.exec(pyproject)?.[1] ?? /\bname\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(setup)?.[1];
+  if (dist) names.add(dist.toLowerCase());
+  return [...names];
+}

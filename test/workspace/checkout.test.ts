@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutAt, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
+import { RefNotFoundError, WorkspaceError } from '../../src/workspace/errors.js';
+
+let root: string;
+let repo: string;
+let first: string;
+let second: string;
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], { cwd, env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' } }).toString().trim();
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'repgen-checkout-test-'));
+  repo = join(root, 'mirrors', 'acme+toy', 'repo');
+  await mkdir(join(repo, 'toylib'), { recursive: true });
+  git(repo, 'init', '-q');
+  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 1\n');
+  await writeFile(join(repo, 'setup.py'), "from setuptools import setup\nsetup(name='toy-lib')\n");
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'one');
+  git(repo, 'tag', 'v0.1.0');
+  first = git(repo, 'rev-parse', 'HEAD');
+  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 2\n');
+  git(repo, 'commit', '-qam', 'two');
+  second = git(repo, 'rev-parse', 'HEAD');
+});
+afterAll(async () => rm(root, { recursive: true, force: true }));
+
+describe('gitRefLookup', () => {
+  it('resolves tags, abbreviated SHAs and the default branch', async () => {
+    const l = gitRefLookup(repo);
+    expect(await l.commit('v0.1.0')).toBe(first);
+    expect(await l.commit(second.slice(0, 9))).toBe(second);
+    expect(await l.commit('v9.9.9')).toBeNull();
+    expect(await l.defaultHead()).toEqual({ name: 'main', sha: second });
+  });
+
+  it('never reads a ref as an option', async () => {
+    const marker = join(root, 'pwned');
+    expect(await gitRefLookup(repo).commit(`--output=${marker}`)).toBeNull();
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+});
+
+describe('checkoutAt', () => {
+  it('checks a commit out into the cache once, then reuses it', async () => {
+    const cacheDir = join(root, 'cache');
+    const a = await checkoutAt({ source: repo, sha: first, cacheDir, repo: 'acme/toy' });
+    expect(a.cached).toBe(false);
+    expect(await readFile(join(a.dir, 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 1\n');
+    const b = await checkoutAt({ source: repo, sha: first, cacheDir, repo: 'acme/toy' });
+    expect(b).toEqual({ ...a, cached: true });
+    const c = await checkoutAt({ source: repo, sha: second, cacheDir, repo: 'acme/toy' });
+    expect(await readFile(join(c.dir, 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 2\n');
+    // The source's work tree is untouched.
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(second);
+  });
+
+  it('byte-compiles the tree when given an interpreter', async () => {
+    const co = await checkoutAt({ source: repo, sha: second, cacheDir: join(root, 'cache-pyc'), python: '/usr/bin/python3' });
+    expect(execFileSync('ls', [join(co.dir, 'toylib', '__pycache__')]).toString()).toMatch(/__init__\..*\.pyc/);
+  });
+
+  it('a commit that is not there is RefNotFoundError, and leaves nothing behind', async () => {
+    const cacheDir = join(root, 'cache-missing');
+    await expect(checkoutAt({ source: repo, sha: 'f'.repeat(40), cacheDir, repo: 'acme/toy' })).rejects.toBeInstanceOf(RefNotFoundError);
+    expect(execFileSync('ls', ['-A', join(cacheDir, 'acme+toy')]).toString()).toBe('');
+  });
+
+  it('refuses anything but a full SHA', async () => {
+    await expect(checkoutAt({ source: repo, sha: '--help', cacheDir: join(root, 'c') })).rejects.toBeInstanceOf(WorkspaceError);
+  });
+
+  it('a source that is not a repository is a WorkspaceError', async () => {
+    await expect(checkoutAt({ source: join(root, 'nowhere'), sha: first, cacheDir: join(root, 'c2') })).rejects.toThrow(/cannot clone/);
+  });
+});
+
+describe('findMirror', () => {
+  it('finds the fetch tool layout and rejects path tricks', async () => {
+    expect(await findMirror(join(root, 'mirrors'), 'acme/toy')).toBe(repo);
+    expect(await findMirror(join(root, 'mirrors'), 'acme/other')).toBeNull();
+    expect(await findMirror(join(root, 'mirrors'), '../mirrors')).toBeNull();
+    expect(await findMirror(join(root, 'mirrors'), 'acme/..')).toBeNull();
+  });
+});
+
+describe('projectPackages', () => {
+  it('reads import packages and the distribution name, from disk or from a commit', async () => {
+    expect((await projectPackages(diskTree(repo))).sort()).toEqual(['toy-lib', 'toylib']);
+    expect((await projectPackages(gitTree(repo, first))).sort()).toEqual(['toy-lib', 'toylib']);
+  });
+});
