@@ -1,16 +1,20 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { createNodeMiddleware, Probot, ProbotOctokit } from 'probot';
+import { Probot, ProbotOctokit } from 'probot';
 import { createApp } from '../src/app.js';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
 import { SetupError } from '../src/errors.js';
+import { readWebhook } from '../src/github/read-webhook.js';
 import type { Logger } from '../src/log.js';
 import { REPRO_QUEUE } from '../src/queue/repro-job.js';
 import { RunRegistry } from '../src/queue/run-registry.js';
 
-/** Wires `repgen serve`: Probot (signature check included) behind a plain node:http server. */
+/**
+ * Wires `repgen serve`: a plain node:http server that checks each delivery itself (size cap, headers,
+ * signature, JSON object, in that order; see readWebhook) and hands only verified ones to Probot.
+ */
 export interface AppServerHandle {
   url: string;
   server: Server;
@@ -48,20 +52,35 @@ export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl
       repoRateWindowMs: env.REPGEN_REPO_RATE_WINDOW_S * 1000,
     },
   });
-  const middleware = await createNodeMiddleware(app, { probot, webhooksPath: env.WEBHOOK_PATH });
+  await probot.load(app, { cwd: process.cwd(), addHandler: () => undefined });
+  const secret = env.WEBHOOK_SECRET;
   const server = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/healthz') {
+    void handleRequest(req, res).catch((err: unknown) => {
+      // A handler failed on a verified delivery: our fault, so 500 (GitHub shows it; a redelivery retries).
+      wiring.log.error({ err: err instanceof Error ? err.message : String(err) }, 'webhook handler failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n');
+    });
+  });
+  const handleRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    void Promise.resolve(
-      middleware(req, res, () => {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      }),
-    ).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+    if (path !== env.WEBHOOK_PATH) {
+      refuse(req, res, { status: 404, reason: 'not found' });
+      return;
+    }
+    const read = await readWebhook(req, secret);
+    if ('status' in read) {
+      // Only the reason and the headers GitHub sets: never the body, which nobody has vouched for.
+      wiring.log.warn({ status: read.status, reason: read.reason, delivery: String(req.headers['x-github-delivery'] ?? '').slice(0, 100) }, 'webhook refused');
+      refuse(req, res, read);
+      return;
+    }
+    await probot.receive({ id: read.id, name: read.name, payload: read.payload } as Parameters<typeof probot.receive>[0]);
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(wiring.port ?? env.PORT, wiring.host ?? env.HOST, () => resolve());
@@ -79,4 +98,18 @@ export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl
       await connection.quit().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Answers a refused request. The rest of its body is read and thrown away (memory stays flat) for at most
+ * two seconds, so the client sees the answer instead of a reset, then the connection is dropped.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: { status: number; reason: string }): void {
+  res.writeHead(refusal.status, { 'content-type': 'text/plain', connection: 'close' }).end(`${refusal.reason}\n`);
+  if (req.complete) return;
+  const timer = setTimeout(() => req.destroy(), 2000);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
 }

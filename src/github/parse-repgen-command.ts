@@ -1,7 +1,8 @@
 /**
  * `/repgen …` comment commands. Pure: a comment body in, a command (or null when the comment does not
- * address RepGen) out. Only the first line that starts with `/repgen` counts, so quoting an older
- * command in a reply (`> /repgen cancel`) never triggers anything.
+ * address RepGen) out. Only the first line of prose that starts with `/repgen` counts: quoting an older
+ * command in a reply (`> /repgen cancel`) or showing one in a code block (fenced, or indented four
+ * spaces) never triggers anything.
  */
 
 export type RepgenCommand =
@@ -19,10 +20,7 @@ const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}$/;
 const LLM = /^[A-Za-z0-9._:/-]{1,100}$/;
 
 export function parseRepgenCommand(body: string): RepgenCommand | null {
-  const line = body
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .find((l) => /^\/repgen(\s|$)/i.test(l));
+  const line = proseLines(body).find((l) => /^\/repgen(\s|$)/i.test(l));
   if (line === undefined) return null;
   const words = line.split(/\s+/).slice(1);
   const [first, ...rest] = words;
@@ -33,6 +31,31 @@ export function parseRepgenCommand(body: string): RepgenCommand | null {
     return { kind: sub };
   }
   return { kind: 'unknown', reason: `unknown command \`${clip(first)}\`` };
+}
+
+/**
+ * The comment's lines outside code blocks, trimmed. A fence opens with three or more backticks or tildes
+ * (indented at most three spaces) and closes with at least as many of the same character; a line indented
+ * four spaces or a tab is code too (also where Markdown would read it as a paragraph's continuation:
+ * ignoring a command is the safe mistake). An unclosed fence runs to the end, as in Markdown.
+ */
+function proseLines(body: string): string[] {
+  const prose: string[] = [];
+  let fence: { char: string; length: number } | null = null;
+  for (const raw of body.split(/\r?\n/)) {
+    const marker = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(raw);
+    if (fence) {
+      if (marker?.[1] && marker[1][0] === fence.char && marker[1].length >= fence.length && !marker[2]?.trim()) fence = null;
+      continue;
+    }
+    if (marker?.[1] && !(marker[1][0] === '`' && marker[2]?.includes('`'))) {
+      fence = { char: marker[1][0] ?? '`', length: marker[1].length };
+      continue;
+    }
+    if (/^( {4}|\t)/.test(raw.replace(/^ {0,3}\t/, '\t'))) continue;
+    prose.push(raw.trim());
+  }
+  return prose;
 }
 
 function parseRun(words: string[]): RepgenCommand {

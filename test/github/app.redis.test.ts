@@ -184,6 +184,14 @@ describe('/repgen comments', () => {
     expect(gh.calls).toEqual([]);
   });
 
+  it('starts nothing for /repgen shown in a fenced or an indented code block, or in a quote', async () => {
+    for (const body of ['to rerun, type:\n```\n/repgen --gpu\n```', 'like this:\n\n    /repgen', '> /repgen\nthat did not work']) {
+      expect((await post('issue_comment', commentPayload(body, { issueNumber: issue, sender: ADMIN }))).status).toBe(200);
+    }
+    expect(gh.calls).toEqual([]);
+    expect((await jobs()).filter((j) => j.issueNumber === issue)).toEqual([]);
+  });
+
   it('cancels a queued run: the job is removed and its comment says so', async () => {
     await post('issue_comment', commentPayload('/repgen', { issueNumber: issue, sender: ADMIN }));
     const [progress] = commentsOn(issue);

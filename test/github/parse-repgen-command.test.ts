@@ -24,8 +24,21 @@ describe('parseRepgenCommand', () => {
     ['inline mention', 'you can run /repgen to check'],
     ['other bot', '/repgenx'],
     ['empty', ''],
+    ['fenced with backticks', 'try this:\n```\n/repgen --gpu\n```'],
+    ['fenced with tildes, info string', '~~~bash\n/repgen cancel\n~~~'],
+    ['fence closed only by a longer one', '````\n```\n/repgen\n````'],
+    ['unclosed fence', 'see:\n```\n/repgen'],
+    ['indented four spaces', 'the command is\n\n    /repgen --ref main'],
+    ['indented by a tab', '\t/repgen'],
+    ['fence inside a quote', '> ```\n> /repgen\n> ```'],
   ])('not a command: %s', (_name, body) => {
     expect(parseRepgenCommand(body)).toBeNull();
+  });
+
+  it('a command after a closed fence or up to three spaces in still counts', () => {
+    expect(parseRepgenCommand('```\n/repgen cancel\n```\n/repgen --gpu')).toEqual({ kind: 'run', gpu: true, ref: null, llm: null });
+    expect(parseRepgenCommand('~~~\n```\n~~~\n   /repgen status')).toEqual({ kind: 'status' });
+    expect(parseRepgenCommand('inline ```code``` then\n/repgen pr')).toEqual({ kind: 'pr' });
   });
 
   it.each([
