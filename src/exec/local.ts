@@ -15,6 +15,7 @@ import { createOutputCapture } from './output-capture.js';
 import { buildSandboxArgv, probeSandbox, type SandboxPlan } from './sandbox.js';
 import { buildScriptEnv, SAFE_PATH } from './script-env.js';
 import {
+  DEFAULT_WORKSPACE_MOUNT,
   RunRequest,
   type InfraFailure,
   type Isolation,
@@ -130,6 +131,8 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       tmpDir = join(workdir, '.tmp');
       await mkdir(tmpDir);
     }
+    const workspace = await resolveWorkspace(req, plan);
+    if (workspace?.note) isolation.notes.push(workspace.note);
     const { env, notes: envNotes } = buildScriptEnv({
       hostEnv,
       env: req.env,
@@ -139,6 +142,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       outDir,
       interpreter,
       tmpDir,
+      workspace: workspace?.seenAt,
     });
     isolation.notes.push(...envNotes);
     if (isolation.network === 'host' && !req.network) log.warn({ notes: isolation.notes }, 'script runs without network isolation');
@@ -160,7 +164,14 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     // The cached launcher lives under the work root, which bwrap's private /tmp would otherwise hide.
     if (launcher) readOnlyPaths.push(launcher);
     if (!BOUND_PREFIXES.some((p) => interpreter.startsWith(p))) readOnlyPaths.push(dirname(dirname(interpreter)));
-    const { file, args } = buildSandboxArgv({ plan, network: req.network, workdir, readOnlyPaths, inner });
+    const { file, args } = buildSandboxArgv({
+      plan,
+      network: req.network,
+      workdir,
+      readOnlyPaths,
+      inner,
+      workspace: workspace?.mount,
+    });
 
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
     const result = await spawnAndWatch(file, args, env, workdir, req, plan, signal);
@@ -307,6 +318,25 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
   }
 
   return { name: 'local', run };
+}
+
+/**
+ * Where the script finds the request's workspace. Only bubblewrap can mount it read-only at its mount path;
+ * without bubblewrap the script sees the host path itself, and the note says it could write there.
+ */
+async function resolveWorkspace(
+  req: RunRequest,
+  plan: SandboxPlan,
+): Promise<{ seenAt: string; mount?: { hostPath: string; mountPath: string }; note?: string } | undefined> {
+  if (!req.workspace) return undefined;
+  const { hostPath } = req.workspace;
+  const st = await stat(hostPath).catch(() => null);
+  if (!st?.isDirectory()) throw new InvalidRunRequestError(`invalid run request: workspace ${hostPath} is not a directory`);
+  if (plan.kind === 'bwrap') {
+    const mountPath = req.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT;
+    return { seenAt: mountPath, mount: { hostPath, mountPath } };
+  }
+  return { seenAt: hostPath, note: `workspace ${hostPath} is not read-only: the ${plan.kind} sandbox cannot mount it` };
 }
 
 /** What the run's isolation will be, with the caveats said out loud. */

@@ -90,6 +90,8 @@ export interface SandboxArgvInput {
   workdir: string;
   /** Extra read-only binds (virtualenvs, the interpreter's prefix). */
   readOnlyPaths: string[];
+  /** The project checkout, bound read-only at `mountPath`. */
+  workspace?: { hostPath: string; mountPath: string } | undefined;
   /** The command to run inside. */
   inner: string[];
 }
@@ -129,6 +131,8 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   args.push('--ro-bind-try', '/sys/devices/system/cpu', '/sys/devices/system/cpu');
   for (const path of input.readOnlyPaths) args.push('--ro-bind-try', path, path);
+  // Not -try: a run promised its workspace must fail to start rather than run without it.
+  if (input.workspace) args.push('--ro-bind', input.workspace.hostPath, input.workspace.mountPath);
   // After the /tmp tmpfs: the work dir usually lives under /tmp and must be mounted on top of it.
   args.push('--bind', workdir, workdir, '--chdir', workdir);
   return { file: plan.binary, args: [...args, '--', ...inner] };

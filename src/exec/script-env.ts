@@ -19,6 +19,8 @@ export interface ScriptEnvInput {
   interpreter: string;
   /** Where temporary files go when /tmp is not private to the sandbox (undefined: leave TMPDIR unset). */
   tmpDir: string | undefined;
+  /** Where the script sees the read-only project checkout, if the run has one: first on PYTHONPATH. */
+  workspace?: string | undefined;
 }
 
 /**
@@ -53,6 +55,11 @@ export function buildScriptEnv(input: ScriptEnvInput): { env: Record<string, str
     if (value !== undefined) env[name] = value;
   }
   Object.assign(env, input.env);
+  if (input.workspace !== undefined) {
+    // First, so `import pkg` finds the checkout at the issue's ref before any installed copy of the package.
+    env.PYTHONPATH = [input.workspace, env.PYTHONPATH].filter((p) => p).join(':');
+    env.REPGEN_WORKSPACE = input.workspace;
+  }
   // Set last: the output dir is where results are collected from, so a request cannot move it elsewhere.
   env.REPGEN_OUT = input.outDir;
   return { env, notes };

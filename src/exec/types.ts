@@ -24,6 +24,33 @@ export const RunLimits = z.object({
 });
 export type RunLimits = z.infer<typeof RunLimits>;
 
+/** Where the workspace appears inside the sandbox when the request names no mountPath. */
+export const DEFAULT_WORKSPACE_MOUNT = '/workspace';
+
+/** Top-level folders a workspace may not be mounted on or under: the sandbox's own system and scratch mounts. */
+const RESERVED_MOUNT_ROOTS = ['bin', 'boot', 'dev', 'etc', 'lib', 'lib32', 'lib64', 'libx32', 'proc', 'root', 'run', 'sbin', 'sys', 'tmp', 'usr', 'var'];
+
+/**
+ * The project checkout a run may import and read but never change: the local sandbox bind-mounts `hostPath`
+ * read-only at `mountPath` and puts it first on PYTHONPATH; the script's own cwd stays a fresh writable dir.
+ */
+export const Workspace = z
+  .object({
+    /** Absolute host path of the checkout (a directory). */
+    hostPath: z.string().startsWith('/', 'must be an absolute path').refine((p) => !p.split('/').includes('..'), 'must not contain ..'),
+    /**
+     * Absolute path inside the sandbox, plain segments only, not on or under a system folder (/usr, /tmp, /proc …).
+     * @defaultValue '/workspace'
+     */
+    mountPath: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9_][A-Za-z0-9._-]*)+$/, 'must be an absolute path of plain segments')
+      .refine((p) => !RESERVED_MOUNT_ROOTS.includes(p.split('/')[1] ?? ''), 'must not be on or under a system folder')
+      .optional(),
+  })
+  .strict();
+export type Workspace = z.infer<typeof Workspace>;
+
 export const RunRequest = z.object({
   /** Files written into a fresh working directory before the run. */
   files: z.array(ScriptFile).min(1),
@@ -52,6 +79,11 @@ export const RunRequest = z.object({
   versions: z.record(z.string(), z.string()).optional(),
   /** Shell commands run before the script, in the working dir (repo config `setup`). */
   setup: z.array(z.string()).default([]),
+  /**
+   * The project checkout at the issue's ref, importable and readable by the script, never writable. The script
+   * finds it at `workspace.mountPath` (also in $REPGEN_WORKSPACE) and first on PYTHONPATH.
+   */
+  workspace: Workspace.optional(),
   /** Labels tying the run to its RepGen job and issue (Kubernetes labels; log metadata locally). */
   labels: z.record(z.string(), z.string()).default({}),
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -321,5 +321,84 @@ describe('local executor with unshare (REPGEN_SANDBOX=unshare)', () => {
     // Only the loopback device exists in a fresh network namespace.
     expect(r.stdout).toBe('1\n');
     await expectTreeKilled(executor, 'timeout');
+  });
+});
+
+describe('local executor: the workspace (the project checkout, read-only)', () => {
+  const executor = createLocalExecutor({ workRoot });
+
+  function makeCheckout(): string {
+    const dir = mkdtempSync(join(workRoot, 'checkout-'));
+    mkdirSync(join(dir, 'pkg'));
+    writeFileSync(join(dir, 'pkg', '__init__.py'), 'VALUE = "from-the-workspace"\n');
+    writeFileSync(join(dir, 'data.txt'), 'checkout data\n');
+    return dir;
+  }
+  const probe = [
+    'import os, sys, pkg',
+    'ws = os.environ["REPGEN_WORKSPACE"]',
+    'print(pkg.VALUE, pkg.__file__)',
+    'print(open(os.path.join(ws, "data.txt")).read().strip())',
+    'for path, mode in [(os.path.join(ws, "new.txt"), "w"), (os.path.join(ws, "data.txt"), "a"), (os.path.join(ws, "pkg", "__init__.py"), "w")]:',
+    '    try:',
+    '        open(path, mode).write("tampered")',
+    '        print("WROTE", path)',
+    '    except OSError as e:',
+    '        print("refused", e.errno)',
+    'try:',
+    '    os.mkdir(os.path.join(ws, "d"))',
+    '    print("WROTE dir")',
+    'except OSError as e:',
+    '    print("refused", e.errno)',
+    'open("scratch.txt", "w").write("ok")',
+    'print("cwd writable", os.getcwd() != ws, os.environ["PYTHONPATH"])',
+  ].join('\n');
+
+  it('the script imports and reads the checkout at /workspace, cannot write to it, and its cwd stays writable', async () => {
+    const checkout = makeCheckout();
+    const r = await executor.run({ files: [{ path: 'main.py', content: probe }], entry: 'main.py', workspace: { hostPath: checkout } });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n')).toEqual([
+      'from-the-workspace /workspace/pkg/__init__.py',
+      'checkout data',
+      'refused 30',
+      'refused 30',
+      'refused 30',
+      'refused 30',
+      'cwd writable True /workspace',
+      '',
+    ]);
+    expect(readdirSync(checkout).sort()).toEqual(['data.txt', 'pkg']);
+    expect(readFileSync(join(checkout, 'data.txt'), 'utf8')).toBe('checkout data\n');
+    expect(readFileSync(join(checkout, 'pkg', '__init__.py'), 'utf8')).toBe('VALUE = "from-the-workspace"\n');
+  });
+
+  it('honours a mount path and keeps the request PYTHONPATH after the workspace', async () => {
+    const checkout = makeCheckout();
+    const r = await executor.run({
+      files: [{ path: 'main.py', content: 'import os, pkg\nprint(pkg.__file__, os.environ["PYTHONPATH"])' }],
+      entry: 'main.py',
+      env: { PYTHONPATH: '/opt/extra' },
+      workspace: { hostPath: checkout, mountPath: '/src/project' },
+    });
+    expect(r.stdout).toBe('/src/project/pkg/__init__.py /src/project:/opt/extra\n');
+  });
+
+  it('refuses a workspace that is not a directory and mount paths on system folders, running nothing', async () => {
+    const run = (workspace: { hostPath: string; mountPath?: string }) =>
+      executor.run({ files: [{ path: 'a.py', content: 'pass' }], entry: 'a.py', workspace });
+    await expect(run({ hostPath: join(workRoot, 'no-such-checkout') })).rejects.toThrow(/workspace .*no-such-checkout is not a directory/);
+    await expect(run({ hostPath: 'relative/dir' })).rejects.toThrow(/workspace\.hostPath: must be an absolute path/);
+    for (const mountPath of ['/usr/lib/x', '/tmp', '/proc/self', '/', '/work/../etc', 'workspace']) {
+      await expect(run({ hostPath: workRoot, mountPath })).rejects.toBeInstanceOf(InvalidRunRequestError);
+    }
+  });
+
+  it('without bubblewrap the script sees the host path, and the isolation notes say it is not read-only', async () => {
+    const checkout = makeCheckout();
+    const bare = createLocalExecutor({ workRoot, sandbox: 'none' });
+    const r = await bare.run({ files: [{ path: 'a.py', content: 'import pkg\nprint(pkg.VALUE)' }], entry: 'a.py', workspace: { hostPath: checkout } });
+    expect(r.stdout).toBe('from-the-workspace\n');
+    expect(r.isolation.notes).toContain(`workspace ${checkout} is not read-only: the none sandbox cannot mount it`);
   });
 });

@@ -40,6 +40,20 @@ describe('buildSandboxArgv', () => {
     expect(args.slice(-3)).toEqual(['--', ...inner]);
   });
 
+  it('bwrap binds the workspace read-only at its mount path, after the /tmp tmpfs', () => {
+    const { args } = buildSandboxArgv({
+      plan: bwrap,
+      network: false,
+      workdir: '/tmp/w',
+      readOnlyPaths: [],
+      inner,
+      workspace: { hostPath: '/srv/checkouts/abc', mountPath: '/workspace' },
+    });
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/srv/checkouts/abc', '/workspace']);
+    expect(args.indexOf('/srv/checkouts/abc')).toBeGreaterThan(args.indexOf('--tmpfs'));
+    expect(pairs(args, '--bind')).toEqual([['/tmp/w', '/tmp/w']]);
+  });
+
   it('bwrap with network=true keeps the host network and everything else', () => {
     const { args } = buildSandboxArgv({ plan: bwrap, network: true, workdir: '/w', readOnlyPaths: [], inner });
     expect(args).not.toContain('--unshare-net');
