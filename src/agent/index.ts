@@ -1,5 +1,5 @@
 import type { ContextBundle } from '../context/types.js';
-import type { ScriptExecutor } from '../exec/types.js';
+import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { AttemptRecord } from '../pipeline/types.js';
@@ -33,6 +33,8 @@ export interface AgentInput {
 
 export interface AgentDeps {
   executor: ScriptExecutor;
+  /** The project's checkout at the issue's ref, carried by every tier-0 and tier-1 run. */
+  workspace?: Workspace;
   llm: LlmClient | null;
   checker: StaticChecker;
   prompts: AgentPrompts | null;
@@ -77,7 +79,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
     } else if (input.plan.blockers.length) {
       attempt = { ...base, outcome: 'unavailable_here', feedback: `not run: ${input.plan.blockers.map((b) => b.what).join('; ')}` };
     } else {
-      const run = await runCandidate(snippet.script, { report: input.report.reading, seed: 0, settings: input.budget }, { executor: deps.executor }, signal);
+      const run = await runCandidate(snippet.script, { report: input.report.reading, seed: 0, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal);
       final = run;
       if (run.run.infra) {
         attempt = { ...base, outcome: 'infra', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}` };
@@ -109,7 +111,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
     },
-    { executor: deps.executor, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt },
+    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt },
     signal,
   );
   return { status: tier1.status, reason: tier1.reason, tier: 1, attempts: [...attempts, ...tier1.attempts], final: tier1.final ?? final, usage: tier1.usage };

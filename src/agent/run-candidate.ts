@@ -1,7 +1,8 @@
 import { CancelledError } from '../errors.js';
-import type { RunResult, ScriptExecutor } from '../exec/types.js';
+import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../exec/types.js';
 import { matchRun, readRun } from '../symptoms/index.js';
 import type { MatchResult, ReportReading, RunReading } from '../symptoms/types.js';
+import { crashProvenance } from './crash-provenance.js';
 
 /** One executed candidate: what ran, what happened, what it means against the report. */
 export interface CandidateRun {
@@ -14,6 +15,8 @@ export interface CandidateRun {
 
 export interface RunCandidateDeps {
   executor: ScriptExecutor;
+  /** The project's checkout at the issue's ref: every run imports it; a crash must come through it or the report's code. */
+  workspace?: Workspace;
 }
 
 export interface RunLimitsSettings {
@@ -41,6 +44,7 @@ export async function runCandidate(
       env: { REPGEN_SEED: String(input.seed) },
       limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
       labels: input.labels ?? {},
+      ...(deps.workspace ? { workspace: deps.workspace } : {}),
       // The Kubernetes executor picks an image matching the report's versions; the local one ignores them.
       ...(input.report.versions.length ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) } : {}),
     },
@@ -49,7 +53,12 @@ export async function runCandidate(
   if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
   // The whole result: a native crash (SIGSEGV in a CUDA/C++ op) shows only in `run.signal`.
   const reading = readRun(run.output, run);
-  const match = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output });
+  let match: MatchResult = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output });
+  if (deps.workspace && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
+    const roots = [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath];
+    const provenance = crashProvenance(reading.traceback, input.report, { projectRoots: roots, scriptFile: 'repro.py' });
+    match = provenance.ok ? { ...match, reasons: [...match.reasons, provenance.reason] } : { verdict: 'not_reproduced', score: 0, reasons: [...match.reasons, provenance.reason] };
+  }
   return { script, seed: input.seed, run, reading, match };
 }
 

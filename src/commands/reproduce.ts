@@ -8,13 +8,18 @@ import type { ScriptExecutor } from '../exec/types.js';
 import { createLlmClient, llmSettingsFromEnv, type LlmProvider } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLineLogger, type Logger } from '../log.js';
-import { runReproWithEvidence, type BuildContextFn, type ReproEvidence } from '../pipeline/run-repro.js';
+import { runReproWithEvidence, type BuildContextFn, type ReproEvidence, type ReproInput } from '../pipeline/run-repro.js';
 import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.js';
 import type { ProgressFn, StageName } from '../pipeline/types.js';
+import { checkoutCacheDir } from '../workspace/checkout.js';
+import { WorkspaceError } from '../workspace/errors.js';
+import { checkFix, withRef } from '../workspace/evidence.js';
+import { checkoutRef, prepareWorkspace } from '../workspace/prepare-workspace.js';
+import { SAFE_REF } from '../workspace/resolve-ref.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
 
-const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR] [--out DIR] [--llm none|anthropic|openai]
-                        [--model M] [--max-attempts N] [--json]
+const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF]] [--out DIR]
+                        [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
 
 Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
 completed by recorded edits (tier 0, no model), then generates, checks, runs and refines scripts with a
@@ -23,7 +28,13 @@ and OUT/comment.md. Progress goes to stderr, one line per stage.
 
 options:
   --issue FILE       the issue as markdown (a first line '# title' is its title)
-  --repo DIR         a checkout of the repository the issue is about (enables the context stage)
+  --repo DIR         the repository the issue is about (a clone or a mirror): every script runs with it
+                     read-only on PYTHONPATH, and the context stage indexes it
+  --ref REF          the commit, tag or branch to reproduce at (default: a commit the report links, else
+                     the tag of a version of the project it names, else the work tree as it is / the
+                     default branch's head); checked out into REPGEN_CHECKOUT_CACHE_DIR
+  --verify-fix REF   after a reproduction, re-run repro.py at REF (a fixing commit or branch) and write
+                     fixCheck {ref, verdict: fixed | still_reproduces | inconclusive, runs} into evidence.json
   --out DIR          where the files go (default ./repgen-out)
   --llm PROVIDER     none | anthropic | openai (default: anthropic when ANTHROPIC_API_KEY is set,
                      openai when OPENAI_BASE_URL is set, else none)
@@ -31,7 +42,7 @@ options:
   --max-attempts N   tier-1 attempts in all (default 15; REPGEN_MAX_ATTEMPTS)
   --json             print the outcome as one JSON object on stdout
 
-Exit status: 0 reproduced; 1 any other outcome (not_reproduced, needs_info, exit_budget, exit_infra,
+Exit status: 0 reproduced (with --verify-fix: reproduced and fixed at REF); 1 any other outcome (not_reproduced, needs_info, exit_budget, exit_infra,
 cancelled); 2 bad arguments or setup (unreadable issue, bad settings, missing API key).
 `;
 
@@ -64,7 +75,7 @@ function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
 
 /** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
 export async function reproduceOnce(
-  args: { issueText: string; repoDir?: string; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string },
+  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string },
   io: CliIo,
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
@@ -72,7 +83,7 @@ export async function reproduceOnce(
   const printer = stagePrinter((line) => (args.quiet ? undefined : io.stderr(`${prefix}${line}\n`)));
   try {
     return await runReproWithEvidence(
-    { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, settings: args.settings },
+    { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, workspace: args.workspace, settings: args.settings },
     {
       executor: args.executor,
       llm: args.llm,
@@ -117,6 +128,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const parsed = parseCliArgs(argv, {
     issue: { type: 'string' },
     repo: { type: 'string' },
+    ref: { type: 'string' },
+    'verify-fix': { type: 'string' },
     out: { type: 'string' },
     llm: { type: 'string' },
     model: { type: 'string' },
@@ -137,7 +150,17 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     const st = await stat(repoDir).catch(() => null);
     if (!st?.isDirectory()) throw new UsageError(`--repo '${v.repo}' is not a directory`);
   }
+  if (!repoDir && (v.ref !== undefined || v['verify-fix'] !== undefined)) throw new UsageError(`${v.ref !== undefined ? '--ref' : '--verify-fix'} needs --repo DIR (the repository to check out)`);
+  for (const [flag, value] of [['--ref', v.ref], ['--verify-fix', v['verify-fix']]] as const) {
+    if (value !== undefined && !SAFE_REF.test(value)) throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
+  }
   const settings = reproSettingsFromEnv(io.env, { maxAttempts });
+  const cacheDir = checkoutCacheDir(io.env);
+  const python = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
+  // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.
+  const prepared = repoDir ? await usageOnWorkspaceError(() => prepareWorkspace({ repoDir: repoDir as string, explicitRef: v.ref ?? null, issueText, cacheDir, python })) : null;
+  const fixAt = repoDir && v['verify-fix'] !== undefined ? await usageOnWorkspaceError(() => checkoutRef({ repoDir: repoDir as string, repo: prepared?.ref.repo, ref: v['verify-fix'] as string, cacheDir, python })) : null;
+  if (prepared) io.stderr(`repgen reproduce: project ${prepared.workspace.project}\n`);
   const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM: chosen with --llm none' } : await wireLlm(io, v.llm, v.model);
   io.stderr(`repgen reproduce: LLM: ${llm ? `${llm.provider} ${llm.model}` : `none (${reason}); tier 0 only`}\n`);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
@@ -151,7 +174,13 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   wiring.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   let evidence: ReproEvidence;
   try {
-    evidence = await reproduceOnce({ issueText, repoDir, settings, llm, llmReason: reason, executor, buildContext }, io, controller.signal);
+    evidence = await reproduceOnce({ issueText, repoDir: prepared?.workspace.hostPath ?? repoDir, workspace: prepared?.workspace, settings, llm, llmReason: reason, executor, buildContext }, io, controller.signal);
+    if (prepared) evidence = withRef(evidence, prepared.ref);
+    if (fixAt && v['verify-fix'] !== undefined) {
+      io.stderr(`repgen reproduce: checking the fix at ${v['verify-fix']} (${fixAt.sha.slice(0, 12)})\n`);
+      evidence = await checkFix(evidence, { ref: v['verify-fix'], ...fixAt, settings, executor }, controller.signal);
+      io.stderr(`repgen reproduce: fix check: ${evidence.fixCheck?.verdict}: ${evidence.fixCheck?.reason}\n`);
+    }
   } catch (err) {
     if (err instanceof CancelledError) {
       io.stderr('repgen reproduce: cancelled; nothing written\n');
@@ -170,7 +199,21 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     if (o.needsInfo.length) io.stdout(`the report lacks:\n${o.needsInfo.map((n) => `  - ${n}`).join('\n')}\n`);
     io.stdout(`wrote ${[files.script, files.evidence, files.comment].filter(Boolean).join(', ')}\n`);
   }
+  if (evidence.fixCheck) {
+    io.stdout(`fix check at ${evidence.fixCheck.ref}: ${evidence.fixCheck.verdict} (${evidence.fixCheck.reason})\n`);
+    return o.status === 'reproduced' && evidence.fixCheck.verdict === 'fixed' ? 0 : 1;
+  }
   return o.status === 'reproduced' ? 0 : 1;
+}
+
+/** Checkout and ref failures are the user's to fix: one line, exit 2. */
+async function usageOnWorkspaceError<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof WorkspaceError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 export const command: Command = {

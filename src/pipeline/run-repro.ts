@@ -4,13 +4,15 @@ import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, ty
 import { mapCudaToCpu, type CompletedSnippet } from '../agent/tier0.js';
 import type { ContextResult } from '../context/types.js';
 import { CancelledError, SetupError } from '../errors.js';
-import type { ScriptExecutor } from '../exec/types.js';
+import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import type { Logger } from '../log.js';
 import { environmentRecord, importedModules, probeEnvironment, runPlan, type EnvironmentProbe, type ReproPlan } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
+import type { FixCheck } from '../workspace/fix-verdict.js';
+import type { RefRecord } from '../workspace/prepare-workspace.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
@@ -21,6 +23,11 @@ export interface ReproInput {
   issue: IssueInput;
   /** A checkout of the repository the issue is about; without one, no context stage. */
   repoDir?: string;
+  /**
+   * The project as every script run sees it: the checkout at the issue's ref, read-only and importable.
+   * `project` says what it is (`owner/name @ sha`, why that ref) for the model's prompt and the evidence.
+   */
+  workspace?: Workspace & { project?: string };
   settings: ReproSettings;
 }
 
@@ -55,6 +62,10 @@ export interface ReproEvidence {
   tier0: { script: string; edits: string[]; unresolved: string[]; staticTools: string[] } | null;
   finalRun: { script: string; seed: number; exitCode: number | null; timedOut: boolean; durationMs: number; output: string; isolation: unknown; reading: unknown; match: unknown } | null;
   confirm: ConfirmResult | null;
+  /** The project's ref the runs used (set by whoever prepared the workspace). */
+  ref?: RefRecord;
+  /** The confirmed repro re-run at a fixing ref (`--verify-fix`, a fixing PR). */
+  fixCheck?: FixCheck;
 }
 
 function checkAbort(signal?: AbortSignal): void {
@@ -200,7 +211,8 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
     snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, tracebackModuleLines: report.facts.tracebackModuleLines }, { checker }, signal);
   }
   const code = snippet?.script ?? '';
-  const probed = await probeEnvironment(deps.executor, importedModules(code), signal);
+  const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
+  const probed = await probeEnvironment(deps.executor, importedModules(code), signal, workspace);
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
@@ -209,6 +221,8 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   }
   probe = probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
+  // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
+  if (input.workspace) environment.project = `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on PYTHONPATH, read-only); import it as the report does`;
   const deviceBug = report.reading.expected.some((x) => ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind));
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
   plan = runPlan({ report, code, probe });
@@ -237,6 +251,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
     },
     {
       executor: deps.executor,
+      workspace,
       llm: deps.llm,
       checker,
       prompts,
@@ -255,7 +270,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   // 5 confirm
   if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
     await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
-    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor }, signal);
+    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor, workspace }, signal);
     if (confirm.infra) notes.push(`a confirmation run failed for infrastructure reasons: ${confirm.infra}`);
     await deps.progress('confirm', `reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} runs`);
   } else {

@@ -1,4 +1,4 @@
-import type { ScriptExecutor } from '../exec/types.js';
+import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import { EnvironmentProbe } from './types.js';
 
 const PROBE = String.raw`
@@ -35,10 +35,10 @@ export const BASE_MODULES = ['torch', 'numpy'];
  * through the executor, so it sees exactly what the candidate scripts will see. Null when the probe
  * itself could not run (the caller treats that as an infrastructure problem).
  */
-export async function probeEnvironment(executor: ScriptExecutor, modules: string[], signal?: AbortSignal): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
+export async function probeEnvironment(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
   const wanted = [...new Set([...BASE_MODULES, ...modules])].filter((m) => /^[A-Za-z_][\w]*$/.test(m));
   const result = await executor.run(
-    { files: [{ path: 'probe.py', content: PROBE }], entry: 'probe.py', args: [JSON.stringify(wanted)], limits: { timeoutMs: 60_000, memoryMb: 4096, cpuSeconds: 120, maxOutputBytes: 200_000 } },
+    { files: [{ path: 'probe.py', content: PROBE }], entry: 'probe.py', args: [JSON.stringify(wanted)], limits: { timeoutMs: 60_000, memoryMb: 4096, cpuSeconds: 120, maxOutputBytes: 200_000 }, ...(workspace ? { workspace } : {}) },
     signal,
   );
   if (result.infra) return { probe: null, error: `${result.infra.kind}: ${result.infra.message}` };

@@ -1,6 +1,6 @@
 import type { CandidateRun } from '../../../agent/run-candidate.js';
 import { runCandidate } from '../../../agent/run-candidate.js';
-import type { ScriptExecutor } from '../../../exec/types.js';
+import type { ScriptExecutor, Workspace } from '../../../exec/types.js';
 import type { ReportReading } from '../../../symptoms/types.js';
 
 export interface ConfirmResult {
@@ -22,7 +22,7 @@ export function confirmSeeds(n: number): number[] {
  */
 export async function runConfirm(
   input: { final: CandidateRun; report: ReportReading; runs: number; settings: { runTimeoutMs: number; runMemoryMb: number } },
-  deps: { executor: ScriptExecutor },
+  deps: { executor: ScriptExecutor; workspace?: Workspace },
   signal?: AbortSignal,
 ): Promise<ConfirmResult> {
   const result: ConfirmResult = { reproducedRuns: 0, totalRuns: 0, runs: [], infra: null };
