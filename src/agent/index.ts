@@ -85,6 +85,8 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
         attempt = { ...base, outcome: 'infra', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}` };
       } else if (run.match.verdict === 'reproduced') {
         attempt = { ...base, outcome: 'reproduced', feedback: [...edits, `reproduced: ${run.match.reasons.join('; ')}`].join('\n') };
+      } else if (run.match.patternOnly) {
+        attempt = { ...base, outcome: 'pattern_reproduced', feedback: [...edits, run.match.reasons.join('; ')].join('\n') };
       } else {
         attempt = { ...base, outcome: 'run_mismatch', feedback: [...edits, mismatchFeedback(input.report.reading, run)].join('\n') };
       }
@@ -95,6 +97,8 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
     await deps.onAttempt?.(attempt);
     if (attempt.outcome === 'reproduced') return { status: 'reproduced', reason: 'the report\'s own code, completed by tier 0, shows the bug', tier: 0, attempts, final, usage: none };
     if (attempt.outcome === 'infra') return { status: 'exit_infra', reason: attempt.feedback, tier: 0, attempts, final, usage: none };
+    // The report's own code shows the pattern and only random-state values differ: a model cannot do better.
+    if (attempt.outcome === 'pattern_reproduced') return { status: 'not_reproduced', reason: attempt.feedback, tier: 0, attempts, final, usage: none };
   }
   if (!deps.llm || !deps.prompts) {
     return { status: snippet ? 'not_reproduced' : 'skipped', reason: snippet ? 'tier 0 did not reproduce the bug and there is no model for tier 1' : 'no code to run and no model to write any', tier: snippet ? 0 : null, attempts, final, usage: none };

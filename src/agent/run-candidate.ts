@@ -75,6 +75,9 @@ export function mismatchFeedback(report: ReportReading, c: CandidateRun): string
     `Observed: ${describeSymptoms(c.reading)}; exit code ${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`,
     `Matcher (${c.match.verdict}, score ${c.match.score}): ${c.match.reasons.join('; ')}`,
   ];
+  // Values of the reporter's random state are never a target (docs/verdicts.md): say so, so no attempt chases them.
+  const unreachable = [...new Set((c.match.compared ?? []).flatMap((x) => x.notCompared ?? []))];
+  if (unreachable.length) lines.push(`Do not aim for the report's exact ${unreachable.join(', ')}: they come from the reporter's random state or data; match the pattern instead.`);
   return lines.join('\n');
 }
 

@@ -214,6 +214,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
       if (verdict.run) final = verdict.run;
       await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: verdict.outcome, feedback: verdict.feedback, script, durationMs: now() - started, tokens: usage.inputTokens + usage.outputTokens - before });
       if (verdict.outcome === 'reproduced') return { status: 'reproduced', reason: verdict.feedback, attempts, final, usage };
+      if (verdict.outcome === 'pattern_reproduced') return { status: 'not_reproduced', reason: verdict.feedback, attempts, final, usage };
       if (verdict.outcome === 'infra') return { status: 'exit_infra', reason: verdict.feedback, attempts, final, usage };
       last = { answer, verdict };
     }
@@ -248,5 +249,7 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
   const run = await runCandidate(script, { report: input.report.reading, seed: 0, settings: input.budget }, deps, signal);
   if (run.run.infra) return { outcome: 'infra', stage: 'run', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}`, run };
   if (run.match.verdict === 'reproduced') return { outcome: 'reproduced', stage: 'match', feedback: `reproduced: ${run.match.reasons.join('; ')}`, run };
+  // Only values of the reporter's random state differ: no attempt can reach them (docs/verdicts.md), so stop.
+  if (run.match.patternOnly) return { outcome: 'pattern_reproduced', stage: 'match', feedback: run.match.reasons.join('; '), run };
   return { outcome: 'run_mismatch', stage: 'symptom match', feedback: mismatchFeedback(input.report.reading, run), run };
 }

@@ -137,6 +137,12 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       durationMs: now() - started,
       blockers: plan?.blockers.map((b) => b.what) ?? [],
       notes,
+      verdict: decision.verdict,
+      reporterExpected: report?.bug.expected ?? '',
+      reportedOutput: report?.reading.lastOutputLine ?? '',
+      reportVersions: report?.reading.versions ?? [],
+      confirmationRuns: confirm?.runs.map((r) => ({ seed: r.seed, verdict: r.verdict, reasons: r.reasons })) ?? [],
+      scriptRan: final !== null,
     };
     return {
       outcome,

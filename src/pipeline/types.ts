@@ -39,6 +39,17 @@ export const AttemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
+/**
+ * The headline verdict of a run, finer than the exit status (docs/verdicts.md): a flaky reproduction and a
+ * reproduced pattern end `not_reproduced`; a report needing its own data, `needs_info`; no model, `not_reproduced`.
+ */
+export const Verdict = z.enum(['reproduced', 'flaky', 'pattern_reproduced', 'not_reproduced', 'needs_info', 'needs_data', 'no_model', 'exit_budget', 'exit_infra']);
+export type Verdict = z.infer<typeof Verdict>;
+
+/** One seeded confirmation run, as the comment tells it. */
+export const ConfirmationRun = z.object({ seed: z.number().int(), verdict: z.string(), reasons: z.array(z.string()) });
+export type ConfirmationRun = z.infer<typeof ConfirmationRun>;
+
 export const ReproOutcome = z.object({
   status: ExitStatus,
   /** One sentence saying what happened, for the top of the comment and the CLI. */
@@ -63,6 +74,18 @@ export const ReproOutcome = z.object({
   blockers: z.array(z.string()).optional(),
   /** Things worth knowing about how the run went (issue cut, context skipped, model fell back). (Added; optional.) */
   notes: z.array(z.string()).optional(),
+  /** The headline verdict (verdicts engineer; optional: absent means the status says it all). */
+  verdict: Verdict.optional(),
+  /** What the reporter expected to happen (report.bug.expected), '' when the report does not say. */
+  reporterExpected: z.string().optional(),
+  /** The last line of the reporter's pasted output (what they saw), '' when none. */
+  reportedOutput: z.string().optional(),
+  /** Versions the report names (torch 2.4.0…), to compare with the run's environment. */
+  reportVersions: z.array(z.object({ name: z.string(), version: z.string() })).optional(),
+  /** Each seeded confirmation run: what it showed. */
+  confirmationRuns: z.array(ConfirmationRun).optional(),
+  /** Whether `script` actually ran (a needs-info or not-run script is never shown as "the reproduction"). */
+  scriptRan: z.boolean().optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

@@ -1,4 +1,5 @@
-import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, SymptomKind } from './types.js';
+import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, SymptomKind, ValueComparison } from './types.js';
+import { compareLine, valueBasis } from './compare-values.js';
 import { classifyException } from './classify.js';
 import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
 import { clip, jaccard, lineShape, maskedWords, numbersIn, screenLines, words } from './text.js';
@@ -23,8 +24,11 @@ function headline(message: string): string {
   return message.split('\n')[0]?.trim() ?? '';
 }
 
-function result(verdict: MatchVerdict, score: number, reasons: string[]): MatchResult {
-  return { verdict, score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, reasons };
+function result(verdict: MatchVerdict, score: number, reasons: string[], extra: Pick<MatchResult, 'compared' | 'patternOnly'> = {}): MatchResult {
+  const out: MatchResult = { verdict, score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, reasons };
+  if (extra.compared?.length) out.compared = extra.compared;
+  if (extra.patternOnly && verdict === 'partial') out.patternOnly = true;
+  return out;
 }
 
 function escapeRegExp(s: string): string {
@@ -110,9 +114,23 @@ interface Scored {
   verdict: MatchVerdict;
   score: number;
   reasons: string[];
+  compared?: ValueComparison[];
+  patternOnly?: boolean;
 }
 
 function compareCrash(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
+  const scored = compareCrashOnly(want, got);
+  const agree = scored.verdict === 'reproduced';
+  const note = !got
+    ? 'the run raised no exception'
+    : got.type !== want.type
+      ? 'another exception class'
+      : `same class; message word overlap ${jaccard(words(headline(want.message)), words(headline(got.message))).toFixed(2)} (${MESSAGE_OVERLAP} needed)`;
+  const compared = [{ what: 'the exception', report: clip(`${want.type}: ${headline(want.message)}`, 200), run: got ? clip(`${got.type}: ${headline(got.message)}`, 200) : 'no exception', basis: 'determined' as const, agree, note }];
+  return { ...scored, compared };
+}
+
+function compareCrashOnly(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
   if (!got) return { verdict: 'not_reproduced', score: 0, reasons: [`no exception in the run; the report shows ${want.type}`] };
   const a = headline(want.message);
   const b = headline(got.message);
@@ -172,6 +190,7 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
         c.reasons.push(`but the output's last exception line is ${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads that line)`);
       }
     }
+    for (const v of c.compared ?? []) v.agree = c.verdict === 'reproduced';
     if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
   }
   return best ?? { verdict: 'not_reproduced', score: 0, reasons: ['the report shows no exception'] };
@@ -183,16 +202,11 @@ function sameMetricFamily(a: string | undefined, b: string | undefined): boolean
   return fam(a) === fam(b);
 }
 
-function valuesClose(want: string, got: string): boolean {
-  const a = numbersIn(want).map(Number);
-  const b = numbersIn(got).map(Number);
-  if (a.length !== b.length) return false;
-  return a.every((x, i) => {
-    const y = b[i] ?? Number.NaN;
-    return Math.abs(x - y) <= Math.max(0.05, 0.25 * Math.max(Math.abs(x), Math.abs(y)));
-  });
-}
-
+/**
+ * Silent bugs (docs/verdicts.md): the report's symptom kinds must show, and the line the report ended on must
+ * come back in the same shape with its values: determined values within the tolerance, values that depend on
+ * the reporter's random state by pattern only.
+ */
 function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
   const reasons: string[] = [];
   const crashed = reading.traceback !== null || (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null);
@@ -208,32 +222,51 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
 
   const target = report.lastOutputLine ? lineShape(report.lastOutputLine) : '';
   if (!target) {
-    if (matched.length > 0) return { verdict: 'reproduced', score: 0.6 + 0.3 * (matched.length / required.length), reasons: [...reasons, 'the report pasted no output; matched on the symptom it describes'] };
+    if (matched.length > 0 && missing.length === 0) return { verdict: 'reproduced', score: 0.6 + 0.3 * (matched.length / required.length), reasons: [...reasons, 'the report pasted no output; matched on the symptom it describes'] };
+    if (matched.length > 0) return { verdict: 'partial', score: 0.5, reasons: [...reasons, 'the report pasted no output; some of the symptoms it describes are missing'] };
     return { verdict: 'not_reproduced', score: 0, reasons: reasons.length ? reasons : ['the run shows none of the reported symptoms'] };
   }
   const runLines = opts.output !== undefined ? screenLines(opts.output).map((l) => l.trim()) : null;
   const shapes = runLines ? runLines.map(lineShape) : (reading.lineShapes ?? []);
-  const shapeHit = shapes.includes(target);
-  if (!shapeHit) {
+  if (!shapes.includes(target)) {
     reasons.push(`no output line shaped like the report's last line: ${clip(target, 100)}`);
     return matched.length > 0 ? { verdict: 'partial', score: 0.5, reasons } : { verdict: 'not_reproduced', score: 0, reasons };
   }
   reasons.push(`a line shaped like the report's last line appears: ${clip(target, 100)}`);
-  const sameShapeLines = runLines ? runLines.filter((l) => lineShape(l) === target) : [];
-  const close = sameShapeLines.some((l) => valuesClose(report.lastOutputLine ?? '', l));
-  if (runLines) reasons.push(close ? 'its values agree with the report' : `its values differ from the report (run: ${clip(sameShapeLines.at(-1) ?? '', 100)})`);
+  const basis = valueBasis(report);
+  const reportLine = report.lastOutputLine ?? '';
+  const candidates = runLines ? runLines.filter((l) => lineShape(l) === target).map((l) => compareLine(reportLine, l, basis)) : [];
+  // The agreeing line with the fewest numbers left uncompared, else the last line of that shape.
+  const agreeing = candidates.filter((c) => c.agree).sort((a, b) => (a.notCompared?.length ?? 0) - (b.notCompared?.length ?? 0));
+  const cmp: ValueComparison | undefined = agreeing[0] ?? candidates.at(-1);
+  const compared = cmp ? [cmp] : [];
+  if (cmp) reasons.push(cmp.agree ? `its values: ${cmp.note}` : `its values differ: ${cmp.note}`);
+  // Values held to the report: determined ones, or random-state ones whose every number is a pattern value or equal.
+  const valuesHeld = cmp !== undefined && cmp.agree && !cmp.notCompared?.length;
+  const patternOnly = cmp !== undefined && cmp.agree && !valuesHeld;
   // Symptoms read from the reporter's prose ("the loss becomes NaN") are softer than ones read from pasted
   // output: when the run prints the reported line with the reported values, their absence does not block.
   const hardMissing = missing.filter((m) => report.outputText.includes(m.evidence.split('\n')[0] ?? '\u0000'));
   if (required.length > 0) {
-    if (missing.length === 0) return { verdict: 'reproduced', score: close ? 1 : 0.9, reasons };
-    if (close && hardMissing.length === 0) return { verdict: 'reproduced', score: 0.8, reasons };
-    if (matched.length > 0) return { verdict: 'partial', score: 0.6, reasons };
-    return { verdict: 'partial', score: close ? 0.5 : 0.4, reasons };
+    if (missing.length === 0 && (cmp === undefined || cmp.agree)) return { verdict: 'reproduced', score: cmp ? 1 : 0.9, reasons, compared };
+    if (missing.length === 0) return { verdict: 'partial', score: 0.6, reasons: [...reasons, 'the symptom shows, but not with the reported values'], compared };
+    if (valuesHeld && hardMissing.length === 0) return { verdict: 'reproduced', score: 0.8, reasons, compared };
+    if (matched.length > 0) return { verdict: 'partial', score: 0.6, reasons, compared };
+    return { verdict: 'partial', score: valuesHeld ? 0.5 : 0.4, reasons, compared };
   }
-  // Nothing but the printed values to go on (wrong_values): the values must agree, not just the shape.
-  if (close) return { verdict: 'reproduced', score: 0.8, reasons };
-  return { verdict: 'partial', score: 0.4, reasons: [...reasons, runLines ? 'check by hand' : 'values not compared (no output given)'] };
+  // Nothing but the printed values to go on (wrong_values): determined values must agree, not just the shape.
+  if (!runLines) return { verdict: 'partial', score: 0.4, reasons: [...reasons, 'values not compared (no output given)'] };
+  if (valuesHeld) return { verdict: 'reproduced', score: 0.8, reasons, compared };
+  if (patternOnly) {
+    return {
+      verdict: 'partial',
+      score: 0.7,
+      reasons: [...reasons, `pattern reproduced: the remaining values cannot be compared because ${basis.why.replace(/^the values /, 'they ')}`],
+      compared,
+      patternOnly: true,
+    };
+  }
+  return { verdict: 'partial', score: 0.4, reasons, compared };
 }
 
 /**
@@ -268,7 +301,7 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
     fakes.push(`the run's exception was raised by the script's own code (${runFrom.code ?? ''}), the report's inside a library`);
   }
   if (fakes.length > 0) {
-    return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`]);
+    return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`], { compared: scored.compared?.map((c) => ({ ...c, agree: false })) });
   }
-  return result(scored.verdict, scored.score, scored.reasons);
+  return result(scored.verdict, scored.score, scored.reasons, scored);
 }

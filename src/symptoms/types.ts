@@ -94,7 +94,38 @@ export type RunReading = z.infer<typeof RunReading>;
 export const MatchVerdict = z.enum(['reproduced', 'partial', 'not_reproduced']);
 export type MatchVerdict = z.infer<typeof MatchVerdict>;
 
-export const MatchResult = z.object({ verdict: MatchVerdict, score: z.number().min(0).max(1), reasons: z.array(z.string()) });
+/** One comparison of a reported value with the run's: what, both sides, and why they count as agreeing or not. */
+export const ValueComparison = z.object({
+  /** What was compared ("the exception", "the report's last output line"). */
+  what: z.string(),
+  report: z.string(),
+  run: z.string(),
+  /**
+   * `determined`: the report's code fixes the values (seeded, synthetic, deterministic), so they are compared
+   * within a tolerance. `random_state`: they depend on the reporter's random state or data, so only their
+   * pattern is compared.
+   */
+  basis: z.enum(['determined', 'random_state']),
+  agree: z.boolean(),
+  /** The rule applied, in words (tolerance, or why only the pattern). */
+  note: z.string(),
+  /** The report's numbers that were not compared (random state), when some were left out. */
+  notCompared: z.array(z.string()).optional(),
+});
+export type ValueComparison = z.infer<typeof ValueComparison>;
+
+export const MatchResult = z.object({
+  verdict: MatchVerdict,
+  score: z.number().min(0).max(1),
+  reasons: z.array(z.string()),
+  /** The values compared, so a reader sees both sides. Absent on results built before this existed. */
+  compared: z.array(ValueComparison).optional(),
+  /**
+   * "partial: pattern reproduced": everything a faithful script can reach agrees, and only values that depend
+   * on the reporter's random state differ. Refining cannot do better, so the agent stops.
+   */
+  patternOnly: z.boolean().optional(),
+});
 export type MatchResult = z.infer<typeof MatchResult>;
 
 export const CodeBlock = z.object({ lang: z.string(), code: z.string() });

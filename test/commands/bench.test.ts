@@ -32,7 +32,8 @@ describe('repgen bench', () => {
     const byId = Object.fromEntries(json.cases.map((c: BenchCase) => [c.id, c]));
     expect(byId['so-054']).toMatchObject({ status: 'reproduced', symptom: 'crash', confirmation: '1/1', judgeReproduced: true });
     expect(byId['so-054'].judge).toMatch(/^reproduced \(RuntimeError/);
-    expect(byId['so-050']).toMatchObject({ status: 'needs_info', judgeReproduced: null });
+    // Incomplete code and no model: said as such, not a question for the reporter (docs/verdicts.md).
+    expect(byId['so-050']).toMatchObject({ status: 'not_reproduced', judgeReproduced: null });
     expect(json.totals.falsePositives).toEqual([]);
     const md = await readFile(join(root, 'results', 'bench.md'), 'utf8');
     expect(md).toMatch(/\| so-054 \| crash \(dtype_mismatch\) \| reproduced \| 1\/1 \| 1 \|/);

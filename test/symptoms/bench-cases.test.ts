@@ -78,11 +78,11 @@ describe('the reader over every benchmark issue', () => {
   it("each recorded output reproduces its own issue and no other case's", () => {
     const grid = cases.map((rowCase) => {
       const reading = readRun(rowCase.output);
-      return cases.map((col) => matchRun(readReport(col.issue), reading, { output: rowCase.output }).verdict);
+      return cases.map((col) => matchRun(readReport(col.issue), reading, { output: rowCase.output }));
     });
     cases.forEach((row, i) => {
       cases.forEach((col, j) => {
-        const v = grid[i]?.[j];
+        const v = grid[i]?.[j]?.verdict;
         if (i === j) expect(v, `${row.case.id} vs its own issue`).toBe('reproduced');
         else expect(v, `${row.case.id} output vs ${col.case.id} issue`).not.toBe('reproduced');
       });

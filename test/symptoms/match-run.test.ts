@@ -57,7 +57,10 @@ describe('matchRun: crashes', () => {
 
   it('a clean run: not reproduced', () => {
     const m = matchRun(report, readRun('ok\n', { exitCode: 0 }), { output: 'ok\n' });
-    expect(m).toEqual({ verdict: 'not_reproduced', score: 0, reasons: ['no exception in the run; the report shows RuntimeError'] });
+    expect(m).toMatchObject({ verdict: 'not_reproduced', score: 0, reasons: ['no exception in the run; the report shows RuntimeError'] });
+    expect(m.compared).toEqual([
+      { what: 'the exception', report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', run: 'no exception', basis: 'determined', agree: false, note: 'the run raised no exception' },
+    ]);
   });
 
   it("stays as strict as the judge: the output's last exception line must agree too", () => {
@@ -160,5 +163,87 @@ describe('matchRun: silent bugs', () => {
     const m = matchRun(readReport('# How do I do X?'), readRun('x'));
     expect(m.verdict).toBe('not_reproduced');
     expect(m.reasons[0]).toMatch(/shows no symptom/);
+  });
+});
+
+describe('matchRun: silent-bug values, determined vs the reporter\'s random state (docs/verdicts.md)', () => {
+  const issue = (code: string, output: string) => readReport(`# bug\n\`\`\`python\n${code}\n\`\`\`\n\`\`\`\n${output}\n\`\`\``);
+  const unseeded = 'import torch\nmodel = torch.nn.Linear(10, 1)\nx = torch.randn(100, 10)\ntrain(model, x)';
+  const seeded = `torch.manual_seed(0)\n${unseeded}`;
+  const line = 'Train set: Loss: 0.9857, Accuracy: 0/100 (0%)';
+
+  it('values that depend on an unseeded init are compared by pattern only: "partial: pattern reproduced", and the agent may stop', () => {
+    const out = 'Train set: Loss: 1.1121, Accuracy: 0/100 (0%)\n';
+    const m = matchRun(issue(unseeded, line), readRun(out), { output: out });
+    expect(m.verdict).toBe('partial');
+    expect(m.patternOnly).toBe(true);
+    expect(m.reasons.at(-1)).toMatch(/^pattern reproduced: .*random weight initialisation \(`nn\.Linear`\) with no seed/);
+    expect(m.compared?.[0]).toMatchObject({ report: line, run: out.trim(), basis: 'random_state', agree: true });
+    expect(m.reasons.join(' ')).not.toMatch(/values agree with the report/);
+  });
+
+  it('a pattern value that differs (0 % in the report, 40 % in the run) is not the pattern: partial, and the agent goes on', () => {
+    const out = 'Train set: Loss: 1.1121, Accuracy: 40/100 (40%)\n';
+    const m = matchRun(issue(unseeded, line), readRun(out), { output: out });
+    expect(m).toMatchObject({ verdict: 'partial' });
+    expect(m.patternOnly).toBeUndefined();
+    expect(m.compared?.[0]?.note).toBe('0 in the report, 40 in the run: the pattern differs (the report shows zero)');
+  });
+
+  it('seeded code makes the same values determined: within the stated tolerance reproduced, beyond it partial with both numbers', () => {
+    const near = 'Train set: Loss: 0.9901, Accuracy: 0/100 (0%)\n';
+    const far = 'Train set: Loss: 1.1121, Accuracy: 0/100 (0%)\n';
+    const ok = matchRun(issue(seeded, line), readRun(near), { output: near });
+    expect(ok.verdict).toBe('reproduced');
+    expect(ok.compared?.[0]).toMatchObject({ basis: 'determined', agree: true });
+    expect(ok.compared?.[0]?.note).toMatch(/^values agree within 5 % or 0\.01 \(the report's code seeds its random generator \(`torch\.manual_seed`\)\)$/);
+    const off = matchRun(issue(seeded, line), readRun(far), { output: far });
+    expect(off.verdict).toBe('partial');
+    expect(off.patternOnly).toBeUndefined();
+    expect(off.compared?.[0]?.note).toMatch(/^0\.9857 in the report, 1\.1121 in the run: not within 5 % or 0\.01/);
+  });
+
+  it('code with no randomness and no outside data is determined; data read from a file is the reporter\'s', () => {
+    const det = issue('import torch\nx = torch.tensor([1, 2, 3])\nprint(x * 2)', 'tensor([2, 4, 6])');
+    const fixed = 'tensor([2, 4, 7])\n';
+    expect(matchRun(det, readRun(fixed), { output: fixed }).compared?.[0]).toMatchObject({ basis: 'determined', agree: false });
+    const data = issue("import pandas as pd\ndf = pd.read_csv('/home/me/data.csv')\nprint(df.mean())", 'mean: 3.5');
+    const out = 'mean: 7.25\n';
+    const m = matchRun(data, readRun(out), { output: out });
+    expect(m).toMatchObject({ verdict: 'partial', patternOnly: true });
+    expect(m.compared?.[0]?.note).toMatch(/data or weights only the reporter has \(`read_csv\(`\)/);
+  });
+
+  it('NaN at a step is a pattern: NaN against NaN agrees whatever the random state; NaN against a number does not', () => {
+    const report = issue(unseeded, 'step 3 loss: nan');
+    expect(matchRun(report, readRun('step 3 loss: nan\n'), { output: 'step 3 loss: nan\n' }).compared?.[0]?.agree).toBe(true);
+    expect(matchRun(report, readRun('step 3 loss: 0.25\n'), { output: 'step 3 loss: 0.25\n' }).verdict).toBe('not_reproduced');
+  });
+
+  it('a reported pattern symptom (flat loss) with random-state values: the symptom kind plus the pattern reproduce it', () => {
+    const report = issue(unseeded, 'epoch: 1 Train Loss : 1.2345\nepoch: 2 Train Loss : 1.2345\nepoch: 3 Train Loss : 1.2345');
+    const out = 'epoch: 1 Train Loss : 0.7000\nepoch: 2 Train Loss : 0.7000\nepoch: 3 Train Loss : 0.7000\n';
+    const m = matchRun(report, readRun(out), { output: out });
+    expect(m.verdict).toBe('reproduced');
+    expect(m.compared?.[0]).toMatchObject({ basis: 'random_state', agree: true, notCompared: ['1.2345'] });
+  });
+
+  it('a chance-level loss (ln 3 = 1.0986…) is a pattern value: the run must show it too', () => {
+    const report = issue(unseeded, 'epoch: 10 Train Loss : 1.0986123085021973');
+    const chance = 'epoch: 10 Train Loss : 1.0986122131347656\n';
+    expect(matchRun(report, readRun(chance), { output: chance })).toMatchObject({ verdict: 'reproduced' });
+    const learning = 'epoch: 10 Train Loss : 0.3133\n';
+    const m = matchRun(report, readRun(learning), { output: learning });
+    expect(m.verdict).toBe('partial');
+    expect(m.patternOnly).toBeUndefined();
+    expect(m.compared?.[0]?.note).toMatch(/the pattern differs \(the report shows a chance-level loss \(ln k\)\)/);
+  });
+
+  it('the unseeded model or data of a snippet that never builds them is the reporter\'s: `model` as a parameter does not count as built', () => {
+    const report = issue('def train_model(model, optimizer, train_loader, criterion=criterion):\n  for x, y in train_loader:\n    loss = criterion(model(x), y)\n  print("Train Loss: %.3f" % loss)', 'Train Loss: 10.627');
+    const out = 'Train Loss: 3.100\n';
+    const m = matchRun(report, readRun(out), { output: out });
+    expect(m).toMatchObject({ verdict: 'partial', patternOnly: true });
+    expect(m.compared?.[0]?.note).toMatch(/a model or data the report's code uses but never builds \(`model`, `train_loader`\)/);
   });
 });

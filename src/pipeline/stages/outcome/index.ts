@@ -2,7 +2,7 @@ import type { AgentResult } from '../../../agent/index.js';
 import type { CompletedSnippet } from '../../../agent/tier0.js';
 import type { ReproPlan } from '../../../plan/types.js';
 import type { ReportResult } from '../../../report/types.js';
-import type { ExitStatus } from '../../types.js';
+import type { ExitStatus, Verdict } from '../../types.js';
 import type { ConfirmResult } from '../confirm/index.js';
 
 /** Exactly what the report lacks, in words a reporter can act on. Pure. */
@@ -49,6 +49,24 @@ export interface OutcomeDecision {
   status: ExitStatus;
   summary: string;
   needsInfo: string[];
+  /** The headline verdict (docs/verdicts.md). */
+  verdict: Verdict;
+}
+
+/** Confirmed only when a strict majority of the seeded re-runs show the bug (docs/verdicts.md). */
+export function confirmedByMajority(confirm: Pick<ConfirmResult, 'reproducedRuns' | 'totalRuns'>): boolean {
+  return confirm.reproducedRuns * 2 > confirm.totalRuns;
+}
+
+/** What the seeded runs that did not show the bug did instead, one phrase each. */
+export function describeOddRuns(confirm: ConfirmResult): string {
+  const odd = confirm.runs.filter((r) => r.verdict !== 'reproduced');
+  return odd
+    .map((r) => {
+      const why = r.reasons.find((x) => !/^a line shaped like|^same symptom/.test(x)) ?? r.reasons[0] ?? 'no reason recorded';
+      return `seed ${r.seed}: ${r.verdict === 'partial' ? 'partly' : 'not'} (${why.length > 160 ? `${why.slice(0, 157)}…` : why})`;
+    })
+    .join('; ');
 }
 
 /** Stage 6: one exit status and the sentence that explains it. Pure. */
@@ -63,43 +81,76 @@ export function runOutcome(input: {
   infra: string | null;
 }): OutcomeDecision {
   const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
-  if (rejection) return { status: 'needs_info', summary: `Needs more information: ${rejection}.`, needsInfo: ['a text issue body with the code that triggers the bug and the error or output it produces'] };
-  if (infra) return { status: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${infra}.`, needsInfo: [] };
-  if (!report) return { status: 'exit_infra', summary: 'Stopped before reading the report.', needsInfo: [] };
+  if (rejection) return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: ${rejection}.`, needsInfo: ['a text issue body with the code that triggers the bug and the error or output it produces'] };
+  if (infra) return { status: 'exit_infra', verdict: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${infra}.`, needsInfo: [] };
+  if (!report) return { status: 'exit_infra', verdict: 'exit_infra', summary: 'Stopped before reading the report.', needsInfo: [] };
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
   if (!report.reading.expected.length) {
-    return { status: 'needs_info', summary: 'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.', needsInfo: missing };
+    return { status: 'needs_info', verdict: 'needs_info', summary: 'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.', needsInfo: missing };
   }
   if (!agent || agent.status === 'skipped') {
-    return { status: 'needs_info', summary: `Needs more information: the report has no Python code to run, and there is no model to write a script (${llm.reason}).`, needsInfo: missing };
+    return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: the report has no Python code to run, and there is no model to write a script (${llm.reason}).`, needsInfo: missing };
   }
-  if (agent.status === 'exit_infra') return { status: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${agent.reason}.`, needsInfo: [] };
+  if (agent.status === 'exit_infra') return { status: 'exit_infra', verdict: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${agent.reason}.`, needsInfo: [] };
   if (agent.status === 'reproduced' && agent.final) {
     const kind = agent.final.reading.exception ? `${agent.final.reading.exception.type}` : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
     const how = agent.tier === 0
       ? `with the report's own code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`
       : `with a generated script (attempt ${agent.attempts.length})`;
-    if (confirm && confirm.totalRuns > 0 && confirm.reproducedRuns === 0) {
-      return { status: 'not_reproduced', summary: `The bug showed once ${how}, but none of ${confirm.totalRuns} seeded re-runs showed it again: not counted as reproduced.`, needsInfo: [] };
+    if (confirm && confirm.totalRuns > 0 && !confirmedByMajority(confirm)) {
+      const odd = describeOddRuns(confirm);
+      return {
+        status: 'not_reproduced',
+        verdict: 'flaky',
+        summary: `Flaky ${confirm.reproducedRuns}/${confirm.totalRuns}: the bug showed ${how}, but only ${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs showed it again (a majority is needed). The others: ${odd}.`,
+        needsInfo: [],
+      };
     }
-    const runs = confirm && confirm.totalRuns > 0 ? ` (reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} seeded re-runs)` : '';
-    return { status: 'reproduced', summary: `Reproduced ${kind} ${how}${runs}.`, needsInfo: [] };
+    const runs = confirm && confirm.totalRuns > 0 ? ` in ${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs` : '';
+    const odd = confirm && confirm.reproducedRuns < confirm.totalRuns ? ` The other${confirm.totalRuns - confirm.reproducedRuns === 1 ? '' : 's'}: ${describeOddRuns(confirm)}.` : '';
+    return { status: 'reproduced', verdict: 'reproduced', summary: `Reproduced ${kind} ${how}${runs}.${odd}`, needsInfo: [] };
   }
-  if (agent.status === 'exit_budget') return { status: 'exit_budget', summary: `Not reproduced before the budget ran out: ${agent.reason}.${blockerText}`, needsInfo: [] };
+  const finalMatch = agent.final?.match;
+  if (finalMatch?.patternOnly) {
+    const cmp = finalMatch.compared?.find((c) => c.notCompared?.length);
+    const left = cmp?.notCompared?.join(', ') ?? 'the reported values';
+    const why = finalMatch.reasons.at(-1)?.replace(/^pattern reproduced: the remaining values cannot be compared because /, '') ?? '';
+    return {
+      status: 'not_reproduced',
+      verdict: 'pattern_reproduced',
+      summary: `Pattern reproduced: the run prints the reported line with the same pattern, but ${left} cannot be compared because ${why}. Not counted as reproduced.`,
+      needsInfo: [],
+    };
+  }
+  if (agent.status === 'exit_budget') return { status: 'exit_budget', verdict: 'exit_budget', summary: `Not reproduced before the budget ran out: ${agent.reason}.${blockerText}`, needsInfo: [] };
+  const dataBlockers = plan?.blockers.filter((b) => b.kind === 'data') ?? [];
+  if (dataBlockers.length && !agent.final) {
+    return {
+      status: 'needs_info',
+      verdict: 'needs_data',
+      summary: `RepGen could not run the report's code: it reads data that only the reporter has.`,
+      needsInfo: [...dataBlockers.map((b) => `a small sample of ${b.what.replace(/^the report's data file\(s\) /, 'the data ').replace(/, which are on the reporter's machine, not in the report$/, '')}, or its shape and dtype so that synthetic data can stand in for it`)],
+    };
+  }
   if (!llm.available && snippet?.unresolved.length) {
-    return { status: 'needs_info', summary: `Needs more information: the report's code is incomplete (${snippet.unresolved.join(', ')} never defined) and there is no model to fill the gaps (${llm.reason}).`, needsInfo: missing };
+    return {
+      status: 'not_reproduced',
+      verdict: 'no_model',
+      summary: `No model configured: the report's code is incomplete (${snippet.unresolved.join(', ')} never defined), and filling such gaps is tier 1's work, which needs a model (${llm.reason}). Nothing is asked of the reporter.`,
+      needsInfo: [],
+    };
   }
   const crash = agent.final?.reading.exception;
   const lacked = crash ? ENVIRONMENT_EXCEPTIONS[crash.type] : undefined;
   const lackedText = lacked && crash ? ` The run stopped on ${crash.type} (${crash.message.split('\n')[0]?.slice(0, 160)}): it needs ${lacked}.` : '';
   if (!llm.available && snippet && !snippet.unresolved.length && agentAttempt0(snippet)) {
-    return { status: 'needs_info', summary: `Needs more information: the report's code does not compile as posted, and there is no model to repair it (${llm.reason}).`, needsInfo: missing };
+    return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: the report's code does not compile as posted, and there is no model to repair it (${llm.reason}).`, needsInfo: missing.filter((m) => m.startsWith('code that runs as posted')) };
   }
   if (!llm.available) {
     const why = blockers.length ? `the report's code was not run.${blockerText}` : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).${lackedText}`;
-    return { status: 'not_reproduced', summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`, needsInfo: [] };
+    return { status: 'not_reproduced', verdict: 'no_model', summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`, needsInfo: [] };
   }
-  return { status: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}${lackedText}`, needsInfo: [] };
+  return { status: 'not_reproduced', verdict: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}${lackedText}`, needsInfo: [] };
 }

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { silentLogger } from '../../src/log.js';
+import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
+import { ReproSettings } from '../../src/pipeline/settings.js';
+import { confirmedByMajority, describeOddRuns } from '../../src/pipeline/stages/outcome/index.js';
+import { FakeExecutor, type FakeResponder } from '../fakes/fake-executor.js';
+import { CRASH_OUTPUT, probeRun } from '../fakes/repro-fixtures.js';
+
+/**
+ * The verdict rules of docs/verdicts.md through the whole pipeline (tier 0, no model): the majority rule of the
+ * confirmation stage, "pattern reproduced" for values of the reporter's random state, "no model" never asking the
+ * reporter, and the reporter's own data asked for politely.
+ */
+const checker = createPyflakesChecker({ pylint: false });
+
+const CRASH_REPORT = `# RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)
+
+\`\`\`python
+import torch
+import torch.nn as nn
+layer = nn.Linear(5, 2)
+x = torch.randn(4, 3)
+out = layer(x)
+\`\`\`
+
+\`\`\`
+${CRASH_OUTPUT}\`\`\`
+
+It should give a (4, 2) output.
+
+torch==2.4.0
+`;
+
+async function reproduce(body: string, respond: FakeResponder) {
+  const executor = new FakeExecutor((req, script) => (req.entry === 'probe.py' ? probeRun() : respond(req, script)));
+  const ev = await runReproWithEvidence(
+    { issue: { title: '', body }, settings: ReproSettings.parse({ pylint: false, confirmRuns: 3 }) },
+    { executor, llm: null, llmReason: 'no LLM: chosen with --llm none', checker, log: silentLogger, progress: () => undefined },
+  );
+  return { outcome: ev.outcome, executor };
+}
+
+/** Crashes for the given seeds, runs clean for the others. */
+function crashOnSeeds(seeds: number[]): FakeResponder {
+  return (req) => (seeds.includes(req.seed ?? 0) ? { stderr: CRASH_OUTPUT, exitCode: 1 } : { stdout: 'torch.Size([4, 2])\n', exitCode: 0 });
+}
+
+describe('confirmation: reproduced only when a majority of the seeded runs show it', () => {
+  it('the rule itself: strictly more than half', () => {
+    expect([0, 1, 2, 3].map((k) => confirmedByMajority({ reproducedRuns: k, totalRuns: 3 }))).toEqual([false, false, true, true]);
+    expect(confirmedByMajority({ reproducedRuns: 2, totalRuns: 4 })).toBe(false);
+  });
+
+  it('3/3: reproduced, and the summary says in how many runs', async () => {
+    const { outcome } = await reproduce(CRASH_REPORT, crashOnSeeds([0, 1, 1001, 2001]));
+    expect(outcome).toMatchObject({ status: 'reproduced', verdict: 'reproduced', confirmation: { reproducedRuns: 3, totalRuns: 3 } });
+    expect(outcome.summary).toMatch(/in 3 of 3 seeded re-runs\.$/);
+  });
+
+  it('2/3: reproduced, and what the odd run did is said', async () => {
+    const { outcome } = await reproduce(CRASH_REPORT, crashOnSeeds([0, 1, 1001]));
+    expect(outcome).toMatchObject({ status: 'reproduced', verdict: 'reproduced' });
+    expect(outcome.summary).toMatch(/in 2 of 3 seeded re-runs\. The other: seed 2001: not \(no exception in the run; the report shows RuntimeError\)\.$/);
+    expect(outcome.confirmationRuns?.map((r) => r.verdict)).toEqual(['reproduced', 'reproduced', 'not_reproduced']);
+  });
+
+  it('1/3: "flaky 1/3", not reproduced, with what the two other runs did', async () => {
+    const { outcome } = await reproduce(CRASH_REPORT, crashOnSeeds([0, 1]));
+    expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'flaky' });
+    expect(outcome.summary).toMatch(/^Flaky 1\/3: .*only 1 of 3 seeded re-runs showed it again \(a majority is needed\)\. The others: seed 1001: not \(no exception in the run; the report shows RuntimeError\); seed 2001: not/);
+  });
+
+  it('describeOddRuns keeps each phrase short', () => {
+    const long = 'x'.repeat(500);
+    const text = describeOddRuns({ reproducedRuns: 0, totalRuns: 1, infra: null, runs: [{ seed: 7, verdict: 'partial', exitCode: 0, durationMs: 1, reasons: [long] }] });
+    expect(text.length).toBeLessThan(200);
+    expect(text).toMatch(/^seed 7: partly \(x+…\)$/);
+  });
+});
+
+describe("silent bugs whose values are the reporter's random state", () => {
+  const body = `# Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
+
+\`\`\`python
+import torch
+import torch.nn as nn
+model = nn.Linear(10, 1)
+x = torch.randn(100, 10)
+y = torch.randn(100, 1)
+out = model(x)
+loss = nn.MSELoss()(out, y)
+correct = out.max(1, keepdim=True)[1].eq(y.view_as(out)).sum().item()
+print('Train set: Loss: {:.4f}, Accuracy: {}/{} ({:.0f}%)'.format(loss.item(), correct, 100, 100. * correct / 100))
+\`\`\`
+
+\`\`\`
+Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
+\`\`\`
+`;
+
+  it('"pattern reproduced": one run, no confirmation, not counted as reproduced, the loss named as not comparable', async () => {
+    const { outcome, executor } = await reproduce(body, () => ({ stdout: 'Train set: Loss: 1.1121, Accuracy: 0/100 (0%)\n', exitCode: 0 }));
+    expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'pattern_reproduced' });
+    expect(outcome.summary).toMatch(/^Pattern reproduced: .* but 0\.9857 cannot be compared because they depend on the reporter's random state: random tensors \(`torch\.randn`\), random weight initialisation \(`nn\.Linear`\) with no seed/);
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['pattern_reproduced']);
+    expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(1);
+  });
+});
+
+describe('what the reporter is asked for', () => {
+  it('no model and incomplete code: "No model configured", never needs_info, nothing asked of the reporter', async () => {
+    const body = '# RuntimeError: boom\n\n```python\nimport torch\nout = model(torch.zeros(2))\n```\n\n```\nRuntimeError: boom\n```\n\ntorch==2.4.0\n';
+    const { outcome } = await reproduce(body, crashOnSeeds([]));
+    expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'no_model', needsInfo: [] });
+    expect(outcome.summary).toMatch(/^No model configured: .*model never defined/);
+  });
+
+  it("code that reads the reporter's own files: needs_info with a polite ask for a sample or its shape", async () => {
+    const body = "# Best val Acc: 1.830065\n\n```python\nimport torch\nimport pandas as pd\ndf = pd.read_csv('/kaggle/input/mydata/train.csv')\nprint('Best val Acc: {:4f}'.format(float(df.mean().mean())))\n```\n\n```\nBest val Acc: 1.830065\n```\n\ntorch==2.4.0\n";
+    const { outcome, executor } = await reproduce(body, crashOnSeeds([]));
+    expect(outcome).toMatchObject({ status: 'needs_info', verdict: 'needs_data' });
+    expect(outcome.needsInfo).toHaveLength(1);
+    expect(outcome.needsInfo[0]).toMatch(/^a small sample of the data \(`\/kaggle\/input\/mydata\/train\.csv`\), or its shape and dtype/);
+    expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(0);
+  });
+});
