@@ -38,7 +38,7 @@ describe('repgen run: matching a run against an issue', { timeout: 200_000 }, ()
     expect(r.symptoms.map((s) => s.kind)).toEqual(['shape_mismatch']);
     expect(r.isolation.network).toBe('none');
     expect(r.match).toMatchObject({ verdict: 'reproduced', score: 1, reasons: ['same exception RuntimeError (shape_mismatch), message overlap 1.00'] });
-    expect(r.match.compared).toEqual([expect.objectContaining({ what: 'the exception', agree: true, note: 'same class; message word overlap 1.00 (0.6 needed)' })]);
+    expect(r.match?.compared).toEqual([expect.objectContaining({ what: 'the exception', agree: true, note: 'same class; message word overlap 1.00 (0.6 needed)' })]);
   });
 
   it('an unrelated script does not', async () => {
