@@ -2,7 +2,7 @@
  * Sandbox overhead: median wall time of `python -c pass` run bare (spawned directly) vs through the local
  * executor (work dir, launcher, sandbox, output capture, cleanup), 20 runs each after a warm-up.
  *
- *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|unshare|none] [--launcher auto|native|python]
+ *   npx tsx scripts/bench/sandbox-overhead.ts [--runs 20] [--sandbox auto|bwrap|none] [--launcher auto|native|python]
  *
  * Reads REPGEN_PYTHON like the executor. Target: ≤ 150 ms of overhead.
  *
@@ -17,13 +17,13 @@
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLocalExecConfig } from '../../src/exec/config.js';
 import { LAUNCHER_SOURCE } from '../../src/exec/launcher.js';
 import { ensureNativeLauncher } from '../../src/exec/launcher-native.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
-import { buildSandboxArgv, probeSandbox } from '../../src/exec/sandbox.js';
+import { buildSandboxArgv, handWorkdirToSandbox, probeSandbox } from '../../src/exec/sandbox.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' }, launcher: { type: 'string' } },
@@ -48,17 +48,28 @@ spawnSync(config.python, ['-c', 'pass']);
 const warm = await executor.run(request);
 if (warm.exitCode !== 0) throw new Error(`executor run failed: ${warm.infra?.message ?? warm.stderr}`);
 
-const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
+const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot, sandboxUid: config.sandboxUid });
 const chainDir = mkdtempSync(join(config.workRoot, 'repgen-bench-'));
 writeFileSync(join(chainDir, 'main.py'), 'pass\n');
+const seccompFile = join(chainDir, 'seccomp.bpf');
+writeFileSync(seccompFile, plan.seccomp ?? Buffer.alloc(0));
+await handWorkdirToSandbox(plan, chainDir);
 const native = config.launcher === 'python' ? null : (await ensureNativeLauncher(config.workRoot)).path;
-const limitArgs = ['600', String(4096 * 2 ** 20), String(2048 * 2 ** 20), plan.kind === 'none' ? '1' : '0'];
+const limitArgs = [
+  '600',
+  String(4096 * 2 ** 20),
+  String(2048 * 2 ** 20),
+  plan.kind === 'none' ? '1' : '0',
+  String(config.maxProcesses),
+  String(config.maxOpenFiles),
+];
 const launcher = native ? [native, ...limitArgs] : [config.python, '-I', '-S', '-c', LAUNCHER_SOURCE, ...limitArgs];
 const chain = buildSandboxArgv({
   plan,
   network: false,
   workdir: chainDir,
   readOnlyPaths: native ? [native] : [],
+  tmpBytes: 4096 * 2 ** 20,
   inner: [...launcher, config.python, 'main.py'],
 });
 
@@ -73,7 +84,14 @@ for (let i = 0; i < runs; i++) {
   bare.push(performance.now() - t);
   if (r.status !== 0) throw new Error(`bare python failed: ${String(r.stderr)}`);
   t = performance.now();
-  const c = spawnSync(chain.file, chain.args, { cwd: chainDir, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  // The seccomp program on fd 4, read from the start each time; the same host uid as the executor uses.
+  const seccompFd = openSync(seccompFile, 'r');
+  const c = spawnSync(chain.file, chain.args, {
+    cwd: chainDir,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', plan.seccomp ? seccompFd : 'ignore'],
+    ...(plan.runAs ?? {}),
+  });
+  closeSync(seccompFd);
   chained.push(performance.now() - t);
   if (c.status !== 0) throw new Error(`process chain failed: ${String(c.stderr)}`);
   t = performance.now();

@@ -1,5 +1,6 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { constants } from 'node:fs';
+import { lstat, open, opendir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { OutputFile } from './types.js';
 
 export interface CollectOptions {
@@ -7,60 +8,121 @@ export interface CollectOptions {
   inlineBytes: number;
   /** Listing stops after this many files. */
   maxFiles: number;
+  /** Directory entries looked at in all, files or not, before the walk gives up. @defaultValue 20 × maxFiles */
+  maxEntries?: number;
 }
 
+/** Folders deeper than this under $REPGEN_OUT are not entered. */
+const MAX_DEPTH = 16;
+
 /**
- * Lists the files a script left under its output dir. Symlinks are never followed: the script chose their
- * targets, and reading them from outside the sandbox would hand it the host's files.
+ * Lists the files a script left under its output dir. No link is ever followed, the output dir itself included:
+ * the script chose their targets, and reading them from outside the sandbox would hand it the host's files. Each
+ * file is opened with O_NOFOLLOW and measured on the open descriptor, so nothing swapped in between the listing
+ * and the read is read either. A hostile tree (millions of entries, names that are not UTF-8, FIFOs, sockets)
+ * costs a bounded walk and a note, and never an exception.
  */
 export async function collectOutputFiles(outDir: string, options: CollectOptions): Promise<{ files: OutputFile[]; notes: string[] }> {
   const files: OutputFile[] = [];
   const notes: string[] = [];
+  const maxEntries = options.maxEntries ?? options.maxFiles * 20;
   let skippedLinks = 0;
+  let skippedOther = 0;
   let overflow = 0;
+  let entriesSeen = 0;
+  let stoppedEarly = false;
   const decoder = new TextDecoder('utf-8', { fatal: true });
 
-  async function walk(dir: string, depth: number): Promise<void> {
-    let entries;
+  const top = await lstat(outDir).catch(() => null);
+  if (!top) return { files, notes: ['$REPGEN_OUT is gone: the script removed it'] };
+  if (!top.isDirectory()) {
+    return { files, notes: [`$REPGEN_OUT was replaced by ${top.isSymbolicLink() ? 'a symlink' : 'something not a folder'}: nothing collected`] };
+  }
+
+  async function readOne(full: string, rel: string): Promise<void> {
+    let handle;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
+      handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') skippedLinks++;
+      else skippedOther++;
       return;
     }
-    entries.sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      const full = join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        skippedLinks++;
-        continue;
+    try {
+      const st = await handle.stat();
+      if (!st.isFile()) {
+        skippedOther++;
+        return;
       }
-      if (entry.isDirectory()) {
-        if (depth < 16) await walk(full, depth + 1);
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      if (files.length >= options.maxFiles) {
-        overflow++;
-        continue;
-      }
-      const st = await lstat(full);
-      const file: OutputFile = { path: relative(outDir, full).split(sep).join('/'), size: st.size };
+      const file: OutputFile = { path: rel, size: st.size };
       if (st.size <= options.inlineBytes) {
-        const bytes = await readFile(full);
-        if (!bytes.includes(0)) {
+        const bytes = Buffer.alloc(st.size);
+        const { bytesRead } = await handle.read(bytes, 0, st.size, 0);
+        const kept = bytes.subarray(0, bytesRead);
+        if (!kept.includes(0)) {
           try {
-            file.content = decoder.decode(bytes);
+            file.content = decoder.decode(kept);
           } catch {
             // binary: size only
           }
         }
       }
       files.push(file);
+    } catch {
+      skippedOther++;
+    } finally {
+      await handle.close().catch(() => undefined);
     }
   }
 
-  await walk(outDir, 0);
+  async function walk(dir: string, rel: string, depth: number): Promise<void> {
+    let handle;
+    try {
+      handle = await opendir(dir, { bufferSize: 64 });
+    } catch {
+      skippedOther++;
+      return;
+    }
+    // Sorted listing for stable results, but read in bounded batches: a folder of a million names stops at the cap.
+    const names: Array<{ name: string; kind: 'link' | 'dir' | 'file' | 'other' }> = [];
+    try {
+      for await (const entry of handle) {
+        if (++entriesSeen > maxEntries) {
+          stoppedEarly = true;
+          break;
+        }
+        if (entry.name.includes('\uFFFD')) {
+          // Not UTF-8: the name cannot be opened again through a JS string.
+          skippedOther++;
+          continue;
+        }
+        const kind = entry.isSymbolicLink() ? 'link' : entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other';
+        names.push({ name: entry.name, kind });
+      }
+    } catch {
+      skippedOther++;
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const { name, kind } of names) {
+      const full = join(dir, name);
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (kind === 'link') {
+        skippedLinks++;
+      } else if (kind === 'dir') {
+        if (depth < MAX_DEPTH && !stoppedEarly) await walk(full, childRel, depth + 1);
+      } else if (kind === 'file') {
+        if (files.length >= options.maxFiles) overflow++;
+        else await readOne(full, childRel);
+      } else {
+        skippedOther++;
+      }
+    }
+  }
+
+  await walk(outDir, '', 0);
   if (skippedLinks > 0) notes.push(`${skippedLinks} symlink(s) under $REPGEN_OUT not followed`);
+  if (skippedOther > 0) notes.push(`${skippedOther} entr${skippedOther === 1 ? 'y' : 'ies'} under $REPGEN_OUT skipped (not a regular file, unreadable or a name that is not UTF-8)`);
   if (overflow > 0) notes.push(`${overflow} output file(s) beyond the first ${options.maxFiles} not listed`);
+  if (stoppedEarly) notes.push(`$REPGEN_OUT holds more than ${maxEntries} entries: the listing stopped there`);
   return { files, notes };
 }

@@ -7,8 +7,11 @@ import { SetupError } from '../errors.js';
  * The executor takes the parsed object; nothing in `local.ts` reads `process.env`.
  */
 
-/** How the script is isolated. `auto` probes bubblewrap, then `unshare`, then falls back to none (and says so). */
-export const SandboxMode = z.enum(['auto', 'bwrap', 'unshare', 'none']);
+/**
+ * How the script is isolated. `auto` and `bwrap` are the same: bubblewrap, or no run at all when it does not work
+ * here. `none` runs untrusted code on the host and must be chosen explicitly; every result then says so.
+ */
+export const SandboxMode = z.enum(['auto', 'bwrap', 'none']);
 export type SandboxMode = z.infer<typeof SandboxMode>;
 
 export const LocalExecConfig = z
@@ -41,6 +44,16 @@ export const LocalExecConfig = z
      * interpreter start per run), `auto` native when a compiler is there, else python. @defaultValue 'auto'
      */
     launcher: z.enum(['auto', 'native', 'python']).default('auto'),
+    /**
+     * Host uid (and gid) bubblewrap runs as when RepGen runs as root (`REPGEN_SANDBOX_UID`): the script must never
+     * be host root, not even inside a user namespace. The work root, the interpreter and the workspace must be
+     * readable by it. @defaultValue 65534
+     */
+    sandboxUid: z.number().int().min(1).default(65534),
+    /** Processes and threads a run may have at once (`REPGEN_MAX_PROCESSES`, RLIMIT_NPROC in the sandbox's user namespace). @defaultValue 512 */
+    maxProcesses: z.number().int().min(8).default(512),
+    /** Open files per process (`REPGEN_MAX_OPEN_FILES`, RLIMIT_NOFILE). @defaultValue 4096 */
+    maxOpenFiles: z.number().int().min(64).default(4096),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -50,7 +63,14 @@ export type LocalExecConfigInput = z.input<typeof LocalExecConfig>;
 
 const LocalExecEnv = z.object({
   REPGEN_PYTHON: z.string().min(1).optional(),
-  REPGEN_SANDBOX: SandboxMode.optional(),
+  REPGEN_SANDBOX: z
+    .string()
+    .refine((v) => v !== 'unshare', 'unshare is no longer offered: it gave no filesystem isolation (use bwrap, or none to run unisolated)')
+    .pipe(SandboxMode)
+    .optional(),
+  REPGEN_SANDBOX_UID: z.coerce.number().int().min(1).optional(),
+  REPGEN_MAX_PROCESSES: z.coerce.number().int().min(8).optional(),
+  REPGEN_MAX_OPEN_FILES: z.coerce.number().int().min(64).optional(),
   REPGEN_WORK_ROOT: z.string().min(1).optional(),
   REPGEN_SANDBOX_RO_PATHS: z.string().optional(),
   REPGEN_KEEP_WORKDIR: z.enum(['0', '1', 'true', 'false']).optional(),
@@ -76,6 +96,9 @@ export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): Local
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
     maxFileMb: e.REPGEN_MAX_FILE_MB,
     launcher: e.REPGEN_LAUNCHER,
+    sandboxUid: e.REPGEN_SANDBOX_UID,
+    maxProcesses: e.REPGEN_MAX_PROCESSES,
+    maxOpenFiles: e.REPGEN_MAX_OPEN_FILES,
   });
   if (!config.success) {
     const issue = config.error.issues[0];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { findBinary } from './sandbox.js';
 
 /**
- * The launcher of launcher.ts in C. Same command line (`CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER ARGV...`), same
+ * The launcher of launcher.ts in C. Same command line (`CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER NPROC NOFILE ARGV...`), same
  * JSON lines on fd 3, same exit status. It exists for speed only: a Python launcher pays a second interpreter
  * start-up on every run, which the benchmark shows as most of the executor's overhead; this one costs an exec.
  * Built once per host with the system C compiler and cached by the hash of its source; without a compiler the
@@ -82,12 +82,17 @@ static int kill_children(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 6) {
-    fprintf(stderr, "usage: %s CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER ARGV...\n", argv[0]);
+  if (argc < 8) {
+    fprintf(stderr, "usage: %s CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER NPROC NOFILE ARGV...\n", argv[0]);
     return 127;
   }
+  /* Not dumpable: a script of the same uid can neither ptrace us nor open /proc/<pid>/fd/3 to forge the report. */
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   rlim_t cpu = strtoull(argv[1], NULL, 10), data = strtoull(argv[2], NULL, 10), fsize = strtoull(argv[3], NULL, 10);
   int subreaper = argv[4][0] == '1';
+  rlim_t nproc = strtoull(argv[5], NULL, 10), nofile = strtoull(argv[6], NULL, 10);
+  /* As the namespace's pid 1 (bwrap --as-pid-1) orphans come to us: reap them while waiting for the script. */
+  int reap_all = subreaper || getpid() == 1;
   fcntl(3, F_SETFD, FD_CLOEXEC);
   say("{\"started\": true}\n");
   if (subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -97,19 +102,21 @@ int main(int argc, char **argv) {
     cap(RLIMIT_DATA, data, data);
     cap(RLIMIT_CORE, 0, 0);
     cap(RLIMIT_FSIZE, fsize, fsize);
+    cap(RLIMIT_NPROC, nproc, nproc);
+    cap(RLIMIT_NOFILE, nofile, nofile);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     signal(SIGPIPE, SIG_DFL);
     signal(SIGXFSZ, SIG_DFL);
-    execv(argv[5], argv + 5);
+    execv(argv[7], argv + 7);
     int err = errno;
     char msg[600], safe[400];
-    snprintf(safe, sizeof safe, "%s", argv[5]);
+    snprintf(safe, sizeof safe, "%s", argv[7]);
     for (char *c = safe; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_';
     snprintf(msg, sizeof msg, "{\"execError\": \"%s: %s\"}\n", safe, strerror(err));
     say(msg);
-    fprintf(stderr, "repgen: cannot execute %s: %s\n", argv[5], strerror(err));
+    fprintf(stderr, "repgen: cannot execute %s: %s\n", argv[7], strerror(err));
     _exit(127);
   }
   if (pid < 0) {
@@ -120,8 +127,10 @@ int main(int argc, char **argv) {
   }
   int status;
   struct rusage ru;
-  while (wait4(pid, &status, 0, &ru) < 0) {
-    if (errno != EINTR) return 127;
+  for (;;) {
+    pid_t got = wait4(reap_all ? -1 : pid, &status, 0, &ru);
+    if (got == pid) break;
+    if (got < 0 && errno != EINTR) return 127;
   }
   if (subreaper) for (int i = 0; i < 100 && kill_children() > 0; i++) {}
   double cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000.0 +
@@ -149,7 +158,7 @@ const cache = new Map<string, Promise<NativeLauncher>>();
 
 /**
  * Returns the compiled launcher under `cacheRoot`, compiling it if needed. The cache folder must be ours and
- * closed to others: a binary every run executes must not be replaceable by another user of a shared /tmp.
+ * writable by us alone: a binary every run executes must not be replaceable by another user of a shared /tmp.
  */
 export function ensureNativeLauncher(cacheRoot: string): Promise<NativeLauncher> {
   let found = cache.get(cacheRoot);
@@ -166,10 +175,15 @@ async function buildNativeLauncher(cacheRoot: string): Promise<NativeLauncher> {
   const dir = join(cacheRoot, `repgen-launcher-${uid}`);
   const path = join(dir, `launcher-${hash}`);
   try {
-    await mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    // Readable by all (bwrap runs as an unprivileged uid when we are root), writable by us alone.
+    await mkdir(dir, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'EEXIST') throw err;
     });
-    const st = await lstat(dir);
+    let st = await lstat(dir);
+    if (st.isDirectory() && st.uid === uid && (st.mode & 0o777) === 0o700) {
+      await chmod(dir, 0o755);
+      st = await lstat(dir);
+    }
     if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o022) !== 0) {
       return { path: null, reason: `${dir} is not a private directory of this user` };
     }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 
 /**
- * Invoked as `python -I -S -c LAUNCHER_SOURCE CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER(0|1) ARGV...`.
+ * Invoked as `python -I -S -c LAUNCHER_SOURCE CPU_SECONDS DATA_BYTES FILE_BYTES SUBREAPER(0|1) NPROC NOFILE ARGV...`.
  *
  * A few lines of Python that sit between the sandbox and the script. Node cannot learn the resource usage of a
  * grandchild (libuv reaps children without rusage), so the launcher forks the script, sets its limits in the
- * child (RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, no core dumps), waits with wait4() and reports exit status, CPU time and peak
- * RSS as JSON lines on fd 3, which the script itself cannot see (close-on-exec).
+ * child (RLIMIT_CPU, RLIMIT_DATA, RLIMIT_FSIZE, RLIMIT_NPROC, RLIMIT_NOFILE, no core dumps), waits with wait4() and
+ * reports exit status, CPU time and peak RSS as JSON lines on fd 3. The script cannot reach that channel: fd 3 is
+ * close-on-exec, the launcher is not dumpable (no ptrace, no /proc/<pid>/fd of it for the same uid), the seccomp
+ * filter denies pidfd_getfd, and as the namespace's pid 1 it ignores the script's signals.
  *
  * RLIMIT_DATA rather than RLIMIT_AS: torch reserves far more address space than it touches, and an address-space
  * cap small enough to matter breaks `import torch` (shared libraries fail to map); the data limit counts
@@ -17,8 +19,16 @@ import { z } from 'zod';
  */
 export const LAUNCHER_SOURCE = String.raw`
 import os, resource, signal, sys
+try:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+except Exception:
+    libc = None
 cpu, data, fsize, subreaper = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
-argv = sys.argv[5:]
+nproc, nofile = int(sys.argv[5]), int(sys.argv[6])
+argv = sys.argv[7:]
+reap_all = subreaper or os.getpid() == 1
 os.set_inheritable(3, False)
 def say(line):
     os.write(3, (line + "\n").encode())
@@ -28,13 +38,9 @@ def cap(kind, soft, hard):
     if cur != resource.RLIM_INFINITY:
         soft, hard = min(soft, cur), min(hard, cur)
     resource.setrlimit(kind, (soft, hard))
-if subreaper:
+if subreaper and libc is not None:
     # No pid namespace: orphans of the script re-parent to us instead of init, so they stay in reach.
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-    except Exception:
-        pass
+    libc.prctl(36, 1, 0, 0, 0)
 pid = os.fork()
 if pid == 0:
     try:
@@ -42,6 +48,8 @@ if pid == 0:
         cap(resource.RLIMIT_DATA, data, data)
         cap(resource.RLIMIT_CORE, 0, 0)
         cap(resource.RLIMIT_FSIZE, fsize, fsize)
+        cap(resource.RLIMIT_NPROC, nproc, nproc)
+        cap(resource.RLIMIT_NOFILE, nofile, nofile)
         # Python ignores SIGPIPE and SIGXFSZ; exec would pass that on to shell setup commands.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -55,8 +63,9 @@ if pid == 0:
             os._exit(127)
 while True:
     try:
-        _, status, ru = os.wait4(pid, 0)
-        break
+        got, status, ru = os.wait4(-1 if reap_all else pid, 0)
+        if got == pid:
+            break
     except InterruptedError:
         continue
 if subreaper:

@@ -12,7 +12,15 @@ import { killTree } from './kill-tree.js';
 import { LAUNCHER_SOURCE, parseLauncherReport } from './launcher.js';
 import { ensureNativeLauncher } from './launcher-native.js';
 import { createOutputCapture } from './output-capture.js';
-import { buildSandboxArgv, probeSandbox, type SandboxPlan } from './sandbox.js';
+import {
+  buildSandboxArgv,
+  handWorkdirToSandbox,
+  probeSandbox,
+  sandboxSpawnOptions,
+  unreachableBy,
+  writeSeccomp,
+  type SandboxPlan,
+} from './sandbox.js';
 import { buildScriptEnv, SAFE_PATH } from './script-env.js';
 import {
   DEFAULT_WORKSPACE_MOUNT,
@@ -33,6 +41,9 @@ export interface LocalExecutorDeps {
 
 /** Once the launcher has exited, how long to wait for pipes held open by leftover processes. */
 const PIPE_GRACE_MS = 2_000;
+
+/** The launcher's report is two short JSON lines; more than this is not read. */
+const REPORT_CAP_BYTES = 64 * 1024;
 
 /** Paths every bwrap sandbox already sees; an interpreter under them needs no extra bind. */
 const BOUND_PREFIXES = ['/usr/', '/bin/', '/sbin/', '/lib/', '/lib64/'];
@@ -76,14 +87,14 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     } catch (err) {
       throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
     }
-    const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot });
+    const plan = await probeSandbox(config.sandbox, { workRoot: config.workRoot, sandboxUid: config.sandboxUid });
     launcherChoice ??= chooseLauncher();
     // A failed choice is not kept: the next run tries again (a compiler may have been installed meanwhile).
     const launcher = await launcherChoice.catch((err: unknown) => {
       launcherChoice = undefined;
       throw err;
     });
-    const isolation = describeIsolation(plan, req.network, config.sandbox);
+    const isolation = describeIsolation(plan, req.network);
     if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
 
     let workdir: string;
@@ -157,6 +168,8 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       String(req.limits.memoryMb * 1024 * 1024),
       String(config.maxFileMb * 1024 * 1024),
       plan.kind === 'none' ? '1' : '0',
+      String(config.maxProcesses),
+      String(config.maxOpenFiles),
       ...target,
     ];
     const inner = launcher ? [launcher, ...launcherArgs] : [interpreter, '-I', '-S', '-c', LAUNCHER_SOURCE, ...launcherArgs];
@@ -171,7 +184,9 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       readOnlyPaths,
       inner,
       workspace: workspace?.mount,
+      tmpBytes: req.limits.memoryMb * 1024 * 1024,
     });
+    await handWorkdirToSandbox(plan, workdir);
 
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
     const result = await spawnAndWatch(file, args, env, workdir, req, plan, signal);
@@ -201,7 +216,8 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
 
     return new Promise((resolveRun) => {
       // detached: the child leads its own process group, so one kill(-pid) reaches all it did not move away.
-      const child = spawn(file, args, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+      const child = spawn(file, args, sandboxSpawnOptions(plan, { cwd: workdir, env, detached: true }));
+      writeSeccomp(plan, child);
       let timedOut = false;
       let aborted = false;
       let spawnError: Error | null = null;
@@ -232,7 +248,13 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
         output.push(chunk);
       });
       const reportStream = child.stdio[3];
-      reportStream?.on('data', (chunk: Buffer) => void reportChunks.push(chunk));
+      // The launcher writes two short lines; anything beyond the cap is not the launcher's and is dropped.
+      let reportBytes = 0;
+      reportStream?.on('data', (chunk: Buffer) => {
+        if (reportBytes >= REPORT_CAP_BYTES) return;
+        reportChunks.push(chunk.subarray(0, REPORT_CAP_BYTES - reportBytes));
+        reportBytes += chunk.length;
+      });
       reportStream?.on('error', () => undefined);
 
       child.on('error', (err) => {
@@ -284,8 +306,11 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
           exitCode = report.exit.exitCode;
           sigName = report.exit.signal;
         } else {
-          exitCode = exitInfo?.code ?? null;
-          sigName = exitInfo?.signal ?? null;
+          // Started but never reported: the launcher itself died, so the script's own status is unknown.
+          infra = {
+            kind: 'sandbox_failed',
+            message: `the launcher died before it reported the script's exit (exit ${exitInfo?.code ?? exitInfo?.signal ?? 'unknown'})`,
+          };
         }
         const cpuMs = report.exit?.cpuMs ?? null;
         if (sigName === 'SIGXCPU' || (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)) {
@@ -333,6 +358,8 @@ async function resolveWorkspace(
   const st = await stat(hostPath).catch(() => null);
   if (!st?.isDirectory()) throw new InvalidRunRequestError(`invalid run request: workspace ${hostPath} is not a directory`);
   if (plan.kind === 'bwrap') {
+    const blocked = await unreachableBy(hostPath, plan.runAs, true);
+    if (blocked) throw new SetupError(`workspace ${hostPath} is closed to the sandbox's uid: ${blocked} (REPGEN_SANDBOX_UID)`);
     const mountPath = req.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT;
     return { seenAt: mountPath, mount: { hostPath, mountPath } };
   }
@@ -340,16 +367,9 @@ async function resolveWorkspace(
 }
 
 /** What the run's isolation will be, with the caveats said out loud. */
-function describeIsolation(plan: SandboxPlan, network: boolean, mode: string): Isolation {
+function describeIsolation(plan: SandboxPlan, network: boolean): Isolation {
   const notes = [...plan.notes];
   if (plan.kind !== 'none') return { network: network ? 'host' : 'none', sandbox: plan.kind, notes };
-  if (!network) {
-    notes.push(
-      mode === 'none'
-        ? 'network isolation switched off (REPGEN_SANDBOX=none): the script shared the host network'
-        : 'network isolation unavailable on this host: the script shared the host network',
-    );
-  }
   notes.push('no pid namespace: processes that leave the process group are found through /proc only');
   return { network: 'host', sandbox: 'none', notes };
 }

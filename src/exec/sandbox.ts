@@ -1,21 +1,32 @@
-import { execFile } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { chown, lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import type { SandboxMode } from './config.js';
 import { SandboxUnavailableError } from './errors.js';
 import { SAFE_PATH } from './script-env.js';
+import { buildSeccompFilter, hostSeccompArch } from './seccomp.js';
 
 /** What actually isolates a run. */
-export type SandboxKind = 'bwrap' | 'unshare' | 'none';
+export type SandboxKind = 'bwrap' | 'none';
 
-/** The outcome of probing the host once: which sandbox works, and why the better ones did not. */
+/** The uid and gid the script has inside the sandbox: `nobody`, which /etc/passwd names (getpass, torch caches). */
+export const SANDBOX_INNER_ID = 65534;
+
+/** The outcome of probing the host once: which sandbox works, and what it could not enforce. */
 export interface SandboxPlan {
   kind: SandboxKind;
-  /** Absolute path of bwrap or unshare; '' for none. */
+  /** Absolute path of bwrap; '' for none. */
   binary: string;
-  /** unshare only: the host refuses plain namespaces to this user, so a user namespace maps it to root. */
-  mapRootUser: boolean;
-  /** Why `auto` did not get bubblewrap (and unshare); empty when it did. */
+  /**
+   * Host uid/gid bubblewrap runs as. Set when this process is root: a user namespace created by root maps the
+   * script to host uid 0, which the kernel still trusts for /proc/sys, RLIMIT_NPROC and root-owned files.
+   */
+  runAs: { uid: number; gid: number } | null;
+  /** The seccomp program (`bwrap --seccomp`); null where the architecture has no syscall table (notes say so). */
+  seccomp: Buffer | null;
+  /** What this plan could not enforce, said in every result's isolation notes. */
   notes: string[];
   /** How the host's root is laid out, so the bwrap sandbox can mirror it read-only. */
   layout: HostLayout;
@@ -85,31 +96,46 @@ export function readHostLayout(): HostLayout {
 }
 
 export interface SandboxArgvInput {
-  plan: Pick<SandboxPlan, 'kind' | 'binary' | 'mapRootUser' | 'layout'>;
+  plan: Pick<SandboxPlan, 'kind' | 'binary' | 'layout' | 'seccomp'>;
   network: boolean;
   workdir: string;
   /** Extra read-only binds (virtualenvs, the interpreter's prefix). */
   readOnlyPaths: string[];
   /** The project checkout, bound read-only at `mountPath`. */
   workspace?: { hostPath: string; mountPath: string } | undefined;
-  /** The command to run inside. */
+  /** Size of the private /tmp and /dev/shm tmpfs, each. */
+  tmpBytes: number;
+  /** The fd bwrap reads the seccomp program from (see SECCOMP_FD). */
+  seccompFd?: number;
+  /** The command to run inside; it becomes the namespace's pid 1 (the launcher reaps what the script orphans). */
   inner: string[];
 }
 
-/** The argv that runs `inner` in the sandbox. Pure: the plan carries everything read from the host. */
+/** The fd a spawned bwrap reads its seccomp program from: the one after the launcher's report channel (fd 3). */
+export const SECCOMP_FD = 4;
+
+/**
+ * The argv that runs `inner` in the sandbox. Pure: the plan carries everything read from the host.
+ *
+ * bwrap: an unprivileged uid in fresh user, pid, net, ipc, uts and cgroup namespaces, no capabilities, no further
+ * user namespaces, no_new_privs, the seccomp filter; read-only system dirs and /etc allowlist, a read-only root,
+ * /proc with /proc/sys read-only, no /sys but the CPU topology, sized tmpfs /tmp and /dev/shm, the work dir the
+ * only host folder it can write.
+ */
 export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args: string[] } {
   const { plan, network, workdir, inner } = input;
   const [head, ...rest] = inner;
   if (head === undefined) throw new Error('empty command');
   if (plan.kind === 'none') return { file: head, args: rest };
-  if (plan.kind === 'unshare') {
-    // A pid namespace whose init dies with unshare (--kill-child): killing unshare kills every process the
-    // script started, also ones that called setsid() to leave the process group.
-    const args = [...(network ? [] : ['--net']), '--pid', '--fork', '--kill-child', '--mount-proc'];
-    if (plan.mapRootUser) args.push('--map-root-user');
-    return { file: plan.binary, args: [...args, '--', ...inner] };
-  }
+  const id = String(SANDBOX_INNER_ID);
+  const size = String(input.tmpBytes);
   const args = [
+    '--unshare-user',
+    '--uid',
+    id,
+    '--gid',
+    id,
+    '--disable-userns',
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
@@ -117,6 +143,7 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
     ...(network ? [] : ['--unshare-net']),
     '--die-with-parent',
     '--new-session',
+    '--as-pid-1',
     '--cap-drop',
     'ALL',
     '--hostname',
@@ -128,13 +155,18 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
   for (const { path, target } of plan.layout.rootLinks) args.push('--symlink', target, path);
   for (const dir of plan.layout.rootDirs) args.push('--ro-bind', dir, dir);
   for (const entry of plan.layout.etcEntries) args.push('--ro-bind-try', entry, entry);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // bwrap covers /proc/sys only when access(W_OK) on the folder succeeds, which it never does: cover it here.
+  args.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger');
+  args.push('--dev', '/dev', '--size', size, '--tmpfs', '/dev/shm', '--size', size, '--tmpfs', '/tmp');
   args.push('--ro-bind-try', '/sys/devices/system/cpu', '/sys/devices/system/cpu');
   for (const path of input.readOnlyPaths) args.push('--ro-bind-try', path, path);
   // Not -try: a run promised its workspace must fail to start rather than run without it.
   if (input.workspace) args.push('--ro-bind', input.workspace.hostPath, input.workspace.mountPath);
   // After the /tmp tmpfs: the work dir usually lives under /tmp and must be mounted on top of it.
   args.push('--bind', workdir, workdir, '--chdir', workdir);
+  // Last: the root and /dev are tmpfs the script's own uid owns; read-only, they cannot hold unbounded files.
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
+  if (plan.seccomp) args.push('--seccomp', String(input.seccompFd ?? SECCOMP_FD));
   return { file: plan.binary, args: [...args, '--', ...inner] };
 }
 
@@ -155,6 +187,8 @@ export function findBinary(name: string, hostPath = process.env.PATH ?? ''): str
 
 interface ProbeOptions {
   workRoot: string;
+  /** Host uid/gid bwrap runs as when this process is root. @defaultValue 65534 */
+  sandboxUid?: number;
   /** Probe timeout; a wedged sandbox counts as unavailable. @defaultValue 10000 */
   timeoutMs?: number;
 }
@@ -162,12 +196,13 @@ interface ProbeOptions {
 const planCache = new Map<string, Promise<SandboxPlan>>();
 
 /**
- * Finds out, once per process and mode, which sandbox works here by running `true` inside it with the network
- * switched off, exactly as a run would. `auto` falls back bwrap → unshare → none and records why; an explicit
- * mode that fails is a SandboxUnavailableError, since silently running unisolated is what must never happen.
+ * Finds out, once per process and mode, whether the sandbox works here by running `true` inside it exactly as a
+ * run would (same uid, namespaces, mounts, seccomp). A sandbox that cannot isolate the filesystem and the
+ * network is never used instead: without bubblewrap, untrusted code runs only when the operator chose
+ * REPGEN_SANDBOX=none, and every result says so.
  */
 export function probeSandbox(mode: SandboxMode, options: ProbeOptions): Promise<SandboxPlan> {
-  const key = `${mode}\0${options.workRoot}`;
+  const key = `${mode}\0${options.workRoot}\0${options.sandboxUid ?? ''}`;
   let cached = planCache.get(key);
   if (!cached) {
     cached = probeUncached(mode, options);
@@ -178,54 +213,127 @@ export function probeSandbox(mode: SandboxMode, options: ProbeOptions): Promise<
   return cached;
 }
 
+/** Host uid/gid for bwrap: this process's own unless it is root. */
+export function sandboxRunAs(sandboxUid: number, euid: number | undefined = process.geteuid?.()): SandboxPlan['runAs'] {
+  return euid === 0 ? { uid: sandboxUid, gid: sandboxUid } : null;
+}
+
+/**
+ * Why `uid` cannot reach `path` (every folder on the way searchable, the last one also readable when `read`), or
+ * null when it can. Root needs no check; bwrap as another uid would fail later with a bare "Permission denied".
+ */
+export async function unreachableBy(path: string, ids: { uid: number; gid: number } | null, read = false): Promise<string | null> {
+  if (!ids) return null;
+  const parts = path.split('/').filter((p) => p);
+  for (let i = 0; i <= parts.length; i++) {
+    const dir = `/${parts.slice(0, i).join('/')}`;
+    const st = await stat(dir).catch(() => null);
+    if (!st) return `${dir} does not exist`;
+    const bits = st.uid === ids.uid ? 6 : st.gid === ids.gid ? 3 : 0;
+    const mode = (st.mode >> bits) & 0o7;
+    const need = i === parts.length && read ? 0o5 : 0o1;
+    if (st.isDirectory() && (mode & need) !== need) return `${dir} is not ${need === 0o5 ? 'readable' : 'searchable'} by uid ${ids.uid}`;
+  }
+  return null;
+}
+
 async function probeUncached(mode: SandboxMode, options: ProbeOptions): Promise<SandboxPlan> {
   const layout = readHostLayout();
-  const none: SandboxPlan = { kind: 'none', binary: '', mapRootUser: false, notes: [], layout };
-  if (mode === 'none') return none;
-  const failures: string[] = [];
-  if (mode === 'auto' || mode === 'bwrap') {
-    const binary = findBinary('bwrap');
-    if (binary) {
-      const plan: SandboxPlan = { kind: 'bwrap', binary, mapRootUser: false, notes: [], layout };
-      const why = await tryPlan(plan, options);
-      if (why === null) return plan;
-      failures.push(`bubblewrap failed: ${why}`);
-    } else {
-      failures.push('bubblewrap (bwrap) not found');
-    }
-    if (mode === 'bwrap') throw new SandboxUnavailableError(`REPGEN_SANDBOX=bwrap but ${failures.join('; ')}`);
+  if (mode === 'none') {
+    return {
+      kind: 'none',
+      binary: '',
+      runAs: null,
+      seccomp: null,
+      layout,
+      notes: ['no sandbox (REPGEN_SANDBOX=none): the script could read and write every file this process can, and use its network'],
+    };
   }
-  const binary = findBinary('unshare');
-  if (binary) {
-    for (const mapRootUser of [false, true]) {
-      const plan: SandboxPlan = { kind: 'unshare', binary, mapRootUser, notes: [], layout };
-      const why = await tryPlan(plan, options);
-      if (why === null) return { ...plan, notes: failures.length ? [`${failures.join('; ')}; using unshare`] : [] };
-      failures.push(`unshare${mapRootUser ? ' --map-root-user' : ''} failed: ${why}`);
-    }
-  } else {
-    failures.push('unshare not found');
+  const binary = findBinary('bwrap');
+  const hint = 'install bubblewrap, or set REPGEN_SANDBOX=none to run untrusted code without isolation';
+  if (!binary) throw new SandboxUnavailableError(`no sandbox: bubblewrap (bwrap) not found; ${hint}`);
+  const arch = hostSeccompArch();
+  const notes = arch ? [] : [`no seccomp filter: no syscall table for ${process.arch}`];
+  const plan: SandboxPlan = {
+    kind: 'bwrap',
+    binary,
+    runAs: sandboxRunAs(options.sandboxUid ?? SANDBOX_INNER_ID),
+    seccomp: arch ? buildSeccompFilter(arch) : null,
+    notes,
+    layout,
+  };
+  const blocked = await unreachableBy(options.workRoot, plan.runAs);
+  if (blocked) {
+    throw new SandboxUnavailableError(
+      `the work root ${options.workRoot} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${blocked}; make it searchable (chmod o+x) or set REPGEN_SANDBOX_UID`,
+    );
   }
-  if (mode === 'unshare') throw new SandboxUnavailableError(`REPGEN_SANDBOX=unshare but ${failures.join('; ')}`);
-  return { ...none, notes: [`no sandbox works on this host (${failures.join('; ')})`] };
+  const why = await tryPlan(plan, options);
+  if (why !== null) throw new SandboxUnavailableError(`no sandbox: bubblewrap failed: ${why}; ${hint}`);
+  return plan;
+}
+
+/** spawn() arguments for a sandboxed command; call writeSeccomp() on the child right after spawning. */
+export function sandboxSpawnOptions(plan: SandboxPlan, base: SpawnOptions): SpawnOptions {
+  const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', plan.seccomp ? 'pipe' : 'ignore'];
+  return { ...base, stdio, ...(plan.runAs ? { uid: plan.runAs.uid, gid: plan.runAs.gid } : {}) };
+}
+
+/** Hands bwrap its seccomp program on fd 4 (it reads to EOF before it starts the command). */
+export function writeSeccomp(plan: SandboxPlan, child: ChildProcess): void {
+  const pipe = child.stdio[SECCOMP_FD] as Writable | null | undefined;
+  if (!pipe) return;
+  pipe.on('error', () => undefined);
+  pipe.end(plan.seccomp);
+}
+
+/** Makes a fresh work dir usable by the sandbox's host uid (only it and this process can enter it). */
+export async function handWorkdirToSandbox(plan: SandboxPlan, dir: string): Promise<void> {
+  if (!plan.runAs) return;
+  const { uid, gid } = plan.runAs;
+  async function walk(path: string): Promise<void> {
+    await chown(path, uid, gid);
+    const st = await lstat(path);
+    if (!st.isDirectory()) return;
+    for (const name of await readdir(path)) await walk(join(path, name));
+  }
+  await walk(dir);
 }
 
 /** Runs `true` in the sandbox; null when it worked, else the reason. */
-function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string | null> {
+async function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string | null> {
   const trueBin = findBinary('true') ?? '/bin/true';
   let workdir: string;
   try {
     workdir = mkdtempSync(join(options.workRoot, 'repgen-probe-'));
+    await handWorkdirToSandbox(plan, workdir);
   } catch (err) {
-    return Promise.resolve(`cannot create a work dir under ${options.workRoot}: ${(err as Error).message}`);
+    return `cannot create a work dir under ${options.workRoot}: ${(err as Error).message}`;
   }
-  const { file, args } = buildSandboxArgv({ plan, network: false, workdir, readOnlyPaths: [], inner: [trueBin] });
+  const { file, args } = buildSandboxArgv({ plan, network: false, workdir, readOnlyPaths: [], tmpBytes: 1 << 20, inner: [trueBin] });
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: options.timeoutMs ?? 10_000, env: { PATH: SAFE_PATH } }, (err, _stdout, stderr) => {
+    let stderr = '';
+    let done = false;
+    const finish = (why: string | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
       rmSync(workdir, { recursive: true, force: true });
-      if (!err) return resolve(null);
-      const detail = String(stderr).trim().split('\n')[0] || err.message.split('\n')[0] || 'unknown error';
-      resolve(detail);
+      resolve(why);
+    };
+    const child = spawn(file, args, sandboxSpawnOptions(plan, { cwd: workdir, env: { PATH: SAFE_PATH } }));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish('timed out');
+    }, options.timeoutMs ?? 10_000);
+    writeSeccomp(plan, child);
+    child.stderr?.on('data', (c: Buffer) => {
+      if (stderr.length < 4096) stderr += c.toString('utf8');
+    });
+    child.on('error', (err) => finish(err.message));
+    child.on('close', (code, sig) => {
+      if (code === 0) return finish(null);
+      finish(stderr.trim().split('\n')[0] || `exit ${code ?? sig ?? 'unknown'}`);
     });
   });
 }

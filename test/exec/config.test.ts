@@ -16,6 +16,9 @@ describe('readLocalExecConfig', () => {
       maxOutputFiles: 200,
       maxFileMb: 2048,
       launcher: 'auto',
+      sandboxUid: 65534,
+      maxProcesses: 512,
+      maxOpenFiles: 4096,
       keepWorkdir: false,
     });
   });
@@ -24,7 +27,10 @@ describe('readLocalExecConfig', () => {
     expect(
       readLocalExecConfig({
         REPGEN_PYTHON: '/opt/venv/bin/python',
-        REPGEN_SANDBOX: 'unshare',
+        REPGEN_SANDBOX: 'none',
+        REPGEN_SANDBOX_UID: '1500',
+        REPGEN_MAX_PROCESSES: '64',
+        REPGEN_MAX_OPEN_FILES: '256',
         REPGEN_WORK_ROOT: '/var/tmp/repgen',
         REPGEN_SANDBOX_RO_PATHS: '/opt/venv:/srv/data',
         REPGEN_KEEP_WORKDIR: '1',
@@ -33,7 +39,10 @@ describe('readLocalExecConfig', () => {
       }),
     ).toMatchObject({
       python: '/opt/venv/bin/python',
-      sandbox: 'unshare',
+      sandbox: 'none',
+      sandboxUid: 1500,
+      maxProcesses: 64,
+      maxOpenFiles: 256,
       workRoot: '/var/tmp/repgen',
       readOnlyPaths: ['/opt/venv', '/srv/data'],
       keepWorkdir: true,
@@ -44,6 +53,9 @@ describe('readLocalExecConfig', () => {
 
   it.each([
     [{ REPGEN_SANDBOX: 'docker' }, /invalid REPGEN_SANDBOX/],
+    [{ REPGEN_SANDBOX: 'unshare' }, /invalid REPGEN_SANDBOX: unshare is no longer offered: it gave no filesystem isolation/],
+    [{ REPGEN_SANDBOX_UID: '0' }, /invalid REPGEN_SANDBOX_UID/],
+    [{ REPGEN_MAX_PROCESSES: 'many' }, /invalid REPGEN_MAX_PROCESSES/],
     [{ REPGEN_SANDBOX_RO_PATHS: 'relative/path' }, /readOnlyPaths/],
     [{ REPGEN_KEEP_WORKDIR: 'yes' }, /invalid REPGEN_KEEP_WORKDIR/],
     [{ REPGEN_MAX_FILE_MB: '0' }, /invalid REPGEN_MAX_FILE_MB/],

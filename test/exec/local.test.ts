@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { fixtureFile } from './executor-conformance.js';
 import { isAlive, killAllWith, livePidsWith, waitFor } from './proc-helpers.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
+// The sandbox runs as an unprivileged uid when the tests run as root: it must be able to reach its work dirs.
+chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 
 /**
@@ -296,11 +298,13 @@ describe('local executor with the Python launcher (REPGEN_LAUNCHER=python, used 
 describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
   const executor = createLocalExecutor({ workRoot, sandbox: 'none' });
 
-  it('says plainly that the network was not isolated', async () => {
+  it('says plainly that nothing was isolated', async () => {
     const r = await executor.run({ files: [{ path: 'a.py', content: 'pass' }], entry: 'a.py' });
     expect(r.isolation.network).toBe('host');
     expect(r.isolation.sandbox).toBe('none');
-    expect(r.isolation.notes[0]).toBe('network isolation switched off (REPGEN_SANDBOX=none): the script shared the host network');
+    expect(r.isolation.notes[0]).toBe(
+      'no sandbox (REPGEN_SANDBOX=none): the script could read and write every file this process can, and use its network',
+    );
   });
 
   it('still kills the whole tree at the timeout through the process group and /proc', async () => {
@@ -312,23 +316,12 @@ describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
   });
 });
 
-describe('local executor with unshare (REPGEN_SANDBOX=unshare)', () => {
-  const executor = createLocalExecutor({ workRoot, sandbox: 'unshare' });
-
-  it('runs in a fresh network namespace and kills the tree at the timeout', async () => {
-    const r = await executor.run({ files: [{ path: 'a.py', content: 'print(open("/proc/net/dev").read().count(":"))' }], entry: 'a.py' });
-    expect(r.isolation).toEqual({ network: 'none', sandbox: 'unshare', notes: [] });
-    // Only the loopback device exists in a fresh network namespace.
-    expect(r.stdout).toBe('1\n');
-    await expectTreeKilled(executor, 'timeout');
-  });
-});
-
 describe('local executor: the workspace (the project checkout, read-only)', () => {
   const executor = createLocalExecutor({ workRoot });
 
   function makeCheckout(): string {
     const dir = mkdtempSync(join(workRoot, 'checkout-'));
+    chmodSync(dir, 0o755);
     mkdirSync(join(dir, 'pkg'));
     writeFileSync(join(dir, 'pkg', '__init__.py'), 'VALUE = "from-the-workspace"\n');
     writeFileSync(join(dir, 'data.txt'), 'checkout data\n');
@@ -344,12 +337,12 @@ describe('local executor: the workspace (the project checkout, read-only)', () =
     '        open(path, mode).write("tampered")',
     '        print("WROTE", path)',
     '    except OSError as e:',
-    '        print("refused", e.errno)',
+    '        print("refused", e.errno in (13, 30))',
     'try:',
     '    os.mkdir(os.path.join(ws, "d"))',
     '    print("WROTE dir")',
     'except OSError as e:',
-    '    print("refused", e.errno)',
+    '    print("refused", e.errno in (13, 30))',
     'open("scratch.txt", "w").write("ok")',
     'print("cwd writable", os.getcwd() != ws, os.environ["PYTHONPATH"])',
   ].join('\n');
@@ -361,10 +354,10 @@ describe('local executor: the workspace (the project checkout, read-only)', () =
     expect(r.stdout.split('\n')).toEqual([
       'from-the-workspace /workspace/pkg/__init__.py',
       'checkout data',
-      'refused 30',
-      'refused 30',
-      'refused 30',
-      'refused 30',
+      'refused True',
+      'refused True',
+      'refused True',
+      'refused True',
       'cwd writable True /workspace',
       '',
     ]);

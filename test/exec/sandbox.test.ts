@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SandboxUnavailableError } from '../../src/exec/errors.js';
 import { buildSandboxArgv, findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox.js';
@@ -7,8 +10,8 @@ const layout = {
   rootDirs: ['/lib64'],
   etcEntries: ['/etc/ld.so.cache', '/etc/alternatives'],
 };
-const bwrap: SandboxPlan = { kind: 'bwrap', binary: '/usr/bin/bwrap', mapRootUser: false, notes: [], layout };
-const unshare: SandboxPlan = { kind: 'unshare', binary: '/usr/bin/unshare', mapRootUser: true, notes: [], layout };
+const bwrap: SandboxPlan = { kind: 'bwrap', binary: '/usr/bin/bwrap', runAs: { uid: 65534, gid: 65534 }, seccomp: Buffer.alloc(8), notes: [], layout };
+const tmpBytes = 1 << 30;
 const inner = ['/usr/bin/python3', 'main.py'];
 
 function pairs(args: string[], flag: string): string[][] {
@@ -21,15 +24,31 @@ function pairs(args: string[], flag: string): string[][] {
 
 describe('buildSandboxArgv', () => {
   it('bwrap: no network, a pid namespace, read-only system dirs, only allowlisted /etc, writable work dir', () => {
-    const { file, args } = buildSandboxArgv({ plan: bwrap, network: false, workdir: '/tmp/w', readOnlyPaths: ['/opt/venv'], inner });
+    const { file, args } = buildSandboxArgv({ plan: bwrap, network: false, workdir: '/tmp/w', readOnlyPaths: ['/opt/venv'], inner, tmpBytes });
     expect(file).toBe('/usr/bin/bwrap');
-    for (const flag of ['--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session']) expect(args).toContain(flag);
+    for (const flag of ['--unshare-user', '--disable-userns', '--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session', '--as-pid-1']) {
+      expect(args).toContain(flag);
+    }
+    expect(pairs(args, '--uid')).toEqual([['65534', '--gid']]);
+    expect(pairs(args, '--cap-drop')[0]?.[0]).toBe('ALL');
+    expect(pairs(args, '--seccomp')[0]?.[0]).toBe('4');
+    // /proc/sys read-only over the fresh /proc; sized tmpfs for /tmp and /dev/shm; root and /dev read-only at the end.
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/proc/sys', '/proc/sys']);
+    expect(args.indexOf('/proc/sys')).toBeGreaterThan(args.indexOf('--proc'));
+    expect(pairs(args, '--size')).toEqual([
+      [String(tmpBytes), '--tmpfs'],
+      [String(tmpBytes), '--tmpfs'],
+    ]);
+    expect(pairs(args, '--tmpfs').map((p) => p[0])).toEqual(['/dev/shm', '/tmp']);
+    expect(pairs(args, '--remount-ro').map((p) => p[0])).toEqual(['/dev', '/']);
+    expect(args.some((a) => a === '/sys')).toBe(false);
     expect(pairs(args, '--ro-bind')).toContainEqual(['/usr', '/usr']);
     expect(pairs(args, '--ro-bind')).toContainEqual(['/lib64', '/lib64']);
     expect(pairs(args, '--symlink')).toContainEqual(['usr/lib', '/lib']);
     expect(pairs(args, '--ro-bind-try').map((p) => p[0])).toEqual([
       '/etc/ld.so.cache',
       '/etc/alternatives',
+      '/proc/sysrq-trigger',
       '/sys/devices/system/cpu',
       '/opt/venv',
     ]);
@@ -38,6 +57,10 @@ describe('buildSandboxArgv', () => {
     expect(args.indexOf('--bind')).toBeGreaterThan(args.indexOf('--tmpfs'));
     expect(pairs(args, '--bind')).toEqual([['/tmp/w', '/tmp/w']]);
     expect(args.slice(-3)).toEqual(['--', ...inner]);
+    // Without a seccomp program (an architecture with no table) there is no --seccomp to hang on.
+    expect(buildSandboxArgv({ plan: { ...bwrap, seccomp: null }, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes }).args).not.toContain(
+      '--seccomp',
+    );
   });
 
   it('bwrap binds the workspace read-only at its mount path, after the /tmp tmpfs', () => {
@@ -47,6 +70,7 @@ describe('buildSandboxArgv', () => {
       workdir: '/tmp/w',
       readOnlyPaths: [],
       inner,
+      tmpBytes,
       workspace: { hostPath: '/srv/checkouts/abc', mountPath: '/workspace' },
     });
     expect(pairs(args, '--ro-bind')).toContainEqual(['/srv/checkouts/abc', '/workspace']);
@@ -55,22 +79,14 @@ describe('buildSandboxArgv', () => {
   });
 
   it('bwrap with network=true keeps the host network and everything else', () => {
-    const { args } = buildSandboxArgv({ plan: bwrap, network: true, workdir: '/w', readOnlyPaths: [], inner });
+    const { args } = buildSandboxArgv({ plan: bwrap, network: true, workdir: '/w', readOnlyPaths: [], inner, tmpBytes });
     expect(args).not.toContain('--unshare-net');
     expect(args).toContain('--unshare-pid');
   });
 
-  it('unshare: a net and pid namespace whose init dies with unshare', () => {
-    expect(buildSandboxArgv({ plan: unshare, network: false, workdir: '/w', readOnlyPaths: [], inner })).toEqual({
-      file: '/usr/bin/unshare',
-      args: ['--net', '--pid', '--fork', '--kill-child', '--mount-proc', '--map-root-user', '--', ...inner],
-    });
-    expect(buildSandboxArgv({ plan: unshare, network: true, workdir: '/w', readOnlyPaths: [], inner }).args).not.toContain('--net');
-  });
-
   it('none: the command itself', () => {
     const none: SandboxPlan = { ...bwrap, kind: 'none', binary: '' };
-    expect(buildSandboxArgv({ plan: none, network: false, workdir: '/w', readOnlyPaths: [], inner })).toEqual({
+    expect(buildSandboxArgv({ plan: none, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes })).toEqual({
       file: '/usr/bin/python3',
       args: ['main.py'],
     });
@@ -78,23 +94,38 @@ describe('buildSandboxArgv', () => {
 });
 
 describe('probeSandbox on this host', () => {
-  it('auto picks bubblewrap, which works here', async () => {
+  it('auto picks bubblewrap, which works here, as an unprivileged host uid when we are root', async () => {
     const plan = await probeSandbox('auto', { workRoot: '/tmp' });
     expect(plan.kind).toBe('bwrap');
     expect(plan.notes).toEqual([]);
+    expect(plan.seccomp?.length).toBeGreaterThan(0);
+    if (process.geteuid?.() === 0) expect(plan.runAs).toEqual({ uid: 65534, gid: 65534 });
   });
 
-  it('an explicit mode that cannot work is a SandboxUnavailableError, never a silent fallback', async () => {
-    // A work root that cannot be created makes every probe fail, which is how a broken host looks.
-    const run = probeSandbox('bwrap', { workRoot: '/proc/no-such-dir' });
-    await expect(run).rejects.toBeInstanceOf(SandboxUnavailableError);
-    await expect(run).rejects.toThrow(/REPGEN_SANDBOX=bwrap but bubblewrap failed: cannot create a work dir/);
+  it('no weaker sandbox in silence: when bubblewrap fails, auto refuses and names REPGEN_SANDBOX=none', async () => {
+    // A work root where no work dir can be made makes the probe fail, which is how a broken host looks.
+    for (const mode of ['auto', 'bwrap'] as const) {
+      const run = probeSandbox(mode, { workRoot: '/proc' });
+      await expect(run).rejects.toBeInstanceOf(SandboxUnavailableError);
+      await expect(run).rejects.toThrow(/^no sandbox: bubblewrap failed: cannot create a work dir.*set REPGEN_SANDBOX=none to run untrusted code without isolation$/);
+    }
   });
 
-  it('auto on a host where nothing works falls back to none and says why', async () => {
-    const plan = await probeSandbox('auto', { workRoot: '/proc/no-such-dir' });
+  it('none is only what the operator chose, and it says what that means', async () => {
+    const plan = await probeSandbox('none', { workRoot: '/tmp' });
     expect(plan.kind).toBe('none');
-    expect(plan.notes[0]).toMatch(/^no sandbox works on this host \(bubblewrap failed: .*unshare failed/);
+    expect(plan.notes[0]).toMatch(/^no sandbox \(REPGEN_SANDBOX=none\): the script could read and write every file/);
+  });
+
+  it('a work root the sandbox uid cannot reach is refused up front with the fix, not a bare Permission denied', async () => {
+    const closed = mkdtempSync(join(tmpdir(), 'repgen-closed-'));
+    try {
+      if (process.geteuid?.() !== 0) return;
+      const run = probeSandbox('auto', { workRoot: closed });
+      await expect(run).rejects.toThrow(`the work root ${closed} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${closed} is not searchable by uid 65534`);
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
   });
 
   it('finds binaries on the safe PATH, not only the parent PATH', () => {
