@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
+import { createRunCgroup, type RunCgroup } from './cgroup.js';
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -16,7 +17,7 @@ import {
   buildSandboxArgv,
   handWorkdirToSandbox,
   probeSandbox,
-  sandboxSpawnOptions,
+  sandboxSpawn,
   unreachableBy,
   writeSeccomp,
   type SandboxPlan,
@@ -188,8 +189,26 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     });
     await handWorkdirToSandbox(plan, workdir);
 
+    let cgroup: RunCgroup | null = null;
+    if (plan.cgroups) {
+      try {
+        cgroup = await createRunCgroup(plan.cgroups, { memoryBytes: req.limits.memoryMb * 1024 * 1024, pids: config.maxProcesses });
+      } catch (err) {
+        isolation.notes.push(`no cgroup for this run (${(err as Error).message.split('\n')[0]}): memory is limited per process only`);
+      }
+    }
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
-    const result = await spawnAndWatch(file, args, env, workdir, req, plan, signal);
+    let result;
+    try {
+      const spawnArgs = sandboxSpawn(plan, { file, args }, cgroup, { cwd: workdir, env, detached: true });
+      result = await spawnAndWatch(spawnArgs, workdir, req, plan, signal);
+      if (cgroup && (await cgroup.oomKills()) > 0) {
+        result.oomKilled = true;
+        result.notes.push(`killed by the kernel: the run's ${req.limits.memoryMb} MB memory limit (whole process tree) was reached`);
+      }
+    } finally {
+      await cgroup?.remove();
+    }
 
     const collected = await collectOutputFiles(outDir, { inlineBytes: config.inlineFileBytes, maxFiles: config.maxOutputFiles });
     const notes = [...result.notes, ...collected.notes];
@@ -199,9 +218,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
   }
 
   function spawnAndWatch(
-    file: string,
-    args: string[],
-    env: Record<string, string>,
+    { file, args, options }: { file: string; args: string[]; options: SpawnOptions },
     workdir: string,
     req: RunRequest,
     plan: SandboxPlan,
@@ -216,7 +233,7 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
 
     return new Promise((resolveRun) => {
       // detached: the child leads its own process group, so one kill(-pid) reaches all it did not move away.
-      const child = spawn(file, args, sandboxSpawnOptions(plan, { cwd: workdir, env, detached: true }));
+      const child = spawn(file, args, options);
       writeSeccomp(plan, child);
       let timedOut = false;
       let aborted = false;

@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import type { SandboxMode } from './config.js';
 import { SandboxUnavailableError } from './errors.js';
 import { SAFE_PATH } from './script-env.js';
+import { createRunCgroup, detectCgroups, joinCgroupArgv, type CgroupSupport, type RunCgroup } from './cgroup.js';
 import { buildSeccompFilter, hostSeccompArch } from './seccomp.js';
 
 /** What actually isolates a run. */
@@ -26,6 +27,10 @@ export interface SandboxPlan {
   runAs: { uid: number; gid: number } | null;
   /** The seccomp program (`bwrap --seccomp`); null where the architecture has no syscall table (notes say so). */
   seccomp: Buffer | null;
+  /** Where run cgroups go (memory and pids of the whole tree); null where none can be had (notes say so). */
+  cgroups: CgroupSupport | null;
+  /** util-linux setpriv, which drops to `runAs` after the cgroup is joined as root. */
+  setpriv: string | null;
   /** What this plan could not enforce, said in every result's isolation notes. */
   notes: string[];
   /** How the host's root is laid out, so the bwrap sandbox can mirror it read-only. */
@@ -245,6 +250,8 @@ async function probeUncached(mode: SandboxMode, options: ProbeOptions): Promise<
       binary: '',
       runAs: null,
       seccomp: null,
+      cgroups: null,
+      setpriv: null,
       layout,
       notes: ['no sandbox (REPGEN_SANDBOX=none): the script could read and write every file this process can, and use its network'],
     };
@@ -254,11 +261,15 @@ async function probeUncached(mode: SandboxMode, options: ProbeOptions): Promise<
   if (!binary) throw new SandboxUnavailableError(`no sandbox: bubblewrap (bwrap) not found; ${hint}`);
   const arch = hostSeccompArch();
   const notes = arch ? [] : [`no seccomp filter: no syscall table for ${process.arch}`];
+  const found = await detectCgroups();
+  const setpriv = findBinary('setpriv');
   const plan: SandboxPlan = {
     kind: 'bwrap',
     binary,
     runAs: sandboxRunAs(options.sandboxUid ?? SANDBOX_INNER_ID),
     seccomp: arch ? buildSeccompFilter(arch) : null,
+    cgroups: found.support && setpriv ? found.support : null,
+    setpriv,
     notes,
     layout,
   };
@@ -268,15 +279,32 @@ async function probeUncached(mode: SandboxMode, options: ProbeOptions): Promise<
       `the work root ${options.workRoot} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${blocked}; make it searchable (chmod o+x) or set REPGEN_SANDBOX_UID`,
     );
   }
+  if (plan.cgroups && (await tryPlan(plan, options)) !== null) plan.cgroups = null;
+  if (!plan.cgroups) {
+    const reason = found.support ? 'setpriv (util-linux) not found' : found.reason;
+    notes.push(`no cgroup (${reason}): memory is limited per process (RLIMIT_DATA), shared memory is not counted`);
+  }
   const why = await tryPlan(plan, options);
   if (why !== null) throw new SandboxUnavailableError(`no sandbox: bubblewrap failed: ${why}; ${hint}`);
   return plan;
 }
 
-/** spawn() arguments for a sandboxed command; call writeSeccomp() on the child right after spawning. */
-export function sandboxSpawnOptions(plan: SandboxPlan, base: SpawnOptions): SpawnOptions {
+/**
+ * What to spawn for a sandbox argv, and how: with a run cgroup, a root shell joins it and setpriv drops to the
+ * sandbox uid; without, spawn() drops the uid itself. Call writeSeccomp() on the child right after spawning.
+ */
+export function sandboxSpawn(
+  plan: SandboxPlan,
+  cmd: { file: string; args: string[] },
+  cgroup: RunCgroup | null,
+  base: SpawnOptions,
+): { file: string; args: string[]; options: SpawnOptions } {
   const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', plan.seccomp ? 'pipe' : 'ignore'];
-  return { ...base, stdio, ...(plan.runAs ? { uid: plan.runAs.uid, gid: plan.runAs.gid } : {}) };
+  if (cgroup && plan.setpriv) {
+    const [file, ...args] = joinCgroupArgv(cgroup.procsFiles, plan.runAs, plan.setpriv, [cmd.file, ...cmd.args]);
+    return { file: file as string, args, options: { ...base, stdio } };
+  }
+  return { ...cmd, options: { ...base, stdio, ...(plan.runAs ? { uid: plan.runAs.uid, gid: plan.runAs.gid } : {}) } };
 }
 
 /** Hands bwrap its seccomp program on fd 4 (it reads to EOF before it starts the command). */
@@ -310,7 +338,17 @@ async function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string
   } catch (err) {
     return `cannot create a work dir under ${options.workRoot}: ${(err as Error).message}`;
   }
-  const { file, args } = buildSandboxArgv({ plan, network: false, workdir, readOnlyPaths: [], tmpBytes: 1 << 20, inner: [trueBin] });
+  const cmd = buildSandboxArgv({ plan, network: false, workdir, readOnlyPaths: [], tmpBytes: 1 << 20, inner: [trueBin] });
+  let cgroup: RunCgroup | null = null;
+  if (plan.cgroups) {
+    try {
+      cgroup = await createRunCgroup(plan.cgroups, { memoryBytes: 256 << 20, pids: 64 });
+    } catch (err) {
+      rmSync(workdir, { recursive: true, force: true });
+      return `cannot create a cgroup: ${(err as Error).message}`;
+    }
+  }
+  const { file, args, options: spawnOptions } = sandboxSpawn(plan, cmd, cgroup, { cwd: workdir, env: { PATH: SAFE_PATH } });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;
@@ -319,9 +357,9 @@ async function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string
       done = true;
       clearTimeout(timer);
       rmSync(workdir, { recursive: true, force: true });
-      resolve(why);
+      void (cgroup?.remove() ?? Promise.resolve()).then(() => resolve(why));
     };
-    const child = spawn(file, args, sandboxSpawnOptions(plan, { cwd: workdir, env: { PATH: SAFE_PATH } }));
+    const child = spawn(file, args, spawnOptions);
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       finish('timed out');

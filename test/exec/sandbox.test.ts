@@ -10,7 +10,7 @@ const layout = {
   rootDirs: ['/lib64'],
   etcEntries: ['/etc/ld.so.cache', '/etc/alternatives'],
 };
-const bwrap: SandboxPlan = { kind: 'bwrap', binary: '/usr/bin/bwrap', runAs: { uid: 65534, gid: 65534 }, seccomp: Buffer.alloc(8), notes: [], layout };
+const bwrap: SandboxPlan = { kind: 'bwrap', binary: '/usr/bin/bwrap', runAs: { uid: 65534, gid: 65534 }, seccomp: Buffer.alloc(8), cgroups: null, setpriv: null, notes: [], layout };
 const tmpBytes = 1 << 30;
 const inner = ['/usr/bin/python3', 'main.py'];
 
