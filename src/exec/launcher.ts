@@ -41,18 +41,23 @@ def cap(kind, soft, hard):
 if subreaper and libc is not None:
     # No pid namespace: orphans of the script re-parent to us instead of init, so they stay in reach.
     libc.prctl(36, 1, 0, 0, 0)
+# As pid 1 only signals with a handler reach us, and Python has one for SIGINT: the script must not stop us.
+signal.signal(signal.SIGINT, signal.SIG_IGN)
 pid = os.fork()
 if pid == 0:
     try:
-        cap(resource.RLIMIT_CPU, cpu, cpu + 5)
+        cap(resource.RLIMIT_CPU, cpu, cpu + max(1, cpu // 10))
         cap(resource.RLIMIT_DATA, data, data)
         cap(resource.RLIMIT_CORE, 0, 0)
         cap(resource.RLIMIT_FSIZE, fsize, fsize)
         cap(resource.RLIMIT_NPROC, nproc, nproc)
         cap(resource.RLIMIT_NOFILE, nofile, nofile)
         # Python ignores SIGPIPE and SIGXFSZ; exec would pass that on to shell setup commands.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        # Only stdin/out/err reach the script: fds our own parent leaked to us stay here (fd 3 is close-on-exec).
+        os.closerange(4, 65536)
         os.execv(argv[0], argv)
     except BaseException as e:
         try:

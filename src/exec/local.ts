@@ -185,7 +185,8 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
       readOnlyPaths,
       inner,
       workspace: workspace?.mount,
-      tmpBytes: req.limits.memoryMb * 1024 * 1024,
+      // Half the memory limit each: tmpfs pages count against the run's cgroup, and ENOSPC reads better than an OOM kill.
+      tmpBytes: Math.max(16, Math.floor(req.limits.memoryMb / 2)) * 1024 * 1024,
     });
     await handWorkdirToSandbox(plan, workdir);
 
