@@ -54,6 +54,12 @@ export const LocalExecConfig = z
     maxProcesses: z.number().int().min(8).default(512),
     /** Open files per process (`REPGEN_MAX_OPEN_FILES`, RLIMIT_NOFILE). @defaultValue 4096 */
     maxOpenFiles: z.number().int().min(64).default(4096),
+    /**
+     * Warm interpreters (`REPGEN_WARM_POOL`): `auto` keeps one sandbox per request shape started ahead, torch and
+     * numpy imported, and runs the next such request in it (a cold start, with a note, when none is ready); `always`
+     * starts one and waits for it (tests, benchmarks); `off` starts every run cold. @defaultValue 'off'
+     */
+    warmPool: z.enum(['off', 'auto', 'always']).default('off'),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -68,6 +74,7 @@ const LocalExecEnv = z.object({
     .refine((v) => v !== 'unshare', 'unshare is no longer offered: it gave no filesystem isolation (use bwrap, or none to run unisolated)')
     .pipe(SandboxMode)
     .optional(),
+  REPGEN_WARM_POOL: z.enum(['off', 'auto', 'always']).optional(),
   REPGEN_SANDBOX_UID: z.coerce.number().int().min(1).optional(),
   REPGEN_MAX_PROCESSES: z.coerce.number().int().min(8).optional(),
   REPGEN_MAX_OPEN_FILES: z.coerce.number().int().min(64).optional(),
@@ -97,6 +104,7 @@ export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): Local
     maxFileMb: e.REPGEN_MAX_FILE_MB,
     launcher: e.REPGEN_LAUNCHER,
     sandboxUid: e.REPGEN_SANDBOX_UID,
+    warmPool: e.REPGEN_WARM_POOL,
     maxProcesses: e.REPGEN_MAX_PROCESSES,
     maxOpenFiles: e.REPGEN_MAX_OPEN_FILES,
   });

@@ -298,8 +298,9 @@ export function sandboxSpawn(
   cmd: { file: string; args: string[] },
   cgroup: RunCgroup | null,
   base: SpawnOptions,
+  stdin: 'pipe' | 'ignore' = 'ignore',
 ): { file: string; args: string[]; options: SpawnOptions } {
-  const stdio: StdioOptions = ['ignore', 'pipe', 'pipe', 'pipe', plan.seccomp ? 'pipe' : 'ignore'];
+  const stdio: StdioOptions = [stdin, 'pipe', 'pipe', 'pipe', plan.seccomp ? 'pipe' : 'ignore'];
   if (cgroup && plan.setpriv) {
     const [file, ...args] = joinCgroupArgv(cgroup.procsFiles, plan.runAs, plan.setpriv, [cmd.file, ...cmd.args]);
     return { file: file as string, args, options: { ...base, stdio } };

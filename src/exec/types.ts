@@ -142,4 +142,6 @@ export interface ScriptExecutor {
   readonly name: string;
   /** Runs one request. Resolves with what happened, also when the script failed; rejects only on bad requests. */
   run(request: RunRequestInput, signal?: AbortSignal): Promise<RunResult>;
+  /** Stops what the executor keeps between runs (the local warm pool); runs after it start cold. */
+  close?(): Promise<void>;
 }

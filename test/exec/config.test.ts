@@ -17,6 +17,7 @@ describe('readLocalExecConfig', () => {
       maxFileMb: 2048,
       launcher: 'auto',
       sandboxUid: 65534,
+      warmPool: 'off',
       maxProcesses: 512,
       maxOpenFiles: 4096,
       keepWorkdir: false,

@@ -59,11 +59,12 @@ interface Hostile {
   r: RunResult;
 }
 
-type Launcher = 'native' | 'python';
-let launcher: Launcher = 'native';
+type Path = 'native' | 'python' | 'warm';
+let path: Path = 'native';
 
 function executorWith(extra: Parameters<typeof createLocalExecutor>[0] = {}): ScriptExecutor {
-  return createLocalExecutor({ workRoot, launcher, ...extra }, { hostEnv: { ...process.env, ...SECRET_ENV } });
+  const how = path === 'warm' ? { launcher: 'native' as const, warmPool: 'always' as const } : { launcher: path };
+  return createLocalExecutor({ workRoot, ...how, ...extra }, { hostEnv: { ...process.env, ...SECRET_ENV } });
 }
 
 /** Runs a hostile script, then checks that nothing left the box. */
@@ -96,12 +97,12 @@ async function hostile(body: string, extra: Partial<RunRequestInput> = {}, ex: S
   }
 }
 
-// Both launchers: the C one, and the Python one used where no C compiler is.
-describe.each(['native', 'python'] as const)('escape suite (%s launcher): hostile scripts stay in the box', (which) => {
+// Both launchers (the C one, and the Python one used where no C compiler is), and the warm pool's path.
+describe.each(['native', 'python', 'warm'] as const)('escape suite (%s): hostile scripts stay in the box', (which) => {
   let server: Server;
   let port = 0;
   beforeAll(async () => {
-    launcher = which;
+    path = which;
     // A service on the host's loopback, which an isolated script must not reach.
     server = createServer((s) => s.end('host-service\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,57 @@
+/**
+ * Warm pool vs cold start: median fixed cost of a run that imports torch and exits, through the local executor,
+ * both series interleaved in one process (so load from other processes hits both alike).
+ *
+ *   npx tsx scripts/bench/warm-pool.ts [--runs 10]
+ *
+ * Cold: REPGEN_WARM_POOL=off, every run starts a sandbox and an interpreter that imports torch. Warm: the pool has
+ * a sandbox ready (warmUp() before each timed run, not timed: in real use it warms while the previous run and the
+ * agent's model call go on). Target (issue 11): warm ≤ 100 ms and ≥ 10× faster than cold.
+ */
+import { loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { readLocalExecConfig } from '../../src/exec/config.js';
+import { createLocalExecutor } from '../../src/exec/local.js';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' } } });
+const runs = Number(values.runs);
+const config = readLocalExecConfig(process.env);
+const cold = createLocalExecutor({ ...config, warmPool: 'off' });
+const warm = createLocalExecutor({ ...config, warmPool: 'auto' });
+const request = { files: [{ path: 'main.py', content: 'import torch\n' }], entry: 'main.py' };
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function timed(run: () => Promise<{ exitCode: number | null; notes?: string[]; stderr: string }>): Promise<{ ms: number; notes: string[] }> {
+  const t = performance.now();
+  const r = await run();
+  const ms = performance.now() - t;
+  if (r.exitCode !== 0) throw new Error(`run failed: ${r.stderr}`);
+  return { ms, notes: r.notes ?? [] };
+}
+
+// Warm-up of both paths (sandbox probe, launcher build, page cache); not counted.
+await cold.run(request);
+await warm.warmUp(request);
+const coldMs: number[] = [];
+const warmMs: number[] = [];
+let warmServed = 0;
+const load = loadavg()[0] ?? 0;
+for (let i = 0; i < runs; i++) {
+  coldMs.push((await timed(() => cold.run(request))).ms);
+  if (!(await warm.warmUp(request))) throw new Error('the warm pool could not get an interpreter ready');
+  const w = await timed(() => warm.run(request));
+  warmMs.push(w.ms);
+  if (w.notes.some((n) => n.startsWith('warm start'))) warmServed++;
+}
+await warm.close();
+const c = median(coldMs);
+const w = median(warmMs);
+console.log(`python: ${config.python}  runs: ${runs}  load average: ${load.toFixed(2)}  warm runs served by the pool: ${warmServed}/${runs}`);
+console.log(`cold (sandbox + interpreter + import torch)  median ${c.toFixed(1)} ms`);
+console.log(`warm (pooled sandbox, torch imported)       median ${w.toFixed(1)} ms`);
+console.log(`speed-up ${(c / w).toFixed(1)}x  (target warm ≤ 100 ms: ${w <= 100 ? 'met' : 'NOT met'}; ≥ 10x: ${c / w >= 10 ? 'met' : 'NOT met'})`);
