@@ -1,11 +1,13 @@
 import { SetupError, UsageError } from './errors.js';
 import { processIo, type CliIo, type Command } from './cli/io.js';
+import { SUMMARIES, topHelp, version } from './cli/top-help.mjs';
 
 /**
- * Subcommands, each loaded only when asked for so that `repgen run` never pays for Probot or ONNX.
+ * Subcommands, each loaded only when asked for so that `repgen run` never pays for Probot or ONNX, and
+ * `repgen --help` loads none (the summaries live in cli/top-help.mjs, which bin/repgen.js reads without tsx).
  * Written out one by one (not a computed path) so that bundlers and vite's test runner can follow them.
  */
-const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
+export const COMMANDS: Record<keyof typeof SUMMARIES, () => Promise<{ command: Command }>> = {
   run: () => import('./commands/run.js'),
   context: () => import('./commands/context.js'),
   reproduce: () => import('./commands/reproduce.js'),
@@ -16,26 +18,29 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
 };
 
 async function loadCommand(name: string): Promise<Command | null> {
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name as keyof typeof COMMANDS] : undefined;
   return load ? (await load()).command : null;
-}
-
-async function topHelp(): Promise<string> {
-  const lines = ['usage: repgen <command> [options]', '', 'Reproduces deep-learning bugs from issue reports.', '', 'commands:'];
-  for (const name of Object.keys(COMMANDS)) {
-    const cmd = await loadCommand(name);
-    if (cmd) lines.push(`  ${name.padEnd(10)} ${cmd.summary}`);
-  }
-  lines.push('', "Run 'repgen <command> --help' for a command's options.");
-  return `${lines.join('\n')}\n`;
 }
 
 /** Runs the CLI; resolves to the exit code (0 ok, 1 the job's own negative outcome, 2 usage or setup error). */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.stdout(`repgen ${version()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest[0] && !rest[0].startsWith('-')) {
+    const target = await loadCommand(rest[0]);
+    if (!target) {
+      io.stderr(`repgen: unknown command '${rest[0]}'. Run 'repgen --help' for the list.\n`);
+      return 2;
+    }
+    io.stdout(`${target.help.trimEnd()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(await topHelp());
-    return name ? 0 : 2;
+    io.stdout(topHelp());
+    return 0;
   }
   const cmd = await loadCommand(name);
   if (!cmd) {

@@ -1,0 +1,3 @@
+export declare const SUMMARIES: Record<'run' | 'context' | 'reproduce' | 'bench' | 'serve' | 'worker' | 'k8s', string>;
+export declare function topHelp(): string;
+export declare function version(): string;
