@@ -2,6 +2,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { LlmBadResponseError, LlmConnectionError, LlmError, LlmTimeoutError, errorFromStatus, shouldRetryHeader } from './errors.js';
+import { createModelFetch } from './http.js';
 import { callWithRetries, retryAfterFromHeaders } from './retry.js';
 import { DEFAULT_MODELS, type LlmSettings } from './settings.js';
 import type { LlmClient, LlmRequest, LlmResponse } from './types.js';
@@ -29,6 +30,8 @@ type AnthropicMessage = z.infer<typeof AnthropicMessage>;
 export interface AnthropicDeps {
   log: Logger;
   random?: () => number;
+  /** @defaultValue undici's fetch with every limit set from `settings.timeoutMs` (src/llm/http.ts) */
+  fetch?: typeof fetch;
 }
 
 export function createAnthropicClient(settings: LlmSettings, deps: AnthropicDeps): LlmClient {
@@ -39,6 +42,8 @@ export function createAnthropicClient(settings: LlmSettings, deps: AnthropicDeps
     baseURL: settings.baseURL ?? null,
     maxRetries: 0,
     timeout: settings.timeoutMs,
+    // The SDK's default fetch is Node's, whose 300 s header timeout would cut a slow model under ours.
+    fetch: deps.fetch ?? createModelFetch(settings.timeoutMs),
   });
   const warned = new Set<string>();
   const policy = { ...settings, provider: 'anthropic' as const };

@@ -14,7 +14,7 @@ export interface LlmDeps {
   log?: Logger;
   /** Jitter source in [0, 1). @defaultValue Math.random */
   random?: () => number;
-  /** For the OpenAI-compatible adapter. @defaultValue globalThis.fetch */
+  /** The HTTP client of either adapter. @defaultValue undici's fetch with every limit set from the configured timeout */
   fetch?: typeof fetch;
 }
 
@@ -35,7 +35,7 @@ export async function createLlmClient(settings: LlmSettingsInput, deps: LlmDeps 
     case 'anthropic': {
       if (!s.apiKey) throw new LlmSettingsError('the anthropic provider needs an API key: set ANTHROPIC_API_KEY');
       const { createAnthropicClient } = await import('./anthropic.js');
-      return createAnthropicClient(s, { log, random: deps.random });
+      return createAnthropicClient(s, { log, random: deps.random, fetch: deps.fetch });
     }
     case 'openai': {
       const { createOpenAiCompatibleClient } = await import('./openai-compatible.js');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Logger } from '../log.js';
 import { LlmBadResponseError, LlmConnectionError, LlmSettingsError, errorFromStatus, shouldRetryHeader } from './errors.js';
+import { createModelFetch } from './http.js';
 import { callWithRetries, retryAfterFromHeaders } from './retry.js';
 import { DEFAULT_MODELS, type LlmSettings } from './settings.js';
 import type { LlmClient, LlmRequest, LlmResponse } from './types.js';
@@ -36,7 +37,7 @@ const ErrorBody = z.union([
 export interface OpenAiCompatibleDeps {
   log: Logger;
   random?: () => number;
-  /** @defaultValue globalThis.fetch */
+  /** @defaultValue undici's fetch with every limit set from `settings.timeoutMs` (src/llm/http.ts) */
   fetch?: typeof fetch;
 }
 
@@ -46,7 +47,7 @@ export function createOpenAiCompatibleClient(settings: LlmSettings, deps: OpenAi
   }
   const model = settings.model ?? DEFAULT_MODELS.openai;
   const endpoint = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
-  const doFetch = deps.fetch ?? fetch;
+  const doFetch = deps.fetch ?? createModelFetch(settings.timeoutMs);
   const warned = new Set<string>();
   const policy = { ...settings, provider: 'openai' as const };
 
