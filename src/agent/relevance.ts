@@ -1,6 +1,7 @@
 import type { ReportFacts } from '../report/types.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { CONVENTIONAL_IMPORTS } from './conventions.js';
+import { fakeOutputReasons } from './fake-output.js';
 
 export interface RelevanceVerdict {
   ok: boolean;
@@ -25,7 +26,6 @@ function stripComments(script: string): string {
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const norm = (s: string): string => s.replace(/\s+/g, ' ').trim().toLowerCase();
 
 /** Identifiers that tie a script to the report: names its code defines, calls in its traceback, APIs in its title. */
 export function keyIdentifiers(reading: ReportReading, facts: ReportFacts): string[] {
@@ -48,39 +48,13 @@ export function keyIdentifiers(reading: ReportReading, facts: ReportFacts): stri
 
 /**
  * The relevance check of tier 1: the script must exercise what the report is about, and must not fake
- * the bug — raising the reported exception itself or printing the reported output text is rejected.
+ * the bug — printing or raising a copy of the reported output is rejected (src/agent/fake-output.ts),
+ * while the report's own code, including the lines its traceback quotes, is always allowed.
  * Pure; the matcher's own guard against literal output is a second line of defence.
  */
 export function checkRelevance(script: string, reading: ReportReading, facts: ReportFacts): RelevanceVerdict {
   const code = stripComments(script);
-  const flat = norm(code);
-  const reasons: string[] = [];
-  const reportCode = norm(facts.pythonBlocks.join('\n'));
-
-  const exceptions = [...reading.expected.flatMap((s) => (s.exception ? [s.exception] : [])), ...reading.tracebacks.map((t) => t.exception)];
-  for (const e of exceptions) {
-    const raise = new RegExp(`\\braise\\s+(?:[\\w.]+\\.)?${escape(e.type)}\\b`);
-    if (raise.test(code) && !raise.test(facts.pythonBlocks.join('\n'))) reasons.push(`the script raises ${e.type} itself; the bug must raise it`);
-    const msg = norm(e.message);
-    // Long enough to be the report's own words, not a common phrase.
-    if (msg.length >= 16 && flat.includes(msg.slice(0, 60)) && !reportCode.includes(msg.slice(0, 60))) reasons.push(`the script contains the reported message "${e.message.slice(0, 80)}" itself`);
-  }
-  if (/\bprint\s*\(\s*f?["']Traceback|\.write\s*\(\s*f?["']Traceback/.test(code)) reasons.push('the script prints a traceback itself');
-  const outputLines = reading.outputText.split('\n').map((l) => l.trim()).filter((l) => l.length >= 20 && !/^(File |Traceback )/.test(l));
-  for (const line of outputLines) {
-    const n = norm(line);
-    if (flat.includes(n) && !reportCode.includes(n)) {
-      reasons.push(`the script contains the reported output line "${line.slice(0, 80)}" literally`);
-      break;
-    }
-  }
-  for (const line of reading.metricLines) {
-    const n = norm(line);
-    if (n.length >= 12 && flat.includes(n) && !reportCode.includes(n)) {
-      reasons.push(`the script contains the reported metric line "${line.slice(0, 80)}" literally`);
-      break;
-    }
-  }
+  const reasons = fakeOutputReasons(script, reading, facts);
   if (reasons.length) return { ok: false, outcome: 'faked_bug', reasons };
 
   const frameworks = facts.frameworks.filter((f) => f !== 'numpy');
