@@ -41,6 +41,8 @@ export interface AgentDeps {
   log: Logger;
   now?: () => number;
   onAttempt?: (a: AttemptRecord) => void | Promise<void>;
+  /** Which modules the run's interpreter cannot import (cached probe). @defaultValue the plan's missing modules */
+  checkImports?: (modules: string[], signal?: AbortSignal) => Promise<string[]>;
 }
 
 export interface AgentResult {
@@ -115,7 +117,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
     },
-    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt },
+    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, checkImports: deps.checkImports },
     signal,
   );
   return { status: tier1.status, reason: tier1.reason, tier: 1, attempts: [...attempts, ...tier1.attempts], final: tier1.final ?? final, usage: tier1.usage };

@@ -56,6 +56,11 @@ export interface Tier1Deps extends RunCandidateDeps {
   log: Logger;
   now?: () => number;
   onAttempt?: (a: AttemptRecord) => void | Promise<void>;
+  /**
+   * Which of these modules the run's interpreter cannot import (probed through the executor, cached).
+   * @defaultValue only `input.missingModules` counts as missing
+   */
+  checkImports?: (modules: string[], signal?: AbortSignal) => Promise<string[]>;
 }
 
 export type Tier1Status = 'reproduced' | 'not_reproduced' | 'exit_budget' | 'exit_infra';
@@ -235,7 +240,8 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
   if (errors.length) {
     return { outcome: 'static_error', stage: `static (${lint.tools.join(', ')})`, feedback: `Static errors:\n${errors.slice(0, 15).map((f) => `line ${f.line}: ${f.message} [${f.tool}]`).join('\n')}`, run: null };
   }
-  const missing = importedModules(script).filter((m) => input.missingModules.includes(m));
+  const imported = importedModules(script);
+  const missing = deps.checkImports ? await deps.checkImports(imported, signal) : imported.filter((m) => input.missingModules.includes(m));
   const network = networkNeeds(script);
   if (missing.length || network.length) {
     const why = [...missing.map((m) => `package \`${m}\` is not installed here`), ...network.map((w) => `${w} needs the network, which runs here do not have`)];

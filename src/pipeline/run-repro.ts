@@ -8,7 +8,7 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import { environmentRecord, importedModules, probeEnvironment, runPlan, type EnvironmentProbe, type ReproPlan } from '../plan/index.js';
+import { environmentRecord, importedModules, missingModules, probeEnvironment, referencedModules, runPlan, type EnvironmentProbe, type ReproPlan } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
@@ -218,7 +218,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   }
   const code = snippet?.script ?? '';
   const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
-  const probed = await probeEnvironment(deps.executor, importedModules(code), signal, workspace);
+  const probed = await probeEnvironment(deps.executor, [...importedModules(code), ...referencedModules(code)], signal, workspace);
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
@@ -264,6 +264,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       log: deps.log,
       now: deps.now,
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
+      checkImports: (modules, sig) => missingModules(deps.executor, modules, sig, workspace),
     },
     signal,
   );

@@ -1,9 +1,9 @@
-import { NETWORK_PATTERNS } from '../agent/conventions.js';
+import { CONVENTIONAL_IMPORTS, NETWORK_PATTERNS } from '../agent/conventions.js';
 import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
 
 export * from './types.js';
-export { probeEnvironment, environmentRecord } from './probe-environment.js';
+export { probeEnvironment, environmentRecord, missingModules, COMMON_MODULES } from './probe-environment.js';
 
 /** Standard-library modules never worth probing. */
 const STDLIB = new Set(['os', 'sys', 'math', 'time', 'random', 'json', 're', 'copy', 'collections', 'itertools', 'functools', 'typing', 'dataclasses', 'pathlib', 'abc', 'argparse', 'logging', 'warnings', 'pickle', 'io', 'string', 'datetime', 'glob', 'shutil', 'subprocess', 'threading', 'multiprocessing', 'enum', 'operator', 'statistics', 'csv', 'gc', 'inspect', 'traceback', 'contextlib', 'tempfile', 'unittest', 'platform', 'struct', 'uuid', 'hashlib', 'heapq', 'bisect', 'queue', 'signal', 'socket', 'zipfile', 'gzip', 'textwrap', 'pprint', '__future__']);
@@ -17,6 +17,21 @@ export function importedModules(code: string): string[] {
       const top = n.split('.')[0];
       if (top && !n.startsWith('.') && !STDLIB.has(top)) mods.add(top);
     }
+  }
+  return [...mods];
+}
+
+/**
+ * Modules the code reaches through a conventional name it never imports (`transforms.Compose` needs
+ * torchvision, `pd.read_csv` pandas, `tqdm(...)` tqdm): a snippet's imports are often left out. Pure.
+ */
+export function referencedModules(code: string): string[] {
+  const bare = code.replace(/("|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
+  const mods = new Set<string>();
+  for (const [name, statement] of Object.entries(CONVENTIONAL_IMPORTS)) {
+    if (!new RegExp(`(?<![.\\w])${name}\\s*[.(]`).test(bare)) continue;
+    const top = /^\s*(?:from|import)\s+([\w]+)/.exec(statement)?.[1];
+    if (top && !STDLIB.has(top)) mods.add(top);
   }
   return [...mods];
 }
@@ -50,31 +65,55 @@ export interface PlanInput {
  */
 export function runPlan(input: PlanInput): ReproPlan {
   const { report, code, probe } = input;
-  const imports = importedModules(code);
-  const missingModules = probe ? imports.filter((m) => probe.modules[m] === null) : [];
+  const imports = [...new Set([...importedModules(code), ...referencedModules(code)])];
+  const notImportable = (m: string): boolean => probe !== null && m in probe.modules && probe.modules[m] === null;
+  const missingModules = imports.filter(notImportable);
   const blockers: Blocker[] = [
     ...networkNeeds(code).map((what) => ({ kind: 'network' as const, what: `${what}; runs here have no network` })),
     ...missingModules.map((m) => ({ kind: 'missing_package' as const, what: `package \`${m}\` is not installed in this runner's Python` })),
     ...localDataNeeds(code).map((p) => ({ kind: 'data' as const, what: `the report's data file(s) (\`${p}\`), which are on the reporter's machine, not in the report` })),
   ];
   const versions = report.reading.versions.map((v) => `${v.name}==${v.version}`).join(', ');
-  const here = probe ? Object.entries(probe.modules).filter(([, v]) => v && v !== 'installed').map(([k, v]) => `${k} ${v}`).join(', ') : 'unknown';
-  const loadsData = report.facts.dataDescriptions.some((d) => d.startsWith('code loads data')) || blockers.some((b) => b.kind !== 'missing_package');
-  const dataStrategy: ReproPlan['dataStrategy'] = loadsData ? 'synthetic' : code.trim() ? 'report_code' : 'synthetic';
+  const installed = probe ? Object.entries(probe.modules).filter(([, v]) => v).map(([k, v]) => (v === 'installed' ? k : `${k} ${v}`)) : [];
+  const absent = probe ? Object.entries(probe.modules).filter(([, v]) => v === null).map(([k]) => k) : [];
+  const dataFacts = report.facts.dataDescriptions.filter((d) => d.startsWith('code '));
+  const loadsData = dataFacts.some((d) => d.startsWith('code loads data')) || blockers.some((b) => b.kind !== 'missing_package');
+  const showsNoData = dataFacts.some((d) => d.startsWith('code uses data it does not show'));
+  // A missing package anywhere in the report's code rules its data path out too: the model must not be sent
+  // back to a loader that cannot import here.
+  const dataStrategy: ReproPlan['dataStrategy'] = loadsData || missingModules.length || showsNoData ? 'synthetic' : code.trim() ? 'report_code' : 'synthetic';
   const expected = report.reading.expected;
   const assertion = expected.length
     ? expected.map((s) => (s.exception ? `the run ends with ${s.exception.type}: ${s.exception.message}` : `the run shows ${s.kind.replace(/_/g, ' ')}${s.metric ? ` in ${s.metric}` : ''}`)).join('; and ')
     : 'the behaviour the report describes (it shows no error or output to match)';
+  const missingText = missingModules.map((m) => `\`${m}\``).join(', ');
+  const why = [
+    ...(missingModules.length ? [`it needs ${missingText}, which ${missingModules.length === 1 ? 'is' : 'are'} not installed here`] : []),
+    ...(loadsData ? ['it loads files or downloads that are not here'] : []),
+    ...(showsNoData ? ['the report does not show where its batches come from'] : []),
+  ];
   const steps: PlanStep[] = [
-    { kind: 'environment', description: `Python with ${here}${versions ? `; the report used ${versions}` : ''}; CPU${probe?.cuda ? ' and CUDA' : ' only, no CUDA'}; no network.` },
+    {
+      kind: 'environment',
+      description: probe
+        ? `Python ${probe.python} with ${installed.join(', ') || 'the standard library only'}${versions ? `; the report used ${versions}` : ''}; CPU${probe.cuda ? ' and CUDA' : ' only, no CUDA'}; no network.${absent.length ? ` Not installed here, never import: ${absent.join(', ')}.` : ''}`
+        : `Python of unknown contents${versions ? `; the report used ${versions}` : ''}; no network.`,
+    },
     {
       kind: 'data',
       description:
         dataStrategy === 'synthetic'
-          ? `The report's data is not available here${report.facts.dataDescriptions.length ? ` (${report.facts.dataDescriptions.slice(0, 3).join('; ')})` : ''}: generate synthetic tensors with the same shapes and dtypes, seeded from REPGEN_SEED.`
-          : 'Use the data the report\'s code builds itself.',
+          ? `Do not use the report's own data path${why.length ? ` (${why.join('; ')})` : ''}${dataFacts.length ? `. What the report shows of it: ${dataFacts.slice(0, 3).join('; ')}` : ''}. Generate synthetic tensors with torch/numpy of the same shapes and dtypes, seeded from REPGEN_SEED.`
+          : `Use the data the report's code builds itself${dataFacts.length ? ` (${dataFacts.slice(0, 2).join('; ')})` : ''}.`,
     },
-    { kind: 'model', description: report.facts.pythonBlocks.length ? 'Use the report\'s own model/code, unchanged where it carries the bug.' : `Write the smallest model/code that exercises: ${report.bug.coreProblem}` },
+    {
+      kind: 'model',
+      description: report.facts.pythonBlocks.length
+        ? missingModules.length
+          ? `Use the report's own model/code where it carries the bug, but it imports ${missingText}, not installed here: rebuild what needs ${missingModules.length === 1 ? 'it' : 'them'} with installed packages only and never import ${missingText}.`
+          : "Use the report's own model/code, unchanged where it carries the bug."
+        : `Write the smallest model/code that exercises: ${report.bug.coreProblem}`,
+    },
     { kind: 'run', description: 'One self-contained script, CPU, seconds not minutes: few epochs, small batches, print metrics per step/epoch in the report\'s format.' },
     { kind: 'assertion', description: `Let the bug show by itself: ${assertion}. Never raise the reported exception or print the reported text yourself.` },
   ];

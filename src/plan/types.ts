@@ -34,6 +34,8 @@ export const EnvironmentProbe = z.object({
   platform: z.string().catch(''),
   /** Installed version per probed module; null when not importable. */
   modules: z.record(z.string(), z.string().nullable()),
+  /** Why a module that is installed failed to import (`ImportError: …`). */
+  importErrors: z.record(z.string(), z.string()).optional(),
   cuda: z.boolean().catch(false),
   cudaVersion: z.string().nullable().catch(null),
 });

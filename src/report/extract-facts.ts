@@ -35,6 +35,45 @@ function attachmentKind(url: string): ReportFacts['attachments'][number]['kind']
   return 'other';
 }
 
+const clipCode = (s: string): string => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 117)}…` : flat;
+};
+
+/** Calls that make tensors/arrays/frames out of nothing or out of literals: the code builds its data. */
+const BUILDS = /^\s*([A-Za-z_][\w, ()[\]]*?)\s*=\s*((?:torch|np|numpy|pd|tf|jnp)\.(?:tensor|Tensor|FloatTensor|LongTensor|as_tensor|from_numpy|randn|rand|randint|randn_like|rand_like|zeros|ones|full|arange|linspace|eye|empty|array|asarray|random\.\w+|DataFrame|constant|convert_to_tensor)\s*\(.*|\[\s*\[?\s*-?\d[\d.,\s[\]-]*\]?.*|(?:TensorDataset|make_classification|make_regression|make_blobs|make_moons)\s*\(.*)$/;
+/** Calls that read data from files, hubs or dataset classes: the code loads its data. */
+const LOADS = /\b(?:datasets\.\w+\([^)\n]*\)?|pd\.read_\w+\([^)\n]*\)?|np\.(?:load|loadtxt|genfromtxt)\w*\([^)\n]*\)?|torch\.load\([^)\n]*\)?|load_dataset\([^)\n]*\)?|ImageFolder\([^)\n]*\)?|DatasetFolder\([^)\n]*\)?|Image\.open\([^)\n]*\)?|cv2\.imread\([^)\n]*\)?|h5py\.File\([^)\n]*\)?|flow_from_directory\([^)\n]*\)?|image_dataset_from_directory\([^)\n]*\)?|(?:keras|tf\.keras)\.datasets\.\w+\.load_data\(\))/g;
+/** Names that conventionally hold data or a batch source (not attributes: `self.features` is a layer). */
+const LOADER_NAME = /(?<![.\w])((?:[A-Za-z]\w*_)?(?:loader|dataloader|dataset|data|features|targets|labels|inputs|images)|[xXyY]_(?:train|test|val|valid))(?![\w(])/g;
+
+/**
+ * What the report's code shows of its data, deterministically: data it builds (tensors from literals or
+ * random calls, DataFrames, TensorDatasets), data it loads (files, dataset classes, hubs) and data it uses
+ * without showing where it comes from (a `train_loader` it never defines). Pure.
+ */
+export function dataInCode(code: string): string[] {
+  const out: string[] = [];
+  const add = (s: string) => {
+    if (!out.includes(s) && out.length < 12) out.push(s);
+  };
+  const lines = code.split('\n');
+  for (const line of lines) {
+    // Top-level lines only: inside functions the same calls make intermediate tensors, not the data.
+    if (line.length > 2000 || /^\s/.test(line)) continue;
+    const m = BUILDS.exec(line);
+    if (m) add(`code builds data: \`${clipCode(line)}\``);
+  }
+  for (const m of code.matchAll(LOADS)) add(`code loads data: \`${clipCode(m[0])}\``);
+  // Names are read with strings and comments blanked (a path 'data/x' names nothing), keyword arguments skipped.
+  const bare = code.replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
+  const defined = new Set<string>();
+  for (const m of bare.matchAll(/^[ \t]*(?!def\b|class\b|if\b|elif\b|while\b|return\b)(?:for\s+)?([\w, ()[\]]+?)\s*(?:[-+*/]?=(?!=)|\bin\b)/gm)) for (const n of (m[1] ?? '').split(/[\s,()[\]]+/)) if (n) defined.add(n);
+  const unseen = [...new Set([...bare.matchAll(LOADER_NAME)].filter((m) => !/^\s*=(?!=)/.test(bare.slice((m.index ?? 0) + m[0].length))).map((m) => m[1] ?? ''))].filter((n) => n && !defined.has(n));
+  if (unseen.length) add(`code uses data it does not show: ${unseen.slice(0, 4).map((n) => `\`${n}\``).join(', ')}`);
+  return out;
+}
+
 /**
  * Deterministic facts beyond the symptom reader: which blocks are Python, hardware hints, data
  * descriptions, attachments. Pure: the body in, facts out.
@@ -72,11 +111,10 @@ export async function extractFacts(body: string, reading: ReportReading, { bodyC
     if (s.length > 8 && s.length < 400 && DATA.test(s) && !dataDescriptions.includes(s)) dataDescriptions.push(s);
     if (dataDescriptions.length >= 10) break;
   }
-  for (const code of pythonBlocks) {
-    for (const m of code.matchAll(/\b(?:datasets\.\w+\([^)\n]*\)|pd\.read_\w+\([^)\n]*\)|np\.load\w*\([^)\n]*\)|torch\.load\([^)\n]*\)|load_dataset\([^)\n]*\)|ImageFolder\([^)\n]*\))/g)) {
-      if (dataDescriptions.length < 20) dataDescriptions.push(`code loads data: ${m[0]}`);
-    }
-  }
+  // What the code itself says about the data comes first: it is what a reproduction can reuse.
+  const fromCode = dataInCode(pythonBlocks.join('\n'));
+  dataDescriptions.unshift(...fromCode.filter((d) => !dataDescriptions.includes(d)));
+  dataDescriptions.splice(24);
 
   const attachments: ReportFacts['attachments'] = [];
   for (const m of body.matchAll(/\bhttps?:\/\/[^\s)<>\]"']+/g)) {

@@ -6,6 +6,7 @@ import { renderPrompt } from '../prompts/load-prompts.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { BugReport, LlmBugReport, type ReportFacts } from './types.js';
 
+const NOT_STATED = /^(?:not (?:stated|specified|given|provided|mentioned|shown)|unknown|unspecified|n\/a|none|null|-|)\.?$/i;
 const EXPECTATION = /\b(?:expect(?:ed|ing)?|should|supposed to|instead of|would like)\b/i;
 
 /** The deterministic BugReport: built from the reading and facts alone (no model). Pure. */
@@ -32,7 +33,7 @@ export function deterministicBugReport(title: string, body: string, reading: Rep
       framework: facts.frameworks[0] ?? null,
       versions: reading.versions,
       hardware: facts.hardwareHints.length ? facts.hardwareHints.join(', ') : 'not stated',
-      data: facts.dataDescriptions.length ? facts.dataDescriptions.slice(0, 5).join('; ') : 'not stated',
+      data: facts.dataDescriptions.length ? facts.dataDescriptions.slice(0, 6).join('; ') : 'not stated',
     },
     source: 'deterministic',
   });
@@ -77,7 +78,8 @@ export async function restructureWithLlm(
         framework: v.environment.framework ?? f.environment.framework,
         versions: f.environment.versions,
         hardware: v.environment.hardware || f.environment.hardware,
-        data: v.environment.data || f.environment.data,
+        // The model often answers "not stated" when the data is in the code; the code's facts win then.
+        data: v.environment.data && !NOT_STATED.test(v.environment.data.trim()) ? v.environment.data : f.environment.data,
       },
       source: 'llm',
     });

@@ -201,6 +201,15 @@ describe('runRepro: refinement feeds every failure back', () => {
     expect(outcome.status).toBe('reproduced');
   });
 
+  it('rejects a script importing a package the interpreter cannot import, before running it (cached probe)', async () => {
+    const llm = await llmOver([answer(`import transformers\n${GOOD_SCRIPT}`), answer(GOOD_SCRIPT)]);
+    const { outcome, executor } = await reproduce({ llm });
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['unavailable_here', 'reproduced']);
+    expect(outcome.attempts[0]?.feedback).toMatch(/package `transformers` is not installed here/);
+    expect(executor.scripts().some((s) => s.includes('import transformers'))).toBe(false);
+    expect(executor.requests.filter((r) => r.entry === 'probe.py')).toHaveLength(1);
+  });
+
   it('switches to the next context bundle after 5 failures on one', async () => {
     const context: ContextResult = {
       bundles: [

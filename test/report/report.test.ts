@@ -50,7 +50,7 @@ describe('runReport without a model (deterministic)', () => {
     expect(r.facts.otherLanguageBlocks).toEqual([{ lang: 'cpp', firstLine: '#include <torch/torch.h>' }]);
     expect(r.facts.hardwareHints).toEqual(expect.arrayContaining(['RTX 3090', 'CUDA 11.8', '.cuda()']));
     expect(r.facts.dataDescriptions.join('\n')).toMatch(/50,000 images of shape \(3, 224, 224\)/);
-    expect(r.facts.dataDescriptions.join('\n')).toMatch(/code loads data: torch\.load\('\/home\/me\/data\/batch\.pt'\)/);
+    expect(r.facts.dataDescriptions.join('\n')).toMatch(/code loads data: `torch\.load\('\/home\/me\/data\/batch\.pt'\)`/);
     expect(r.facts.attachments.map((a) => a.kind)).toEqual(['weights', 'notebook']);
     expect(r.bug).toMatchObject({ source: 'deterministic', coreProblem: 'Loss is NaN on my RTX 3090', expected: 'I expected the loss to go down.' });
     expect(r.bug.environment.hardware).toMatch(/RTX 3090/);
@@ -95,5 +95,32 @@ describe('runReport with a model (LLM restructuring)', () => {
     const r = await runReport({ issue: { title: '', body: CRASH_ISSUE }, settings }, { llm, log: silentLogger, prompts });
     expect(r.bug.source).toBe('deterministic');
     expect(r.notes.join()).toMatch(/could not restructure the report/);
+  });
+});
+
+describe('data presence is read from the report\'s code', () => {
+  const issue = (code: string) => `# loss does not decrease\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nepoch 1 loss 0.6931\nepoch 2 loss 0.6931\n\`\`\`\n`;
+
+  it('says the code builds its data instead of "not stated"', async () => {
+    const r = await runReport({ issue: { title: '', body: issue('import numpy as np\nimport torch\nX = np.asarray([1, 2, 3, 4])\ny = torch.randn(4, 1)\nmodel = torch.nn.Linear(1, 1)\n') }, settings }, { llm: null, log: silentLogger });
+    expect(r.bug.environment.data).toMatch(/^code builds data: `X = np\.asarray\(\[1, 2, 3, 4\]\)`; code builds data: `y = torch\.randn\(4, 1\)`/);
+  });
+
+  it('says which data the code uses without showing it, and not for attributes, keyword arguments, strings or comments', async () => {
+    const code = 'def train(model, train_loader):\n    for x, y in train_loader:  # iterate over data\n        model(x)\nlayer = nn.Linear(in_features=3, out_features=2)\nself_features = "data/features"\nm.features(x)\ntrain(model, val_loader)\n';
+    const r = await runReport({ issue: { title: '', body: issue(code) }, settings }, { llm: null, log: silentLogger });
+    expect(r.facts.dataDescriptions).toContain('code uses data it does not show: `train_loader`, `val_loader`');
+  });
+
+  it('keeps "not stated" when the code shows no data at all', async () => {
+    const r = await runReport({ issue: { title: '', body: issue('import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return torch.cat([x, x], 1)\n') }, settings }, { llm: null, log: silentLogger });
+    expect(r.bug.environment.data).toBe('not stated');
+  });
+
+  it('a model answering "not stated" for the data does not hide what the code shows', async () => {
+    const { llm, prompts } = await withLlm(['```json\n{"coreProblem":"x","observed":"y","expected":"z","steps":[],"environment":{"framework":"pytorch","hardware":"CPU","data":"Not stated."}}\n```']);
+    const r = await runReport({ issue: { title: '', body: issue('import torch\nX = torch.tensor([[1., 2.], [3., 4.]])\n') }, settings }, { llm, log: silentLogger, prompts });
+    expect(r.bug.source).toBe('llm');
+    expect(r.bug.environment.data).toMatch(/^code builds data: `X = torch\.tensor/);
   });
 });
