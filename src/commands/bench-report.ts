@@ -19,8 +19,26 @@ export const BenchCase = z.object({
   judge: z.string().nullable(),
   judgeReproduced: z.boolean().nullable(),
   blockers: z.array(z.string()),
+  /** Fail-to-pass cases only: the fix check and the repro run by hand at both commits. */
+  f2p: z
+    .object({
+      fixCheck: z.string().nullable(),
+      buggyExit: z.number().int().nullable(),
+      fixedExit: z.number().int().nullable(),
+      byHand: z.boolean().nullable(),
+      falseClaim: z.boolean(),
+      note: z.string(),
+    })
+    .nullable()
+    .optional(),
 });
 export type BenchCase = z.infer<typeof BenchCase>;
+
+/** The table cell of a fail-to-pass case: the tool's verdicts, then what the hand runs said. Pure. */
+export function f2pCell(f: NonNullable<BenchCase['f2p']>): string {
+  const hand = f.byHand === null ? 'no script' : `by hand ${f.buggyExit ?? 'signal'}→${f.fixedExit ?? 'signal'}${f.byHand ? ' ✓' : ''}`;
+  return `${f.fixCheck ? `fix check: ${f.fixCheck}` : 'no fix check'}; ${hand}${f.falseClaim ? ` — FALSE CLAIM: ${f.note}` : ''}`;
+}
 
 export interface BenchTotals {
   cases: number;
@@ -29,6 +47,10 @@ export interface BenchTotals {
   /** By the report's expected symptom kind (shape_mismatch, wrong_values…). */
   byKind: Record<string, { cases: number; reproduced: number }>;
   falsePositives: string[];
+  /** Fail-to-pass cases: reproduced at the buggy commit AND fixCheck "fixed" at the fix commit. */
+  f2p: { cases: number; reproduced: number; fixed: number; byHand: number };
+  /** Claims (reproduced, fixed) that running the repro by hand contradicts. */
+  falseClaims: string[];
   tokens: number;
   costUsd: number;
   durationMs: number;
@@ -53,6 +75,13 @@ export function benchTotals(cases: BenchCase[]): BenchTotals {
     bySymptom,
     byKind,
     falsePositives: cases.filter((c) => c.status === 'reproduced' && c.judgeReproduced === false).map((c) => c.id),
+    f2p: {
+      cases: cases.filter((c) => c.f2p).length,
+      reproduced: cases.filter((c) => c.f2p && c.status === 'reproduced').length,
+      fixed: cases.filter((c) => c.f2p && c.status === 'reproduced' && c.f2p.fixCheck === 'fixed').length,
+      byHand: cases.filter((c) => c.f2p?.byHand).length,
+    },
+    falseClaims: cases.filter((c) => c.f2p?.falseClaim).map((c) => c.id),
     tokens: cases.reduce((a, c) => a + c.tokens, 0),
     costUsd: cases.reduce((a, c) => a + c.costUsd, 0),
     durationMs: cases.reduce((a, c) => a + c.durationMs, 0),
@@ -64,14 +93,15 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ')
 /** The markdown table of a bench run, with totals by symptom kind. Pure. */
 export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: string }): string {
   const t = benchTotals(cases);
+  const f2p = t.f2p.cases > 0;
   const lines = [
     `## repgen bench ${meta.dir} (LLM: ${meta.llm})`,
     '',
-    '| case | symptom | status | confirmed | attempts | time | tokens | cost | judge.py on the run\'s own output |',
-    '|---|---|---|---|---|---|---|---|---|',
+    `| case | symptom | status | confirmed | attempts | time | tokens | cost | judge.py on the run\'s own output |${f2p ? ' fail-to-pass |' : ''}`,
+    `|---|---|---|---|---|---|---|---|---|${f2p ? '---|' : ''}`,
     ...cases.map(
       (c) =>
-        `| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ${cell(c.judge ?? '—')} |`,
+        `| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`,
     ),
     '',
     '| symptom | cases | reproduced |',
@@ -84,6 +114,11 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
     '',
     `Statuses: ${Object.entries(t.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}. Total time ${(t.durationMs / 1000).toFixed(1)} s, ${t.tokens} tokens, $${t.costUsd.toFixed(4)}.`,
     `False positives (reproduced but not confirmed by judge.py): ${t.falsePositives.length ? t.falsePositives.join(', ') : 'none'}.`,
+    ...(f2p
+      ? [
+          `Fail-to-pass: ${t.f2p.fixed}/${t.f2p.cases} reproduced at the buggy commit and fixed at the fix commit (${t.f2p.reproduced} reproduced; ${t.f2p.byHand} fail before and pass after by hand). False claims (contradicted by the hand runs): ${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`,
+        ]
+      : []),
     '',
     '| case | summary |',
     '|---|---|',

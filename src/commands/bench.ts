@@ -7,11 +7,15 @@ import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
 import { reproSettingsFromEnv } from '../pipeline/settings.js';
-import { benchMarkdown, benchTotals, type BenchCase } from './bench-report.js';
+import { checkoutCacheDir } from '../workspace/checkout.js';
+import { checkFix, withRef } from '../workspace/evidence.js';
+import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
+import { benchMarkdown, benchTotals, f2pCell, type BenchCase } from './bench-report.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
 import { reproduceOnce, wireLlm, type ReproduceWiring } from './reproduce.js';
 
 const HELP = `usage: repgen bench DIR [--llm none|anthropic|openai] [--model M] [--out FILE] [--concurrency N]
+                   [--mirrors DIR]
 
 Runs 'repgen reproduce' on every case folder of DIR (a folder with issue.md and, optionally, repo/ and
 case.json) and writes a markdown table (FILE) and JSON (FILE with .json): per case the status, attempts,
@@ -20,14 +24,23 @@ DIR/../judge.py, or REPGEN_BENCH_JUDGE), the judge's verdict on the final run's 
 any 'reproduced' it does not confirm is listed as a false positive. Per-case files go to FILE's folder,
 under bench-cases/<case>/.
 
+Fail-to-pass cases: a case.json with repo (owner/name), buggy_commit and fix_commit is reproduced against
+the repository at buggy_commit (from a clone under --mirrors); a reproduction is then re-run at fix_commit
+(fixCheck in its evidence.json), and the written repro.py is run by hand, unsandboxed, with
+PYTHONPATH=<checkout> at both commits (REPGEN_PYTHON, default /usr/bin/python3). The f2p column says
+whether it fails before the fix and passes after; a 'reproduced' that the hand run at buggy_commit does
+not fail, or a 'fixed' that the hand run at fix_commit does not pass, is a false claim.
+
 options:
   --llm PROVIDER     as for reproduce (default: from the environment, else none)
   --model M          model name
   --out FILE         markdown table (default ./bench-results.md; JSON next to it)
   --concurrency N    cases at a time (default 1: each run already uses the CPU)
+  --mirrors DIR      clones of the cases' repositories: DIR/<owner>+<name>[/repo], DIR/<owner>/<name> or
+                     DIR/<name> (a bare mirror or a work tree)
 
-Exit status: 0 when every case ran and there is no false positive; 1 when the judge refuted a
-'reproduced'; 2 bad arguments.
+Exit status: 0 when every case ran and there is no false positive or false claim; 1 when the judge
+or a hand run refuted a claim; 2 bad arguments.
 `;
 
 const CaseJson = z.object({ symptom: z.string().optional(), expected_last_line: z.string().optional(), offline_feasible: z.boolean().optional() }).loose();
@@ -54,7 +67,7 @@ function runJudge(python: string, judge: string, caseDir: string, outputFile: st
 }
 
 export async function runBenchCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
-  const parsed = parseCliArgs(argv, { llm: { type: 'string' }, model: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' } }, { positionals: 1 });
+  const parsed = parseCliArgs(argv, { llm: { type: 'string' }, model: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' }, mirrors: { type: 'string' } }, { positionals: 1 });
   if (!parsed) {
     io.stdout(HELP);
     return 0;
@@ -72,6 +85,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   }
   if (!caseIds.length) throw new UsageError(`no case folders in '${dirArg}' (a case folder holds an issue.md)`);
 
+  const mirrors = parsed.values.mirrors !== undefined ? resolve(io.cwd, parsed.values.mirrors) : null;
+  if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory()) throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
   const settings = reproSettingsFromEnv(io.env);
   const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' } : await wireLlm(io, parsed.values.llm, parsed.values.model);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
@@ -92,19 +107,27 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         : null;
       const repo = (await exists(join(caseDir, 'repo'))) ? join(caseDir, 'repo') : undefined;
       const issueText = await readIssueFile(join(caseDir, 'issue.md'));
-      const evidence = await reproduceOnce({ issueText, repoDir: repo, settings, llm, llmReason: reason, executor, quiet: true }, io, wiring.signal);
+      const f2p = await prepareF2p(caseDir, mirrors, { issueText, cacheDir: checkoutCacheDir(io.env), python: judgePython });
+      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm, llmReason: reason, executor, quiet: true }, io, wiring.signal);
+      let f2pResult: BenchCase['f2p'] = null;
+      if (f2p.buggy && f2p.fixed) {
+        evidence = withRef(evidence, f2p.buggy.ref);
+        evidence = await checkFix(evidence, { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor }, wiring.signal);
+        f2pResult = await f2pByHand(evidence, f2p.buggy.workspace.hostPath, f2p.fixed.workspace.hostPath, { python: judgePython, timeoutMs: settings.runTimeoutMs });
+      }
       const o = evidence.outcome;
       const caseOut = join(dirname(outFile), 'bench-cases', id);
       const files = await writeReproFiles(caseOut, evidence, secrets);
       let judgeLine: string | null = null;
       let judgeReproduced: boolean | null = null;
-      if (judge && caseJson && evidence.finalRun && files.script) {
+      // A fail-to-pass case is judged by running its repro by hand; judge.py needs the recorded last line.
+      if (judge && caseJson && evidence.finalRun && files.script && caseJson.expected_last_line !== undefined) {
         const outputFile = join(caseOut, 'final-run-output.txt');
         await writeFile(outputFile, evidence.finalRun.output);
         const verdict = await runJudge(judgePython, judge, caseDir, outputFile, files.script);
         judgeLine = verdict.line;
         judgeReproduced = verdict.reproduced;
-      } else if (judge && caseJson) judgeLine = 'no run to judge';
+      } else if (judge && caseJson && caseJson.expected_last_line !== undefined) judgeLine = 'no run to judge';
       const kind = o.expected[0]?.kind ?? 'none';
       results[i] = {
         id,
@@ -121,8 +144,9 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         judge: judgeLine,
         judgeReproduced,
         blockers: o.blockers ?? [],
+        f2p: f2pResult,
       };
-      io.stderr(`repgen bench: ${id}: ${o.status} (${(o.durationMs / 1000).toFixed(1)} s)${judgeLine ? `; judge: ${judgeLine}` : ''}\n`);
+      io.stderr(`repgen bench: ${id}: ${o.status} (${(o.durationMs / 1000).toFixed(1)} s)${judgeLine ? `; judge: ${judgeLine}` : ''}${f2pResult ? `; f2p: ${f2pCell(f2pResult)}` : ''}\n`);
     }
   };
   try {
@@ -141,7 +165,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   await writeFile(jsonFile, `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, cases: results, totals: benchTotals(results) }, null, 2)}\n`);
   io.stdout(md);
   io.stderr(`repgen bench: wrote ${outFile} and ${jsonFile}\n`);
-  return benchTotals(results).falsePositives.length ? 1 : 0;
+  const totals = benchTotals(results);
+  return totals.falsePositives.length || totals.falseClaims.length ? 1 : 0;
 }
 
 export const command: Command = {

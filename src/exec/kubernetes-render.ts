@@ -3,7 +3,8 @@ import { stringify } from 'yaml';
 import { InvalidRunRequestError } from './errors.js';
 import { chooseImage, type KubernetesConfig } from './kubernetes-config.js';
 import { RUNNER_PY, type RunnerRequest } from './kubernetes-runner.js';
-import type { RunRequest } from './types.js';
+import { FETCH_WORKSPACE_PY } from './kubernetes-workspace.js';
+import { DEFAULT_WORKSPACE_MOUNT, type RunRequest } from './types.js';
 
 /**
  * RunRequest → the two objects a run creates: a ConfigMap (runner, request, script files) and a batch/v1 Job.
@@ -15,6 +16,9 @@ export const PATHS = { config: '/repgen', work: '/work', tmp: '/tmp', shm: '/dev
 export const CONTAINER_NAME = 'repro';
 export const RUN_ID_LABEL = 'repgen.dev/run-id';
 export const NETWORK_LABEL = 'repgen.dev/network';
+/** Pods that fetch a workspace: the NetworkPolicy lets them reach the worker's workspace port, nothing else. */
+export const WORKSPACE_LABEL = 'repgen.dev/workspace';
+export const WORKSPACE_INIT_NAME = 'workspace';
 export const MANAGED_BY = { 'app.kubernetes.io/managed-by': 'repgen', 'app.kubernetes.io/name': 'repgen-repro' } as const;
 
 /** A ConfigMap holds at most 1 MiB; leave room for the runner and metadata. */
@@ -35,6 +39,8 @@ export interface RenderOptions {
   runId: string;
   /** Host environment for `envAllowlist` (the worker's own env). @defaultValue {} */
   hostEnv?: NodeJS.ProcessEnv;
+  /** The worker's one-time offer of the request's workspace (kubernetes-workspace.ts); required when the request has one. */
+  workspace?: { url: string; token: string };
 }
 
 /** Kubernetes label values: ≤ 63 chars of [A-Za-z0-9._-], alphanumeric at both ends. */
@@ -104,10 +110,18 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
       `no image in the image table fits ${JSON.stringify(request.versions ?? {})} (gpus=${request.gpus}); set REPGEN_K8S_IMAGES or the repo config's image`,
     );
   }
+  if (request.workspace && !options.workspace) {
+    throw new InvalidRunRequestError('a Kubernetes run with a workspace needs the worker\'s workspace server (set REPGEN_K8S_WORKSPACE_URL)');
+  }
   const name = `repgen-${options.runId}`;
   const gpu = request.gpus > 0;
   const outDir = `${PATHS.work}/.repgen/out`;
-  const containerEnv = buildContainerEnv(request, options.hostEnv ?? {}, outDir);
+  const workspaceMount = request.workspace ? (request.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT) : null;
+  const containerEnv = buildContainerEnv(
+    workspaceMount ? { ...request, env: { ...request.env, PYTHONPATH: [workspaceMount, request.env.PYTHONPATH].filter(Boolean).join(':'), REPGEN_WORKSPACE: workspaceMount } } : request,
+    options.hostEnv ?? {},
+    outDir,
+  );
   const runner: RunnerRequest = {
     entry: request.entry,
     args: request.args,
@@ -124,6 +138,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
   request.files.forEach((f, i) => {
     data[`file-${i}`] = f.content;
   });
+  if (workspaceMount) data['fetch_workspace.py'] = FETCH_WORKSPACE_PY;
   const size = Object.values(data).reduce((n, v) => n + Buffer.byteLength(v), 0);
   if (size > MAX_CONFIGMAP_BYTES) {
     throw new InvalidRunRequestError(`the run's files take ${size} bytes; a Kubernetes run holds at most ${MAX_CONFIGMAP_BYTES}`);
@@ -135,6 +150,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
     [RUN_ID_LABEL]: options.runId,
     // Selected by the optional egress allowlist NetworkPolicy; everything else in the namespace has no egress.
     [NETWORK_LABEL]: request.network ? 'allowlist' : 'none',
+    ...(workspaceMount ? { [WORKSPACE_LABEL]: 'fetch' } : {}),
   };
   const annotations = { 'repgen.dev/entry': request.entry, 'repgen.dev/labels': JSON.stringify(request.labels) };
   const memory = `${request.limits.memoryMb}Mi`;
@@ -180,6 +196,40 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
             fsGroup: config.runAsUser,
             seccompProfile: { type: 'RuntimeDefault' },
           },
+          ...(workspaceMount && options.workspace
+            ? {
+                // Runs to completion before the script's container starts; its token is the only credential in
+                // the pod, set on this container alone and used up by its one fetch.
+                initContainers: [
+                  {
+                    name: WORKSPACE_INIT_NAME,
+                    image,
+                    imagePullPolicy: 'IfNotPresent',
+                    command: [runner.interpreter, `${PATHS.config}/fetch_workspace.py`, workspaceMount],
+                    env: [
+                      { name: 'REPGEN_WORKSPACE_URL', value: options.workspace.url },
+                      { name: 'REPGEN_WORKSPACE_TOKEN', value: options.workspace.token },
+                      { name: 'HOME', value: PATHS.tmp },
+                    ],
+                    resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } },
+                    securityContext: {
+                      runAsNonRoot: true,
+                      runAsUser: config.runAsUser,
+                      allowPrivilegeEscalation: false,
+                      privileged: false,
+                      readOnlyRootFilesystem: true,
+                      capabilities: { drop: ['ALL'] },
+                      seccompProfile: { type: 'RuntimeDefault' },
+                    },
+                    volumeMounts: [
+                      { name: 'repgen', mountPath: PATHS.config, readOnly: true },
+                      { name: 'workspace', mountPath: workspaceMount },
+                      { name: 'tmp', mountPath: PATHS.tmp },
+                    ],
+                  },
+                ],
+              }
+            : {}),
           containers: [
             {
               name: CONTAINER_NAME,
@@ -203,6 +253,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
                 { name: 'work', mountPath: PATHS.work },
                 { name: 'tmp', mountPath: PATHS.tmp },
                 { name: 'dshm', mountPath: PATHS.shm },
+                ...(workspaceMount ? [{ name: 'workspace', mountPath: workspaceMount, readOnly: true }] : []),
               ],
             },
           ],
@@ -212,6 +263,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
             { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } },
             // PyTorch DataLoader workers share tensors through /dev/shm; the runtime's default is 64 MiB.
             { name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: `${Math.max(64, Math.floor(request.limits.memoryMb / 2))}Mi` } },
+            ...(workspaceMount ? [{ name: 'workspace', emptyDir: { sizeLimit: config.ephemeralStorage } }] : []),
           ],
         },
       },

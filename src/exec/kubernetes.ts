@@ -8,6 +8,7 @@ import { InvalidRunRequestError } from './errors.js';
 import type { KubernetesConfig } from './kubernetes-config.js';
 import { judgeRun, failingWaitReason, containerStatus, toRunResult, type JobView, type PodView, type Verdict } from './kubernetes-judge.js';
 import { CONTAINER_NAME, RUN_ID_LABEL, renderRun } from './kubernetes-render.js';
+import type { WorkspacePublisher } from './kubernetes-workspace.js';
 import { describeApiError, httpStatus, withRetry, type RetryOptions } from './kubernetes-retry.js';
 import { parseRunnerLog } from './kubernetes-runner.js';
 import { startResumableWatch } from './kubernetes-watch.js';
@@ -36,6 +37,8 @@ export interface KubernetesExecutorOptions {
   watchTimeoutSeconds?: number;
   /** Source of run ids (tests). @defaultValue 10 random hex characters */
   newRunId?: () => string;
+  /** Offers a run's workspace to its init container once (the worker's WorkspaceServer); without it a workspace run is refused. */
+  workspaceServer?: WorkspacePublisher;
 }
 
 /** A Writable that keeps the first `limit` bytes and resolves `ended` when its source ends. */
@@ -105,7 +108,14 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
     }
     const request = parsed.data;
     const runId = (options.newRunId ?? newRunId)();
-    const rendered = renderRun(request, config, { runId, hostEnv: options.hostEnv ?? process.env });
+    const offer = request.workspace && options.workspaceServer ? options.workspaceServer.offer(request.workspace.hostPath) : null;
+    let rendered: ReturnType<typeof renderRun>;
+    try {
+      rendered = renderRun(request, config, { runId, hostEnv: options.hostEnv ?? process.env, ...(offer ? { workspace: { url: offer.url, token: offer.token } } : {}) });
+    } catch (err) {
+      offer?.release();
+      throw err;
+    }
     const { name } = rendered;
     const cap = request.limits.maxOutputBytes;
     const resultCtx = (wallMs: number) => ({
@@ -147,6 +157,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
       log.warn({ ...runLog, error: describeApiError(err) }, 'kubernetes API refused the run');
       return infraResult('api_error', `Kubernetes API: ${describeApiError(err)}`);
     } finally {
+      offer?.release();
       if (created) {
         await deleteQuietly('delete Job', () => batch.deleteNamespacedJob({ name, namespace: ns, propagationPolicy: 'Background' }));
         await deleteQuietly('delete ConfigMap', () => core.deleteNamespacedConfigMap({ name, namespace: ns }));

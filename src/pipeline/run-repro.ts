@@ -13,6 +13,7 @@ import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
+import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
@@ -27,7 +28,7 @@ export interface ReproInput {
    * The project as every script run sees it: the checkout at the issue's ref, read-only and importable.
    * `project` says what it is (`owner/name @ sha`, why that ref) for the model's prompt and the evidence.
    */
-  workspace?: Workspace & { project?: string };
+  workspace?: Workspace & { project?: string; packages?: string[] };
   settings: ReproSettings;
 }
 
@@ -213,8 +214,13 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
 
   // 3 plan (tier 0's completion runs here: the plan needs the completed code's imports)
   await deps.progress('plan', 'probing the environment and planning');
-  if (report.facts.pythonBlocks.length) {
-    snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, tracebackModuleLines: report.facts.tracebackModuleLines }, { checker }, signal);
+  // No code block, but the traceback shows the statement the reporter ran against the project (`import timm`
+  // in a notebook): that statement is the report's code.
+  const ranProject = input.workspace?.packages?.length ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages) : [];
+  const blocks = report.facts.pythonBlocks.length ? report.facts.pythonBlocks : ranProject.length ? [ranProject.join('\n')] : [];
+  if (blocks.length) {
+    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines }, { checker }, signal);
+    if (!report.facts.pythonBlocks.length) notes.push(`the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`);
   }
   const code = snippet?.script ?? '';
   const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;

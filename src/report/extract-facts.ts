@@ -1,5 +1,6 @@
 import { pythonLikelihood } from '../agent/python-syntax.js';
 import type { ReportReading } from '../symptoms/types.js';
+import { notebookStatements } from './notebook-statements.js';
 import type { ReportFacts } from './types.js';
 
 const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
@@ -123,7 +124,11 @@ export async function extractFacts(body: string, reading: ReportReading, { bodyC
     if (kind !== 'other' || /user-attachments|\/files\/\d+\//.test(url)) attachments.push({ url, kind });
   }
 
-  const tracebackModuleLines = reading.tracebacks.flatMap((t) => t.frames.filter((f) => f.function === '<module>' && f.code).map((f) => f.code ?? ''));
+  const tracebackModuleLines = [
+    ...reading.tracebacks.flatMap((t) => t.frames.filter((f) => f.function === '<module>' && f.code).map((f) => f.code ?? '')),
+    // Notebook tracebacks (IPython's own format) are not Python tracebacks; their cell's marked line is what ran.
+    ...notebookStatements(body),
+  ];
   const allCode = pythonBlocks.join('\n');
   const frameworks = ['torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'lightning', 'pytorch_lightning', 'sklearn', 'numpy'].filter((fw) =>
     new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode),

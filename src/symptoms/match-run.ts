@@ -15,6 +15,18 @@ export interface MatchOptions {
 /** Message word overlap (Jaccard, numbers kept) needed for a crash to count as the same: the benchmark judge's bar. @defaultValue 0.6 */
 export const MESSAGE_OVERLAP = 0.6;
 
+/**
+ * Word overlap of a reported message with a run's, where a run message that contains every word of a
+ * reported one of 3+ words counts as the same: newer Pythons say more for the same error (ImportError's
+ * `cannot import name 'x'` became `cannot import name 'x' from 'mod' (/path/mod.py)`).
+ */
+export function messageOverlap(reported: string, run: string): number {
+  const a = words(reported);
+  const b = words(run);
+  if (a.size >= 3 && [...a].every((w) => b.has(w))) return 1;
+  return jaccard(a, b);
+}
+
 /** Kinds so generic that sharing one says little about two different exceptions. */
 const GENERIC_KINDS = new Set<SymptomKind>(['other_crash', 'value_error', 'type_error', 'index_error', 'key_error']);
 
@@ -134,7 +146,7 @@ function compareCrashOnly(want: ExceptionInfo, got: ExceptionInfo | null): Score
   if (!got) return { verdict: 'not_reproduced', score: 0, reasons: [`no exception in the run; the report shows ${want.type}`] };
   const a = headline(want.message);
   const b = headline(got.message);
-  const overlap = jaccard(words(a), words(b));
+  const overlap = messageOverlap(a, b);
   const masked = jaccard(maskedWords(a), maskedWords(b));
   const wantKind = classifyException(want);
   const gotKind = classifyException(got);
@@ -183,7 +195,7 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
     if (c.verdict === 'reproduced' && opts.output !== undefined) {
       // Stay at least as strict as the benchmark judge: its last exception-looking line must agree too.
       const judged = lastExceptionLine(opts.output);
-      const ok = judged !== null && judged.type === s.exception.type && jaccard(words(headline(s.exception.message)), words(judged.message)) >= MESSAGE_OVERLAP;
+      const ok = judged !== null && judged.type === s.exception.type && messageOverlap(headline(s.exception.message), judged.message) >= MESSAGE_OVERLAP;
       if (!ok) {
         c.verdict = 'partial';
         c.score = Math.min(c.score, 0.6);

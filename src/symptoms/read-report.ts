@@ -1,3 +1,4 @@
+import { failingAssertion } from './failing-assertion.js';
 import type { CodeBlock, ExceptionInfo, ReportReading, Symptom, Traceback, VersionPin } from './types.js';
 import { classifyException } from './classify.js';
 import { classifyPrintedValues, classifySeries } from './classify-series.js';
@@ -164,6 +165,11 @@ export function readReport(markdown: string): ReportReading {
       const e = parseExceptionLine(line);
       if (e) addCrash(e, null);
     }
+  }
+  if (expected.length === 0) {
+    // A silent bug the reporter states as their own assertion, marked as the failing line.
+    const asserted = failingAssertion(blocks.filter((b) => b.kind !== 'output').map((b) => b.code));
+    if (asserted) expected.push(asserted);
   }
   if (expected.length === 0) {
     const silent = classifySeries(points);

@@ -22,7 +22,7 @@ export const RefRecord = z.object({
 export type RefRecord = z.infer<typeof RefRecord>;
 
 export interface PreparedWorkspace {
-  workspace: Workspace & { project: string };
+  workspace: Workspace & { project: string; packages: string[] };
   ref: RefRecord;
 }
 
@@ -67,7 +67,7 @@ export async function prepareWorkspace(input: {
     if (input.explicitRef) throw new WorkspaceError(`a ref was asked for (${input.explicitRef}) but '${input.repoDir}' is not a git repository`);
     const packages = await projectPackages(diskTree(input.repoDir));
     return {
-      workspace: { hostPath: input.repoDir, project: `${packages[0] ?? 'the project'} (the folder as it is; not a git repository)` },
+      workspace: { hostPath: input.repoDir, project: `${packages[0] ?? 'the project'} (the folder as it is; not a git repository)`, packages },
       ref: { repo: input.repo ?? null, ref: 'working tree', sha: null, source: 'default', why: 'the folder as given (not a git repository)', notes: [] },
     };
   }
@@ -80,13 +80,13 @@ export async function prepareWorkspace(input: {
   const name = `${repoLabel ?? packages[0] ?? 'the project'}`;
   if (resolved.source === 'default' && !bare) {
     return {
-      workspace: { hostPath: input.repoDir, project: `${name} @ ${resolved.sha.slice(0, 12)} (the given work tree)` },
+      workspace: { hostPath: input.repoDir, project: `${name} @ ${resolved.sha.slice(0, 12)} (the given work tree)`, packages },
       ref: { repo: repoLabel, ref: 'working tree', sha: resolved.sha, source: 'default', why: `the given work tree as it is (HEAD ${resolved.sha.slice(0, 12)}): the report names no commit or released version`, notes: resolved.notes },
     };
   }
   const co = await checkoutAt({ source: input.repoDir, sha: resolved.sha, cacheDir: input.cacheDir, repo: repoLabel ?? input.repoDir, python: input.python, signal: input.signal });
   return {
-    workspace: { hostPath: co.dir, project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})` },
+    workspace: { hostPath: co.dir, project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})`, packages },
     ref: { repo: repoLabel, ref: resolved.ref, sha: resolved.sha, source: resolved.source, why: resolved.why, notes: resolved.notes },
   };
 }

@@ -150,6 +150,9 @@ export class FakeKubeApi {
   private readonly watchers = new Set<Watcher>();
   private readonly faults: Fault[] = [];
   private readonly running = new Map<string, Running>();
+  private readonly podVolumes = new Map<string, Map<string, string>>();
+  /** Output of finished init containers, by `<ns>/<pod>/<container>` (tests read it). */
+  readonly initLogs = new Map<string, string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   readonly opts: Required<FakeKubeOptions>;
   url = '';
@@ -518,25 +521,44 @@ export class FakeKubeApi {
       this.later(150, () => this.pullAndStart(podKey, attempt + 1));
       return;
     }
-    this.startContainer(podKey, pod, c);
+    if (!pod.spec.initContainers?.length) {
+      this.startContainer(podKey, pod, c);
+      return;
+    }
+    const dirs: string[] = [];
+    void this.runInitContainers(podKey, pod, dirs).then((ok) => {
+      const current = this.store.pods.get(podKey);
+      if (ok && current) this.startContainer(podKey, current, current.spec.containers[0], dirs);
+    });
   }
 
-  private startContainer(podKey: string, pod: Obj, c: Obj): void {
-    const dirs: string[] = [];
-    const mounts: Array<[string, string]> = [];
-    for (const vm of c.volumeMounts ?? []) {
-      const vol = pod.spec.volumes.find((v: Obj) => v.name === vm.name);
-      const dir = mkdtempSync(join(tmpdir(), `fake-kubelet-${vm.name}-`));
-      dirs.push(dir);
-      mounts.push([vm.mountPath, dir]);
-      if (vol?.configMap) {
-        const cm = this.store.configmaps.get(`${pod.metadata.namespace}/${vol.configMap.name}`);
-        for (const [k, v] of Object.entries(cm?.data ?? {})) writeFileSync(join(dir, k), String(v));
-      }
+  /** One temp dir per pod volume, shared by the pod's containers (init containers write what the main one reads). */
+  private volumeDir(pod: Obj, volumeName: string, dirs: string[]): string {
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    let vols = this.podVolumes.get(key);
+    if (!vols) this.podVolumes.set(key, (vols = new Map()));
+    const known = vols.get(volumeName);
+    if (known) return known;
+    const vol = pod.spec.volumes.find((v: Obj) => v.name === volumeName);
+    const dir = mkdtempSync(join(tmpdir(), `fake-kubelet-${volumeName}-`));
+    dirs.push(dir);
+    vols.set(volumeName, dir);
+    if (vol?.configMap) {
+      const cm = this.store.configmaps.get(`${pod.metadata.namespace}/${vol.configMap.name}`);
+      for (const [k, v] of Object.entries(cm?.data ?? {})) writeFileSync(join(dir, k), String(v));
     }
+    return dir;
+  }
+
+  /** The container's command as this host runs it: mount paths mapped onto the pod's volume dirs. */
+  private prepareProcess(pod: Obj, c: Obj, dirs: string[]): { argv: string[]; env: Record<string, string>; cwd: string } {
+    const mounts: Array<[string, string]> = [];
+    for (const vm of c.volumeMounts ?? []) mounts.push([vm.mountPath, this.volumeDir(pod, vm.name, dirs)]);
     mounts.sort((a, b) => b[0].length - a[0].length);
-    const mapPath = (s: string) => {
+    const mapPath = (s: string): string => {
       for (const [from, to] of mounts) if (s === from || s.startsWith(`${from}/`)) return to + s.slice(from.length);
+      // PYTHONPATH-like lists: map each entry.
+      if (s.includes(':') && s.startsWith('/')) return s.split(':').map((p) => mapPath(p)).join(':');
       return s;
     };
     // The "image": `python` and `python3` on its PATH are the configured interpreter, nothing of the host's PATH.
@@ -550,6 +572,41 @@ export class FakeKubeApi {
     const cwd = mapPath(c.workingDir ?? '/');
     mkdirSync(cwd, { recursive: true });
     mkdirSync(dirname(cwd), { recursive: true });
+    return { argv, env, cwd };
+  }
+
+  /** Init containers in order, each to completion; false (and the pod failed) when one exits non-zero. */
+  private async runInitContainers(podKey: string, pod: Obj, dirs: string[]): Promise<boolean> {
+    const statuses: Obj[] = [];
+    for (const c of pod.spec.initContainers ?? []) {
+      const { argv, env, cwd } = this.prepareProcess(pod, c, dirs);
+      const log: Buffer[] = [];
+      const code = await new Promise<number>((resolve) => {
+        const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout!.on('data', (d: Buffer) => log.push(d));
+        child.stderr!.on('data', (d: Buffer) => log.push(d));
+        child.on('error', () => resolve(127));
+        child.on('close', (code) => resolve(code ?? 137));
+      });
+      this.initLogs.set(`${podKey}/${c.name}`, Buffer.concat(log).toString());
+      statuses.push({ name: c.name, image: c.image, ready: code === 0, restartCount: 0, state: { terminated: { exitCode: code, reason: code === 0 ? 'Completed' : 'Error' } } });
+      const current = this.store.pods.get(podKey);
+      if (!current) return false;
+      current.status = { ...current.status, initContainerStatuses: [...statuses] };
+      if (code !== 0) {
+        current.status.phase = 'Failed';
+        this.put('pods', current, 'MODIFIED');
+        for (const d of dirs) rmSync(d, { recursive: true, force: true });
+        this.failJob(current, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
+        return false;
+      }
+      this.put('pods', current, 'MODIFIED');
+    }
+    return true;
+  }
+
+  private startContainer(podKey: string, pod: Obj, c: Obj, dirs: string[] = []): void {
+    const { argv, env, cwd } = this.prepareProcess(pod, c, dirs);
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const r: Running = { child, dirs, log: [], followers: new Set(), oomKilled: false, exited: false };
     this.running.set(podKey, r);

@@ -1,0 +1,77 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { ReproEvidence } from '../pipeline/run-repro.js';
+import { findMirror } from './checkout.js';
+import { WorkspaceError } from './errors.js';
+import { handF2p, readF2pCase, runByHand } from './bench-f2p.js';
+import { checkoutRef, prepareWorkspace, type PreparedWorkspace } from './prepare-workspace.js';
+import type { Workspace } from '../exec/types.js';
+
+/** What a fail-to-pass case adds to a bench row. */
+export interface F2pRow {
+  /** fixCheck.verdict at fix_commit; null when nothing was reproduced to check. */
+  fixCheck: string | null;
+  /** Exit codes of the written repro.py run by hand at buggy_commit and at fix_commit. */
+  buggyExit: number | null;
+  fixedExit: number | null;
+  /** Non-zero before, 0 after, by hand; null when there was no script. */
+  byHand: boolean | null;
+  /** The tool claimed something (reproduced, fixed) that the hand runs contradict. */
+  falseClaim: boolean;
+  note: string;
+}
+
+/** A case's two checkouts, or nothing for an ordinary case. Missing clones are usage errors: one line, exit 2. */
+export async function prepareF2p(
+  caseDir: string,
+  mirrors: string | null,
+  opts: { issueText: string; cacheDir: string; python: string },
+): Promise<{ buggy: PreparedWorkspace | null; fixed: { workspace: Workspace; sha: string } | null; fixRef: string }> {
+  const raw = await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => null);
+  let parsed: unknown = null;
+  try {
+    parsed = raw === null ? null : JSON.parse(raw);
+  } catch {
+    return { buggy: null, fixed: null, fixRef: '' };
+  }
+  let c;
+  try {
+    c = readF2pCase(parsed);
+  } catch (err) {
+    throw new UsageError(`${caseDir}: ${(err as Error).message}`);
+  }
+  if (!c) return { buggy: null, fixed: null, fixRef: '' };
+  if (!mirrors) throw new UsageError(`case ${caseDir} is a fail-to-pass case of ${c.repo}: pass --mirrors DIR with a clone of it`);
+  const source = await findMirror(mirrors, c.repo);
+  if (!source) throw new UsageError(`no clone of ${c.repo} under --mirrors ${mirrors} (looked for ${c.repo.replace('/', '+')}/repo, ${c.repo.replace('/', '+')}, ${c.repo}, ${c.repo.split('/')[1]})`);
+  try {
+    const buggy = await prepareWorkspace({ repoDir: source, repo: c.repo, explicitRef: c.buggy_commit, issueText: opts.issueText, cacheDir: opts.cacheDir, python: opts.python });
+    const fixed = await checkoutRef({ repoDir: source, repo: c.repo, ref: c.fix_commit, cacheDir: opts.cacheDir, python: opts.python });
+    return { buggy, fixed, fixRef: c.fix_commit };
+  } catch (err) {
+    if (err instanceof WorkspaceError) throw new UsageError(`${caseDir}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The posted repro.py by hand at both commits, and whether the tool's claims hold against it. */
+export async function f2pByHand(evidence: ReproEvidence, buggyDir: string, fixedDir: string, opts: { python: string; timeoutMs: number }): Promise<F2pRow> {
+  const o = evidence.outcome;
+  const fixCheck = o.status === 'reproduced' ? (evidence.fixCheck?.verdict ?? null) : null;
+  if (!o.script) return { fixCheck, buggyExit: null, fixedExit: null, byHand: null, falseClaim: false, note: 'no script' };
+  const before = await runByHand(o.script, buggyDir, opts);
+  const after = await runByHand(o.script, fixedDir, opts);
+  const byHand = handF2p(before, after);
+  const claims: string[] = [];
+  if (o.status === 'reproduced' && (before.exitCode === 0 || before.timedOut)) claims.push('claimed reproduced, but by hand it exits 0 at buggy_commit');
+  if (fixCheck === 'fixed' && after.exitCode !== 0) claims.push(`claimed fixed, but by hand it exits ${after.exitCode ?? 'by a signal'} at fix_commit`);
+  return {
+    fixCheck,
+    buggyExit: before.exitCode,
+    fixedExit: after.exitCode,
+    byHand,
+    falseClaim: claims.length > 0,
+    note: claims.join('; ') || `by hand: exit ${before.exitCode ?? 'signal'} before, ${after.exitCode ?? 'signal'} after (${before.lastLine.slice(0, 120)})`,
+  };
+}
