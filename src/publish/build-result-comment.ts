@@ -1,5 +1,5 @@
-import type { ExitStatus, ReproOutcome, StageName } from '../pipeline/types.js';
-import type { MetricSeries, Symptom } from '../symptoms/types.js';
+import type { ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
+import type { MetricSeries, Symptom, SymptomKind } from '../symptoms/types.js';
 import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
@@ -14,50 +14,223 @@ export interface ResultCommentOptions {
   evidenceRef?: string;
 }
 
-const VERDICT: Record<ExitStatus, string> = {
-  reproduced: '✅ Reproduced',
-  not_reproduced: '❌ Not reproduced',
-  needs_info: 'ℹ️ Needs more information',
-  exit_budget: '⏱️ Stopped: budget spent',
-  exit_infra: '⚠️ Stopped: infrastructure problem',
+/** Headline per verdict: one verdict, said once. */
+function headline(outcome: ReproOutcome): string {
+  const conf = outcome.confirmation;
+  const runs = conf && conf.totalRuns > 0 ? `${conf.reproducedRuns} of ${conf.totalRuns} seeded runs` : '';
+  switch (verdictOf(outcome)) {
+    case 'reproduced':
+      return `✅ Reproduced${runs ? ` (${runs})` : ''}`;
+    case 'flaky':
+      return `⚠️ Flaky: ${conf ? `${conf.reproducedRuns}/${conf.totalRuns}` : ''} seeded runs showed the bug`;
+    case 'pattern_reproduced':
+      return '🟡 Pattern reproduced; the exact values depend on the reporter’s random state';
+    case 'needs_info':
+      return 'ℹ️ Needs more information';
+    case 'needs_data':
+      return '📎 Could you share your data?';
+    case 'no_model':
+      return 'ℹ️ No model configured';
+    case 'exit_budget':
+      return '⏱️ Stopped: budget spent';
+    case 'exit_infra':
+      return '⚠️ Stopped: infrastructure problem';
+    default:
+      return '❌ Not reproduced';
+  }
+}
+
+export function verdictOf(outcome: ReproOutcome): Verdict {
+  return outcome.verdict ?? outcome.status;
+}
+
+/** Plain-English names of the symptom kinds: the comment never shows internal ids. */
+export const SYMPTOM_NAMES: Record<SymptomKind, string> = {
+  shape_mismatch: 'a shape mismatch',
+  dtype_mismatch: 'a dtype mismatch',
+  device_mismatch: 'a CPU/GPU device mismatch',
+  cuda_unavailable: 'CUDA not available',
+  out_of_memory: 'out of memory',
+  import_error: 'a failed import',
+  api_error: 'an API error (a missing attribute or a removed call)',
+  value_error: 'a value error',
+  index_error: 'an index error',
+  type_error: 'a type error',
+  key_error: 'a missing key',
+  cuda_device_assert: 'a CUDA device-side assert',
+  other_crash: 'a crash',
+  nan_inf: 'NaN or infinite values',
+  loss_not_decreasing: 'a loss that does not decrease',
+  loss_diverging: 'a loss that grows',
+  accuracy_at_chance: 'accuracy stuck at chance',
+  accuracy_stuck: 'accuracy that does not move',
+  constant_predictions: 'the same prediction for every input',
+  exploding_gradients: 'exploding gradients',
+  vanishing_gradients: 'vanishing gradients',
+  wrong_values: 'wrong values',
+  slow_step: 'steps that get slower',
+  memory_growth: 'memory that keeps growing',
+  timeout: 'a hang (the run timed out)',
 };
 
-function describe(symptoms: Symptom[]): string {
-  if (!symptoms.length) return '—';
-  return symptoms
-    .map((s) => (s.exception ? `${s.kind}: ${s.exception.type}: ${s.exception.message}` : `${s.kind}${s.metric ? ` (${s.metric})` : ''}: ${s.evidence}`))
-    .join('; ');
+/** Attempt outcomes in words. */
+const ATTEMPT_NAMES: Record<string, string> = {
+  reproduced: 'showed the bug',
+  pattern_reproduced: 'showed the pattern',
+  run_mismatch: 'ran, without the bug',
+  syntax_error: 'did not parse',
+  static_error: 'static errors',
+  irrelevant: 'not about the report',
+  faked_bug: 'faked the bug (rejected)',
+  incomplete_code: 'code incomplete: not run',
+  unavailable_here: 'needs what this runner lacks: not run',
+  llm_error: 'model call failed',
+  llm_malformed: 'model answer unreadable',
+  infra: 'executor failed',
+};
+
+function symptomText(s: Symptom): string {
+  const name = SYMPTOM_NAMES[s.kind] ?? 'a symptom';
+  if (s.exception) return `${name}: \`${inline(`${s.exception.type}: ${s.exception.message.split('\n')[0] ?? ''}`, 200)}\``;
+  const first = s.evidence.split('\n').at(-1) ?? '';
+  return `${name}${s.metric ? ` (${s.metric.replace(/_/g, ' ')})` : ''}${first ? `: \`${inline(first, 160)}\`` : ''}`;
+}
+
+/** Text for inline code inside a table cell: one line, no pipes or backticks to break out. */
+function inline(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').replace(/`/g, "'").replace(/\|/g, '/').trim();
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+}
+
+function listSymptoms(symptoms: Symptom[]): string {
+  const unique = symptoms.filter((s, i) => symptoms.findIndex((x) => x.kind === s.kind && x.metric === s.metric) === i);
+  return unique.slice(0, 3).map(symptomText).join('; ');
+}
+
+function sawRow(outcome: ReproOutcome): string {
+  const crash = outcome.expected.find((s) => s.exception);
+  if (crash) return symptomText(crash);
+  const pattern = outcome.expected.filter((s) => s.kind !== 'wrong_values');
+  const line = outcome.reportedOutput ? `the output ending \`${inline(outcome.reportedOutput, 160)}\`` : '';
+  if (pattern.length) return `${pattern.slice(0, 3).map((s) => SYMPTOM_NAMES[s.kind]).join('; ')}${line ? `, in ${line}` : ''}`;
+  if (line) return line.replace(/^the output/, 'output');
+  return outcome.expected.length ? listSymptoms(outcome.expected) : 'no error or output in the report';
+}
+
+function showedRow(outcome: ReproOutcome): string {
+  if (outcome.scriptRan === false || (!outcome.match && !outcome.observed.length)) return 'nothing: no script ran';
+  const parts: string[] = [];
+  if (outcome.observed.length) parts.push(listSymptoms(outcome.observed));
+  else parts.push('no error and no metric symptom (the run finished normally)');
+  const agree = outcome.match?.compared?.find((c) => c.what !== 'the exception');
+  if (agree) parts.push(`and the line \`${inline(agree.run, 160)}\``);
+  return parts.join(' ');
+}
+
+function comparedSection(outcome: ReproOutcome): string {
+  const compared = outcome.match?.compared ?? [];
+  if (!compared.length) {
+    if (outcome.scriptRan === false || !outcome.match) return '';
+    return `**Compared:** ${tableCell(outcome.match.reasons.join('; '), 500)}`;
+  }
+  const lines = compared.map((c) => `- ${c.what}: report \`${inline(c.report, 200)}\`, run \`${inline(c.run, 200)}\` — ${c.agree ? 'agree' : 'differ'}: ${tableCell(c.note, 400)}`);
+  return `**Compared:**\n${lines.join('\n')}`;
+}
+
+/** Versions that differ between the report and the run, flagged when the major or minor part differs. */
+export function versionFlags(outcome: ReproOutcome): string[] {
+  const flags: string[] = [];
+  for (const pin of outcome.reportVersions ?? []) {
+    const here = outcome.environment[pin.name.toLowerCase()];
+    if (!here) continue;
+    const mm = (v: string) => v.split(/[.+]/).slice(0, 2).join('.');
+    if (mm(here) !== mm(pin.version)) flags.push(`⚠️ ${pin.name} ${pin.version} in the report, ${here} here: a different ${here.split('.')[0] === pin.version.split('.')[0] ? 'minor' : 'major'} version, which could matter for this bug`);
+  }
+  return flags;
 }
 
 function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
 }
 
-/** A Mermaid xychart of a metric series; GitHub renders it. At most 60 points so that it stays legible. */
+/** A number for Mermaid: never in exponent form (Mermaid's xychart grammar reads no `e+31`). */
+export function plainNumber(v: number): string {
+  if (!Number.isFinite(v)) return '0';
+  if (v !== 0 && Math.abs(v) < 1e-6) return '0';
+  return v.toLocaleString('en-US', { useGrouping: false, maximumSignificantDigits: 6 });
+}
+
+const LOSS_OR_ACCURACY = /(loss|nll|mse|mae|error|accuracy|acc)/i;
+
+/**
+ * The y-axis of a chart: from the data, never zoomed so far that a flat line looks steep (the visible span is
+ * at least 10 % of the values' size), and from 0 for a loss or an accuracy unless the values are far from it.
+ */
+export function chartAxis(name: string, values: number[]): { min: number; max: number } {
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const size = Math.max(Math.abs(lo), Math.abs(hi));
+  const minSpan = size > 0 ? 0.1 * size : 1;
+  let min = lo;
+  let max = hi;
+  if (max - min < minSpan) {
+    const pad = (minSpan - (max - min)) / 2;
+    min -= pad;
+    max += pad;
+  } else {
+    const pad = 0.05 * (max - min);
+    min -= pad;
+    max += pad;
+  }
+  if (LOSS_OR_ACCURACY.test(name) && lo >= 0 && lo <= 0.8 * hi) min = 0;
+  if (LOSS_OR_ACCURACY.test(name) && lo >= 0 && min < 0) min = 0;
+  if (min === max) max = min + 1;
+  return { min: Number(plainNumber(min)), max: Number(plainNumber(max)) };
+}
+
+/**
+ * A Mermaid xychart of one metric series; GitHub renders it. At most 60 points. NaN/inf are not drawn as
+ * numbers: the chart's title says how many there were (a NaN plotted as 0 would hide the bug).
+ */
 export function metricChart(series: MetricSeries): string | null {
   const finite = series.values.filter((v) => Number.isFinite(v));
   if (finite.length < 2) return null;
-  const step = Math.max(1, Math.ceil(series.values.length / 60));
-  const points = series.values.filter((_, i) => i % step === 0).map((v) => (Number.isFinite(v) ? Number(v.toPrecision(6)) : 0));
+  const step = Math.max(1, Math.ceil(finite.length / 60));
+  const points = finite.filter((_, i) => i % step === 0);
   const xs = points.map((_, i) => i * step + 1);
-  const name = series.name.replace(/["\n]/g, '').slice(0, 40);
-  const lo = Math.min(...points);
-  const hi = Math.max(...points);
-  const pad = hi === lo ? Math.abs(hi) * 0.1 || 1 : 0;
+  const name = series.name.replace(/[^\w .-]/g, '').slice(0, 40) || 'metric';
+  const axis = chartAxis(name, points);
+  const bad = series.nonFinite ?? 0;
+  const title = `${name} (observed${bad ? `; ${bad} NaN/inf value${bad === 1 ? '' : 's'} not drawn` : ''})`;
   return [
     '```mermaid',
     'xychart-beta',
-    `  title "${name} (observed)"`,
+    `  title "${title}"`,
     `  x-axis "step" [${xs.join(', ')}]`,
-    `  y-axis "${name}" ${Number((lo - pad).toPrecision(6))} --> ${Number((hi + pad).toPrecision(6))}`,
-    `  line [${points.join(', ')}]`,
+    `  y-axis "${name}" ${plainNumber(axis.min)} --> ${plainNumber(axis.max)}`,
+    `  line [${points.map(plainNumber).join(', ')}]`,
     '```',
   ].join('\n');
+}
+
+/** The one chart a silent bug gets: the metric its symptom is about, else the first. Plus a NaN note. */
+function chartSection(outcome: ReproOutcome): string {
+  const silent = [...outcome.expected, ...outcome.observed].some((s) => s.category === 'silent');
+  if (!silent || outcome.scriptRan === false) return '';
+  const wanted = [...outcome.observed, ...outcome.expected].find((s) => s.metric)?.metric;
+  const series = outcome.metrics.find((m) => m.name === wanted) ?? outcome.metrics[0];
+  if (!series) return '';
+  const chart = metricChart(series);
+  const bad = series.nonFinite ?? 0;
+  const note = bad ? `_${series.name.replace(/_/g, ' ')}: ${bad} of ${series.values.length + bad} printed values were NaN or infinite; the chart shows only the finite ones._` : '';
+  return [chart ?? '', note].filter(Boolean).join('\n\n');
 }
 
 interface Parts {
   head: string;
   table: string;
+  compared: string;
+  ask: string;
   chart: string;
   script: string;
   output: string;
@@ -66,8 +239,11 @@ interface Parts {
   footer: string;
 }
 
-function scriptSection(script: string | null, maxChars: number): string {
-  if (!script) return '';
+const ADDED_MARK = '# added by RepGen';
+
+function scriptSection(outcome: ReproOutcome, maxChars: number): string {
+  const script = outcome.script;
+  if (!script || outcome.scriptRan === false) return '';
   let body = script;
   let note = '';
   if (body.length > maxChars) {
@@ -76,36 +252,83 @@ function scriptSection(script: string | null, maxChars: number): string {
   }
   const fence = fenceFor(body);
   const lines = script.split('\n').length;
-  return `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} lines)</summary>\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`;
+  const added = script.split('\n').filter((l) => l.includes(ADDED_MARK)).length;
+  const tier = outcome.attempts.at(-1)?.tier;
+  const who = added
+    ? `, ${added} added by RepGen`
+    : tier === 1
+      ? ', written by the model'
+      : '';
+  const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
+  return `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`;
 }
 
-function outputSection(excerpt: string, maxChars: number): string {
-  if (!excerpt.trim()) return '';
-  let body = excerpt;
-  let note = '';
-  if (body.length > maxChars) {
-    note = `\n\n_Output truncated: showing the last ${maxChars} of ${body.length} characters._`;
-    body = body.slice(-maxChars);
+/** The part of the output that shows the bug: the last traceback, or the lines that carry the symptoms. */
+export function bugExcerpt(outcome: ReproOutcome, maxLines = 30): string {
+  const out = outcome.outputExcerpt.replace(/\r/g, '');
+  const tb = out.lastIndexOf('Traceback (most recent call last)');
+  let lines: string[];
+  if (tb >= 0) {
+    lines = out.slice(tb).split('\n');
+    if (lines.length > maxLines) lines = [...lines.slice(0, 4), `  … ${lines.length - maxLines + 4} lines of frames left out …`, ...lines.slice(-(maxLines - 5))];
+  } else {
+    const wanted = new Set<string>();
+    for (const s of outcome.observed) for (const l of s.evidence.split('\n')) if (l.trim()) wanted.add(l.trim());
+    for (const c of outcome.match?.compared ?? []) if (c.what !== 'the exception') wanted.add(c.run.trim());
+    const keys = [...wanted].filter((w) => w.length >= 4);
+    lines = out.split('\n').filter((l) => keys.some((w) => l.includes(w)));
+    lines = lines.filter((l, i) => lines.indexOf(l) === i);
+    if (!lines.length) lines = out.trimEnd().split('\n').slice(-15);
+    if (lines.length > maxLines) lines = lines.slice(-maxLines);
   }
-  const fence = fenceFor(body);
-  return `<details><summary>Output of the final run</summary>\n\n${fence}text\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`;
+  return lines.join('\n').trimEnd();
+}
+
+function outputSection(outcome: ReproOutcome, maxChars: number): string {
+  if (!outcome.outputExcerpt.trim() || outcome.scriptRan === false) return '';
+  let excerpt = bugExcerpt(outcome);
+  if (excerpt.length > maxChars) excerpt = excerpt.slice(-maxChars);
+  const fence = fenceFor(excerpt);
+  const shown = `**Output** (the part that shows it):\n\n${fence}text\n${excerpt}\n${fence}`;
+  let full = outcome.outputExcerpt;
+  if (full.trim() === excerpt.trim()) return shown;
+  let note = '';
+  if (full.length > maxChars) {
+    note = `\n\n_Output truncated: showing the last ${maxChars} of ${full.length} characters._`;
+    full = full.slice(-maxChars);
+  }
+  const f2 = fenceFor(full);
+  return `${shown}\n\n<details><summary>Full output</summary>\n\n${f2}text\n${full.replace(/\n$/, '')}\n${f2}${note}\n\n</details>`;
 }
 
 function attemptsSection(outcome: ReproOutcome, maxRows: number): string {
   const all = outcome.attempts;
   if (!all.length) return '';
   const shown = all.length > maxRows ? all.slice(-maxRows) : all;
-  const rows = shown.map((a) => `| ${a.n} | ${a.tier} | ${a.bundle ?? '—'} | ${tableCell(a.outcome, 40)} | ${tableCell(a.feedback, 400)} |`);
+  const items = shown.map((a) => {
+    const lines = a.feedback.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 8);
+    const detail = lines.map((l) => `  - ${neutralizeMentions(l.length > 300 ? `${l.slice(0, 299)}…` : l)}`).join('\n');
+    return `- **Attempt ${a.n}** (tier ${a.tier}${a.bundle ? `, context bundle ${a.bundle}` : ''}): ${ATTEMPT_NAMES[a.outcome] ?? a.outcome.replace(/_/g, ' ')}${detail ? `\n${detail}` : ''}`;
+  });
   const note = all.length > shown.length ? `\n\n_Showing the last ${shown.length} of ${all.length} attempts._` : '';
-  return `<details><summary>What was tried (${all.length} attempt${all.length === 1 ? '' : 's'})</summary>\n\n| # | tier | bundle | outcome | feedback |\n|---|---|---|---|---|\n${rows.join('\n')}${note}\n\n</details>`;
+  return `<details><summary>What was tried (${all.length} attempt${all.length === 1 ? '' : 's'})</summary>\n\n${items.join('\n')}${note}\n\n</details>`;
+}
+
+function askSection(outcome: ReproOutcome): string {
+  const v = verdictOf(outcome);
+  if (!outcome.needsInfo.length || !['needs_info', 'needs_data'].includes(v)) return '';
+  const intro = v === 'needs_data' ? 'To run it here, could you add one of these to the issue?' : 'Could you add these to the issue?';
+  return `${intro}\n\n${outcome.needsInfo.slice(0, 5).map((n) => `- ${neutralizeMentions(n)}`).join('\n')}`;
 }
 
 function assemble(p: Parts): string {
-  return [p.head, p.table, p.chart, p.script, p.output, p.environment, p.attempts, p.footer].filter(Boolean).join('\n\n') + '\n';
+  return [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.environment, p.attempts, p.footer].filter(Boolean).join('\n\n') + '\n';
 }
 
 /**
  * The result comment the App posts and the CLI writes as comment.md. Pure: outcome in, markdown out.
+ * One headline verdict; what the reporter saw, what they expected and what RepGen's run showed; the values
+ * compared; the output that shows the bug (the rest in a fold); the script only when it ran.
  * Text copied from the report or the run is neutralised (no @mentions, no #refs), secrets are redacted,
  * and the whole stays under GitHub's size limit, saying what was cut.
  */
@@ -113,25 +336,22 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
   const maxChars = Math.min(options.maxChars ?? GITHUB_COMMENT_LIMIT, GITHUB_COMMENT_LIMIT);
   const evidenceRef = options.evidenceRef ?? 'evidence.json';
   const secrets = options.secrets ?? [];
-  const conf = outcome.confirmation;
-  const runs = conf && conf.totalRuns > 0 ? ` — reproduced ${conf.reproducedRuns}/${conf.totalRuns} runs` : '';
-  const headLines = [`### RepGen: ${VERDICT[outcome.status]}${runs}`, '', neutralizeMentions(outcome.summary)];
-  if (outcome.needsInfo.length) {
-    headLines.push('', '**What the report lacks:**', ...outcome.needsInfo.map((n) => `- ${neutralizeMentions(n)}`));
-  }
-  const matchReasons = outcome.match?.reasons.length ? tableCell(outcome.match.reasons.join('; '), 600) : '—';
+  const head = [`### RepGen: ${headline(outcome)}`, '', neutralizeMentions(outcome.summary)].join('\n');
+  const expected = outcome.reporterExpected?.trim();
   const table = [
-    '| | Expected (from the report) | Observed (RepGen\'s run) |',
-    '|---|---|---|',
-    `| Symptoms | ${tableCell(describe(outcome.expected), 600)} | ${tableCell(describe(outcome.observed), 600)} |`,
-    `| Match | ${outcome.match ? `${outcome.match.verdict} (score ${outcome.match.score.toFixed(2)})` : '—'} | ${matchReasons} |`,
+    '| | |',
+    '|---|---|',
+    `| **The reporter saw** | ${tableCell(sawRow(outcome), 600)} |`,
+    `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected, 400) : '_not stated in the report_'} |`,
+    `| **RepGen's run showed** | ${tableCell(showedRow(outcome), 600)} |`,
   ].join('\n');
-  const silent = outcome.expected.some((s) => s.category === 'silent') || outcome.observed.some((s) => s.category === 'silent');
-  const charts = silent ? outcome.metrics.slice(0, 2).map(metricChart).filter((c): c is string => c !== null) : [];
   const env = Object.entries(outcome.environment);
-  const environment = env.length ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${v.replace(/`/g, "'").slice(0, 80)}\``).join(' · ')}` : '';
+  const flags = outcome.scriptRan === false ? [] : versionFlags(outcome);
+  const environment = env.length
+    ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${v.replace(/`/g, "'").slice(0, 80)}\``).join(' · ')}${flags.length ? `\n\n${flags.map((f) => `- ${neutralizeMentions(f)}`).join('\n')}` : ''}`
+    : '';
   const usage = outcome.usage;
-  const footer = `<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} out · cost $${usage.costUsd.toFixed(4)} · a reproduction is judged by RepGen's symptom matcher on the script's own output, not by a model.</sub>`;
+  const footer = `<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} out · cost $${usage.costUsd.toFixed(4)} · judged by RepGen's symptom matcher on the script's own output, not by a model (rules: RepGen's docs/verdicts.md).</sub>`;
 
   // Shrink the big parts step by step until the comment fits; say what was cut.
   const budgets = [
@@ -144,11 +364,13 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
   for (const b of budgets) {
     text = redactSecrets(
       assemble({
-        head: headLines.join('\n'),
+        head,
         table,
-        chart: charts.join('\n\n'),
-        script: scriptSection(outcome.script, b.script),
-        output: outputSection(outcome.outputExcerpt, b.output),
+        compared: comparedSection(outcome),
+        ask: askSection(outcome),
+        chart: chartSection(outcome),
+        script: scriptSection(outcome, b.script),
+        output: outputSection(outcome, b.output),
         environment,
         attempts: attemptsSection(outcome, b.rows),
         footer,

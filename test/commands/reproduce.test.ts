@@ -49,7 +49,7 @@ describe('repgen reproduce', () => {
     const evidence = JSON.parse(await readFile(join(dir, 'out', 'evidence.json'), 'utf8'));
     expect(Object.keys(evidence)).toEqual(['outcome', 'report', 'plan', 'probe', 'context', 'tier0', 'finalRun', 'confirm']);
     expect(evidence.confirm.runs).toHaveLength(3);
-    expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced — reproduced 3\/3 runs/);
+    expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced \(3 of 3 seeded runs\)/);
     const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish)\]/.test(l));
     expect(stageLines.map((l) => l.slice(1, l.indexOf(']')))).toEqual(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
     expect(stageLines).toContain('[agent] attempt 1 (tier 1): reproduced');

@@ -23,11 +23,13 @@ function outcome(over: Partial<ReproOutcome> = {}): ReproOutcome {
 }
 
 describe('buildResultComment', () => {
-  it('gives the verdict with k/n runs, the script in <details>, expected vs observed, environment and cost', () => {
+  it('gives one verdict with k/n runs, the script in <details>, the three named rows, environment and cost', () => {
     const md = buildResultComment(outcome());
-    expect(md).toContain('✅ Reproduced — reproduced 3/3 runs');
+    expect(md).toContain('### RepGen: ✅ Reproduced (3 of 3 seeded runs)');
+    expect(md.match(/Reproduced/g)).toHaveLength(2); // the headline and the one-sentence summary
     expect(md).toMatch(/<details><summary>Reproduction script[\s\S]*```python\nimport torch/);
-    expect(md).toContain('| Symptoms | shape_mismatch: RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1) |');
+    expect(md).toContain("| **The reporter saw** | a shape mismatch: `RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)` |");
+    expect(md).not.toMatch(/shape_mismatch|run_mismatch|wrong_values/);
     expect(md).toContain('**Environment:**');
     expect(md).toContain('tokens 0 in / 0 out · cost $0.0000');
     expect(md).toContain('What was tried (1 attempt)');
@@ -74,6 +76,7 @@ describe('buildResultComment', () => {
     );
     expect(md).toContain('```mermaid\nxychart-beta');
     expect(md).toContain('line [1.0986, 1.0986, 1.0986, 1.0985]');
+    expect(md).toContain('y-axis "loss" 1.04362 --> 1.15348'); // a flat line stays flat: the span is at least 10 % of the values
     expect(metricChart({ name: 'acc', values: [1] })).toBeNull();
   });
 

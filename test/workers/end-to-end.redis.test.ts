@@ -58,7 +58,7 @@ describe('end to end', { timeout: 240_000 }, () => {
     await waitFor('label', () => h.gh.labels.get(ISSUE));
     await w.close(0);
 
-    expect(body).toContain('✅ Reproduced — reproduced 2/2 runs');
+    expect(body).toContain('✅ Reproduced (2 of 2 seeded runs)');
     expect(body).toMatch(/RuntimeError: mat1 and mat2 shapes cannot be multiplied \(4x3 and 5x2\)/);
     expect(body).toContain('nn.Linear(5, 2)');
     const check = h.gh.checkRuns.find((c) => c.external_id === `codertocat/hello-world#${ISSUE}`);

@@ -45,7 +45,7 @@ describe('repro worker', () => {
     await w.close(0);
     expect(seen[0]?.repoFiles).toContain('model.py');
     expect(seen[0]?.title).toBe('matmul shape error');
-    expect(body).toContain('reproduced 3/3 runs');
+    expect(body).toContain('✅ Reproduced (3 of 3 seeded runs)');
     expect(body).toContain('mat1 and mat2 shapes cannot be multiplied');
     const check = h.gh.checkRuns.at(-1);
     expect(check).toMatchObject({ name: 'RepGen reproduction', head_sha: repo.sha, status: 'completed', conclusion: 'success' });
