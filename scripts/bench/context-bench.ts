@@ -2,14 +2,19 @@
  * Benchmarks the context builder on a large repository checkout (never committed: fetch it and
  * `git --git-dir=… archive HEAD | tar -x -C /tmp/…`).
  *
- *   npx tsx scripts/bench/context-bench.ts --repo /tmp/ctx/diffusers [--lexical bm25|minisearch|lunr] [--queries N]
+ *   npx tsx scripts/bench/context-bench.ts --repo /tmp/ctx/diffusers [--lexical bm25|minisearch|lunr] [--queries N] [--workers N]
  *       [--embed-model DIR --embed-sample N]
  *
  * Each phase runs in its own process so that its peak RSS is its own:
- *   floor   read every indexed file and parse every Python file with tree-sitter once
+ *   floor   read every indexed file and parse every Python file with tree-sitter once, on one thread; run before
+ *           and after the cold build, and the two averaged, so that a machine whose load moves during the run
+ *           still gives a fair ratio
  *   cold    buildContext with empty caches (embeddings excluded), then N queries on the in-memory index (p50/p95)
  *   cached  buildContext in a fresh process whose disk cache holds the index (what a second run pays)
  *   embed   chunks/s of the embedding model over a sample of chunks (reported apart from cold)
+ * Each phase also reports its CPU time (every thread of the process): on a shared machine the wall times move
+ * with the others' load, the CPU times much less. The cold build runs on REPGEN_CONTEXT_WORKERS threads (default:
+ * the cores); `--workers 1` measures the single-thread build.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -26,6 +31,7 @@ const { values } = parseArgs({
     cache: { type: 'string' },
     'embed-model': { type: 'string' },
     'embed-sample': { type: 'string', default: '500' },
+    workers: { type: 'string' },
   },
 });
 
@@ -58,10 +64,17 @@ function rssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
+/** CPU milliseconds (user + system, all threads of this process) since `from`. */
+function cpuMs(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return Math.round((d.user + d.system) / 1000);
+}
+
 async function phaseFloor(repo: string): Promise<Record<string, number>> {
   const { walkRepo } = await import('../../src/context/walk-repo.js');
   const { loadPythonParser } = await import('../../src/context/python-parser.js');
   const py = await loadPythonParser();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const { files } = await walkRepo(repo, { maxFileBytes: 1_000_000 });
   const t1 = performance.now();
@@ -71,17 +84,19 @@ async function phaseFloor(repo: string): Promise<Record<string, number>> {
     if (f.language === 'python') py.parser.parse(f.text)?.delete();
   }
   const t2 = performance.now();
-  return { files: files.length, megabytes: Math.round(bytes / 1e5) / 10, readMs: Math.round(t1 - t0), parseMs: Math.round(t2 - t1), floorMs: Math.round(t2 - t0), peakRssMb: rssMb() };
+  return { files: files.length, megabytes: Math.round(bytes / 1e5) / 10, readMs: Math.round(t1 - t0), parseMs: Math.round(t2 - t1), floorMs: Math.round(t2 - t0), floorCpuMs: cpuMs(cpu0), peakRssMb: rssMb() };
 }
 
 async function phaseCold(repo: string, cache: string, lexical: string, n: number): Promise<Record<string, number>> {
   const { buildContext } = await import('../../src/context/index.js');
   const { IndexLru } = await import('../../src/context/cache.js');
   const memory = new IndexLru(2);
-  const env = { REPGEN_LEXICAL: lexical };
+  const env = { REPGEN_LEXICAL: lexical, ...(values.workers ? { REPGEN_CONTEXT_WORKERS: values.workers } : {}) };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const first = await buildContext({ repoDir: repo, report: reports(1)[0]! }, { embedder: null, crossEncoder: null, cacheDir: cache, env, memory });
   const coldMs = performance.now() - t0;
+  const coldCpuMs = cpuMs(cpu0);
   const afterBuildRss = rssMb();
   const times: number[] = [];
   const queryOnly: number[] = [];
@@ -99,6 +114,7 @@ async function phaseCold(repo: string, cache: string, lexical: string, n: number
   const pct = (p: number): number => pctOf(times, p);
   return {
     coldMs: Math.round(coldMs),
+    coldCpuMs,
     ...Object.fromEntries(Object.entries(first.timings).map(([k, v]) => [`cold.${k}`, v])),
     queries: n,
     queryP50Ms: pct(0.5),
@@ -148,7 +164,7 @@ async function child(): Promise<void> {
 }
 
 function runPhase(phase: string, extra: string[] = []): Record<string, number> {
-  const args = ['--import', 'tsx', new URL(import.meta.url).pathname, '--repo', values.repo!, '--lexical', values.lexical!, '--phase', phase, ...extra];
+  const args = ['--import', 'tsx', new URL(import.meta.url).pathname, '--repo', values.repo!, '--lexical', values.lexical!, '--phase', phase, ...(values.workers ? ['--workers', values.workers] : []), ...extra];
   const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
 }
@@ -156,15 +172,22 @@ function runPhase(phase: string, extra: string[] = []): Record<string, number> {
 async function driver(): Promise<void> {
   if (!values.repo) throw new Error('--repo DIR is required');
   const cache = mkdtempSync(join(tmpdir(), 'repgen-bench-cache-'));
-  const floor = runPhase('floor');
-  console.log('floor ', JSON.stringify(floor));
+  const floorBefore = runPhase('floor');
+  console.log('floor ', JSON.stringify(floorBefore));
   const cold = runPhase('cold', ['--cache', cache, '--queries', values.queries!]);
   console.log('cold  ', JSON.stringify(cold));
   const cached = runPhase('cached', ['--cache', cache]);
   console.log('cached', JSON.stringify(cached));
-  const ratio = Math.round((cold.coldMs! / floor.floorMs!) * 100) / 100;
+  const floorAfter = runPhase('floor');
+  console.log('floor ', JSON.stringify(floorAfter));
+  const floorMs = Math.round((floorBefore.floorMs! + floorAfter.floorMs!) / 2);
+  const floorCpuMs = Math.round((floorBefore.floorCpuMs! + floorAfter.floorCpuMs!) / 2);
+  const ratio = Math.round((cold.coldMs! / floorMs) * 100) / 100;
+  const cpuRatio = Math.round((cold.coldCpuMs! / floorCpuMs) * 100) / 100;
   const peak = Math.max(cold.peakRssMb!, cached.peakRssMb!);
-  console.log(`\nsummary (${values.lexical}): files ${floor.files}, ${floor.megabytes} MB; floor ${floor.floorMs} ms; cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 30000 ms and ≤ 5x); ` +
+  console.log(`\nsummary (${values.lexical}, ${cold['cold.indexWorkers'] ?? 0} index workers): files ${floorBefore.files}, ${floorBefore.megabytes} MB; ` +
+    `floor ${floorMs} ms (mean of ${floorBefore.floorMs} before and ${floorAfter.floorMs} after), CPU ${floorCpuMs} ms; ` +
+    `cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 30000 ms and ≤ 2x), CPU ${cold.coldCpuMs} ms (${cpuRatio}x the floor's CPU); ` +
     `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryOnlyP95Ms} ms (whole call with the identity check: ${cold.queryP95Ms} ms) over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 1024)`);
   if (values['embed-model']) {
     const embed = runPhase('embed', ['--embed-model', values['embed-model'], '--embed-sample', values['embed-sample']!]);

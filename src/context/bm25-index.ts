@@ -85,6 +85,197 @@ function wrap(stored: Stored): LexicalIndex {
 }
 
 /**
+ * The parts of a BM25 index over a run of consecutive documents (one shard of a repository). Plain typed arrays
+ * and a string list: a worker thread hands them to the main thread without copying the arrays, and
+ * `mergeBm25Parts` joins the parts of consecutive shards into the index one build over all documents gives.
+ */
+export type Bm25Part = Stored;
+
+/** Typed-array storage that doubles when full: a push costs no object, and the garbage collector sees one buffer. */
+class Grow<T extends Int32Array | Uint16Array> {
+  length = 0;
+  constructor(public data: T) {}
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const bigger = new (this.data.constructor as { new (n: number): T })(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+/**
+ * Builds the BM25 parts one document at a time, holding only the postings (as (term row, doc, tf) triples in
+ * growable typed arrays) and the term table: no document's tokens outlive its `add`. The triples are sorted
+ * into postings by term in `finish` (a counting sort, stable, so each term's postings stay in document order).
+ */
+export class Bm25Builder {
+  private readonly termRow = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly ids: number[] = [];
+  private readonly lengths: number[] = [];
+  /** Field-weighted frequency of each term row in the current document; rows touched are listed in `touched`. */
+  private docTf = new Int32Array(1024);
+  private readonly touched: number[] = [];
+  private readonly rows = new Grow(new Int32Array(4096));
+  private readonly docs = new Grow(new Int32Array(4096));
+  private readonly tfs = new Grow(new Uint16Array(4096));
+
+  private count(term: string, weight: number): void {
+    let row = this.termRow.get(term);
+    if (row === undefined) {
+      row = this.terms.length;
+      this.termRow.set(term, row);
+      this.terms.push(term);
+      if (row === this.docTf.length) {
+        const bigger = new Int32Array(row * 2);
+        bigger.set(this.docTf);
+        this.docTf = bigger;
+      }
+    }
+    if (this.docTf[row] === 0) this.touched.push(row);
+    this.docTf[row]! += weight;
+  }
+
+  add(doc: LexicalDoc): void {
+    const d = this.ids.length;
+    this.ids.push(doc.id);
+    this.lengths.push(doc.body.length + doc.name.length);
+    for (const t of doc.body) this.count(t, 1);
+    for (const t of doc.name) this.count(t, NAME_BOOST);
+    for (const row of this.touched) {
+      this.rows.push(row);
+      this.docs.push(d);
+      this.tfs.push(Math.min(this.docTf[row]!, 65535));
+      this.docTf[row] = 0;
+    }
+    this.touched.length = 0;
+  }
+
+  finish(): Bm25Part {
+    const { terms } = this;
+    // Row r of the stored index is the r-th term in code unit order.
+    const order = terms.map((_, r) => r).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
+    const rank = new Int32Array(terms.length);
+    for (const [r, row] of order.entries()) rank[row] = r;
+    const total = this.rows.length;
+    const offsets = new Int32Array(terms.length + 1);
+    const rows = this.rows.data;
+    for (let i = 0; i < total; i++) offsets[rank[rows[i]!]! + 1]! += 1;
+    for (let r = 0; r < terms.length; r++) offsets[r + 1]! += offsets[r]!;
+    const cursor = offsets.slice(0, terms.length);
+    const docs = new Int32Array(total);
+    const tf = new Uint16Array(total);
+    const inDocs = this.docs.data;
+    const inTf = this.tfs.data;
+    for (let i = 0; i < total; i++) {
+      const at = cursor[rank[rows[i]!]!]!++;
+      docs[at] = inDocs[i]!;
+      tf[at] = inTf[i]!;
+    }
+    return { terms: order.map((row) => terms[row]!), ids: Int32Array.from(this.ids), lengths: Uint32Array.from(this.lengths), postings: { offsets, docs, tf } };
+  }
+}
+
+/** Binary min-heap of part numbers ordered by their current term, then by part number (so equal terms come in part order). */
+function heapLess(terms: string[][], at: Int32Array, a: number, b: number): boolean {
+  const ta = terms[a]![at[a]!]!;
+  const tb = terms[b]![at[b]!]!;
+  return ta < tb || (ta === tb && a < b);
+}
+
+/**
+ * Joins the BM25 parts of consecutive runs of documents, in document order, into one index: the same terms,
+ * postings, lengths and ids (byte for byte once serialized) as one `build` over all the documents. A k-way merge
+ * of the parts' sorted term lists; each term's postings are the parts' postings one after the other, with the
+ * document numbers shifted by the documents of the parts before.
+ */
+export function mergeBm25Parts(parts: Bm25Part[]): Bm25Part {
+  if (parts.length === 1) return parts[0]!;
+  let n = 0;
+  let postings = 0;
+  let termSlots = 0;
+  const docBase = new Int32Array(parts.length);
+  for (const [k, p] of parts.entries()) {
+    docBase[k] = n;
+    n += p.ids.length;
+    postings += p.postings.docs.length;
+    termSlots += p.terms.length;
+  }
+  const ids = new Int32Array(n);
+  const lengths = new Uint32Array(n);
+  for (const [k, p] of parts.entries()) {
+    ids.set(p.ids, docBase[k]!);
+    lengths.set(p.lengths, docBase[k]!);
+  }
+  const partTerms = parts.map((p) => p.terms);
+  const at = new Int32Array(parts.length);
+  const heap: number[] = [];
+  const up = (i: number): void => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!heapLess(partTerms, at, heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  };
+  const down = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && heapLess(partTerms, at, heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && heapLess(partTerms, at, heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let k = 0; k < parts.length; k++) {
+    if (parts[k]!.terms.length) {
+      heap.push(k);
+      up(heap.length - 1);
+    }
+  }
+  const terms: string[] = [];
+  const offsets = new Int32Array(termSlots + 1);
+  const docs = new Int32Array(postings);
+  const tf = new Uint16Array(postings);
+  let written = 0;
+  while (heap.length) {
+    const k = heap[0]!;
+    const row = at[k]!;
+    const term = partTerms[k]![row]!;
+    if (terms[terms.length - 1] !== term) {
+      offsets[terms.length] = written;
+      terms.push(term);
+    }
+    const p = parts[k]!.postings;
+    const base = docBase[k]!;
+    for (let i = p.offsets[row]!, end = p.offsets[row + 1]!; i < end; i++) {
+      docs[written] = p.docs[i]! + base;
+      tf[written] = p.tf[i]!;
+      written++;
+    }
+    at[k] = row + 1;
+    if (row + 1 < partTerms[k]!.length) down(0);
+    else {
+      heap[0] = heap[heap.length - 1]!;
+      heap.pop();
+      if (heap.length) down(0);
+    }
+  }
+  offsets[terms.length] = written;
+  return { terms, ids, lengths, postings: { offsets: offsets.slice(0, terms.length + 1), docs, tf } };
+}
+
+/** The lexical index over merged (or single) BM25 parts. */
+export function bm25FromParts(parts: Bm25Part[]): LexicalIndex {
+  return wrap(mergeBm25Parts(parts));
+}
+
+/**
  * A compact in-house BM25 index: a term table plus postings in typed arrays. It exists because lunr and
  * MiniSearch keep every posting as a JS object, which on a repository of thousands of files costs gigabytes
  * (lunr) or seconds to serialize and reload (both); typed arrays load from disk in milliseconds. Same scoring
@@ -92,51 +283,9 @@ function wrap(stored: Stored): LexicalIndex {
  */
 export const bm25Adapter: LexicalAdapter = {
   build(input: Iterable<LexicalDoc>): LexicalIndex {
-    const termRow = new Map<string, number>();
-    const terms: string[] = [];
-    // Postings are gathered per term in growable plain arrays, then packed.
-    const postDocs: number[][] = [];
-    const postTf: number[][] = [];
-    const ids: number[] = [];
-    const lengths: number[] = [];
-    const local = new Map<string, number>();
-    for (const doc of input) {
-      const d = ids.length;
-      ids.push(doc.id);
-      lengths.push(doc.body.length + doc.name.length);
-      local.clear();
-      for (const t of doc.body) local.set(t, (local.get(t) ?? 0) + 1);
-      for (const t of doc.name) local.set(t, (local.get(t) ?? 0) + NAME_BOOST);
-      for (const [t, f] of local) {
-        let row = termRow.get(t);
-        if (row === undefined) {
-          row = terms.length;
-          termRow.set(t, row);
-          terms.push(t);
-          postDocs.push([]);
-          postTf.push([]);
-        }
-        postDocs[row]!.push(d);
-        postTf[row]!.push(Math.min(f, 65535));
-      }
-    }
-    // Pack in sorted term order: row r of the stored index is the r-th term alphabetically.
-    const order = terms.map((_, r) => r).sort((a, b) => (terms[a]! < terms[b]! ? -1 : 1));
-    const offsets = new Int32Array(terms.length + 1);
-    let total = 0;
-    for (const [r, row] of order.entries()) {
-      offsets[r] = total;
-      total += postDocs[row]!.length;
-    }
-    offsets[terms.length] = total;
-    const docs = new Int32Array(total);
-    const tf = new Uint16Array(total);
-    for (const [r, row] of order.entries()) {
-      docs.set(postDocs[row]!, offsets[r]!);
-      tf.set(postTf[row]!, offsets[r]!);
-    }
-    const sorted = order.map((row) => terms[row]!);
-    return wrap({ terms: sorted, ids: Int32Array.from(ids), lengths: Uint32Array.from(lengths), postings: { offsets, docs, tf } });
+    const builder = new Bm25Builder();
+    for (const doc of input) builder.add(doc);
+    return wrap(builder.finish());
   },
   load(data: Buffer | string): LexicalIndex {
     const buf = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;

@@ -6,7 +6,6 @@ import { makeBundles } from './bundle.js';
 import {
   assembleIndex,
   buildLexical,
-  chunkRepo,
   embedChunks,
   type ChunkVectors,
   type RepoIndex,
@@ -15,6 +14,7 @@ import { contentIdentity, gitIdentity, IndexLru, INDEX_VERSION, loadIndex, loadV
 import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
 import { ContextInputError } from './errors.js';
 import { lexicalAdapter, weightedTerms } from './lexical-index.js';
+import { indexFiles, type IndexFilesOptions } from './parallel-index.js';
 import { rankCandidates, type Candidate } from './rank.js';
 import { extractReportSignals, type ReportSignals } from './report-signals.js';
 import { readContextSettings, type ContextSettings } from './settings.js';
@@ -51,6 +51,11 @@ export interface BuildContextDeps {
   env?: NodeJS.ProcessEnv;
   /** The in-memory LRU; one per process by default. */
   memory?: IndexLru;
+  /**
+   * Overrides of how a build is spread over worker threads (tests and benches: the smallest repository worth
+   * workers, the shard size, the worker entry). The thread count itself is REPGEN_CONTEXT_WORKERS.
+   */
+  indexing?: Pick<IndexFilesOptions, 'minParallelBytes' | 'shardBytes' | 'workerUrl'>;
 }
 
 /** Where the index came from on this call. */
@@ -128,7 +133,14 @@ interface Loaded {
   timings: Record<string, number>;
 }
 
-async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir: string | null, memory: IndexLru): Promise<Loaded> {
+async function loadOrBuild(
+  repoDir: string,
+  settings: ContextSettings,
+  cacheDir: string | null,
+  memory: IndexLru,
+  log: Logger,
+  indexing: BuildContextDeps['indexing'],
+): Promise<Loaded> {
   const timings: Record<string, number> = {};
   let t = now();
   let walked: WalkResult | null = null;
@@ -180,12 +192,25 @@ async function loadOrBuild(repoDir: string, settings: ContextSettings, cacheDir:
     throw new ContextInputError(`${repoDir} ${empty ? 'is empty' : 'has no Python files'}`);
   }
   t = now();
-  const { chunks, infos } = await chunkRepo(walked.files);
+  // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
+  const built = await indexFiles(walked.files, { ...indexing, workers: settings.REPGEN_CONTEXT_WORKERS, bm25: settings.REPGEN_LEXICAL === 'bm25' });
+  const { chunks, infos } = built;
+  const skipped = walked.skipped;
+  // The file texts are no longer needed (each chunk holds its own): let them go before the rest is built.
+  walked = null;
   timings.chunkMs = now() - t;
+  timings.indexWorkers = built.workers;
+  timings.indexShards = built.shards;
+  if (built.failures.length) {
+    timings.shardsInThread = built.shardsInThread;
+    log.warn({ failures: built.failures, shardsInThread: built.shardsInThread }, 'index workers failed; their shards were indexed on the main thread');
+  }
   t = now();
-  const lexical = buildLexical(adapter, chunks);
-  timings.lexicalBuildMs = now() - t;
-  const index = assembleIndex(key, { chunks, files: infos, lexical, skipped: walked.skipped });
+  const lexical = built.lexical ?? buildLexical(adapter, chunks);
+  // bm25: the merge of the shards' parts (their tokenizing is in chunkMs); other adapters: the whole build.
+  timings.lexicalBuildMs = built.lexical ? built.mergeMs : now() - t;
+  timings.chunkMs -= built.mergeMs;
+  const index = assembleIndex(key, { chunks, files: infos, lexical, skipped });
   if (cacheDir) {
     t = now();
     await saveIndex(cacheDir, index);
@@ -289,7 +314,7 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
   processLru ??= new IndexLru(settings.REPGEN_CONTEXT_CACHE_ENTRIES);
   const memory = deps.memory ?? processLru;
 
-  const { index, source, timings } = await loadOrBuild(repoDir, settings, cacheDir, memory);
+  const { index, source, timings } = await loadOrBuild(repoDir, settings, cacheDir, memory, log, deps.indexing);
   log.info({ repoDir, chunks: index.chunks.length, source }, 'context index ready');
   if (!index.files.some((f) => f.path.endsWith('.py') || f.path.endsWith('.pyi'))) {
     throw new ContextInputError(`${repoDir} has no Python files`);

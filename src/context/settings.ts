@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { SetupError } from '../errors.js';
 
@@ -42,6 +43,13 @@ export const ContextSettings = z.object({
   REPGEN_LEXICAL: z.enum(['bm25', 'minisearch', 'lunr']).default('bm25'),
   /** Files larger than this many bytes are skipped (generated tables, minified data). @defaultValue 1000000 */
   REPGEN_CONTEXT_MAX_FILE_BYTES: PositiveInt.default(1_000_000),
+  /**
+   * Threads that parse, chunk and tokenize a repository being indexed (each with its own tree-sitter parser);
+   * 1 keeps it on the calling thread. Repositories under about 4 MB of source stay on the calling thread anyway.
+   * Not part of the cache key: every thread count builds the same index.
+   * @defaultValue the machine's cores (`os.availableParallelism()`)
+   */
+  REPGEN_CONTEXT_WORKERS: PositiveInt.max(64).default(() => availableParallelism()),
   /** How many call levels the dependency closure follows. @defaultValue 2 */
   REPGEN_CONTEXT_DEP_DEPTH: z.coerce.number().int().min(0).default(2),
   /** Chunks embedded per model call. @defaultValue 32 */

@@ -1,0 +1,167 @@
+import { Worker } from 'node:worker_threads';
+import { bm25FromParts, type Bm25Part } from './bm25-index.js';
+import type { Chunk, FileInfo } from './chunk-types.js';
+import { indexShard, rebaseShard, type ShardResult } from './index-shard.js';
+import type { ShardReply, ShardRequest } from './index-worker.js';
+import type { LexicalIndex } from './lexical-index.js';
+import { loadPythonParser, type PythonParser } from './python-parser.js';
+import type { RepoFile } from './walk-repo.js';
+
+/** Below this much source text, starting worker threads (each loads tsx and the grammar) costs more than it saves. */
+const MIN_PARALLEL_BYTES = 4_000_000;
+/** Shards per worker: enough for one slow shard not to leave the other cores idle at the end. */
+const SHARDS_PER_WORKER = 8;
+const MIN_SHARD_BYTES = 256_000;
+const MAX_SHARD_BYTES = 4_000_000;
+
+export interface IndexFilesOptions {
+  /** Worker threads; 1 indexes on the calling thread. */
+  workers: number;
+  /** Build the BM25 parts alongside the chunks (the `bm25` lexical adapter); other adapters build from the chunks. */
+  bm25: boolean;
+  /** Test seams: the smallest repository worth workers, the shard size, the worker entry file. */
+  minParallelBytes?: number;
+  shardBytes?: number;
+  workerUrl?: URL;
+}
+
+export interface IndexedFiles {
+  chunks: Chunk[];
+  infos: FileInfo[];
+  /** The BM25 index when `bm25` was asked. */
+  lexical?: LexicalIndex;
+  /** Worker threads used (0: in-thread). */
+  workers: number;
+  shards: number;
+  /** Shards a failed worker left, redone on the calling thread. */
+  shardsInThread: number;
+  /** One line per worker failure, for the log. */
+  failures: string[];
+  /** Time spent merging the shards' BM25 parts on this thread. */
+  mergeMs: number;
+}
+
+/** Cuts the file list into runs of consecutive files of about `target` bytes each. */
+function cutShards(files: RepoFile[], target: number): RepoFile[][] {
+  const shards: RepoFile[][] = [];
+  let current: RepoFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    current.push(f);
+    bytes += f.text.length;
+    if (bytes >= target) {
+      shards.push(current);
+      current = [];
+      bytes = 0;
+    }
+  }
+  if (current.length) shards.push(current);
+  return shards;
+}
+
+const WORKER_URL = new URL('./index-worker.mjs', import.meta.url);
+
+/**
+ * Runs the shards on `workers` threads, each with its own tree-sitter parser, handing the next shard to
+ * whichever thread is free. A worker that crashes, exits or reports an error is dropped, and the shard it held
+ * is redone on this thread (where a second failure is the build's error, with the shard's first file named);
+ * when no worker is left, the remaining shards run here too. Results come back in shard order.
+ */
+async function runOnWorkers(shards: RepoFile[][], opts: IndexFilesOptions, out: IndexedFiles): Promise<Array<ShardResult | null>> {
+  const results: Array<ShardResult | null> = shards.map(() => null);
+  const failed: number[] = [];
+  let next = 0;
+  const count = Math.min(opts.workers, shards.length);
+  const runWorker = (): Promise<void> =>
+    new Promise((resolve) => {
+      const worker = new Worker(opts.workerUrl ?? WORKER_URL);
+      let held = -1;
+      let done = false;
+      const finish = (failure?: string): void => {
+        if (done) return;
+        done = true;
+        if (failure !== undefined) {
+          out.failures.push(failure);
+          if (held >= 0) failed.push(held);
+        }
+        worker.removeAllListeners();
+        // Swallow what a dying worker still emits once we stopped listening.
+        worker.on('error', () => undefined);
+        void worker.terminate().finally(resolve);
+      };
+      const send = (): void => {
+        if (next >= shards.length) return finish();
+        held = next++;
+        const req: ShardRequest = { shard: held, files: shards[held]!, bm25: opts.bm25 };
+        worker.postMessage(req);
+      };
+      worker.on('message', (reply: ShardReply) => {
+        if ('error' in reply) return finish(`index worker failed on ${shards[reply.shard]![0]!.path}: ${reply.error}`);
+        results[reply.shard] = reply.result;
+        held = -1;
+        send();
+      });
+      worker.on('error', (err) => finish(`index worker crashed: ${err.message.split('\n')[0]!}`));
+      worker.on('exit', (code) => finish(`index worker exited with code ${code}`));
+      worker.on('online', send);
+    });
+  await Promise.all(Array.from({ length: count }, runWorker));
+  out.workers = count;
+  // Shards left by a failed worker, and those never handed out because every worker failed.
+  for (let s = next; s < shards.length; s++) failed.push(s);
+  if (failed.length) {
+    const py = await loadPythonParser();
+    for (const s of failed.sort((a, b) => a - b)) {
+      results[s] = indexHere(shards[s]!, py, opts.bm25);
+      out.shardsInThread += 1;
+    }
+  }
+  return results;
+}
+
+/** Indexes a shard on this thread; a failure is one line naming the shard's first file. */
+function indexHere(files: RepoFile[], py: PythonParser, bm25: boolean): ShardResult {
+  try {
+    return indexShard(files, py, bm25);
+  } catch (err) {
+    throw new Error(`indexing ${files[0]?.path ?? '(no file)'} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!}`);
+  }
+}
+
+/**
+ * Chunks the files (and builds the BM25 index when asked) across `workers` threads, in shards of consecutive
+ * files; the shards' chunks are renumbered into one sequence and their BM25 parts merged, so the result is the
+ * one a single thread gives (same chunk ids, same index bytes). Small repositories stay on this thread.
+ */
+export async function indexFiles(files: RepoFile[], opts: IndexFilesOptions): Promise<IndexedFiles> {
+  let bytes = 0;
+  for (const f of files) bytes += f.text.length;
+  const out: IndexedFiles = { chunks: [], infos: [], workers: 0, shards: 0, shardsInThread: 0, failures: [], mergeMs: 0 };
+  const parallel = opts.workers > 1 && bytes >= (opts.minParallelBytes ?? MIN_PARALLEL_BYTES);
+  const target = opts.shardBytes ?? Math.min(MAX_SHARD_BYTES, Math.max(MIN_SHARD_BYTES, Math.ceil(bytes / (opts.workers * SHARDS_PER_WORKER))));
+  const shards = cutShards(files, parallel ? target : Number.POSITIVE_INFINITY);
+  out.shards = shards.length;
+  let results: Array<ShardResult | null>;
+  if (parallel && shards.length > 1) results = await runOnWorkers(shards, opts, out);
+  else {
+    const py = await loadPythonParser();
+    results = shards.map((s) => indexHere(s, py, opts.bm25));
+  }
+  const parts: Bm25Part[] = [];
+  for (const [s, result] of results.entries()) {
+    if (!result) throw new Error(`index shard ${s} has no result`);
+    rebaseShard(result, out.chunks.length);
+    for (const c of result.chunks) out.chunks.push(c);
+    for (const info of result.infos) out.infos.push(info);
+    if (result.bm25) parts.push(result.bm25);
+    results[s] = null;
+  }
+  const t = performance.now();
+  if (opts.bm25) out.lexical = bm25FromParts(parts.length ? parts : [emptyPart()]);
+  out.mergeMs = performance.now() - t;
+  return out;
+}
+
+function emptyPart(): Bm25Part {
+  return { terms: [], ids: new Int32Array(0), lengths: new Uint32Array(0), postings: { offsets: new Int32Array(1), docs: new Int32Array(0), tf: new Uint16Array(0) } };
+}

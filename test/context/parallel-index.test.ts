@@ -1,0 +1,109 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { bm25Adapter } from '../../src/context/bm25-index.js';
+import { chunkRepo, lexicalDocs } from '../../src/context/build-index.js';
+import { IndexLru } from '../../src/context/cache.js';
+import { buildContext } from '../../src/context/index.js';
+import { indexFiles } from '../../src/context/parallel-index.js';
+import { tokenize } from '../../src/context/tokenize.js';
+import { walkRepo, type RepoFile } from '../../src/context/walk-repo.js';
+
+const REPOS = ['vision-classifier', 'training-loops'].map((r) => fileURLToPath(new URL(`../../fixtures/repos/${r}`, import.meta.url)));
+const worker = (name: string): URL => new URL(`./workers/${name}`, import.meta.url);
+
+/** Both fixture repositories as one file list, so that there are enough files for many shards. */
+async function fixtureFiles(): Promise<RepoFile[]> {
+  const out: RepoFile[] = [];
+  for (const [i, repo] of REPOS.entries()) {
+    const { files } = await walkRepo(repo, { maxFileBytes: 1_000_000 });
+    out.push(...files.map((f) => ({ ...f, path: `r${i}/${f.path}` })));
+  }
+  return out;
+}
+
+/** What the single-thread path gives: chunkRepo, then one BM25 build over every chunk. */
+async function reference(files: RepoFile[]) {
+  const { chunks, infos } = await chunkRepo(files);
+  return { chunks, infos, lexical: Buffer.from(bm25Adapter.build(lexicalDocs(chunks)).serialize() as Buffer) };
+}
+
+// Small shards on two threads: every shard boundary, renumbering and BM25 merge is exercised on a tiny repository.
+const SMALL = { workers: 2, bm25: true, minParallelBytes: 0, shardBytes: 800 } as const;
+
+describe('parallel indexing', () => {
+  it('gives the same chunks, file facts and BM25 index (byte for byte) as the single-thread path', async () => {
+    const files = await fixtureFiles();
+    const want = await reference(files);
+    const got = await indexFiles(files, SMALL);
+    expect(got.workers).toBe(2);
+    expect(got.shards).toBeGreaterThan(4);
+    expect(got.failures).toEqual([]);
+    expect(got.chunks).toEqual(want.chunks);
+    expect(got.infos).toEqual(want.infos);
+    expect(Buffer.from(got.lexical!.serialize() as Buffer).equals(want.lexical)).toBe(true);
+    const query = tokenize('accuracy topk num_groups optimizer step loss backward');
+    expect(got.lexical!.search(query, 50)).toEqual(bm25Adapter.load(want.lexical).search(query, 50));
+    // The in-thread sharded path is the same code: it must agree too.
+    const inThread = await indexFiles(files, { ...SMALL, workers: 1 });
+    expect(inThread.workers).toBe(0);
+    expect(Buffer.from(inThread.lexical!.serialize() as Buffer).equals(want.lexical)).toBe(true);
+    expect(inThread.chunks).toEqual(want.chunks);
+  });
+
+  it('ranks the same bundles through buildContext with workers as on one thread', async () => {
+    const reports = [
+      { title: 'selected index k out of range', body: 'File "vision/utils/metrics.py", line 26, in accuracy\n_, pred = output.topk(maxk, 1, True, True)' },
+      { title: 'GroupNorm accepts num_groups that does not divide num_channels', body: 'vision.layers.norm.GroupNorm(3, 64)' },
+      { title: 'Loss becomes NaN with label smoothing', body: 'training diverges after a few steps' },
+    ];
+    for (const report of reports) {
+      const base = { embedder: null, crossEncoder: null, cacheDir: 'off' } as const;
+      const one = await buildContext({ repoDir: REPOS[0]!, report }, { ...base, memory: new IndexLru(1), env: { REPGEN_CONTEXT_WORKERS: '1' } });
+      const many = await buildContext(
+        { repoDir: REPOS[0]!, report },
+        { ...base, memory: new IndexLru(1), env: { REPGEN_CONTEXT_WORKERS: '2' }, indexing: { minParallelBytes: 0, shardBytes: 1500 } },
+      );
+      expect(one.timings.indexWorkers).toBe(0);
+      expect(many.timings.indexWorkers).toBe(2);
+      expect(many.bundles).toEqual(one.bundles);
+      expect(many.trainingLoops).toEqual(one.trainingLoops);
+      expect(many.bundles.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('redoes on the main thread the shard of a worker that dies, and keeps the result identical', async () => {
+    const files = await fixtureFiles();
+    const want = await reference(files);
+    const got = await indexFiles(files, { ...SMALL, workerUrl: worker('exits-on-second-shard.mjs') });
+    // Each of the two workers dies on its second shard; what was left ran here.
+    expect(got.failures).toEqual(['index worker exited with code 7', 'index worker exited with code 7']);
+    expect(got.shardsInThread).toBeGreaterThanOrEqual(2);
+    expect(got.chunks).toEqual(want.chunks);
+    expect(Buffer.from(got.lexical!.serialize() as Buffer).equals(want.lexical)).toBe(true);
+  });
+
+  it('falls back to the main thread when no worker can start, or every worker reports an error', async () => {
+    const files = await fixtureFiles();
+    const want = await reference(files);
+    const broken = await indexFiles(files, { ...SMALL, workerUrl: worker('throws-on-start.mjs') });
+    expect(broken.failures).toHaveLength(2);
+    expect(broken.failures[0]).toMatch(/^index worker crashed: cannot load the grammar$/);
+    expect(broken.shardsInThread).toBe(broken.shards);
+    expect(broken.chunks).toEqual(want.chunks);
+    const erring = await indexFiles(files, { ...SMALL, workerUrl: worker('replies-error.mjs') });
+    expect(erring.failures[0]).toMatch(/^index worker failed on r0\/.+: wasm memory access out of bounds$/);
+    expect(Buffer.from(erring.lexical!.serialize() as Buffer).equals(want.lexical)).toBe(true);
+  });
+
+  it('fails with one line naming the file when a shard fails on the main thread too', async () => {
+    const files = await fixtureFiles();
+    // Hostile input: a "file" whose text is not a string breaks chunking wherever it runs. With a length it
+    // counts towards the shard sizes, goes to a worker first, and fails again on the main thread.
+    for (const text of [{ length: 500 }, 42]) {
+      const bad = [...files.slice(0, 3), { path: 'evil.py', language: 'python', text } as unknown as RepoFile, ...files.slice(3)];
+      const err = await indexFiles(bad, SMALL).then(() => null, (e: Error) => e);
+      expect(err?.message).toMatch(/^indexing \S+ failed: .+$/);
+      expect(err?.message).not.toContain('\n');
+    }
+  });
+});
