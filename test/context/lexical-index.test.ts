@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Bm25Builder, bm25FromParts, type Bm25Part } from '../../src/context/bm25-index.js';
 import { lexicalAdapter, type LexicalAdapterName } from '../../src/context/lexical-index.js';
 import { tokenize } from '../../src/context/tokenize.js';
 
@@ -21,5 +22,57 @@ describe.each(['bm25', 'lunr', 'minisearch'] as LexicalAdapterName[])('lexical a
     const loaded = adapter.load(index.serialize());
     expect(loaded.search(query, 10)).toEqual(hits);
     expect(loaded.adapter).toBe(name);
+  });
+});
+
+describe('BM25 builder and part merge', () => {
+  /** The postings the old one-pass build produced: per term (code unit order), (doc, field-weighted tf) in doc order. */
+  function naive(docs: Array<{ id: number; name: string[]; body: string[] }>): Map<string, Array<[number, number]>> {
+    const post = new Map<string, Array<[number, number]>>();
+    for (const [d, doc] of docs.entries()) {
+      const local = new Map<string, number>();
+      for (const t of doc.body) local.set(t, (local.get(t) ?? 0) + 1);
+      for (const t of doc.name) local.set(t, (local.get(t) ?? 0) + 3);
+      for (const [t, f] of local) post.set(t, [...(post.get(t) ?? []), [d, Math.min(f, 65535)]]);
+    }
+    return new Map([...post].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+  }
+
+  function flatten(part: Bm25Part): Map<string, Array<[number, number]>> {
+    const out = new Map<string, Array<[number, number]>>();
+    for (const [r, term] of part.terms.entries()) {
+      const list: Array<[number, number]> = [];
+      for (let p = part.postings.offsets[r]!; p < part.postings.offsets[r + 1]!; p++) list.push([part.postings.docs[p]!, part.postings.tf[p]!]);
+      out.set(term, list);
+    }
+    return out;
+  }
+
+  it('gives the one-pass postings, and the same index from any split into consecutive parts', () => {
+    // Deterministic pseudo-random documents over a small vocabulary (with non-ASCII and upper-case terms).
+    let seed = 7;
+    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const vocab = ['loss', 'grad', 'Zeta', 'é', 'step', 'optim', 'a_b', 'topk', 'x1', 'norm', 'ünï', 'backward'];
+    const docs = Array.from({ length: 60 }, (_, id) => ({
+      id: id + 100,
+      name: Array.from({ length: rand(3) }, () => vocab[rand(vocab.length)]!),
+      body: Array.from({ length: rand(40) }, () => vocab[rand(vocab.length)]!),
+    }));
+    const whole = new Bm25Builder();
+    for (const d of docs) whole.add(d);
+    const one = whole.finish();
+    expect([...flatten(one)]).toEqual([...naive(docs)]);
+    expect([...one.ids]).toEqual(docs.map((d) => d.id));
+    expect([...one.lengths]).toEqual(docs.map((d) => d.name.length + d.body.length));
+    const bytes = Buffer.from(bm25FromParts([one]).serialize() as Buffer);
+    for (const cuts of [[0, 60], [0, 1, 60], [0, 7, 8, 30, 59, 60], [0, 0, 20, 20, 60]]) {
+      const parts: Bm25Part[] = [];
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        const b = new Bm25Builder();
+        for (const d of docs.slice(cuts[i], cuts[i + 1])) b.add(d);
+        parts.push(b.finish());
+      }
+      expect(Buffer.from(bm25FromParts(parts).serialize() as Buffer).equals(bytes)).toBe(true);
+    }
   });
 });
