@@ -13,9 +13,21 @@ export function parseCliArgs<O extends Options>(
   { positionals = 0 }: { positionals?: number } = {},
 ) {
   if (args.includes('--help') || args.includes('-h')) return null;
+  // `--timeout -1` would read as an unknown option "-1" ("ambiguous"): pass it as `--timeout=-1`, so the
+  // option's own check says what is wrong with the value.
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const a = args[i] ?? '';
+    const name = a.startsWith('--') ? a.slice(2) : null;
+    const next = args[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+      joined.push(`${a}=${next}`);
+      i += 1;
+    } else joined.push(a);
+  }
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    parsed = parseArgs({ args: joined, options, allowPositionals: positionals > 0, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
   }

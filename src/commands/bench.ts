@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
 import { reproSettingsFromEnv } from '../pipeline/settings.js';
@@ -79,6 +80,9 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   if (!st?.isDirectory()) throw new UsageError(`'${dirArg}' is not a directory`);
   const concurrency = numberOption('concurrency', parsed.values.concurrency) ?? 1;
   const outFile = resolve(io.cwd, parsed.values.out ?? 'bench-results.md');
+  // Before any case runs: the results' folder must be writable, and FILE not a folder.
+  prepareOutDir(dirname(outFile), '--out');
+  if ((await stat(outFile).catch(() => null))?.isDirectory()) throw new UsageError(`--out '${parsed.values.out}' is a folder; name the results file (e.g. results/bench.md)`);
   const caseIds: string[] = [];
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.isDirectory() && (await exists(join(dir, entry.name, 'issue.md')))) caseIds.push(entry.name);

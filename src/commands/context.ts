@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { decodeUtf8 } from '../cli/validate-input.js';
 import type { Command } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { createLineLogger } from '../log.js';
@@ -75,7 +76,7 @@ export const command: Command = {
     const issuePath = resolve(io.cwd, values.issue);
     const issueInfo = await stat(issuePath).catch(() => null);
     if (!issueInfo?.isFile()) throw new UsageError(`issue file ${values.issue} does not exist`);
-    const report = readIssueMarkdown(await readFile(issuePath, 'utf8'));
+    const report = readIssueMarkdown(decodeUtf8(await readFile(issuePath), `issue file ${values.issue}`));
     if (!report.body.trim() && !report.title) throw new UsageError(`issue file ${values.issue} is empty`);
     const { buildContext } = await import('../context/index.js');
     const log = createLineLogger(io.stderr, { verbose: !!values.verbose });

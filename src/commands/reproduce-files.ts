@@ -1,5 +1,6 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { decodeUtf8 } from '../cli/validate-input.js';
 import { UsageError } from '../errors.js';
 import type { ReproEvidence } from '../pipeline/run-repro.js';
 import { buildResultComment } from '../publish/build-result-comment.js';
@@ -8,13 +9,13 @@ import { redactSecrets } from '../publish/neutralize.js';
 /** Largest issue file `repgen reproduce` reads; bigger is refused as a usage error. */
 export const MAX_ISSUE_FILE_BYTES = 50 * 1024 * 1024;
 
-/** Reads the issue file; every way it can be wrong is a one-line UsageError. Binary content is passed on (intake says so). */
+/** Reads the issue file; every way it can be wrong (missing, a folder, too big, binary, not UTF-8) is a one-line UsageError. */
 export async function readIssueFile(path: string, shown: string = path): Promise<string> {
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw new UsageError(`--issue '${shown}' is a directory, not a file`);
     if (st.size > MAX_ISSUE_FILE_BYTES) throw new UsageError(`--issue '${shown}' is ${st.size} bytes; the limit is ${MAX_ISSUE_FILE_BYTES}`);
-    return await readFile(path, 'utf8');
+    return decodeUtf8(await readFile(path), `--issue '${shown}'`);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
 import type { ScriptExecutor } from '../exec/types.js';
@@ -144,6 +145,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   if (!v.issue) throw new UsageError('--issue ISSUE_MD is required');
   const maxAttempts = numberOption('max-attempts', v['max-attempts']);
   const issueText = await readIssueFile(resolve(io.cwd, v.issue), v.issue);
+  // Before any work: a results folder that cannot be written fails now, not after the pipeline.
+  const outDir = prepareOutDir(resolve(io.cwd, v.out ?? 'repgen-out'));
   let repoDir: string | undefined;
   if (v.repo) {
     repoDir = resolve(io.cwd, v.repo);
@@ -165,7 +168,6 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   io.stderr(`repgen reproduce: LLM: ${llm ? `${llm.provider} ${llm.model}` : `none (${reason}); tier 0 only`}\n`);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
   const buildContext = repoDir ? (wiring.buildContext ?? (await wireContext(io))) : undefined;
-  const outDir = resolve(io.cwd, v.out ?? 'repgen-out');
 
   // Ctrl-C cancels the run cleanly (the executor kills the script's process tree).
   const controller = new AbortController();

@@ -3,7 +3,8 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { CliIo, Command } from '../cli/io.js';
-import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { parseCliArgs } from '../cli/parse-args.js';
+import { checkInterpreter, timeoutSeconds } from '../cli/validate-input.js';
 import { readLocalExecConfig } from '../exec/config.js';
 import { Isolation, InfraFailure } from '../exec/types.js';
 import { ExceptionInfo, MatchResult, SymptomKind, matchRun, readReport, readRun, type ReportReading } from '../symptoms/index.js';
@@ -148,15 +149,17 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const scriptArg = positionals[0];
   if (!scriptArg) throw new UsageError('missing SCRIPT (usage: repgen run SCRIPT [--issue ISSUE_MD] [--timeout SEC] [--python PATH] [--network] [--json])');
   const settings = readRunCommandSettings(io.env);
-  const timeoutSec = numberOption('timeout', values.timeout) ?? settings.timeoutMs / 1000;
+  const timeoutSec = timeoutSeconds(values.timeout) ?? settings.timeoutMs / 1000;
   const scriptPath = resolve(io.cwd, scriptArg);
   const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes);
+  if (script.trim() === '') throw new UsageError(`script '${scriptPath}' is empty: nothing to run`);
   const report = values.issue !== undefined ? await readIssue(resolve(io.cwd, values.issue), settings.maxIssueBytes) : null;
 
   const config = readLocalExecConfig(io.env);
   const { createLocalExecutor } = await import('../exec/local.js');
   const executor = createLocalExecutor(config, { hostEnv: io.env });
   const python = values.python === undefined ? undefined : isAbsolute(values.python) || !values.python.includes('/') ? values.python : resolve(io.cwd, values.python);
+  checkInterpreter(python);
   const entry = basename(scriptPath).endsWith('.py') ? basename(scriptPath) : 'main.py';
 
   // Ctrl-C stops the script's whole process tree through the executor, not just this process.

@@ -128,14 +128,14 @@ describe('repgen run: bad input gets one clear message', () => {
   });
 
   it('bad options and settings', async () => {
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--timeout', 'soon'], UsageError, /^--timeout must be a number ≥ 1, got 'soon'$/);
+    await rejects(['fixtures/scripts/dl-unrelated.py', '--timeout', 'soon'], UsageError, /^--timeout must be a number of seconds above 0 and at most 86400, got 'soon'$/);
     await rejects(['fixtures/scripts/dl-unrelated.py', '--gpu'], UsageError, /Unknown option '--gpu'/);
     await rejects(['fixtures/scripts/dl-unrelated.py'], UsageError, /^invalid REPGEN_MAX_ISSUE_BYTES: /, { ...ENV, REPGEN_MAX_ISSUE_BYTES: 'lots' });
     expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutMs: 120_000 });
   });
 
   it('a missing interpreter is a setup error', async () => {
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3'], SetupError, /^Python interpreter not found: \/nonexistent\/python3/);
+    await rejects(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3'], SetupError, /^--python '\/nonexistent\/python3' does not exist$/);
   });
 });
 
@@ -160,7 +160,7 @@ describe('repgen run through bin/repgen.js: exit codes and one-line messages', {
     expect(missing.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([`repgen run: cannot read script '${join(ROOT, 'missing.py')}': no such file`]);
     const nopy = await cli(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3']);
     expect(nopy.code).toBe(2);
-    expect(nopy.stderr).toMatch(/^repgen run: Python interpreter not found: \/nonexistent\/python3/m);
+    expect(nopy.stderr).toMatch(/^repgen run: --python '\/nonexistent\/python3' does not exist$/m);
     expect(nopy.stderr).not.toMatch(/\n\s+at /);
   });
 });
