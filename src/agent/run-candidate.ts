@@ -53,7 +53,7 @@ export async function runCandidate(
   if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
   // The whole result: a native crash (SIGSEGV in a CUDA/C++ op) shows only in `run.signal`.
   const reading = readRun(run.output, run);
-  let match: MatchResult = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output });
+  let match: MatchResult = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output, ...(deps.workspace ? { projectRoots: [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath] } : {}) });
   if (deps.workspace && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
     const roots = [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath];
     const provenance = crashProvenance(reading.traceback, input.report, { projectRoots: roots, scriptFile: 'repro.py' });

@@ -10,6 +10,8 @@ export interface MatchOptions {
   script?: string;
   /** The run's raw output: the judge's own rules (last exception line, line shapes, values) are applied to it. */
   output?: string;
+  /** Folders of the project's checkout in the run (the workspace): its code raises like a library's, not like the script's. */
+  projectRoots?: readonly string[];
 }
 
 /** Message word overlap (Jaccard, numbers kept) needed for a crash to count as the same: the benchmark judge's bar. @defaultValue 0.6 */
@@ -306,6 +308,7 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
     reading.exception &&
     expectedTypes.includes(reading.exception.type) &&
     !isLibraryFile(runFrom.file) &&
+    !(opts.projectRoots ?? []).some((r) => r.length > 1 && runFrom.file.startsWith(`${r.replace(/\/+$/, '')}/`)) &&
     /^raise\b/.test(runFrom.code ?? '') &&
     !reportCode.includes(runFrom.code ?? '') &&
     !(reportedFrom && !isLibraryFile(reportedFrom.file))

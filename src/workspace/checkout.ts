@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
@@ -91,6 +91,8 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
       throw new WorkspaceError(`git checkout ${options.sha.slice(0, 12)} failed: ${lastLine(co.stderr)}`);
     }
     if (options.python) await compileTree(options.python, scratch, options.signal);
+    // mkdtemp makes 0700; the sandbox runs scripts as an unprivileged uid that must read the tree.
+    await chmod(scratch, 0o755);
     try {
       await rename(scratch, dir);
     } catch (err) {

@@ -104,6 +104,14 @@ describe('k8s/ manifests', () => {
     const podLabels = renderRun(req, config, { runId: 'x' }).job.spec!.template.metadata!.labels!;
     for (const p of policies.filter((q) => (q.spec.egress ?? []).length > 0)) {
       const sel = p.spec.podSelector.matchLabels as Record<string, string>;
+      if (sel['repgen.dev/workspace'] === 'fetch') {
+        // Workspace runs reach the worker's workspace port and nothing else: no DNS, no CIDR.
+        expect(sel).toEqual({ 'repgen.dev/workspace': 'fetch' });
+        expect(p.spec.egress).toHaveLength(1);
+        expect(p.spec.egress[0].to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'repgen' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'repgen-worker' } } }]);
+        expect(p.spec.egress[0].ports).toEqual([{ protocol: 'TCP', port: 8472 }]);
+        continue;
+      }
       expect(sel).toEqual({ 'repgen.dev/network': 'allowlist' });
       expect(Object.entries(sel).every(([k, v]) => podLabels[k] === v)).toBe(false);
       for (const rule of p.spec.egress as Obj[]) {

@@ -95,3 +95,11 @@ describe('projectPackages', () => {
     expect((await projectPackages(gitTree(repo, first))).sort()).toEqual(['toy-lib', 'toylib']);
   });
 });
+
+describe('checkoutAt permissions', () => {
+  it('leaves the checkout readable by other uids (the sandbox runs scripts as nobody)', async () => {
+    const { statSync } = await import('node:fs');
+    const co = await checkoutAt({ source: repo, sha: first, cacheDir: join(root, 'cache-perm') });
+    expect(statSync(co.dir).mode & 0o005).toBe(0o005);
+  });
+});

@@ -1,0 +1,87 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { createExecutor, readExecConfig } from '../../src/exec/index.js';
+import { createLlmClient } from '../../src/llm/index.js';
+import { silentLogger } from '../../src/log.js';
+import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
+import { ReproSettings } from '../../src/pipeline/settings.js';
+import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import { answer } from '../fakes/repro-fixtures.js';
+
+/**
+ * Tier 1 against the project's own code: the bug lives only in the workspace (a tiny library checked out
+ * for the run), so only a script that imports the project can show it. The model is scripted; the runs are
+ * real (local sandbox, the checkout mounted read-only and on PYTHONPATH).
+ */
+
+let server: ScriptedServer | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function project(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'repgen-ws-tier1-'));
+  dirs.push(dir);
+  // The sandbox runs the script as an unprivileged uid: the checkout must be readable by others.
+  chmodSync(dir, 0o755);
+  mkdirSync(join(dir, 'toylib'));
+  writeFileSync(join(dir, 'toylib', '__init__.py'), '');
+  // The bug: the shortcut keeps the input's width when the block changes it.
+  writeFileSync(
+    join(dir, 'toylib', 'blocks.py'),
+    'def widen(xs, out):\n    body = [x * 2 for x in xs] + [0] * (out - len(xs))\n    shortcut = list(xs)\n    if len(body) != len(shortcut):\n        raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")\n    return [a + b for a, b in zip(body, shortcut)]\n',
+  );
+  return dir;
+}
+
+const ISSUE = `# toylib.blocks.widen fails when out != len(xs)
+
+Calling \`widen\` with a wider output fails:
+
+\`\`\`
+Traceback (most recent call last):
+  File "run.py", line 3, in <module>
+    widen([1, 2], 3)
+  File "/home/u/.venv/lib/python3.10/site-packages/toylib/blocks.py", line 5, in widen
+    raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")
+ValueError: widths differ: 3 vs 2
+\`\`\`
+`;
+
+// The model's script: imports the project as the report does and calls it; nothing of the bug is in it.
+const IMPORTS_PROJECT = 'from toylib.blocks import widen\n\nprint(widen([1, 2], 3))\n';
+// A script that fakes the same error around plain Python: must not count.
+const FAKES_IT = 'a, b = [0, 0, 0], [0, 0]\nif len(a) != len(b):\n    raise ValueError(f"widths differ: {len(a)} vs {len(b)}")\n';
+
+describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
+  it("the model's script imports the project and reproduces a bug only the workspace's code has; the prompt says it is importable", async () => {
+    const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(FAKES_IT), answer(IMPORTS_PROJECT)]);
+    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
+    const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1 });
+    const ev = await runReproWithEvidence(
+      { issue: { title: '', body: ISSUE }, settings, workspace: { hostPath: project(), project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] } },
+      { executor, llm, checker: createPyflakesChecker({ pylint: false }), log: silentLogger, progress: () => undefined },
+    );
+    expect(ev.outcome.status, `${ev.outcome.summary}\n${JSON.stringify(ev.outcome.attempts, null, 1)}\n${JSON.stringify(ev.outcome.notes)}`).toBe('reproduced');
+    expect(ev.outcome.script).toBe(IMPORTS_PROJECT);
+    expect(ev.finalRun?.output).toMatch(/\/workspace\/toylib\/blocks\.py", line 5, in widen/);
+    // The faked crash was refused before it could count (relevance) or after (provenance).
+    expect(ev.outcome.attempts.map((a) => a.outcome)[0]).not.toBe('reproduced');
+    const prompts = server.requests.map((r) => r.rawBody).join('\n');
+    expect(prompts).toMatch(/acme\/toylib @ 0123456789ab: importable as installed/);
+    expect(prompts).toMatch(/import it the way the report does/);
+  });
+
+  it('without the workspace the same script cannot import the project', async () => {
+    const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    const r = await executor.run({ files: [{ path: 'repro.py', content: IMPORTS_PROJECT }], entry: 'repro.py' });
+    expect(r.output).toMatch(/ModuleNotFoundError: No module named 'toylib'/);
+  });
+});
