@@ -231,7 +231,9 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
     await deps.progress('plan', 'failed: the executor cannot run scripts');
     return finish(null);
   }
-  probe = probed.probe;
+  // The project's own packages are in the workspace: one that fails to import is not missing, its import may be the bug.
+  const projectPackages = new Set(input.workspace?.packages ?? []);
+  probe = projectPackages.size ? { ...probed.probe, modules: Object.fromEntries(Object.entries(probed.probe.modules).map(([m, v]) => [m, v === null && projectPackages.has(m) && probed.probe?.importErrors?.[m] ? 'workspace (fails to import)' : v])) } : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
   // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
   if (input.workspace) environment.project = `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on PYTHONPATH, read-only); import it as the report does`;
@@ -270,7 +272,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       log: deps.log,
       now: deps.now,
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
-      checkImports: (modules, sig) => missingModules(deps.executor, modules, sig, workspace),
+      checkImports: async (modules, sig) => (await missingModules(deps.executor, modules, sig, workspace)).filter((m) => !projectPackages.has(m)),
     },
     signal,
   );
