@@ -39,6 +39,9 @@ export const CONVENTIONAL_IMPORTS: Readonly<Record<string, string>> = {
   tf: 'import tensorflow as tf',
   keras: 'from tensorflow import keras',
   tqdm: 'from tqdm import tqdm',
+  trange: 'from tqdm import trange',
+  notebook: 'from tqdm import notebook',
+  train_test_split: 'from sklearn.model_selection import train_test_split',
 };
 
 /** Stated defaults for hyper-parameters a snippet uses without defining. Values are small so runs stay fast on a CPU. */

@@ -1,7 +1,7 @@
 // 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  6 outcome
 // The pipeline knows no GitHub and no Redis: the CLI and the worker wire the same deps and call runRepro.
 import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, type AgentResult, type StaticChecker } from '../agent/index.js';
-import { mapCudaToCpu, type CompletedSnippet } from '../agent/tier0.js';
+import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import type { ContextResult } from '../context/types.js';
 import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
@@ -219,7 +219,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   const ranProject = input.workspace?.packages?.length ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages) : [];
   const blocks = report.facts.pythonBlocks.length ? report.facts.pythonBlocks : ranProject.length ? [ranProject.join('\n')] : [];
   if (blocks.length) {
-    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines }, { checker }, signal);
+    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` }, { checker }, signal);
     if (!report.facts.pythonBlocks.length) notes.push(`the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`);
   }
   const code = snippet?.script ?? '';
@@ -239,7 +239,13 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   if (input.workspace) environment.project = `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on PYTHONPATH, read-only); import it as the report does`;
   const deviceBug = report.reading.expected.some((x) => ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind));
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
-  plan = runPlan({ report, code, probe });
+  if (snippet) {
+    // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.
+    const stood = standInMissingModules(snippet, Object.entries(probe.modules).filter(([, v]) => v === null).map(([m]) => m));
+    snippet = stood.snippet;
+    if (stood.substituted.length) probe = { ...probe, modules: { ...probe.modules, ...Object.fromEntries(stood.substituted.map((m) => [m, 'stand-in'])) } };
+  }
+  plan = runPlan({ report, code: snippet?.script ?? code, probe });
   await deps.progress('plan', `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`);
 
   // 4 agent
