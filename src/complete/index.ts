@@ -2,7 +2,7 @@
 // 3 infer what each undefined name must be from its uses  4 synthesise it  5 add a harness that runs what the
 // snippet defines but never runs  6 render several candidates for the caller to run and judge.
 import type { Node } from 'web-tree-sitter';
-import { CONVENTIONAL_IMPORTS } from '../agent/conventions.js';
+import { CONVENTIONAL_IMPORTS, HYPERPARAMETER_DEFAULTS } from '../agent/conventions.js';
 import { loadPythonParser } from '../context/python-parser.js';
 import { inferRole, type Role } from './infer.js';
 import { EXAMPLE_INPUT_HELPER, FAKE_IMAGE_FOLDER, MARK, TARGETS_HELPER, TQDM_NOTEBOOK_FALLBACK, marked } from './python-helpers.js';
@@ -159,12 +159,16 @@ function enclosingFunction(node: Node): Node | null {
 /** The variable that holds the model at module level: assigned from one of the snippet's nn.Module classes. */
 function moduleLevelModel(a: Analysis): { name: string; index: number } | null {
   const modules = new Set(a.classes.filter((c) => c.isModule).map((c) => c.name));
+  let named: { name: string; index: number } | null = null;
   for (let i = 0; i < a.statements.length; i += 1) {
     const s = a.statements[i];
-    const m = s ? /^(\w+)\s*=\s*(\w+)\s*\(/.exec(s.text) : null;
-    if (m?.[1] && m[2] && modules.has(m[2])) return { name: m[1], index: i };
+    const m = s ? /^(\w+)\s*=\s*([\w.]+)\s*\(/.exec(s.text) : null;
+    if (!m?.[1] || !m[2]) continue;
+    if (modules.has(m[2])) return { name: m[1], index: i };
+    // `model = nn.Linear(3, 1)`, `net = models.resnet18()`: a library model bound to a model-like name.
+    if (!named && /^(?:model|net|network|classifier|\w+_model|model_\w+)$/i.test(m[1]) && /^(?:nn|torch\.nn|models|torchvision\.models)\.\w+$|^[A-Z]\w*$/.test(m[2])) named = { name: m[1], index: i };
   }
-  return null;
+  return named;
 }
 
 /** A value for a constructor parameter, from its name and its uses in `__init__`; null when it cannot be known. */
@@ -184,6 +188,8 @@ function constructorArg(cls: ClassInfo, p: Param, size: number): string | null {
     if (readsOf(body, p.name).some((r) => r.parent?.type === 'call' && r.parent.childForFieldName('function')?.id === r.id)) return null;
   }
   const name = p.name;
+  const stated = HYPERPARAMETER_DEFAULTS[name];
+  if (stated && /^[\d.]+$/.test(stated)) return stated;
   if (/chan/i.test(name)) return '3';
   if (/class/i.test(name)) return '10';
   if (/(?:size|dim|feat|num|^n_|len|count|hidden|depth|width|height|units|vocab|gpu|layers|heads)/i.test(name)) return '16';

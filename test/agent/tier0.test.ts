@@ -1,65 +1,123 @@
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
-import { completeSnippet, mapCudaToCpu } from '../../src/agent/tier0.js';
+import { runTier0 } from '../../src/agent/run-tier0.js';
+import { completeSnippet, mapCudaToCpu, standInMissingModules } from '../../src/agent/tier0.js';
+import { silentLogger as log } from '../../src/log.js';
+import type { ReproPlan } from '../../src/plan/types.js';
+import { runReport } from '../../src/report/index.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
 
 const checker = createPyflakesChecker({ pylint: false });
 
 describe('completeSnippet (tier 0) with real pyflakes', () => {
-  it('adds conventional imports and stated hyper-parameter defaults, each recorded', async () => {
+  it('completes the code so that pyflakes finds no undefined name, each edit recorded', async () => {
     const r = await completeSnippet(
       { blocks: ['class LR(nn.Module):\n    def forward(self, x):\n        return F.relu(x)\n\nmodel = LR()\nopt = optim.SGD(model.parameters(), lr=learn_rate)\n'] },
       { checker },
     );
     expect(r.unresolved).toEqual([]);
-    expect(r.script).toMatch(/^import torch\.nn as nn\nimport torch\.nn\.functional as F\nimport torch\.optim as optim\n/);
-    expect(r.script).toContain('learn_rate = 0.01');
-    expect(r.edits.map((e) => e.action)).toEqual(['add_import', 'add_import', 'add_import', 'define_default']);
-    expect(r.edits[3]?.detail).toMatch(/used but never set in the report; stated default/);
+    expect(r.script).toMatch(/^import torch\.nn as nn {2}# added by RepGen\nimport torch\.nn\.functional as F {2}# added by RepGen\nimport torch\.optim as optim {2}# added by RepGen\n/);
+    expect(r.script).toContain('learn_rate = 0.01  # added by RepGen');
+    expect(r.edits.map((e) => e.action)).toEqual(['add_import', 'add_import', 'add_import', 'define']);
     expect(r.static.undefinedNames).toEqual([]);
+    expect(r.analysisMs).toBeLessThan(1000);
   });
 
-  it('joins the report\'s blocks in order and strips REPL prompts', async () => {
-    const r = await completeSnippet({ blocks: ['>>> import torch\n>>> t = torch.tensor([1, 0, 1])\n', '>>> t.mean()\nTraceback (most recent call last):\n'] }, { checker });
-    expect(r.script).toBe('import torch\nt = torch.tensor([1, 0, 1])\nt.mean()\n');
-    expect(r.edits.map((e) => e.action)).toEqual(['join_blocks', 'strip_prompts']);
+  it('joins blocks, strips REPL prompts, and keeps names it cannot know as unresolved with why', async () => {
+    const r = await completeSnippet({ blocks: ['>>> import torch\n>>> t = torch.tensor([1, 0, 1])\n', '>>> t.mean() + offset_from_my_config()\n'] }, { checker });
+    expect(r.edits.map((e) => e.action).slice(0, 2)).toEqual(['join_blocks', 'repair']);
+    expect(r.unresolved).toEqual(['offset_from_my_config']);
+    expect(r.candidates).toEqual([]);
+    expect(r.missing[0]?.why).toMatch(/cannot be inferred/);
   });
 
-  it('leaves names it cannot know unresolved (what the report would have to supply)', async () => {
-    const r = await completeSnippet({ blocks: ['import torch\nblock = TransitionLayer(3)\nmodel.apply(weights_init)\n'] }, { checker });
-    expect(r.unresolved).toEqual(['TransitionLayer', 'model', 'weights_init']);
-  });
-
-  it('defines a name from the value the report compares it with, and synthesises data from the report\'s sizes', async () => {
-    const r = await completeSnippet(
-      { blocks: ['import torch.nn as nn\nif loss == "MSE":\n    criterion = nn.MSELoss()\nmodel = nn.Linear(input_size, output_size)\nprint(criterion(model(train_features), train_targets))\n'] },
-      { checker },
-    );
-    expect(r.unresolved).toEqual([]);
-    expect(r.script).toContain('loss = "MSE"');
-    expect(r.script).toContain('train_features = torch.randn(100, input_size)');
-    expect(r.script).toContain('train_targets = torch.randn(100, output_size)');
-    expect(r.script).toMatch(/^import torch\n/);
-  });
-
-  it('calls a function the report defines but never calls, binding its parameters to the snippet\'s values', async () => {
-    const r = await completeSnippet({ blocks: ['import torch\na, b = 1, 2\ndata = torch.ones(3)\n\ndef part(self, data, s, e):\n    return data[s:e]\n'] }, { checker });
-    expect(r.script.trimEnd().endsWith('print(part(None, data, a, b))')).toBe(true);
-    expect(r.edits.at(-1)?.action).toBe('call_entry');
-  });
-
-  it('appends the module-level statement of the report\'s traceback when it runs something never called', async () => {
-    const r = await completeSnippet({ blocks: ['import torch\ndef run():\n    return torch.ones(2) @ torch.ones(3)\n'], tracebackModuleLines: ['run()'] }, { checker });
-    expect(r.script).toContain('\n\nrun()');
-    expect(r.edits.map((e) => e.action)).toContain('append_traceback_line');
-  });
-
-  it('maps CUDA devices to the CPU as a recorded edit, and leaves CUDA-free code alone', async () => {
-    const r = await completeSnippet({ blocks: ["import torch\nm = torch.nn.Linear(2, 2).to('cuda')\nx = torch.ones(1, 2).cuda()\ndev = torch.device(\"cuda:0\" if torch.cuda.is_available() else \"cpu\")\n"] }, { checker });
+  it('maps CUDA devices to the CPU in every candidate, and leaves CUDA-free code alone', async () => {
+    const r = await completeSnippet({ blocks: ["import torch\nm = torch.nn.Linear(2, 2).to('cuda')\nx = torch.ones(1, 2).cuda()\n"] }, { checker });
     const cpu = mapCudaToCpu(r);
     expect(cpu?.script).toContain("m = torch.nn.Linear(2, 2).to('cpu')");
-    expect(cpu?.script).toContain("x = torch.ones(1, 2).to('cpu')");
-    expect(cpu?.script).toContain("torch.device('cpu' if torch.cuda.is_available() else \"cpu\")");
+    expect(cpu?.candidates[0]?.script).toContain("x = torch.ones(1, 2).to('cpu')");
     expect(cpu?.edits.at(-1)?.action).toBe('cpu_fallback');
-    expect(mapCudaToCpu({ ...r, script: 'import torch\n' })).toBeNull();
+    expect(mapCudaToCpu({ ...r, script: 'import torch\n', candidates: [{ script: 'import torch\n', label: '', added: [] }] })).toBeNull();
+  });
+
+  it('stands in for tqdm and train_test_split only when this runner lacks them', async () => {
+    const r = await completeSnippet({ blocks: ['import torch\nfrom tqdm import tqdm\nfrom sklearn.model_selection import train_test_split\nfor i in tqdm(range(2)):\n    print(train_test_split([1, 2, 3, 4], test_size=0.5))\n'] }, { checker });
+    expect(standInMissingModules(r, []).snippet).toBe(r);
+    const s = standInMissingModules(r, ['tqdm', 'sklearn']);
+    expect(s.substituted).toEqual(['tqdm', 'sklearn']);
+    expect(s.snippet.script).toContain('    from tqdm import tqdm  # added by RepGen\nexcept ImportError:  # added by RepGen');
+    expect(s.snippet.script).toContain('    def train_test_split(*arrays, test_size=0.25');
+    expect(s.snippet.edits.filter((e) => e.action === 'substitute')).toHaveLength(2);
+    // A second pass does not wrap the guarded imports again.
+    expect(standInMissingModules(s.snippet, ['tqdm', 'sklearn']).snippet.script).toBe(s.snippet.script);
+  });
+
+  it('the stand-ins run under the real interpreter', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const r = await completeSnippet({ blocks: ['from tqdm import tqdm\nfrom sklearn.model_selection import train_test_split\nfor i in tqdm(range(1)):\n    a, b = train_test_split(list(range(8)), test_size=0.25, random_state=0)\n    print(len(a), len(b))\n'] }, { checker });
+    const script = standInMissingModules(r, ['tqdm', 'sklearn']).snippet.script;
+    expect(execFileSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8' }).trim()).toMatch(/^6 2$/);
+  });
+});
+
+const ISSUE = `# RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
+
+\`\`\`python
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+\`\`\`
+
+\`\`\`
+Traceback (most recent call last):
+  File "main.py", line 20, in <module>
+    model(x)
+  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl
+    return forward_call(*input, **kwargs)
+  File "main.py", line 11, in forward
+    return torch.cat([a, b], 1)
+RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
+\`\`\`
+`;
+
+const PLAN: ReproPlan = { steps: [], dataStrategy: 'report_code', assertion: '', blockers: [], imports: ['torch'], missingModules: [] };
+
+describe('runTier0: search over candidates', () => {
+  it('runs the candidates in pairs and keeps the first the matcher accepts', async () => {
+    const report = await runReport({ issue: { title: '', body: ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } }, { llm: null, log });
+    const snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, reportText: ISSUE }, { checker });
+    expect(snippet.candidates.length).toBeGreaterThan(3);
+    const executor = new FakeExecutor((_req, script) =>
+      /size=300\)/.test(script)
+        ? { stderr: `Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 30, in <module>\n    out = model(x)\n  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl\n    return forward_call(*input, **kwargs)\n  File "/tmp/r/repro.py", line 11, in forward\n    return torch.cat([a, b], 1)\nRuntimeError: Sizes of tensors must match except in dimension 1. Expected size 9 but got size 8 for tensor number 1 in the list.\n`, exitCode: 1 }
+        : { stdout: '', exitCode: 0 },
+    );
+    const r = await runTier0({ snippet, report, plan: PLAN, budget: { runTimeoutMs: 1000, runMemoryMb: 512, deadline: Date.now() + 60_000 } }, { executor, log });
+    expect(r.reproduced).toBe(true);
+    expect(r.final?.script).toContain('size=300)');
+    const n = snippet.candidates.findIndex((c) => /size=300\)/.test(c.script)) + 1;
+    expect(r.attempts[n - 1]?.outcome).toBe('reproduced');
+    expect(r.attempts.slice(0, n - 1).every((a) => a.outcome === 'run_mismatch')).toBe(true);
+    expect(r.attempts.filter((a) => a.outcome === 'reproduced')).toHaveLength(1);
+    // Pairs: never more runs than the pair holding the reproducing candidate.
+    expect(executor.requests.length).toBe(Math.min(snippet.candidates.length, Math.ceil(n / 2) * 2));
+  });
+
+  it('runs nothing and says what is missing when the completion cannot run', async () => {
+    const report = await runReport({ issue: { title: '', body: ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } }, { llm: null, log });
+    const snippet = await completeSnippet({ blocks: ['import torch\nx = my_loader()\nprint(x)\n'] }, { checker });
+    const executor = new FakeExecutor(() => ({ stdout: '' }));
+    const r = await runTier0({ snippet, report, plan: PLAN, budget: { runTimeoutMs: 1000, runMemoryMb: 512, deadline: Date.now() + 60_000 } }, { executor, log });
+    expect(executor.requests).toHaveLength(0);
+    expect(r.attempts).toHaveLength(1);
+    expect(r.attempts[0]?.outcome).toBe('incomplete_code');
+    expect(r.attempts[0]?.feedback).toMatch(/`my_loader` \(it is called but never defined/);
   });
 });

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { completeCode, statedImageSizes, type Completion } from '../../src/complete/index.js';
+
+async function complete(code: string | string[], extra: { reportText?: string; tracebackModuleLines?: string[] } = {}): Promise<Completion> {
+  return completeCode({ blocks: Array.isArray(code) ? code : [code], ...extra });
+}
+
+/** The lines of a script tier 0 added, without the mark. */
+function addedLines(script: string): string[] {
+  return script.split('\n').filter((l) => l.endsWith('# added by RepGen')).map((l) => l.replace(/\s+# added by RepGen$/, ''));
+}
+
+describe('inference of undefined names from their uses', () => {
+  it('adds conventional imports, each recorded and marked', async () => {
+    const c = await complete('x = torch.ones(2)\ny = F.relu(nn.Linear(2, 2)(x))\n');
+    const script = c.candidates[0]?.script ?? '';
+    expect(addedLines(script).slice(0, 3)).toEqual(['import torch', 'import torch.nn as nn', 'import torch.nn.functional as F']);
+    expect(c.edits).toContain('added `import torch` (the code uses `torch` without importing it)');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a CamelCase call whose result is added to a module becomes an identity layer stand-in', async () => {
+    const c = await complete('import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.features = nn.Sequential()\n        t = Transition(4, 8)\n        self.features.add_module("t", t)\n\nnet = Net()\n');
+    const script = c.candidates[0]?.script ?? '';
+    expect(script).toContain('class Transition(nn.Module):  # added by RepGen');
+    expect(script).toContain('        return x  # added by RepGen');
+    expect(script.indexOf('class Transition')).toBeLessThan(script.indexOf('net = Net()'));
+  });
+
+  it('a function passed to Module.apply becomes a no-op with one parameter', async () => {
+    const c = await complete('import torch.nn as nn\nm = nn.Linear(2, 2)\nm.apply(init_weights)\n');
+    expect(addedLines(c.candidates[0]?.script ?? '')).toContain('def init_weights(m):');
+  });
+
+  it('an object whose attributes are only read as numbers becomes a namespace of small numbers', async () => {
+    const c = await complete('import torch.nn as nn\nemb = nn.Embedding(vocab.size + 1, 8)\n');
+    expect(addedLines(c.candidates[0]?.script ?? '')).toContain('vocab = types.SimpleNamespace(size=100)');
+  });
+
+  it('a loader iterated as (input, target) into a model with an Embedding and CrossEntropyLoss gets integer ids and class-id targets', async () => {
+    const code = [
+      'import torch, torch.nn as nn',
+      'class M(nn.Module):',
+      '    def __init__(self):',
+      '        super().__init__()',
+      '        self.e = nn.Embedding(50, 8)',
+      '        self.fc = nn.Linear(8, 3)',
+      '    def forward(self, x):',
+      '        return self.fc(self.e(x).mean(1))',
+      'model = M()',
+      'loss_fn = nn.CrossEntropyLoss()',
+      'for xb, yb in train_dl:',
+      '    loss = loss_fn(model(xb), yb)',
+    ].join('\n');
+    const c = await complete(code);
+    const script = c.candidates[0]?.script ?? '';
+    expect(addedLines(script)).toContain("train_dl_y = repgen_targets(model, train_dl_x, 'class')");
+    expect(addedLines(script)).toContain('train_dl = DataLoader(TensorDataset(train_dl_x, train_dl_y), batch_size=16)');
+    // Inserted after the model exists and before the loop that reads it.
+    expect(script.indexOf('train_dl_x = ')).toBeGreaterThan(script.indexOf('model = M()'));
+    expect(script.indexOf('train_dl_x = ')).toBeLessThan(script.indexOf('for xb, yb in train_dl:'));
+    expect(script).toContain('if isinstance(m, nn.Embedding):');
+  });
+
+  it('MSELoss targets are floats, `.float()` on the target means floats, `.eq(target)` means class ids', async () => {
+    const mse = await complete('import torch.nn as nn\nmodel = nn.Linear(3, 1)\ncrit = nn.MSELoss()\nfor x, y in loader:\n    crit(model(x), y)\n');
+    expect(addedLines(mse.candidates[0]?.script ?? '')).toContain("loader_y = repgen_targets(model, loader_x, 'float')");
+    const eq = await complete('import torch.nn as nn\nmodel = nn.Linear(3, 4)\nfor x, y in loader:\n    out = model(x)\n    acc = out.argmax(1).eq(y).sum()\n');
+    expect(addedLines(eq.candidates[0]?.script ?? '')).toContain("loader_y = repgen_targets(model, loader_x, 'class')");
+  });
+
+  it('the batch size the code states is the synthetic loader\'s', async () => {
+    const c = await complete('import torch.nn as nn\nbatch_size = 8\nmodel = nn.Linear(3, 1)\nfor x, y in loader:\n    model(x)\n');
+    expect(addedLines(c.candidates[0]?.script ?? '')).toContain("loader = DataLoader(TensorDataset(loader_x, loader_y), batch_size=8)");
+  });
+
+  it('an optimizer over the model\'s parameters, a criterion from the targets\' use', async () => {
+    const code = 'import torch.nn as nn\nmodel = nn.Linear(3, 2)\nfor x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n    print((model(x).argmax(1) == y).float().mean())\n';
+    const added = addedLines((await complete(code)).candidates[0]?.script ?? '');
+    expect(added).toContain('optimizer = torch.optim.SGD(model.parameters(), lr=0.01)');
+    expect(added).toContain('criterion = nn.CrossEntropyLoss()');
+  });
+
+  it('a name compared with a string gets that string; hyper-parameters get stated defaults', async () => {
+    const added = addedLines((await complete('import torch\nif mode == "train":\n    x = torch.ones(batch_size)\n')).candidates[0]?.script ?? '');
+    expect(added).toContain('mode = "train"');
+    expect(added).toContain('batch_size = 32');
+  });
+});
+
+describe('"cannot know": the engine says what is missing instead of guessing', () => {
+  it('a function called at module level whose result is used is not invented, and the script is not run', async () => {
+    const c = await complete('import torch\ndf = load_my_data("x.csv")\nprint(df.shape)\n');
+    expect(c.candidates).toEqual([]);
+    expect(c.missing).toEqual([{ name: 'load_my_data', why: expect.stringMatching(/called but never defined, and what it returns cannot be inferred/), blocking: true }]);
+  });
+
+  it('a name whose uses say nothing is reported, blocking only where it runs at import time', async () => {
+    const top = await complete('import torch\nresult = torch.ones(2) + mystery\n');
+    expect(top.missing).toEqual([{ name: 'mystery', why: 'its uses do not say what it holds', blocking: true }]);
+    const inside = await complete('import torch\ndef f():\n    return torch.cat((ghost, torch.ones(1)))\n');
+    expect(inside.missing).toEqual([{ name: 'ghost', why: 'its uses do not say what it holds', blocking: false }]);
+  });
+
+  it('a model class whose constructor takes an argument it cannot read is not instantiated with a guess', async () => {
+    const c = await complete('import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, block):\n        super().__init__()\n        self.b = block(3)\n    def forward(self, x):\n        return self.b(x)\n');
+    expect(c.candidates.every((k) => !/Net\(/.test(k.added.join('\n')))).toBe(true);
+    expect(c.missing[0]).toMatchObject({ name: 'Net', why: expect.stringMatching(/`block` cannot be inferred/), blocking: false });
+  });
+
+  it('a data loader with no model to shape it by is reported, not invented', async () => {
+    const c = await complete('for x, y in train_loader:\n    print(x.shape)\n');
+    expect(c.candidates).toEqual([]);
+    expect(c.missing[0]).toMatchObject({ name: 'train_loader', why: expect.stringMatching(/no model in the code to shape it by/), blocking: true });
+  });
+});
+
+describe('harness synthesis', () => {
+  const unet = [
+    'import torch, torch.nn as nn',
+    'class Down(nn.Module):',
+    '    def __init__(self, c):',
+    '        super().__init__()',
+    '        self.conv = nn.Conv2d(c, c, 3, stride=2, padding=1)',
+    '    def forward(self, x):',
+    '        return self.conv(x)',
+    'class Net(nn.Module):',
+    '    def __init__(self, in_shape, num_classes):',
+    '        super().__init__()',
+    '        in_channels, height, width = in_shape',
+    '        self.stem = nn.Conv2d(in_channels, 8, 3)',
+    '        self.down = Down(8)',
+    '    def forward(self, x):',
+    '        return self.down(self.stem(x))',
+  ].join('\n');
+
+  it('instantiates the root module (not its sub-blocks) and calls it on an input shaped by its first layer, over several image sizes', async () => {
+    const c = await complete(unet, { reportText: 'RuntimeError: Sizes of tensors must match' });
+    expect(c.candidates.length).toBeGreaterThan(2);
+    const first = c.candidates[0];
+    expect(first?.label).toBe('harness: Net, 224×224 input, forward');
+    expect(first?.added).toContain('model = Net((3, 224, 224), 10)');
+    expect(first?.added).toContain('x = repgen_example_input(model, batch=2, size=224)');
+    expect(first?.added).toContain('out = model(x)');
+    expect(c.candidates.some((k) => k.added.includes('model = Net((3, 300, 300), 10)'))).toBe(true);
+    expect(c.candidates.every((k) => !k.added.some((l) => /Down\(/.test(l)))).toBe(true);
+  });
+
+  it('tries the image sizes the report states first', async () => {
+    const c = await complete(unet, { reportText: 'my images are 96x96, resized with transforms.Resize(96)' });
+    expect(c.candidates[0]?.label).toBe('harness: Net, 96×96 input, forward');
+  });
+
+  it('adds a backward pass when the report is about gradients', async () => {
+    const c = await complete(unet, { reportText: 'the error comes from loss.backward()' });
+    expect(c.candidates[0]?.label).toMatch(/forward \+ backward$/);
+    expect(c.candidates[0]?.added.at(-1)).toBe('(out[0] if isinstance(out, (tuple, list)) else out).float().mean().backward()');
+  });
+
+  it('a Linear-first model gets one candidate (no image size to search)', async () => {
+    const c = await complete('import torch.nn as nn\nclass MLP(nn.Module):\n    def __init__(self, input_size, hidden):\n        super().__init__()\n        self.fc = nn.Linear(input_size, hidden)\n    def forward(self, x):\n        return self.fc(x)\n');
+    expect(c.candidates).toHaveLength(1);
+    expect(c.candidates[0]?.added).toContain('model = MLP(10, 16)');
+  });
+
+  it('calls a training function the report never calls, synthesising model, loader, optimizer and loss from their use', async () => {
+    const code = [
+      'def train(model, optimizer, loader, epochs, criterion=criterion):',
+      '    for epoch in range(epochs):',
+      '        for i, (xb, yb) in enumerate(loader):',
+      '            out = model(xb)',
+      '            loss = criterion(out, yb)',
+      '            optimizer.zero_grad()',
+      '            loss.backward()',
+      '            optimizer.step()',
+      '            _, pred = out.max(1)',
+      '            correct = pred.eq(yb).sum().item()',
+      '        print(loss.item())',
+    ].join('\n');
+    const c = await complete(code);
+    const k = c.candidates[0];
+    expect(k?.label).toBe('harness: train(model, optimizer, loader, epochs)');
+    expect(k?.added).toEqual(expect.arrayContaining([
+      'criterion = nn.CrossEntropyLoss()',
+      'model = nn.Sequential(nn.Flatten(), nn.LazyLinear(4))',
+      'epochs = 10',
+      "loader_y = repgen_targets(model, loader_x, 'class')",
+      'optimizer = torch.optim.SGD(model.parameters(), lr=0.01)',
+      'train(model, optimizer, loader, epochs)',
+    ]));
+    // The default `criterion=criterion` is evaluated when the def runs: the definition comes before it.
+    expect(k?.script.indexOf('criterion = nn.CrossEntropyLoss()')).toBeLessThan(k?.script.indexOf('def train(') ?? 0);
+  });
+
+  it('uses the snippet\'s own never-instantiated model class where a function needs a model', async () => {
+    const code = 'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(5, 2)\n    def forward(self, x):\n        return self.fc(x)\n\ndef fit(model, loader):\n    for x, y in loader:\n        model(x)\n';
+    const c = await complete(code);
+    expect(c.candidates[0]?.added).toEqual(expect.arrayContaining(['model = Net()', 'fit(model, loader)']));
+  });
+
+  it('prints what a never-called function returns, binding parameters to the module\'s own values', async () => {
+    const c = await complete('import torch\na, b = 1, 3\ndata = torch.arange(5)\ndef part(self, data, s, e):\n    return data[s:e]\n');
+    expect(c.candidates[0]?.added.at(-1)).toBe('print(part(None, data, a, b))');
+  });
+
+  it('appends the traceback\'s module-level statement when it runs something the snippet never calls', async () => {
+    const c = await complete('import torch\ndef run():\n    return torch.ones(2) @ torch.ones(3)\n', { tracebackModuleLines: ['run()'] });
+    expect(c.candidates[0]?.script).toContain('\nrun()  # added by RepGen');
+    expect(c.edits).toContain("appended `run()`, the statement the report's traceback shows it ran");
+  });
+});
+
+describe('data substitution and reporting', () => {
+  it('an ImageFolder on the reporter\'s disk becomes FakeData through the same transforms, with worker processes off', async () => {
+    const c = await complete('import torch\nfrom torchvision import datasets, transforms\nds = datasets.ImageFolder("/kaggle/input/x", transforms.ToTensor())\ndl = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=4)\n');
+    const script = c.candidates[0]?.script ?? '';
+    expect(script).toContain('ds = RepgenFakeImages("/kaggle/input/x", transforms.ToTensor())');
+    expect(script).toContain('num_workers=0)');
+    expect(script).toContain('class RepgenFakeImages(torchvision.datasets.FakeData):  # added by RepGen');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('reads stated image sizes from transforms, NxN and shapes', () => {
+    expect(statedImageSizes('transforms.Resize(256), transforms.CenterCrop(224); input 64x64; shape [8, 3, 128, 128]')).toEqual([256, 224, 64, 128]);
+    expect(statedImageSizes('batch of 3x4 matrices')).toEqual([]);
+  });
+
+  it('analyses a long snippet well under a second', async () => {
+    const big = Array.from({ length: 300 }, (_, i) => `def f${i}(x):\n    return torch.relu(x) + ${i}\n`).join('\n');
+    const c = await complete(`import torch\n${big}`);
+    expect(c.analysisMs).toBeLessThan(1000);
+  });
+});
