@@ -77,7 +77,7 @@ export async function runTier0(
       const cand = batch[k];
       const n = i + k + 1;
       const label = candidates.length > 1 ? `candidate ${n}/${candidates.length} (${cand?.label ?? ''})` : (cand?.label ?? '');
-      const common = { ...base, n, script: run.script, edits: [...edits, `${label}; added by RepGen: ${cand?.added.length ?? 0} line(s)`], durationMs: now() - t0 };
+      const common = { ...base, n, script: run.script, edits: candidates.length > 1 ? [...edits, `${label}; ${cand?.added.length ?? 0} line(s) added by RepGen`] : edits, durationMs: now() - t0 };
       if (run.run.infra) {
         await record({ ...common, outcome: 'infra', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}` });
         return { attempts, final: run, reproduced: false, infra: `${run.run.infra.kind}: ${run.run.infra.message}` };

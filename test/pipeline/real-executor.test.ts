@@ -25,7 +25,7 @@ describe('runRepro on the real local executor', { timeout: 180_000 }, () => {
     const ev = await runReproWithEvidence({ issue: { title: '', body }, settings }, { executor, llm: null, checker, log: silentLogger, progress: () => undefined });
     expect(ev.outcome.status).toBe('reproduced');
     expect(ev.outcome.confirmation).toEqual({ reproducedRuns: 1, totalRuns: 1 });
-    expect(ev.outcome.attempts[0]).toMatchObject({ tier: 0, outcome: 'reproduced', edits: ['added `import torch` (the report uses `torch` without importing it)'] });
+    expect(ev.outcome.attempts[0]).toMatchObject({ tier: 0, outcome: 'reproduced', edits: ['added `import torch` (the code uses `torch` without importing it)'] });
     expect(ev.finalRun?.output).toMatch(/RuntimeError: mean\(\): could not infer output dtype/);
     expect(ev.outcome.environment.python).toMatch(/^3\./);
   });
