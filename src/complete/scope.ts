@@ -168,7 +168,7 @@ function collectBindings(node: Node, scope: Scope, scopes: Map<number, Scope>, m
     case 'import_statement':
     case 'import_from_statement': {
       for (const c of named(node)) {
-        if (node.type === 'import_from_statement' && c === node.childForFieldName('module_name')) continue;
+        if (node.type === 'import_from_statement' && c.id === node.childForFieldName('module_name')?.id) continue;
         if (c.type === 'aliased_import') {
           const alias = c.childForFieldName('alias');
           if (alias) scope.names.add(alias.text);

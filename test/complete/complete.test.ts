@@ -231,3 +231,15 @@ describe('data substitution and reporting', () => {
     expect(c.analysisMs).toBeLessThan(1000);
   });
 });
+
+describe('scope analysis', () => {
+  it('`from torch import nn` binds nn, not torch; `import a.b` binds a', async () => {
+    const c = await complete('from torch.autograd import Variable\nfrom torch import nn\nimport os.path\nx = Variable(torch.ones(1))\nprint(nn, os.path)\n');
+    expect(c.candidates[0]?.added).toEqual(['import torch']);
+  });
+
+  it('class-body names are not visible in methods; comprehension and lambda variables are bound', async () => {
+    const c = await complete('class A:\n    k = 3\n    def f(self):\n        return k\nys = [v * 2 for v in range(3)]\ng = lambda q: q + 1\n');
+    expect(c.missing.map((m) => m.name)).toEqual(['k']);
+  });
+});
