@@ -245,6 +245,25 @@ export async function analyzePython(source: string): Promise<Analysis> {
   const reads: NameUse[] = [];
   const referenced = new Set<string>();
   for (const st of named(root)) collectReads(st, moduleScope, scopes, null, st, reads, referenced);
+  // Module code runs in order: a name read at module level before the first statement that binds it is
+  // undefined there (`if loss == 'MSE':` above the loop that assigns `loss`), as CPython and pyflakes see it.
+  const statements = named(root);
+  const firstBinding = new Map<string, number>();
+  statements.forEach((st, i) => {
+    const own: Scope = { node: st, kind: 'module', names: new Set(), parent: null };
+    collectBindings(st, own, new Map(), own);
+    for (const n of own.names) if (!firstBinding.has(n)) firstBinding.set(n, i);
+  });
+  const readsBeforeBinding: NameUse[] = [];
+  const moduleReads: NameUse[] = [];
+  for (const st of statements) collectReads(st, { node: root, kind: 'module', names: new Set(), parent: null }, scopes, null, st, moduleReads, new Set());
+  for (const r of moduleReads) {
+    if (r.fn || BUILTINS.has(r.name) || !moduleScope.names.has(r.name)) continue;
+    const at = statements.findIndex((st) => st.id === r.statement.id);
+    const bound = firstBinding.get(r.name);
+    if (bound !== undefined && at >= 0 && at < bound && !isClassBodyOrNested(r.node)) readsBeforeBinding.push(r);
+  }
+  reads.push(...readsBeforeBinding);
   const undefinedNames = new Map<string, NameUse[]>();
   for (const r of reads) {
     const list = undefinedNames.get(r.name) ?? [];
@@ -289,7 +308,15 @@ export async function analyzePython(source: string): Promise<Analysis> {
   };
   countAll(root);
   for (const [name, n] of selfReads) if ((totalReads.get(name) ?? 0) <= n) referenced.delete(name);
-  return { tree, source, undefined: undefinedNames, functions, classes, referenced, moduleBindings: moduleScope.names, statements: named(root) };
+  return { tree, source, undefined: undefinedNames, functions, classes, referenced, moduleBindings: moduleScope.names, statements };
+}
+
+/** Inside a class body or a lambda/comprehension: not run in plain statement order. */
+function isClassBodyOrNested(node: Node): boolean {
+  for (let n = node.parent; n && n.type !== 'module'; n = n.parent) {
+    if (n.type === 'class_definition' || n.type === 'lambda' || n.type.endsWith('comprehension') || n.type === 'generator_expression') return true;
+  }
+  return false;
 }
 
 /** Walks a subtree, depth first, in source order. */

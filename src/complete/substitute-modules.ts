@@ -19,8 +19,8 @@ export function substituteMissingModules(script: string, missing: readonly strin
     if (!missing.includes(s.module)) continue;
     let replaced = false;
     out = out.replace(s.line, (line) => {
-      // Already a guarded import tier 0 wrote: leave it.
-      if (line.endsWith(MARK)) return line;
+      // Already a guarded import tier 0 wrote (indented in its try block): leave it.
+      if (line.endsWith(MARK) && /^\s+/.test(line)) return line;
       replaced = true;
       const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
       return marked(s.fallback).map((l) => (l.trim() ? indent + l : l)).join('\n');

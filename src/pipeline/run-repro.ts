@@ -60,7 +60,17 @@ export interface ReproEvidence {
   plan: ReproPlan | null;
   probe: EnvironmentProbe | null;
   context: { bundles: number; semantic: string; trainingLoops: number; error: string | null; ranks: number[] } | null;
-  tier0: { script: string; edits: string[]; unresolved: string[]; staticTools: string[] } | null;
+  tier0: {
+    script: string;
+    edits: string[];
+    unresolved: string[];
+    staticTools: string[];
+    /** What tier 0 could not complete, and why. */
+    missing: { name: string; why: string; blocking: boolean }[];
+    /** The candidates tier 0 built (label and the lines it added). */
+    candidates: { label: string; added: string[] }[];
+    analysisMs: number;
+  } | null;
   finalRun: { script: string; seed: number; exitCode: number | null; timedOut: boolean; durationMs: number; output: string; isolation: unknown; reading: unknown; match: unknown } | null;
   confirm: ConfirmResult | null;
   /** The project's ref the runs used (set by whoever prepared the workspace). */
@@ -151,7 +161,17 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       plan,
       probe,
       context,
-      tier0: snippet ? { script: snippet.script, edits: snippet.edits.map((e) => e.detail), unresolved: snippet.unresolved, staticTools: snippet.static.tools } : null,
+      tier0: snippet
+        ? {
+            script: snippet.script,
+            edits: snippet.edits.map((e) => e.detail),
+            unresolved: snippet.unresolved,
+            staticTools: snippet.static.tools,
+            missing: snippet.missing,
+            candidates: snippet.candidates.map((c) => ({ label: c.label, added: c.added })),
+            analysisMs: snippet.analysisMs,
+          }
+        : null,
       finalRun: final
         ? { script: final.script, seed: final.seed, exitCode: final.run.exitCode, timedOut: final.run.timedOut, durationMs: final.run.durationMs, output: final.run.output.slice(-20_000), isolation: final.run.isolation, reading: final.reading, match: final.match }
         : null,

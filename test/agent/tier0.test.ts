@@ -48,6 +48,9 @@ describe('completeSnippet (tier 0) with real pyflakes', () => {
     expect(s.snippet.script).toContain('    from tqdm import tqdm  # added by RepGen\nexcept ImportError:  # added by RepGen');
     expect(s.snippet.script).toContain('    def train_test_split(*arrays, test_size=0.25');
     expect(s.snippet.edits.filter((e) => e.action === 'substitute')).toHaveLength(2);
+    // An import tier 0 itself added is stood in for too.
+    const added = await completeSnippet({ blocks: ['for i in tqdm(range(2)):\n    print(i)\n'] }, { checker });
+    expect(standInMissingModules(added, ['tqdm']).substituted).toEqual(['tqdm']);
     // A second pass does not wrap the guarded imports again.
     expect(standInMissingModules(s.snippet, ['tqdm', 'sklearn']).snippet.script).toBe(s.snippet.script);
   });

@@ -243,3 +243,16 @@ describe('scope analysis', () => {
     expect(c.missing.map((m) => m.name)).toEqual(['k']);
   });
 });
+
+describe('module-level order', () => {
+  it('a name read at module level before the statement that binds it is completed there', async () => {
+    const c = await complete('import torch.nn as nn\nif loss == "MSE":\n    criterion = nn.MSELoss()\nfor i in range(2):\n    loss = criterion\n');
+    const script = c.candidates[0]?.script ?? '';
+    expect(script).toContain('loss = "MSE"  # added by RepGen\nif loss == "MSE":');
+  });
+
+  it('a read after the binding, or in the same loop, is not touched', async () => {
+    const c = await complete('total = 0\nfor i in range(3):\n    total = total + i\nprint(total)\n');
+    expect(c.candidates[0]?.added).toEqual([]);
+  });
+});
