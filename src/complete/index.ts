@@ -304,10 +304,12 @@ function buildCandidates(a: Analysis, body: string, input: CompletionInput, data
         continue;
       }
     }
-    const def = defineRole(name, role, ctx);
+    // A module-level model the report never shows is the reporter's own: a stand-in could not show a bug in it.
+    const def = role.kind === 'model' ? null : defineRole(name, role, ctx);
     if (!def) {
       const uses = a.undefined.get(name) ?? [];
-      missing.push({ name, why: role.kind === 'unknown' ? role.why : `${role.why}, but there is no model in the code to shape it by`, blocking: uses.some((u) => u.fn === null) });
+      const why = role.kind === 'unknown' ? role.why : role.kind === 'model' ? `${role.why}, but the report never shows the model, and a stand-in could not show a bug in it` : `${role.why}, but there is no model in the code to shape it by`;
+      missing.push({ name, why, blocking: uses.some((u) => u.fn === null) });
       continue;
     }
     base.push(def);

@@ -256,3 +256,11 @@ describe('module-level order', () => {
     expect(c.candidates[0]?.added).toEqual([]);
   });
 });
+
+describe('the reporter\'s own model', () => {
+  it('an undefined model called at module level is reported, not replaced by a stand-in', async () => {
+    const c = await complete('import torch\nout = model(torch.zeros(2))\n');
+    expect(c.candidates).toEqual([]);
+    expect(c.missing).toEqual([{ name: 'model', why: expect.stringMatching(/never shows the model/), blocking: true }]);
+  });
+});
