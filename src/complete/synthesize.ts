@@ -10,6 +10,15 @@ export interface Definition {
   why: string;
 }
 
+/** What a definition is shaped by: the model's variable, the optimizer's, how labels are read, the batch size. */
+export interface SynthesisContext {
+  model: string | null;
+  optimizer: string | null;
+  floatFromLabels: boolean;
+  outFeatures: number;
+  batch: number;
+}
+
 /** Rows of synthetic data: enough for a few batches, small enough for a CPU. */
 export const DATA_ROWS = 64;
 
@@ -22,7 +31,7 @@ function lossFor(target: TargetKind, fromIntLabels: boolean): string {
  * The definition of one role. Returns null for roles that need no definition here (imports are the header's)
  * or cannot be synthesised (`unknown`).
  */
-export function defineRole(name: string, role: Role, ctx: { model: string | null; optimizer: string | null; floatFromLabels: boolean; outFeatures: number; batch: number }): Definition | null {
+export function defineRole(name: string, role: Role, ctx: SynthesisContext): Definition | null {
   switch (role.kind) {
     case 'value':
       return { name, lines: [`${name} = ${role.expr}`], helpers: [], why: role.why };

@@ -1,0 +1,79 @@
+// What the snippet's model looks like: where it is bound, the values its constructor needs, the inputs it takes.
+import { HYPERPARAMETER_DEFAULTS } from '../agent/conventions.js';
+import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
+
+/** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */
+export function statedImageSizes(text: string): number[] {
+  const out: number[] = [];
+  const add = (n: number) => {
+    if (n >= 8 && n <= 1024 && !out.includes(n)) out.push(n);
+  };
+  for (const m of text.matchAll(/\b(?:Resize|CenterCrop|RandomCrop|RandomResizedCrop|img_size|image_size|input_size|im_size|resolution)\s*[(=:]\s*\(?\s*(\d{2,4})/g)) add(Number(m[1]));
+  for (const m of text.matchAll(/\b(\d{2,4})\s*[x×]\s*(\d{2,4})\b/g)) if (m[1] === m[2]) add(Number(m[1]));
+  for (const m of text.matchAll(/\[\s*\d+\s*,\s*\d+\s*,\s*(\d{2,4})\s*,\s*(\d{2,4})\s*\]/g)) if (m[1] === m[2]) add(Number(m[1]));
+  return out;
+}
+
+/** The variable that holds the model at module level: assigned from one of the snippet's nn.Module classes. */
+export function moduleLevelModel(a: Analysis): { name: string; index: number } | null {
+  const modules = new Set(a.classes.filter((c) => c.isModule).map((c) => c.name));
+  let named: { name: string; index: number } | null = null;
+  for (let i = 0; i < a.statements.length; i += 1) {
+    const s = a.statements[i];
+    const m = s ? /^(\w+)\s*=\s*([\w.]+)\s*\(/.exec(s.text) : null;
+    if (!m?.[1] || !m[2]) continue;
+    if (modules.has(m[2])) return { name: m[1], index: i };
+    // `model = nn.Linear(3, 1)`, `net = models.resnet18()`: a library model bound to a model-like name.
+    if (!named && /^(?:model|net|network|classifier|\w+_model|model_\w+)$/i.test(m[1]) && /^(?:nn|torch\.nn|models|torchvision\.models)\.\w+$|^[A-Z]\w*$/.test(m[2])) named = { name: m[1], index: i };
+  }
+  return named;
+}
+
+/** A value for a constructor parameter, from its name and its uses in `__init__`; null when it cannot be known. */
+export function constructorArg(cls: ClassInfo, p: Param, size: number): string | null {
+  const init = cls.init;
+  const body = init?.childForFieldName('body');
+  if (body) {
+    for (const n of descendants(body)) {
+      if (n.type !== 'assignment' || n.childForFieldName('right')?.text !== p.name) continue;
+      const left = n.childForFieldName('left');
+      if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern') {
+        const names = left.namedChildren.map((c) => c?.text ?? '');
+        if (names.length === 3 && /chan/i.test(names[0] ?? '')) return `(3, ${size}, ${size})`;
+        return `(${names.map((nm) => (/chan/i.test(nm) ? '3' : /class/i.test(nm) ? '10' : String(size))).join(', ')})`;
+      }
+    }
+    if (readsOf(body, p.name).some((r) => r.parent?.type === 'call' && r.parent.childForFieldName('function')?.id === r.id)) return null;
+  }
+  const name = p.name;
+  const stated = HYPERPARAMETER_DEFAULTS[name];
+  if (stated && /^[\d.]+$/.test(stated)) return stated;
+  if (/chan/i.test(name)) return '3';
+  if (/class/i.test(name)) return '10';
+  if (/(?:size|dim|feat|num|^n_|len|count|hidden|depth|width|height|units|vocab|gpu|layers|heads)/i.test(name)) return '16';
+  if (/(?:rate|drop|prob|eps|lr|momentum|alpha|beta|gamma)/i.test(name)) return '0.1';
+  return null;
+}
+
+/** `forward`'s parameters beyond the input, all with defaults: the model can be called on one tensor. */
+export function callableOnOneInput(cls: ClassInfo): boolean {
+  if (!cls.forward) return true;
+  const params = cls.forward.childForFieldName('parameters')?.namedChildren ?? [];
+  const plain = params.filter((p) => p?.type === 'identifier' || p?.type === 'typed_parameter');
+  return plain.length <= 2;
+}
+
+export function usesConv(a: Analysis, cls: ClassInfo, seen = new Set<string>()): boolean {
+  if (seen.has(cls.name)) return false;
+  seen.add(cls.name);
+  const text = cls.node.text;
+  if (/\b(?:Conv[23]d|ConvTranspose[23]d|BatchNorm2d|MaxPool2d|AvgPool2d|models\.\w+\()/.test(text)) return true;
+  return a.classes.some((c) => c.name !== cls.name && new RegExp(`\\b${c.name}\\b`).test(text) && usesConv(a, c, seen));
+}
+
+/** `batch_size=16` in the report's code, else 16. */
+export function batchSize(code: string): number {
+  const m = /\bbatch_size\s*=\s*(\d{1,4})\b/.exec(code);
+  const n = m ? Number(m[1]) : 16;
+  return n >= 1 && n <= 256 ? n : 16;
+}
