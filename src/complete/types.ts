@@ -34,7 +34,7 @@ export interface Completion {
   /** One sentence per change, in order (repairs, definitions, harness). */
   edits: string[];
   missing: Missing[];
-  /** Time the analysis took (parse, inference, rendering), in milliseconds. */
+  /** Time the analysis took (parse, inference, rendering), in milliseconds; the parser's one-time load per process is not counted. */
   analysisMs: number;
 }
 
