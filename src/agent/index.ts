@@ -2,7 +2,6 @@ import type { ContextBundle } from '../context/types.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import type { Logger } from '../log.js';
-import type { AttemptRecord } from '../pipeline/types.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
 import { type CandidateRun } from './run-candidate.js';
@@ -10,6 +9,7 @@ import { runTier0 } from './run-tier0.js';
 import type { StaticChecker } from './static-checker.js';
 import type { CompletedSnippet } from './tier0.js';
 import { runTier1, type AgentPrompts, type Budget } from './tier1.js';
+import type { AgentStatus, AttemptRecord } from './types.js';
 
 export { completeSnippet, mapCudaToCpu, standInMissingModules, type CompletedSnippet, type SnippetEdit } from './tier0.js';
 export { runTier0, type Tier0Result } from './run-tier0.js';
@@ -19,7 +19,7 @@ export { checkRelevance } from './relevance.js';
 export { runCandidate, type CandidateRun } from './run-candidate.js';
 export type { AgentPrompts, Budget } from './tier1.js';
 
-export type AgentStatus = 'reproduced' | 'not_reproduced' | 'exit_budget' | 'exit_infra' | 'skipped';
+export { AgentStatus, AttemptOutcome, AttemptRecord } from './types.js';
 
 export interface AgentInput {
   report: ReportResult;

@@ -1,14 +1,13 @@
 import type { ReportFacts } from '../report/types.js';
 import type { ReportReading } from '../symptoms/types.js';
-import { CONVENTIONAL_IMPORTS } from './conventions.js';
+import { CONVENTIONAL_IMPORTS } from '../context/conventions.js';
 import { fakeOutputReasons } from './fake-output.js';
+import type { AttemptOutcome } from './types.js';
 
-export interface RelevanceVerdict {
-  ok: boolean;
-  /** 'faked_bug': the script produces the report's text itself; 'irrelevant': it does not touch what the report is about. */
-  outcome: 'relevant' | 'faked_bug' | 'irrelevant';
-  reasons: string[];
-}
+/** 'faked_bug': the script produces the report's text itself; 'irrelevant': it does not touch what the report is about. */
+export type RelevanceVerdict =
+  | { ok: true; outcome: 'relevant'; reasons: string[] }
+  | { ok: false; outcome: Extract<AttemptOutcome, 'faked_bug' | 'irrelevant'>; reasons: string[] };
 
 /** Comments say nothing about what runs; a comment quoting the error is not a fake. */
 function stripComments(script: string): string {

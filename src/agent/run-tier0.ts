@@ -1,9 +1,9 @@
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { Logger } from '../log.js';
-import type { AttemptRecord } from '../pipeline/types.js';
+import type { AttemptRecord } from './types.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
-import { parsePython } from './python-syntax.js';
+import { parsePython } from '../context/python-syntax.js';
 import { mismatchFeedback, runCandidate, type CandidateRun } from './run-candidate.js';
 import type { CompletedSnippet } from './tier0.js';
 

@@ -4,12 +4,12 @@ import { classifyLlmError, extractCodeBlock } from '../llm/index.js';
 import type { LlmClient, LlmMessage, LlmUsage } from '../llm/types.js';
 import { addUsage } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import type { AttemptRecord } from '../pipeline/types.js';
+import type { AttemptOutcome, AttemptRecord } from './types.js';
 import type { ReproPlan } from '../plan/types.js';
 import { renderPrompt, type Prompt } from '../prompts/load-prompts.js';
 import type { ReportResult } from '../report/types.js';
 import { networkNeeds, importedModules } from '../plan/index.js';
-import { parsePython } from './python-syntax.js';
+import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
 import { mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
@@ -105,7 +105,7 @@ function renderPlan(p: ReproPlan): string {
 
 /** What one candidate failed at, for the record and the next prompt. */
 interface Verdict {
-  outcome: string;
+  outcome: AttemptOutcome;
   stage: string;
   feedback: string;
   run: CandidateRun | null;

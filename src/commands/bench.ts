@@ -9,7 +9,7 @@ import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
 import { reproSettingsFromEnv } from '../pipeline/settings.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
-import { checkFix, withRef } from '../workspace/evidence.js';
+import { checkFix, withRef } from '../pipeline/evidence.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
 import { benchMarkdown, benchTotals, f2pCell, type BenchCase } from './bench-report.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';

@@ -14,7 +14,7 @@ import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.j
 import type { ProgressFn, StageName } from '../pipeline/types.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { WorkspaceError } from '../workspace/errors.js';
-import { checkFix, withRef } from '../workspace/evidence.js';
+import { checkFix, withRef } from '../pipeline/evidence.js';
 import { checkoutRef, prepareWorkspace } from '../workspace/prepare-workspace.js';
 import { SAFE_REF } from '../workspace/resolve-ref.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';

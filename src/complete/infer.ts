@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { CONVENTIONAL_IMPORTS, HYPERPARAMETER_DEFAULTS } from '../agent/conventions.js';
+import { CONVENTIONAL_IMPORTS, HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis } from './scope.js';
 
 /**

@@ -1,5 +1,5 @@
 // What the snippet's model looks like: where it is bound, the values its constructor needs, the inputs it takes.
-import { HYPERPARAMETER_DEFAULTS } from '../agent/conventions.js';
+import { HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
 
 /** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */

@@ -1,7 +1,7 @@
 // One candidate's script: the imports and helpers tier 0 adds, the reporter's code with each definition inserted
 // before the statement that first runs it, then the harness. Every added line carries the mark.
 import type { Node } from 'web-tree-sitter';
-import { CONVENTIONAL_IMPORTS } from '../agent/conventions.js';
+import { CONVENTIONAL_IMPORTS } from '../context/conventions.js';
 import type { Harness } from './harness.js';
 import { EXAMPLE_INPUT_HELPER, TARGETS_HELPER, TQDM_NOTEBOOK_FALLBACK, marked } from './python-helpers.js';
 import type { Analysis } from './scope.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AttemptRecord } from '../agent/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 
 /**
@@ -12,32 +13,9 @@ export type ExitStatus = z.infer<typeof ExitStatus>;
 export const StageName = z.enum(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
 export type StageName = z.infer<typeof StageName>;
 
-export const IssueInput = z.object({
-  title: z.string().default(''),
-  body: z.string(),
-  url: z.string().optional(),
-  number: z.number().int().optional(),
-});
-export type IssueInput = z.infer<typeof IssueInput>;
-
-export const AttemptRecord = z.object({
-  n: z.number().int().min(1),
-  tier: z.union([z.literal(0), z.literal(1)]),
-  /** Context bundle rank used, null when none. */
-  bundle: z.number().int().nullable(),
-  /** What ended the attempt: 'syntax_error', 'static_error', 'irrelevant', 'faked_bug', 'run_mismatch', 'reproduced', 'llm_error', … */
-  outcome: z.string(),
-  /** The feedback given to the next attempt (or why this one passed). */
-  feedback: z.string(),
-  script: z.string().nullable(),
-  /** Tier 0: the recorded edits made to the report's code. (Added by the agent; optional.) */
-  edits: z.array(z.string()).optional(),
-  /** Wall clock of the attempt, model call and run included. (Added by the agent; optional.) */
-  durationMs: z.number().min(0).optional(),
-  /** Tokens the attempt's model calls used. (Added by the agent; optional.) */
-  tokens: z.number().int().min(0).optional(),
-});
-export type AttemptRecord = z.infer<typeof AttemptRecord>;
+// Issue and attempt records belong to the layers that make them (report, agent); re-exported for the pipeline's callers.
+export { IssueInput } from '../report/types.js';
+export { AttemptOutcome, AttemptRecord } from '../agent/types.js';
 
 /**
  * The headline verdict of a run, finer than the exit status (docs/verdicts.md): a flaky reproduction and a

@@ -1,4 +1,4 @@
-import { CONVENTIONAL_IMPORTS, NETWORK_PATTERNS } from '../agent/conventions.js';
+import { CONVENTIONAL_IMPORTS, NETWORK_PATTERNS } from '../context/conventions.js';
 import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
 

@@ -1,4 +1,4 @@
-import { pythonLikelihood } from '../agent/python-syntax.js';
+import { pythonLikelihood } from '../context/python-syntax.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { notebookStatements } from './notebook-statements.js';
 import type { ReportFacts } from './types.js';

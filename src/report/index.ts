@@ -1,12 +1,11 @@
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { NO_USAGE } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import type { IssueInput } from '../pipeline/types.js';
 import type { Prompt } from '../prompts/load-prompts.js';
 import { readReport } from '../symptoms/index.js';
 import { extractFacts } from './extract-facts.js';
 import { deterministicBugReport, restructureWithLlm } from './restructure.js';
-import type { ReportResult } from './types.js';
+import type { IssueInput, ReportResult } from './types.js';
 
 export * from './types.js';
 export { extractFacts } from './extract-facts.js';

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { ReportReading, VersionPin } from '../symptoms/types.js';
 
+/** The issue as intake hands it on: what the report stage reads. */
+export const IssueInput = z.object({
+  title: z.string().default(''),
+  body: z.string(),
+  url: z.string().optional(),
+  number: z.number().int().optional(),
+});
+export type IssueInput = z.infer<typeof IssueInput>;
+
 /** What the deterministic reader adds to the symptom reader's ReportReading. */
 export const ReportFacts = z.object({
   /** Code blocks that are Python, in the report's order. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { ReproEvidence } from '../pipeline/run-repro.js';
+import type { FixCheck } from './fix-verdict.js';
 import { findMirror } from './checkout.js';
 import { WorkspaceError } from './errors.js';
 import { handF2p, readF2pCase, runByHand } from './bench-f2p.js';
@@ -55,8 +55,14 @@ export async function prepareF2p(
   }
 }
 
+/** What a run claimed, as far as the by-hand check reads it (the pipeline's evidence has this shape). */
+export interface RunClaims {
+  outcome: { status: string; script: string | null };
+  fixCheck?: Pick<FixCheck, 'verdict'>;
+}
+
 /** The posted repro.py by hand at both commits, and whether the tool's claims hold against it. */
-export async function f2pByHand(evidence: ReproEvidence, buggyDir: string, fixedDir: string, opts: { python: string; timeoutMs: number }): Promise<F2pRow> {
+export async function f2pByHand(evidence: RunClaims, buggyDir: string, fixedDir: string, opts: { python: string; timeoutMs: number }): Promise<F2pRow> {
   const o = evidence.outcome;
   const fixCheck = o.status === 'reproduced' ? (evidence.fixCheck?.verdict ?? null) : null;
   if (!o.script) return { fixCheck, buggyExit: null, fixedExit: null, byHand: null, falseClaim: false, note: 'no script' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { parsePyflakesOutput, parsePylintOutput } from '../../src/agent/static-checker.js';
-import { parsePython, pythonLikelihood } from '../../src/agent/python-syntax.js';
+import { parsePython, pythonLikelihood } from '../../src/context/python-syntax.js';
 
 describe('static check', () => {
   it('reads pyflakes output: undefined names are errors, unused imports are warnings', () => {

@@ -1,5 +1,5 @@
 import type { Node, Parser } from 'web-tree-sitter';
-import { loadPythonParser } from '../context/python-parser.js';
+import { loadPythonParser } from './python-parser.js';
 
 /** Where a parse went wrong, 1-based, for feedback to the model. */
 export interface SyntaxProblem {

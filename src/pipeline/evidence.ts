@@ -1,8 +1,8 @@
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
-import type { ReproEvidence } from '../pipeline/run-repro.js';
-import type { FixCheck } from './fix-verdict.js';
-import type { RefRecord } from './prepare-workspace.js';
-import { verifyFix } from './verify-fix.js';
+import type { ReproEvidence } from './run-repro.js';
+import type { FixCheck } from '../workspace/fix-verdict.js';
+import type { RefRecord } from '../workspace/prepare-workspace.js';
+import { verifyFix } from '../workspace/verify-fix.js';
 
 /** The evidence with the ref it ran at; the comment's notes say which commit and why (and what the report named that is missing). */
 export function withRef(evidence: ReproEvidence, ref: RefRecord): ReproEvidence {
