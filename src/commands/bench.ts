@@ -11,6 +11,8 @@ import { reproSettingsFromEnv } from '../pipeline/settings.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { checkFix, withRef } from '../pipeline/evidence.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
+import { createPyflakesChecker } from '../agent/pyflakes-checker.js';
+import { recordSession, writeCassette } from '../cassettes/record.js';
 import { benchMarkdown, benchTotals, f2pCell, type BenchCase } from './bench-report.js';
 import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
 import { reproduceOnce, wireLlm, type ReproduceWiring } from './reproduce.js';
@@ -39,6 +41,9 @@ options:
   --concurrency N    cases at a time (default 1: each run already uses the CPU)
   --mirrors DIR      clones of the cases' repositories: DIR/<owner>+<name>[/repo], DIR/<owner>/<name> or
                      DIR/<name> (a bare mirror or a work tree)
+
+REPGEN_RECORD_CASSETTES=DIR records each case's model calls, script runs and outcome as DIR/<case>.json
+(docs/cassettes.md), for replay in the tests.
 
 Exit status: 0 when every case ran and there is no false positive or false claim; 1 when the judge
 or a hand run refuted a claim; 2 bad arguments.
@@ -95,6 +100,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' } : await wireLlm(io, parsed.values.llm, parsed.values.model);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
   const judge = await findJudge(dir, io.env);
+  const cassetteDir = io.env.REPGEN_RECORD_CASSETTES ? resolve(io.cwd, io.env.REPGEN_RECORD_CASSETTES) : null;
   const judgePython = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
   const secrets = hostSecrets(io.env);
   io.stderr(`repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`);
@@ -112,11 +118,15 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       const repo = (await exists(join(caseDir, 'repo'))) ? join(caseDir, 'repo') : undefined;
       const issueText = await readIssueFile(join(caseDir, 'issue.md'));
       const f2p = await prepareF2p(caseDir, mirrors, { issueText, cacheDir: checkoutCacheDir(io.env), python: judgePython });
-      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm, llmReason: reason, executor, quiet: true }, io, wiring.signal);
+      // REPGEN_RECORD_CASSETTES=DIR: the case's model calls and script runs are recorded (docs/cassettes.md).
+      const recorder = cassetteDir && llm ? recordSession(llm, executor, createPyflakesChecker({ python: settings.staticPython, pylint: settings.pylint })) : null;
+      const caseLlm = recorder?.llm ?? llm;
+      const caseExecutor = recorder?.executor ?? executor;
+      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm: caseLlm, llmReason: reason, executor: caseExecutor, checker: recorder?.checker, quiet: true }, io, wiring.signal);
       let f2pResult: BenchCase['f2p'] = null;
       if (f2p.buggy && f2p.fixed) {
         evidence = withRef(evidence, f2p.buggy.ref);
-        evidence = await checkFix(evidence, { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor }, wiring.signal);
+        evidence = await checkFix(evidence, { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor: caseExecutor }, wiring.signal);
         f2pResult = await f2pByHand(evidence, f2p.buggy.workspace.hostPath, f2p.fixed.workspace.hostPath, { python: judgePython, timeoutMs: settings.runTimeoutMs });
       }
       const o = evidence.outcome;
@@ -132,6 +142,11 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         judgeLine = verdict.line;
         judgeReproduced = verdict.reproduced;
       } else if (judge && caseJson && caseJson.expected_last_line !== undefined) judgeLine = 'no run to judge';
+      if (recorder && cassetteDir) {
+        const judged = judgeReproduced === null ? null : { reproduced: judgeReproduced, line: judgeLine ?? '' };
+        const cassette = recorder.cassette({ caseId: id, issueText, settings, outcome: o, judge: judged, modelNote: io.env.REPGEN_CASSETTE_NOTE });
+        io.stderr(`repgen bench: ${id}: cassette ${await writeCassette(cassetteDir, cassette)}\n`);
+      }
       const kind = o.expected[0]?.kind ?? 'none';
       results[i] = {
         id,

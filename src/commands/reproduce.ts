@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
+import type { StaticChecker } from '../agent/static-checker.js';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { prepareOutDir } from '../cli/validate-input.js';
@@ -76,7 +77,7 @@ function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
 
 /** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
 export async function reproduceOnce(
-  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string },
+  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string; checker?: StaticChecker },
   io: CliIo,
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
@@ -90,6 +91,7 @@ export async function reproduceOnce(
       llm: args.llm,
       llmReason: args.llmReason,
       buildContext: args.buildContext,
+      ...(args.checker ? { checker: args.checker } : {}),
       log: quietInfo(createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))), io.env),
       progress: printer.progress,
     },
