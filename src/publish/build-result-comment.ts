@@ -1,5 +1,6 @@
-import type { ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
-import type { MetricSeries, Symptom, SymptomKind } from '../symptoms/types.js';
+import type { AttemptOutcome, ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
+import type { Symptom, SymptomKind } from '../symptoms/types.js';
+import { metricChart } from './metric-chart.js';
 import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
@@ -74,7 +75,7 @@ export const SYMPTOM_NAMES: Record<SymptomKind, string> = {
 };
 
 /** Attempt outcomes in words. */
-const ATTEMPT_NAMES: Record<string, string> = {
+const ATTEMPT_NAMES: Record<AttemptOutcome, string> = {
   reproduced: 'showed the bug',
   pattern_reproduced: 'showed the pattern',
   run_mismatch: 'ran, without the bug',
@@ -151,66 +152,6 @@ export function versionFlags(outcome: ReproOutcome): string[] {
 
 function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 60_000).toFixed(1)} min`;
-}
-
-/** A number for Mermaid: never in exponent form (Mermaid's xychart grammar reads no `e+31`). */
-export function plainNumber(v: number): string {
-  if (!Number.isFinite(v)) return '0';
-  if (v !== 0 && Math.abs(v) < 1e-6) return '0';
-  return v.toLocaleString('en-US', { useGrouping: false, maximumSignificantDigits: 6 });
-}
-
-const LOSS_OR_ACCURACY = /(loss|nll|mse|mae|error|accuracy|acc)/i;
-
-/**
- * The y-axis of a chart: from the data, never zoomed so far that a flat line looks steep (the visible span is
- * at least 10 % of the values' size), and from 0 for a loss or an accuracy unless the values are far from it.
- */
-export function chartAxis(name: string, values: number[]): { min: number; max: number } {
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const size = Math.max(Math.abs(lo), Math.abs(hi));
-  const minSpan = size > 0 ? 0.1 * size : 1;
-  let min = lo;
-  let max = hi;
-  if (max - min < minSpan) {
-    const pad = (minSpan - (max - min)) / 2;
-    min -= pad;
-    max += pad;
-  } else {
-    const pad = 0.05 * (max - min);
-    min -= pad;
-    max += pad;
-  }
-  if (LOSS_OR_ACCURACY.test(name) && lo >= 0 && lo <= 0.8 * hi) min = 0;
-  if (LOSS_OR_ACCURACY.test(name) && lo >= 0 && min < 0) min = 0;
-  if (min === max) max = min + 1;
-  return { min: Number(plainNumber(min)), max: Number(plainNumber(max)) };
-}
-
-/**
- * A Mermaid xychart of one metric series; GitHub renders it. At most 60 points. NaN/inf are not drawn as
- * numbers: the chart's title says how many there were (a NaN plotted as 0 would hide the bug).
- */
-export function metricChart(series: MetricSeries): string | null {
-  const finite = series.values.filter((v) => Number.isFinite(v));
-  if (finite.length < 2) return null;
-  const step = Math.max(1, Math.ceil(finite.length / 60));
-  const points = finite.filter((_, i) => i % step === 0);
-  const xs = points.map((_, i) => i * step + 1);
-  const name = series.name.replace(/[^\w .-]/g, '').slice(0, 40) || 'metric';
-  const axis = chartAxis(name, points);
-  const bad = series.nonFinite ?? 0;
-  const title = `${name} (observed${bad ? `; ${bad} NaN/inf value${bad === 1 ? '' : 's'} not drawn` : ''})`;
-  return [
-    '```mermaid',
-    'xychart-beta',
-    `  title "${title}"`,
-    `  x-axis "step" [${xs.join(', ')}]`,
-    `  y-axis "${name}" ${plainNumber(axis.min)} --> ${plainNumber(axis.max)}`,
-    `  line [${points.map(plainNumber).join(', ')}]`,
-    '```',
-  ].join('\n');
 }
 
 /** The one chart a silent bug gets: the metric its symptom is about, else the first. Plus a NaN note. */
@@ -308,7 +249,7 @@ function attemptsSection(outcome: ReproOutcome, maxRows: number): string {
   const items = shown.map((a) => {
     const lines = a.feedback.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 8);
     const detail = lines.map((l) => `  - ${neutralizeMentions(l.length > 300 ? `${l.slice(0, 299)}…` : l)}`).join('\n');
-    return `- **Attempt ${a.n}** (tier ${a.tier}${a.bundle ? `, context bundle ${a.bundle}` : ''}): ${ATTEMPT_NAMES[a.outcome] ?? a.outcome.replace(/_/g, ' ')}${detail ? `\n${detail}` : ''}`;
+    return `- **Attempt ${a.n}** (tier ${a.tier}${a.bundle ? `, context bundle ${a.bundle}` : ''}): ${ATTEMPT_NAMES[a.outcome]}${detail ? `\n${detail}` : ''}`;
   });
   const note = all.length > shown.length ? `\n\n_Showing the last ${shown.length} of ${all.length} attempts._` : '';
   return `<details><summary>What was tried (${all.length} attempt${all.length === 1 ? '' : 's'})</summary>\n\n${items.join('\n')}${note}\n\n</details>`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fakeOutputReasons, reportSides, scriptLiterals } from '../../src/agent/fake-output.js';
+import { fakeOutputReasons, reportSides } from '../../src/agent/fake-output.js';
+import { scriptLiterals } from '../../src/agent/script-literals.js';
 import { checkRelevance } from '../../src/agent/relevance.js';
 import { extractFacts } from '../../src/report/extract-facts.js';
 import { readReport } from '../../src/symptoms/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildProgressComment, buildResultComment, GITHUB_COMMENT_LIMIT, metricChart } from '../../src/publish/build-result-comment.js';
+import { buildProgressComment, buildResultComment, GITHUB_COMMENT_LIMIT } from '../../src/publish/build-result-comment.js';
+import { metricChart } from '../../src/publish/metric-chart.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 
 function outcome(over: Partial<ReproOutcome> = {}): ReproOutcome {

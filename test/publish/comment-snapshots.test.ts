@@ -1,7 +1,8 @@
 // @vitest-environment happy-dom
 // happy-dom only for Mermaid's own parser (it wants a DOM for its sanitiser); the comment builder is pure.
 import { describe, expect, it } from 'vitest';
-import { buildResultComment, chartAxis, metricChart, plainNumber } from '../../src/publish/build-result-comment.js';
+import { buildResultComment } from '../../src/publish/build-result-comment.js';
+import { chartAxis, metricChart, plainNumber } from '../../src/publish/metric-chart.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import type { Symptom } from '../../src/symptoms/types.js';
 
