@@ -16,7 +16,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { BuildContextFn } from '../pipeline/run-repro.js';
 import { createProgressTracker } from '../publish/progress-tracker.js';
-import { withRef } from '../workspace/evidence.js';
+import { withRef } from '../pipeline/evidence.js';
 import { checkCheckoutHoldsNoToken, checkSandbox } from './check-sandbox.js';
 import { gateComment, gateLabeled, type GateStatus, type RunAsk } from './gate-event.js';
 import { prepareCheckout } from './prepare-checkout.js';
