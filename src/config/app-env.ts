@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { SetupError } from '../errors.js';
+import { doc } from './env/define.js';
 
 /**
  * Settings of `repgen serve` and `repgen worker`, read from the environment once by the entry points.
@@ -11,53 +12,30 @@ import { SetupError } from '../errors.js';
 const Int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 export const AppEnv = z.object({
-  /** GitHub App id. */
-  APP_ID: z.string().regex(/^\d+$/, 'must be the numeric GitHub App id').optional(),
-  /** The App's private key (PEM; `\n` escapes allowed). PRIVATE_KEY_PATH names a file instead. */
-  PRIVATE_KEY: z.string().optional(),
-  PRIVATE_KEY_PATH: z.string().optional(),
-  /** Secret the webhooks are signed with (serve only). */
-  WEBHOOK_SECRET: z.string().min(1).optional(),
-  /** Redis of the BullMQ queue. @defaultValue 'redis://127.0.0.1:6379' */
-  REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
-  /** HTTP port of `repgen serve`. @defaultValue 3000 */
-  PORT: Int(1, 65535).default(3000),
-  /** Interface `repgen serve` listens on. @defaultValue '0.0.0.0' */
-  HOST: z.string().default('0.0.0.0'),
-  /** Path webhooks are posted to. @defaultValue '/api/github/webhooks' */
-  WEBHOOK_PATH: z.string().startsWith('/').default('/api/github/webhooks'),
-  /** GitHub Enterprise Server host name (as in Probot); empty = github.com. */
-  GHE_HOST: z.string().optional(),
-  /** @defaultValue 'https' */
-  GHE_PROTOCOL: z.enum(['http', 'https']).default('https'),
-  /** @defaultValue 'info' */
-  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'),
-  /** Prefix of every Redis key RepGen writes (queue and locks). @defaultValue 'repgen' */
-  REPGEN_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('repgen'),
-  /** Tries of a job before its final word is "failed" (stalled restarts do not count). @defaultValue 3 */
-  REPGEN_JOB_ATTEMPTS: Int(1, 20).default(3),
-  /** First retry delay, doubled each retry. @defaultValue 30000 */
-  REPGEN_JOB_BACKOFF_MS: Int(0, 3_600_000).default(30_000),
-  /** Jobs one worker process runs at once. @defaultValue 2 */
-  REPGEN_WORKER_CONCURRENCY: Int(1, 64).default(2),
-  /** Runs one installation may have active across all workers (fairness between installations). @defaultValue 2 */
-  REPGEN_INSTALLATION_CONCURRENCY: Int(1, 1000).default(2),
-  /** Runs one repository may start per window; later triggers wait in the queue. @defaultValue 10 */
-  REPGEN_REPO_RATE_LIMIT: Int(1, 10_000).default(10),
-  /** The rate-limit window in seconds. @defaultValue 3600 */
-  REPGEN_REPO_RATE_WINDOW_S: Int(1, 86_400 * 7).default(3600),
-  /** How long a worker's lock on a job lasts without renewal; a killed worker's job is retried after it. @defaultValue 60000 */
-  REPGEN_LOCK_MS: Int(1000, 3_600_000).default(60_000),
-  /** How often workers look for jobs whose worker died. @defaultValue 30000 */
-  REPGEN_STALLED_INTERVAL_MS: Int(500, 3_600_000).default(30_000),
-  /** Worker restarts one job survives before it fails. @defaultValue 2 */
-  REPGEN_MAX_STALLED: Int(0, 20).default(2),
-  /** Where the worker clones repositories (a fresh directory per job). @defaultValue the OS temp dir */
-  REPGEN_WORKDIR: z.string().optional(),
-  /** Pace the worker's GitHub writes (one per second, as GitHub advises). @defaultValue true */
-  REPGEN_GITHUB_THROTTLE: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
-  /** Seconds `repgen worker` waits for running jobs on SIGTERM before leaving them to be retried. @defaultValue 25 */
-  REPGEN_SHUTDOWN_GRACE_S: Int(0, 3600).default(25),
+  APP_ID: doc(z.string().regex(/^\d+$/, 'must be the numeric GitHub App id').optional(), { description: 'GitHub App id', shown: '—' }),
+  PRIVATE_KEY: doc(z.string().optional(), { description: "the App's private key (PEM; `\\n` escapes allowed)", shown: '—' }),
+  PRIVATE_KEY_PATH: doc(z.string().optional(), { description: 'a file holding the private key instead', shown: '—' }),
+  WEBHOOK_SECRET: doc(z.string().min(1).optional(), { description: 'secret the webhooks are signed with (serve)', shown: '—' }),
+  REDIS_URL: doc(z.string().url().default('redis://127.0.0.1:6379'), { description: 'Redis of the BullMQ queue' }),
+  PORT: doc(Int(1, 65535).default(3000), { description: 'HTTP port of `repgen serve`' }),
+  HOST: doc(z.string().default('0.0.0.0'), { description: 'interface `repgen serve` listens on' }),
+  WEBHOOK_PATH: doc(z.string().startsWith('/').default('/api/github/webhooks'), { description: 'path webhooks are posted to' }),
+  GHE_HOST: doc(z.string().optional(), { description: 'GitHub Enterprise Server host (as in Probot); unset: github.com', shown: '—' }),
+  GHE_PROTOCOL: doc(z.enum(['http', 'https']).default('https'), { description: 'protocol of GHE_HOST' }),
+  LOG_LEVEL: doc(z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'), { description: 'log level of serve and worker' }),
+  REPGEN_QUEUE_PREFIX: doc(z.string().regex(/^[A-Za-z0-9_-]+$/).default('repgen'), { description: 'prefix of every Redis key RepGen writes' }),
+  REPGEN_JOB_ATTEMPTS: doc(Int(1, 20).default(3), { description: 'tries of a job before its final word is "failed" (stalled restarts do not count)' }),
+  REPGEN_JOB_BACKOFF_MS: doc(Int(0, 3_600_000).default(30_000), { description: 'first retry delay, doubled each retry' }),
+  REPGEN_WORKER_CONCURRENCY: doc(Int(1, 64).default(2), { description: 'jobs one worker process runs at once' }),
+  REPGEN_INSTALLATION_CONCURRENCY: doc(Int(1, 1000).default(2), { description: 'runs one installation may have active across all workers' }),
+  REPGEN_REPO_RATE_LIMIT: doc(Int(1, 10_000).default(10), { description: 'runs one repository may start per window; later ones wait' }),
+  REPGEN_REPO_RATE_WINDOW_S: doc(Int(1, 86_400 * 7).default(3600), { description: 'the rate-limit window, seconds' }),
+  REPGEN_LOCK_MS: doc(Int(1000, 3_600_000).default(60_000), { description: "a worker's lock on a job without renewal; a killed worker's job is retried after it" }),
+  REPGEN_STALLED_INTERVAL_MS: doc(Int(500, 3_600_000).default(30_000), { description: 'how often workers look for jobs whose worker died' }),
+  REPGEN_MAX_STALLED: doc(Int(0, 20).default(2), { description: 'worker restarts one job survives before it fails' }),
+  REPGEN_WORKDIR: doc(z.string().optional(), { description: "where the worker clones repositories (a folder per job; stale ones reaped)", shown: 'the OS temp dir' }),
+  REPGEN_GITHUB_THROTTLE: doc(z.enum(['true', 'false']).default('true').transform((v) => v === 'true'), { description: "pace the worker's GitHub writes (one per second)", shown: '`true`' }),
+  REPGEN_SHUTDOWN_GRACE_S: doc(Int(0, 3600).default(25), { description: 'seconds `repgen worker` waits for running jobs on SIGTERM' }),
 });
 export type AppEnv = z.infer<typeof AppEnv>;
 

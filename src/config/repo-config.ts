@@ -46,19 +46,20 @@ export const RepoConfig = z
       .regex(/^3\.\d{1,2}$/, 'must look like 3.11')
       .optional()
       .describe('Python version the repository targets, e.g. "3.11".'),
+    /**
+     * Lower caps for this repository's runs. Each is a request under the operator's ceiling
+     * (REPGEN_MAX_ATTEMPTS, REPGEN_MAX_TOKENS, REPGEN_MAX_COST_USD, REPGEN_WALL_CLOCK_MS): asking more
+     * than the operator allows gets the operator's value. Absent: the operator's value.
+     */
     caps: z
       .object({
-        /** Script attempts over the whole run. @defaultValue 10 */
-        attempts: z.number().int().min(1).max(50).default(10).describe('Script attempts over the whole run.'),
-        /** LLM tokens (input + output) over the whole run. @defaultValue 300000 */
-        tokens: z.number().int().min(1000).max(5_000_000).default(300_000).describe('LLM tokens (input + output) over the whole run.'),
-        /** LLM spend in US dollars over the whole run. @defaultValue 2 */
-        costUsd: z.number().min(0).max(100).default(2).describe('LLM spend in US dollars over the whole run.'),
-        /** Wall-clock minutes for the whole run. @defaultValue 30 */
-        minutes: z.number().int().min(1).max(240).default(30).describe('Wall-clock minutes for the whole run.'),
+        attempts: z.number().int().min(1).max(1000).optional().describe("Script attempts over the whole run; at most the operator's REPGEN_MAX_ATTEMPTS."),
+        tokens: z.number().int().min(1000).max(100_000_000).optional().describe("LLM tokens (input + output) over the whole run; at most the operator's REPGEN_MAX_TOKENS."),
+        costUsd: z.number().min(0).max(10_000).optional().describe("LLM spend in US dollars over the whole run (0: no model); at most the operator's REPGEN_MAX_COST_USD."),
+        minutes: z.number().int().min(1).max(1440).optional().describe("Wall-clock minutes for the whole run; at most the operator's REPGEN_WALL_CLOCK_MS."),
       })
       .strict()
-      .default({ attempts: 10, tokens: 300_000, costUsd: 2, minutes: 30 }),
+      .default({}),
     /** Regression-test PR: `off`, on `/repgen pr` only (`command`), or opened for every reproduced run (`auto`). @defaultValue 'command' */
     pr: z.enum(['off', 'command', 'auto']).default('command').describe('Regression-test PR: off, on `/repgen pr` only (command), or for every reproduced run (auto).'),
   })

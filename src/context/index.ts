@@ -38,6 +38,8 @@ export interface BuildContextInput {
 }
 
 export interface BuildContextDeps {
+  /** The settings, resolved once by the run spec; without them, read from `env`. */
+  settings?: ContextSettings;
   /**
    * The semantic leg. Undefined: built from REPGEN_EMBED_MODEL when set. Null: off on purpose.
    * @defaultValue undefined
@@ -306,7 +308,7 @@ async function crossRerank(ranked: Candidate[], index: RepoIndex, query: string,
 export async function buildContext(input: BuildContextInput, deps: BuildContextDeps = {}): Promise<ContextResult> {
   const started = now();
   const log = deps.log ?? silentLogger;
-  const settings = readContextSettings(deps.env ?? process.env);
+  const settings = deps.settings ?? readContextSettings(deps.env ?? process.env);
   const repoDir = resolve(input.repoDir);
   await checkRepoDir(repoDir);
   const cacheSetting = deps.cacheDir ?? settings.REPGEN_CONTEXT_CACHE_DIR ?? join(tmpdir(), 'repgen-context-cache');

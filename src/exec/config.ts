@@ -1,5 +1,7 @@
 import { tmpdir } from 'node:os';
 import { z } from 'zod';
+import { ExecEnv, SandboxMode } from '../config/env/exec-env.js';
+import { parseEnv } from '../config/operator-env.js';
 import { SetupError } from '../errors.js';
 
 /**
@@ -7,12 +9,7 @@ import { SetupError } from '../errors.js';
  * The executor takes the parsed object; nothing in `local.ts` reads `process.env`.
  */
 
-/**
- * How the script is isolated. `auto` and `bwrap` are the same: bubblewrap, or no run at all when it does not work
- * here. `none` runs untrusted code on the host and must be chosen explicitly; every result then says so.
- */
-export const SandboxMode = z.enum(['auto', 'bwrap', 'none']);
-export type SandboxMode = z.infer<typeof SandboxMode>;
+export { SandboxMode } from '../config/env/exec-env.js';
 
 export const LocalExecConfig = z
   .object({
@@ -67,32 +64,13 @@ export const LocalExecConfig = z
 export type LocalExecConfig = z.infer<typeof LocalExecConfig>;
 export type LocalExecConfigInput = z.input<typeof LocalExecConfig>;
 
-const LocalExecEnv = z.object({
-  REPGEN_PYTHON: z.string().min(1).optional(),
-  REPGEN_SANDBOX: z
-    .string()
-    .refine((v) => v !== 'unshare', 'unshare is no longer offered: it gave no filesystem isolation (use bwrap, or none to run unisolated)')
-    .pipe(SandboxMode)
-    .optional(),
-  REPGEN_WARM_POOL: z.enum(['off', 'auto', 'always']).optional(),
-  REPGEN_SANDBOX_UID: z.coerce.number().int().min(1).optional(),
-  REPGEN_MAX_PROCESSES: z.coerce.number().int().min(8).optional(),
-  REPGEN_MAX_OPEN_FILES: z.coerce.number().int().min(64).optional(),
-  REPGEN_WORK_ROOT: z.string().min(1).optional(),
-  REPGEN_SANDBOX_RO_PATHS: z.string().optional(),
-  REPGEN_KEEP_WORKDIR: z.enum(['0', '1', 'true', 'false']).optional(),
-  REPGEN_MAX_FILE_MB: z.coerce.number().int().positive().optional(),
-  REPGEN_LAUNCHER: z.enum(['auto', 'native', 'python']).optional(),
-});
-
 /** Reads the local executor's settings; a bad value is a SetupError naming the variable. */
 export function readLocalExecConfig(env: NodeJS.ProcessEnv = process.env): LocalExecConfig {
-  const parsed = LocalExecEnv.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SetupError(`invalid ${String(issue?.path[0] ?? 'setting')}: ${issue?.message ?? 'bad value'}`);
-  }
-  const e = parsed.data;
+  return localExecConfigFrom(parseEnv(ExecEnv, env, (name, message) => `invalid ${name}: ${message}`));
+}
+
+/** The local executor's settings from the parsed operator environment (src/config/operator-env.ts). */
+export function localExecConfigFrom(e: ExecEnv): LocalExecConfig {
   const roPaths = (e.REPGEN_SANDBOX_RO_PATHS ?? '').split(':').filter((p) => p.length > 0);
   const config = LocalExecConfig.safeParse({
     kind: 'local',

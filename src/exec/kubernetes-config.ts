@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { SetupError } from '../errors.js';
+import { ImageRule, KubernetesEnv, Toleration } from '../config/env/kubernetes-env.js';
+import { parseEnv } from '../config/operator-env.js';
 
 /**
  * Settings of the Kubernetes executor, read from the environment once (`readKubernetesSettings(env)`).
@@ -7,21 +8,7 @@ import { SetupError } from '../errors.js';
  * typo fails at startup with the variable's name, never at the first GPU run.
  */
 
-/** One row of the image table: the first row whose `match` and `gpu` fit the request wins. */
-export const ImageRule = z
-  .object({
-    /**
-     * Package → version prefix the report must name (`{ "torch": "2.1" }` matches torch 2.1.0 and 2.1.2, not
-     * 2.10). `"*"` matches any version of the package. An empty object matches every request.
-     * @defaultValue {}
-     */
-    match: z.record(z.string(), z.string()).default({}),
-    /** Only for GPU runs (true), only for CPU runs (false), or both (omitted). */
-    gpu: z.boolean().optional(),
-    image: z.string().min(1),
-  })
-  .strict();
-export type ImageRule = z.infer<typeof ImageRule>;
+export { ImageRule, Toleration } from '../config/env/kubernetes-env.js';
 
 /**
  * The built-in table: official PyTorch and TensorFlow images. The PyTorch images carry CUDA but run on CPU nodes
@@ -42,73 +29,9 @@ export const DEFAULT_IMAGE_TABLE: ImageRule[] = [
   { match: {}, image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' },
 ];
 
-export const Toleration = z
-  .object({
-    key: z.string().optional(),
-    operator: z.enum(['Exists', 'Equal']).optional(),
-    value: z.string().optional(),
-    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
-    tolerationSeconds: z.number().int().optional(),
-  })
-  .strict();
-export type Toleration = z.infer<typeof Toleration>;
-
-/** A JSON-valued environment variable: parsed, then validated by `schema`. */
-function jsonSetting<T extends z.ZodType>(schema: T) {
-  return z
-    .string()
-    .transform((raw, ctx) => {
-      try {
-        return JSON.parse(raw) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(schema);
-}
-
-const intSetting = (min: number) => z.coerce.number().int().min(min);
-
-export const KubernetesSettings = z.object({
-  /** Namespace the repro Jobs run in (the worker's Role is limited to it). @defaultValue "repgen-repro" */
-  REPGEN_K8S_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).default('repgen-repro'),
-  /** Image table as JSON (array of `{match, gpu?, image}`); first match wins. @defaultValue DEFAULT_IMAGE_TABLE */
-  REPGEN_K8S_IMAGES: jsonSetting(z.array(ImageRule).min(1)).optional(),
-  /** Interpreter inside the image; also runs RepGen's small runner. @defaultValue "python" */
-  REPGEN_K8S_PYTHON: z.string().min(1).default('python'),
-  /** CPU limit (and request) of a repro container, in Kubernetes quantity syntax. @defaultValue "2" */
-  REPGEN_K8S_CPU: z.string().regex(/^\d+(\.\d+)?m?$/).default('2'),
-  /** Ephemeral-storage limit of a repro container and size limit of its writable emptyDir. @defaultValue "10Gi" */
-  REPGEN_K8S_EPHEMERAL_STORAGE: z.string().regex(/^\d+(Ki|Mi|Gi|Ti)?$/).default('10Gi'),
-  /** Extended resource name of a GPU. @defaultValue "nvidia.com/gpu" */
-  REPGEN_K8S_GPU_RESOURCE: z.string().min(1).default('nvidia.com/gpu'),
-  /** Node selector for GPU runs, as a JSON object. @defaultValue {"nvidia.com/gpu.present":"true"} */
-  REPGEN_K8S_GPU_NODE_SELECTOR: jsonSetting(z.record(z.string(), z.string())).optional(),
-  /** Tolerations for GPU runs, as a JSON array. @defaultValue [{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}] */
-  REPGEN_K8S_GPU_TOLERATIONS: jsonSetting(z.array(Toleration)).optional(),
-  /** How long a pod may stay unscheduled (no node with a free GPU, quota full) before the run is given up. @defaultValue 600 */
-  REPGEN_K8S_SCHEDULE_TIMEOUT_SECONDS: intSetting(1).default(600),
-  /** How long image pull errors are tolerated before the run is reported as an image pull failure. @defaultValue 60 */
-  REPGEN_K8S_IMAGE_PULL_GRACE_SECONDS: intSetting(0).default(60),
-  /**
-   * Seconds added to the script's timeout for the Job's activeDeadlineSeconds: scheduling, image pull and
-   * setup commands. The runner inside the pod enforces the script's own timeout; the deadline is the backstop.
-   * @defaultValue 900
-   */
-  REPGEN_K8S_DEADLINE_SLACK_SECONDS: intSetting(1).default(900),
-  /** ttlSecondsAfterFinished of each Job: the cluster cleans up even if the worker died. @defaultValue 300 */
-  REPGEN_K8S_TTL_SECONDS: intSetting(0).default(300),
-  /** UID/GID the repro container runs as (never root). @defaultValue 1000 */
-  REPGEN_K8S_RUN_AS_USER: intSetting(1).default(1000),
-  /** Optional imagePullSecret name (the Secret lives in the repro namespace; it is referenced, never read). */
-  REPGEN_K8S_IMAGE_PULL_SECRET: z.string().min(1).optional(),
-  /** Optional priorityClassName of repro pods (e.g. a low priority GPU class). */
-  REPGEN_K8S_PRIORITY_CLASS: z.string().min(1).optional(),
-  /** Kueue LocalQueue name; when set, Jobs carry `kueue.x-k8s.io/queue-name`. */
-  REPGEN_K8S_KUEUE_QUEUE: z.string().min(1).optional(),
-});
-export type KubernetesSettingsEnv = z.infer<typeof KubernetesSettings>;
+/** The executor's variables: declared once, in the operator's environment schema. */
+export const KubernetesSettings = KubernetesEnv;
+export type KubernetesSettingsEnv = KubernetesEnv;
 
 export const DEFAULT_GPU_NODE_SELECTOR: Record<string, string> = { 'nvidia.com/gpu.present': 'true' };
 export const DEFAULT_GPU_TOLERATIONS: Toleration[] = [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }];
@@ -157,12 +80,11 @@ export type KubernetesConfigInput = z.input<typeof KubernetesExecConfig>;
 
 /** Reads and validates the executor's settings; a bad value is a SetupError naming the variable. */
 export function readKubernetesConfig(env: NodeJS.ProcessEnv = process.env): KubernetesConfig {
-  const parsed = KubernetesSettings.safeParse(env);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SetupError(`invalid Kubernetes setting ${String(issue?.path[0] ?? '')}: ${issue?.message ?? 'invalid'}`);
-  }
-  const s = parsed.data;
+  return kubernetesConfigFrom(parseEnv(KubernetesEnv, env, (name, message) => `invalid Kubernetes setting ${name}: ${message}`));
+}
+
+/** The executor's settings from the parsed operator environment (src/config/operator-env.ts). */
+export function kubernetesConfigFrom(s: KubernetesEnv): KubernetesConfig {
   return KubernetesExecConfig.parse({
     kind: 'kubernetes',
     namespace: s.REPGEN_K8S_NAMESPACE,

@@ -92,7 +92,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   const stopLease = deps.slots.keepAlive(data.installationId, jobId);
   const local = new AbortController();
   // A backstop two minutes past the pipeline's own wall-clock cap, which normally ends the run first with exit_budget.
-  const budget = AbortSignal.timeout(data.config.caps.minutes * 60_000 + 120_000);
+  // (Without a repository cap the operator's ceiling applies in the pipeline; this backstop then allows a day.)
+  const budget = AbortSignal.timeout((data.config.caps.minutes ?? 1440) * 60_000 + 120_000);
   const runSignal = AbortSignal.any([local.signal, budget, ...(signal ? [signal] : [])]);
   const dir = await mkdtemp(join(deps.workdir, 'repgen-job-'));
   let publisher: IssuePublisher | null = null;
@@ -145,7 +146,7 @@ export async function processReproJob(job: Job, token: string | undefined, signa
     }
     if (signal?.aborted || (await isCancelRequested(deps.redis, deps.registry.prefix, jobId))) return await finishCancelled(ctx);
     if (budget.aborted) {
-      return await finishWith(ctx, `${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time budget of ${data.config.caps.minutes} min (\`caps.minutes\`). Nothing was reproduced in that time.`, 'exit_budget');
+      return await finishWith(ctx, `${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time budget${data.config.caps.minutes ? ` of ${data.config.caps.minutes} min (\`caps.minutes\`)` : ''}. Nothing was reproduced in that time.`, 'exit_budget');
     }
     if (err instanceof RefNotFoundError) {
       return await finishWith(ctx, `${progressMarker(jobId)}\n❌ **RepGen** did not run: the ref \`${data.ref.replace(/`/g, '')}\` does not exist in this repository. Use \`/repgen --ref BRANCH_OR_SHA\` with an existing one.`, 'bad_ref');

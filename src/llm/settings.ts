@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { LLM_DEFAULTS, LlmEnv, LlmProviderName, NO_LLM_REASON } from '../config/env/llm-env.js';
+import { setVariables } from '../config/env/define.js';
 import { LlmSettingsError } from './errors.js';
 
 /** $ per million tokens, input and output. */
@@ -36,7 +38,7 @@ export const DEFAULT_MODELS = {
   openai: 'Qwen/Qwen2.5-Coder-7B-Instruct',
 } as const;
 
-export const LlmProvider = z.enum(['none', 'anthropic', 'openai']);
+export const LlmProvider = LlmProviderName;
 export type LlmProvider = z.infer<typeof LlmProvider>;
 
 /** Everything an LLM client needs. Our own config, so strict. */
@@ -53,17 +55,17 @@ export const LlmSettings = z
      * code, not variety; refinement supplies the variety. Not sent to Anthropic: the API version the
      * SDK speaks (2026-10-21) has no temperature, and current Claude models reject non-default sampling.
      */
-    temperature: z.number().min(0).max(2).default(0.2),
+    temperature: z.number().min(0).max(2).default(LLM_DEFAULTS.temperature),
     /** Output tokens per call. @defaultValue 4096 */
-    maxTokens: z.int().positive().default(4096),
+    maxTokens: z.int().positive().default(LLM_DEFAULTS.maxTokens),
     /** Wall-clock limit of one HTTP call (each retry gets its own). @defaultValue 120000 */
-    timeoutMs: z.int().positive().default(120_000),
+    timeoutMs: z.int().positive().default(LLM_DEFAULTS.timeoutMs),
     /** Retries after the first call, on 429/5xx/overloaded/timeouts/connection errors. @defaultValue 4 */
-    maxRetries: z.int().min(0).max(20).default(4),
+    maxRetries: z.int().min(0).max(20).default(LLM_DEFAULTS.maxRetries),
     /** First backoff; doubled on each retry, with jitter. @defaultValue 1000 */
-    initialBackoffMs: z.int().min(0).default(1000),
+    initialBackoffMs: z.int().min(0).default(LLM_DEFAULTS.initialBackoffMs),
     /** Longest wait between calls; a `retry-after` longer than this makes us give up instead. @defaultValue 60000 */
-    maxBackoffMs: z.int().min(0).default(60_000),
+    maxBackoffMs: z.int().min(0).default(LLM_DEFAULTS.maxBackoffMs),
     /** API root: Anthropic's (no `/v1`) or the OpenAI-compatible server's (with `/v1`). @defaultValue the provider's */
     baseURL: z.url().optional(),
     /** Never logged. Required for anthropic; optional for openai-compatible servers. */
@@ -74,23 +76,6 @@ export const LlmSettings = z
   .strict();
 export type LlmSettings = z.infer<typeof LlmSettings>;
 export type LlmSettingsInput = z.input<typeof LlmSettings>;
-
-/** The environment variables read by {@link llmSettingsFromEnv}; outside data, so permissive about extras. */
-const LlmEnv = z.object({
-  REPGEN_LLM_PROVIDER: LlmProvider.optional(),
-  REPGEN_LLM_MODEL: z.string().min(1).optional(),
-  REPGEN_LLM_TEMPERATURE: z.coerce.number().min(0).max(2).optional(),
-  REPGEN_LLM_MAX_TOKENS: z.coerce.number().int().positive().optional(),
-  REPGEN_LLM_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  REPGEN_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(20).optional(),
-  REPGEN_LLM_BACKOFF_MS: z.coerce.number().int().min(0).optional(),
-  REPGEN_LLM_MAX_BACKOFF_MS: z.coerce.number().int().min(0).optional(),
-  REPGEN_LLM_PRICES: z.string().optional(),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.url().optional(),
-  OPENAI_BASE_URL: z.url().optional(),
-  OPENAI_API_KEY: z.string().optional(),
-});
 
 /** Choices that beat the environment (the CLI's `--llm` and `--model`). */
 export interface LlmOverrides {
@@ -105,13 +90,16 @@ export interface LlmOverrides {
  */
 export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: LlmOverrides = {}): LlmSettings {
   // Empty strings count as unset: `FOO= repgen …` is a common way to switch a variable off.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = LlmEnv.safeParse(cleaned);
+  const parsed = LlmEnv.safeParse(setVariables(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new LlmSettingsError(`invalid ${String(issue?.path[0] ?? 'LLM setting')}: ${issue?.message ?? 'invalid value'}`);
   }
-  const e = parsed.data;
+  return llmSettingsFrom(parsed.data, overrides);
+}
+
+/** LLM settings from the parsed operator environment (src/config/operator-env.ts); see {@link llmSettingsFromEnv}. */
+export function llmSettingsFrom(e: LlmEnv, overrides: LlmOverrides = {}): LlmSettings {
 
   let provider: LlmProvider;
   let reason: string | undefined;
@@ -127,7 +115,7 @@ export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrid
     provider = 'openai';
   } else {
     provider = 'none';
-    reason = 'no LLM configured (set ANTHROPIC_API_KEY, or OPENAI_BASE_URL for a vLLM/Ollama server): running without a model';
+    reason = NO_LLM_REASON;
   }
 
   const settings = {

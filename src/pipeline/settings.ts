@@ -1,73 +1,51 @@
 import { z } from 'zod';
-import { SetupError } from '../errors.js';
+import { PIPELINE_DEFAULTS as D, PipelineEnv } from '../config/env/pipeline-env.js';
+import { parseEnv } from '../config/operator-env.js';
 
-/** Settings of one reproduction run. Our own config: strict. */
+/** Settings of one reproduction run. Our own config: strict. Defaults: src/config/env/pipeline-env.ts, the one set. */
 export const ReproSettings = z
   .object({
     /** Tier-1 attempts on one context bundle before moving to the next (the paper's policy). @defaultValue 5 */
-    attemptsPerBundle: z.int().positive().default(5),
+    attemptsPerBundle: z.int().positive().default(D.attemptsPerBundle),
     /** Context bundles tried at most. @defaultValue 3 */
-    maxBundles: z.int().positive().default(3),
+    maxBundles: z.int().positive().default(D.maxBundles),
     /** Tier-1 attempts in all, whatever the bundles. @defaultValue 15 */
-    maxAttempts: z.int().positive().default(15),
+    maxAttempts: z.int().positive().default(D.maxAttempts),
     /** Tokens (input + output) the run may spend. @defaultValue 400000 */
-    maxTokens: z.int().positive().default(400_000),
+    maxTokens: z.int().positive().default(D.maxTokens),
     /** Dollars the run may spend on the model. @defaultValue 5 */
-    maxCostUsd: z.number().positive().default(5),
+    maxCostUsd: z.number().positive().default(D.maxCostUsd),
     /** Wall clock of the whole run, all stages. @defaultValue 1800000 (30 min) */
-    wallClockMs: z.int().positive().default(1_800_000),
+    wallClockMs: z.int().positive().default(D.wallClockMs),
     /** Time limit of one script run. @defaultValue 120000 */
-    runTimeoutMs: z.int().positive().default(120_000),
+    runTimeoutMs: z.int().positive().default(D.runTimeoutMs),
     /** Memory limit of one script run. @defaultValue 4096 */
-    runMemoryMb: z.int().positive().default(4096),
+    runMemoryMb: z.int().positive().default(D.runMemoryMb),
     /** Seeded re-runs of the final script. @defaultValue 3 */
-    confirmRuns: z.int().min(0).max(20).default(3),
+    confirmRuns: z.int().min(0).max(20).default(D.confirmRuns),
     /** Python used for the static check (pyflakes, pylint -E). @defaultValue '/usr/bin/python3' */
-    staticPython: z.string().min(1).default('/usr/bin/python3'),
+    staticPython: z.string().min(1).default(D.staticPython),
     /** Run `pylint -E` in the static check when installed (about 1.5 s a script). @defaultValue true */
     pylint: z.boolean().default(true),
     /** Characters of an issue read; the rest is cut and the cut said. @defaultValue 200000 */
-    maxIssueChars: z.int().positive().default(200_000),
+    maxIssueChars: z.int().positive().default(D.maxIssueChars),
     /** Characters of an issue sent to the model. @defaultValue 30000 */
-    maxLlmIssueChars: z.int().positive().default(30_000),
+    maxLlmIssueChars: z.int().positive().default(D.maxLlmIssueChars),
     /** Context: chunks per bundle and tokens per bundle. @defaultValue 8 and 6000 */
-    contextTop: z.int().positive().default(8),
-    contextTokenBudget: z.int().positive().default(6000),
+    contextTop: z.int().positive().default(D.contextTop),
+    contextTokenBudget: z.int().positive().default(D.contextTokenBudget),
   })
   .strict();
 export type ReproSettings = z.infer<typeof ReproSettings>;
 export type ReproSettingsInput = z.input<typeof ReproSettings>;
 
-const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => ['1', 'true', 'yes'].includes(v));
-
-/** Environment variables read by {@link reproSettingsFromEnv}. Outside data: extra variables are ignored. */
-const ReproEnv = z.object({
-  REPGEN_ATTEMPTS_PER_BUNDLE: z.coerce.number().int().positive().optional(),
-  REPGEN_MAX_BUNDLES: z.coerce.number().int().positive().optional(),
-  REPGEN_MAX_ATTEMPTS: z.coerce.number().int().positive().optional(),
-  REPGEN_MAX_TOKENS: z.coerce.number().int().positive().optional(),
-  REPGEN_MAX_COST_USD: z.coerce.number().positive().optional(),
-  REPGEN_WALL_CLOCK_MS: z.coerce.number().int().positive().optional(),
-  REPGEN_RUN_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  REPGEN_RUN_MEMORY_MB: z.coerce.number().int().positive().optional(),
-  REPGEN_CONFIRM_RUNS: z.coerce.number().int().min(0).max(20).optional(),
-  REPGEN_STATIC_PYTHON: z.string().min(1).optional(),
-  REPGEN_PYLINT: bool.optional(),
-  REPGEN_MAX_ISSUE_CHARS: z.coerce.number().int().positive().optional(),
-  REPGEN_MAX_LLM_ISSUE_CHARS: z.coerce.number().int().positive().optional(),
-  REPGEN_CONTEXT_TOP: z.coerce.number().int().positive().optional(),
-  REPGEN_CONTEXT_TOKENS: z.coerce.number().int().positive().optional(),
-});
-
-/** Reads ReproSettings from the environment; `overrides` (CLI flags) win. Throws SetupError naming a bad variable. */
+/** Reads ReproSettings from the environment; `overrides` (the CLI's own flags) win. Throws SetupError naming a bad variable. */
 export function reproSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: ReproSettingsInput = {}): ReproSettings {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('REPGEN_') && v !== undefined && v !== ''));
-  const parsed = ReproEnv.safeParse(cleaned);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SetupError(`invalid ${String(issue?.path[0] ?? 'setting')}: ${issue?.message ?? 'invalid value'}`);
-  }
-  const e = parsed.data;
+  return reproSettingsFrom(parseEnv(PipelineEnv, env, (name, message) => `invalid ${name}: ${message}`), overrides);
+}
+
+/** ReproSettings from the parsed operator environment (src/config/operator-env.ts); `overrides` win. */
+export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput = {}): ReproSettings {
   return ReproSettings.parse({
     attemptsPerBundle: e.REPGEN_ATTEMPTS_PER_BUNDLE,
     maxBundles: e.REPGEN_MAX_BUNDLES,

@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { ContextEnv } from '../config/env/context-env.js';
+import { LlmProviderName } from '../config/env/llm-env.js';
+import type { OperatorEnv } from '../config/operator-env.js';
+import type { RepoConfig } from '../config/repo-config.js';
+import type { ContextSettings } from '../context/settings.js';
+import { SetupError } from '../errors.js';
+import { localExecConfigFrom } from '../exec/config.js';
+import type { ExecConfig } from '../exec/index.js';
+import { kubernetesConfigFrom } from '../exec/kubernetes-config.js';
+import type { ExecPolicy } from '../exec/with-policy.js';
+import { llmSettingsFrom, type LlmSettings } from '../llm/settings.js';
+import { reproSettingsFrom, type ReproSettings } from './settings.js';
+
+/**
+ * One run spec, resolved in one place: the operator's environment (parsed once by `readOperatorEnv`), the
+ * repository's `.github/repgen.yml` and the request (`/repgen --max-cost …`, the CLI's flags) give every
+ * setting of a run. The operator's caps are ceilings: the repository and the request may only lower them.
+ * Pure: nothing here reads the environment, and nothing downstream re-reads or re-defaults a setting.
+ */
+
+export const CAP_NAMES = ['attempts', 'tokens', 'costUsd', 'minutes'] as const;
+export type CapName = (typeof CAP_NAMES)[number];
+
+/** Caps a repository or a request asks for; each is honoured only below the operator's. */
+export const CapAsk = z
+  .object({
+    attempts: z.number().int().min(1).optional(),
+    tokens: z.number().int().min(1).optional(),
+    /** 0: no model spend at all (the run is tier 0 only). */
+    costUsd: z.number().min(0).optional(),
+    minutes: z.number().positive().optional(),
+  })
+  .strict();
+export type CapAsk = z.infer<typeof CapAsk>;
+
+/** What one run asks for on top of the operator's settings and the repository's config. */
+export const RunRequest = z
+  .object({
+    caps: CapAsk.default({}),
+    /** Provider (`--llm`, `/repgen --llm anthropic`); unset: the operator's choice. */
+    provider: LlmProviderName.optional(),
+    /** Model of the provider (`--model`, `/repgen --llm MODEL`). */
+    model: z.string().min(1).max(100).optional(),
+    /** A GPU for this run (`/repgen --gpu`). */
+    gpu: z.boolean().default(false),
+    /** The queue's job id: a label on every script run. */
+    jobId: z.string().min(1).optional(),
+  })
+  .strict();
+export type RunRequest = z.infer<typeof RunRequest>;
+export type RunRequestInput = z.input<typeof RunRequest>;
+
+/** One cap as resolved: its value, the operator's ceiling, and who set the value. */
+export interface Cap {
+  value: number;
+  ceiling: number;
+  from: 'operator' | 'repo' | 'request';
+}
+
+export interface RunSpec {
+  /** The pipeline's budgets and limits, caps applied. */
+  settings: ReproSettings;
+  llm: LlmSettings;
+  executor: ExecConfig;
+  context: ContextSettings;
+  /** Imposed on every script run by `withPolicy` (src/exec/with-policy.ts). */
+  policy: ExecPolicy;
+  caps: Record<CapName, Cap>;
+  /** What the resolution decided that a reader of the result should know (a cap held, the model turned off). */
+  notes: string[];
+}
+
+/** `/repgen --llm X`: a provider name picks the provider; anything else is a model of the operator's provider. */
+export function llmChoice(text: string | null | undefined): Pick<RunRequest, 'provider' | 'model'> {
+  if (!text) return {};
+  const provider = LlmProviderName.safeParse(text);
+  return provider.success ? { provider: provider.data } : { model: text };
+}
+
+const UNIT: Record<CapName, (v: number) => string> = {
+  attempts: (v) => `${v} attempts`,
+  tokens: (v) => `${v} tokens`,
+  costUsd: (v) => `$${v}`,
+  minutes: (v) => `${v} min`,
+};
+
+export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig | null, request: RunRequestInput = {}): RunSpec {
+  const parsedRequest = RunRequest.safeParse(request);
+  if (!parsedRequest.success) throw new SetupError(`invalid run request: ${z.prettifyError(parsedRequest.error)}`);
+  const req = parsedRequest.data;
+  const op = operatorEnv;
+  const ceilings: Record<CapName, number> = {
+    attempts: op.REPGEN_MAX_ATTEMPTS,
+    tokens: op.REPGEN_MAX_TOKENS,
+    costUsd: op.REPGEN_MAX_COST_USD,
+    minutes: op.REPGEN_WALL_CLOCK_MS / 60_000,
+  };
+  const notes: string[] = [];
+  const caps = Object.fromEntries(
+    CAP_NAMES.map((name) => {
+      const cap = lowest(ceilings[name], repoConfig?.caps[name], req.caps[name]);
+      for (const [who, asked] of [['the repository config', repoConfig?.caps[name]], ['the request', req.caps[name]]] as const) {
+        if (asked !== undefined && asked > cap.ceiling) notes.push(`${who} asked for ${UNIT[name](asked)} (${name}); the operator's ceiling of ${UNIT[name](cap.ceiling)} applies`);
+      }
+      return [name, cap];
+    }),
+  ) as Record<CapName, Cap>;
+
+  const settings = reproSettingsFrom(op, {
+    maxAttempts: caps.attempts.value,
+    maxTokens: caps.tokens.value,
+    // 0 dollars means no model (below); the budget itself must stay positive.
+    maxCostUsd: caps.costUsd.value > 0 ? caps.costUsd.value : Number.MIN_VALUE,
+    wallClockMs: Math.max(1, Math.round(caps.minutes.value * 60_000)),
+  });
+  let llm = llmSettingsFrom(op, { provider: req.provider, model: req.model });
+  if (caps.costUsd.value === 0 && llm.provider !== 'none') {
+    const reason = `no LLM: caps.costUsd is 0 (${caps.costUsd.from === 'repo' ? 'the repository config' : 'the request'})`;
+    llm = { ...llm, provider: 'none', reason, apiKey: undefined, baseURL: undefined };
+    notes.push(reason);
+  }
+  const executor = executorFor(op, repoConfig);
+  const allow = repoConfig?.network.allow ?? [];
+  const policy: ExecPolicy = {
+    ...(repoConfig?.executor.image ? { image: repoConfig.executor.image } : {}),
+    minGpus: req.gpu || repoConfig?.gpu ? 1 : 0,
+    setup: repoConfig?.setup ?? [],
+    network: executor.kind === 'kubernetes' && allow.length > 0,
+    labels: req.jobId ? { 'repgen-job': req.jobId.slice(0, 63) } : {},
+    maxTimeoutMs: settings.runTimeoutMs,
+    maxMemoryMb: settings.runMemoryMb,
+  };
+  if (allow.length > 0 && executor.kind !== 'kubernetes') notes.push('network.allow needs the Kubernetes executor; the local sandbox stays offline');
+  return { settings, llm, executor, context: contextSettings(op), policy, caps, notes };
+}
+
+/** The smallest of the operator's ceiling and what the repository and the request ask for. */
+function lowest(ceiling: number, repo: number | undefined, request: number | undefined): Cap {
+  let cap: Cap = { value: ceiling, ceiling, from: 'operator' };
+  if (repo !== undefined && repo < cap.value) cap = { value: repo, ceiling, from: 'repo' };
+  if (request !== undefined && request < cap.value) cap = { value: request, ceiling, from: 'request' };
+  return cap;
+}
+
+/** The operator's executor (REPGEN_EXECUTOR), or the Kubernetes one when the repository asks for it. */
+function executorFor(op: OperatorEnv, repoConfig: RepoConfig | null): ExecConfig {
+  const kind = repoConfig?.executor.kind === 'kubernetes' ? 'kubernetes' : (op.REPGEN_EXECUTOR ?? 'local');
+  if (kind === 'local') return localExecConfigFrom(op);
+  if (kind === 'kubernetes') return kubernetesConfigFrom(op);
+  throw new SetupError(`unknown REPGEN_EXECUTOR '${kind}' (valid: local, kubernetes)`);
+}
+
+function contextSettings(op: OperatorEnv): ContextSettings {
+  const entries = Object.keys(ContextEnv.shape).flatMap((k) => (op[k as keyof OperatorEnv] === undefined ? [] : [[k, op[k as keyof OperatorEnv]]]));
+  return Object.fromEntries(entries) as ContextSettings;
+}
