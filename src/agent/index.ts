@@ -42,6 +42,8 @@ export interface AgentDeps {
   log: Logger;
   now?: () => number;
   onAttempt?: (a: AttemptRecord) => void | Promise<void>;
+  /** What the agent starts doing now ("running tier 0 candidates 3–4 of 6"), for progress lines and heartbeats. */
+  onActivity?: (what: string) => void | Promise<void>;
   /** Which modules the run's interpreter cannot import (cached probe). @defaultValue the plan's missing modules */
   checkImports?: (modules: string[], signal?: AbortSignal) => Promise<string[]>;
 }
@@ -67,7 +69,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
   if (snippet) {
-    const t0 = await runTier0({ snippet, report: input.report, plan: input.plan, budget: input.budget }, { executor: deps.executor, workspace: deps.workspace, log: deps.log, now: deps.now, onAttempt: deps.onAttempt }, signal);
+    const t0 = await runTier0({ snippet, report: input.report, plan: input.plan, budget: input.budget }, { executor: deps.executor, workspace: deps.workspace, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, onActivity: deps.onActivity }, signal);
     attempts.push(...t0.attempts);
     final = t0.final;
     if (t0.reproduced) return { status: 'reproduced', reason: 'the report\'s own code, completed by tier 0, shows the bug', tier: 0, attempts, final, usage: none };
@@ -92,7 +94,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
     },
-    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, checkImports: deps.checkImports },
+    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, onActivity: deps.onActivity, checkImports: deps.checkImports },
     signal,
   );
   return { status: tier1.status, reason: tier1.reason, tier: 1, attempts: [...attempts, ...tier1.attempts], final: tier1.final ?? final, usage: tier1.usage };

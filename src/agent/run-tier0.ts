@@ -32,7 +32,7 @@ function better(a: CandidateRun, b: CandidateRun | null): boolean {
  */
 export async function runTier0(
   input: { snippet: CompletedSnippet; report: ReportResult; plan: ReproPlan; budget: { runTimeoutMs: number; runMemoryMb: number; deadline: number } },
-  deps: { executor: ScriptExecutor; workspace?: Workspace; log: Logger; now?: () => number; onAttempt?: (a: AttemptRecord) => void | Promise<void> },
+  deps: { executor: ScriptExecutor; workspace?: Workspace; log: Logger; now?: () => number; onAttempt?: (a: AttemptRecord) => void | Promise<void>; onActivity?: (what: string) => void | Promise<void> },
   signal?: AbortSignal,
 ): Promise<Tier0Result> {
   const now = deps.now ?? Date.now;
@@ -70,6 +70,7 @@ export async function runTier0(
   for (let i = 0; i < candidates.length; i += TIER0_PARALLEL) {
     if (i > 0 && now() >= input.budget.deadline) break;
     const batch = candidates.slice(i, i + TIER0_PARALLEL);
+    await deps.onActivity?.(`running tier 0 ${candidates.length > 1 ? `candidate${batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`} of ${candidates.length}` : "on the report's code"}`);
     const t0 = now();
     const runs = await Promise.all(batch.map((c) => runCandidate(c.script, { report: input.report.reading, seed: 0, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal)));
     for (let k = 0; k < runs.length; k += 1) {

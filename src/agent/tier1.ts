@@ -56,6 +56,8 @@ export interface Tier1Deps extends RunCandidateDeps {
   log: Logger;
   now?: () => number;
   onAttempt?: (a: AttemptRecord) => void | Promise<void>;
+  /** What tier 1 starts doing now, for progress lines and heartbeats. */
+  onActivity?: (what: string) => void | Promise<void>;
   /**
    * Which of these modules the run's interpreter cannot import (probed through the executor, cached).
    * @defaultValue only `input.missingModules` counts as missing
@@ -164,6 +166,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
       if (stop) return { status: 'exit_budget', reason: stop, attempts, final, usage };
       if (signal?.aborted) throw new CancelledError('cancelled');
       n += 1;
+      await deps.onActivity?.(`tier 1 attempt ${n}${bundle ? ` (bundle ${bundle.rank})` : ''}: asking the model, then checking and running its script`);
       const started = now();
       const before = usage.inputTokens + usage.outputTokens;
       // Keep the first prompt and the latest exchange: enough to refine, without the context growing every attempt.

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { benchProgress } from '../cli/progress.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
@@ -25,7 +26,8 @@ case.json) and writes a markdown table (FILE) and JSON (FILE with .json): per ca
 time, tokens, cost; totals by symptom kind. When a case has case.json and a judge.py is found (DIR/judge.py,
 DIR/../judge.py, or REPGEN_BENCH_JUDGE), the judge's verdict on the final run's own output is recorded, and
 any 'reproduced' it does not confirm is listed as a false positive. Per-case files go to FILE's folder,
-under bench-cases/<case>/.
+under bench-cases/<case>/. Progress on stderr: a line as each case starts and ends (N/M done, which are
+running), and every 10 s without one, each running case's time, stage and what it is doing.
 
 Fail-to-pass cases: a case.json with repo (owner/name), buggy_commit and fix_commit is reproduced against
 the repository at buggy_commit (from a clone under --mirrors); a reproduction is then re-run at fix_commit
@@ -105,12 +107,14 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const secrets = hostSecrets(io.env);
   io.stderr(`repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`);
 
+  const progress = benchProgress((line) => io.stderr(`${line}\n`), caseIds.length);
   const results: BenchCase[] = new Array(caseIds.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < caseIds.length) {
       const i = next++;
       const id = caseIds[i] ?? '';
+      const caseProgress = progress.caseStarted(id);
       const caseDir = join(dir, id);
       const caseJson = (await exists(join(caseDir, 'case.json')))
         ? CaseJson.safeParse(JSON.parse(await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => '{}'))).data ?? null
@@ -122,7 +126,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       const recorder = cassetteDir && llm ? recordSession(llm, executor, createPyflakesChecker({ python: settings.staticPython, pylint: settings.pylint })) : null;
       const caseLlm = recorder?.llm ?? llm;
       const caseExecutor = recorder?.executor ?? executor;
-      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm: caseLlm, llmReason: reason, executor: caseExecutor, checker: recorder?.checker, quiet: true }, io, wiring.signal);
+      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm: caseLlm, llmReason: reason, executor: caseExecutor, checker: recorder?.checker, quiet: true, progress: caseProgress }, io, wiring.signal);
       let f2pResult: BenchCase['f2p'] = null;
       if (f2p.buggy && f2p.fixed) {
         evidence = withRef(evidence, f2p.buggy.ref);
@@ -165,7 +169,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         blockers: o.blockers ?? [],
         f2p: f2pResult,
       };
-      io.stderr(`repgen bench: ${id}: ${o.status} (${(o.durationMs / 1000).toFixed(1)} s)${judgeLine ? `; judge: ${judgeLine}` : ''}${f2pResult ? `; f2p: ${f2pCell(f2pResult)}` : ''}\n`);
+      progress.caseFinished(id, `${o.status}${judgeLine ? `; judge: ${judgeLine}` : ''}${f2pResult ? `; f2p: ${f2pCell(f2pResult)}` : ''}`);
     }
   };
   try {
@@ -176,6 +180,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       return 1;
     }
     throw err;
+  } finally {
+    progress.stop();
   }
   const md = benchMarkdown(results, { dir: dirArg, llm: llm ? reason : 'none' });
   await mkdir(dirname(outFile), { recursive: true });

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { StaticChecker } from '../agent/static-checker.js';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { stagePrinter } from '../cli/progress.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
 import { createExecutor, readExecConfig } from '../exec/index.js';
@@ -12,7 +13,7 @@ import type { LlmClient } from '../llm/types.js';
 import { createLineLogger, type Logger } from '../log.js';
 import { runReproWithEvidence, type BuildContextFn, type ReproEvidence, type ReproInput } from '../pipeline/run-repro.js';
 import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.js';
-import type { ProgressFn, StageName } from '../pipeline/types.js';
+import type { ProgressFn } from '../pipeline/types.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { WorkspaceError } from '../workspace/errors.js';
 import { checkFix, withRef } from '../pipeline/evidence.js';
@@ -26,7 +27,8 @@ const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [
 Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
 completed by recorded edits (tier 0, no model), then generates, checks, runs and refines scripts with a
 model (tier 1), and confirms a reproduction with seeded re-runs. Writes OUT/repro.py, OUT/evidence.json
-and OUT/comment.md. Progress goes to stderr, one line per stage.
+and OUT/comment.md. Progress goes to stderr: one line per stage with the time it took, an attempt's
+line as it ends, and a 'still …' line when a stage has been quiet for 10 s.
 
 options:
   --issue FILE       the issue as markdown (a first line '# title' is its title)
@@ -77,12 +79,13 @@ function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
 
 /** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
 export async function reproduceOnce(
-  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string; checker?: StaticChecker },
+  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string; checker?: StaticChecker; progress?: ProgressFn },
   io: CliIo,
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
   const prefix = args.label ? `${args.label} ` : '';
-  const printer = stagePrinter((line) => (args.quiet ? undefined : io.stderr(`${prefix}${line}\n`)));
+  // Quiet (bench): the caller's sink sees the stages, nothing is printed per stage.
+  const printer = args.quiet ? { progress: args.progress ?? (() => undefined), flush: () => undefined } : stagePrinter((line) => io.stderr(`${prefix}${line}\n`));
   try {
     return await runReproWithEvidence(
     { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, workspace: args.workspace, settings: args.settings },
@@ -100,31 +103,6 @@ export async function reproduceOnce(
   } finally {
     printer.flush();
   }
-}
-
-/**
- * One stderr line per stage: a stage's last message (its result) is printed when the next stage starts;
- * the agent's attempts get a line each as they finish, since that stage can take minutes.
- */
-export function stagePrinter(write: (line: string) => void): { progress: ProgressFn; flush: () => void } {
-  let pending: string | null = null;
-  let current: StageName | null = null;
-  const flush = (): void => {
-    if (pending !== null) write(pending);
-    pending = null;
-  };
-  return {
-    flush,
-    progress: (stage, message) => {
-      const line = `[${stage}] ${message.split('\n')[0]}`;
-      if (stage !== current) flush();
-      current = stage;
-      if (stage === 'agent' && /^attempt \d+/.test(message)) {
-        pending = null;
-        write(line);
-      } else pending = line;
-    },
-  };
 }
 
 export async function runReproduceCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {

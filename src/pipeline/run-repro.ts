@@ -297,6 +297,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       prompts,
       log: deps.log,
       now: deps.now,
+      onActivity: (what) => deps.progress('agent', what),
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
       checkImports: async (modules, sig) => (await missingModules(deps.executor, modules, sig, workspace)).filter((m) => !projectPackages.has(m)),
     },

@@ -102,7 +102,8 @@ describe('runTier0: search over candidates', () => {
         ? { stderr: `Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 30, in <module>\n    out = model(x)\n  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl\n    return forward_call(*input, **kwargs)\n  File "/tmp/r/repro.py", line 11, in forward\n    return torch.cat([a, b], 1)\nRuntimeError: Sizes of tensors must match except in dimension 1. Expected size 9 but got size 8 for tensor number 1 in the list.\n`, exitCode: 1 }
         : { stdout: '', exitCode: 0 },
     );
-    const r = await runTier0({ snippet, report, plan: PLAN, budget: { runTimeoutMs: 1000, runMemoryMb: 512, deadline: Date.now() + 60_000 } }, { executor, log });
+    const activity: string[] = [];
+    const r = await runTier0({ snippet, report, plan: PLAN, budget: { runTimeoutMs: 1000, runMemoryMb: 512, deadline: Date.now() + 60_000 } }, { executor, log, onActivity: (w) => void activity.push(w) });
     expect(r.reproduced).toBe(true);
     expect(r.final?.script).toContain('size=300)');
     const n = snippet.candidates.findIndex((c) => /size=300\)/.test(c.script)) + 1;
@@ -111,6 +112,9 @@ describe('runTier0: search over candidates', () => {
     expect(r.attempts.filter((a) => a.outcome === 'reproduced')).toHaveLength(1);
     // Pairs: never more runs than the pair holding the reproducing candidate.
     expect(executor.requests.length).toBe(Math.min(snippet.candidates.length, Math.ceil(n / 2) * 2));
+    // Progress names each pair before it runs: "running tier 0 candidates 1–2 of 8".
+    const N = snippet.candidates.length;
+    expect(activity).toEqual(Array.from({ length: Math.ceil(n / 2) }, (_, k) => `running tier 0 candidate${2 * k + 2 <= N ? `s ${2 * k + 1}–${2 * k + 2}` : ` ${2 * k + 1}`} of ${N}`));
   });
 
   it('runs nothing and says what is missing when the completion cannot run', async () => {

@@ -28,6 +28,12 @@ describe('repgen bench', () => {
     const t = io(root);
     const code = await runBenchCommand(['cases', '--llm', 'none', '--out', 'results/bench.md', '--concurrency', '2'], t);
     expect(code).toBe(0);
+    // Progress: which cases run and how many are done, as each starts and ends.
+    expect(t.err).toContain('repgen bench: [1/2] so-050 started; 0/2 done, running so-050\n');
+    expect(t.err).toContain('repgen bench: [2/2] so-054 started; 0/2 done, running so-050, so-054\n');
+    const took = String.raw`\((?:[\d.]+ s|\d+ min \d\d s)\)`;
+    expect(t.err).toMatch(new RegExp(String.raw`^repgen bench: so-05[04] ${took}: reproduced; judge: reproduced[^\n]*; 1/2 done, running so-05[04]$`, 'm'));
+    expect(t.err).toMatch(new RegExp(String.raw`^repgen bench: so-05[04] ${took}: reproduced; judge: reproduced[^\n]*; 2/2 done, none running$`, 'm'));
     const json = JSON.parse(await readFile(join(root, 'results', 'bench.json'), 'utf8'));
     const byId = Object.fromEntries(json.cases.map((c: BenchCase) => [c.id, c]));
     expect(byId['so-054']).toMatchObject({ status: 'reproduced', symptom: 'crash', confirmation: '1/1', judgeReproduced: true });

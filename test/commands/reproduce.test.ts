@@ -50,10 +50,12 @@ describe('repgen reproduce', () => {
     expect(Object.keys(evidence)).toEqual(['outcome', 'report', 'plan', 'probe', 'context', 'tier0', 'finalRun', 'confirm']);
     expect(evidence.confirm.runs).toHaveLength(3);
     expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced \(3 of 3 seeded runs\)/);
-    const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish)\]/.test(l));
-    expect(stageLines.map((l) => l.slice(1, l.indexOf(']')))).toEqual(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
-    expect(stageLines).toContain('[agent] attempt 1 (tier 1): reproduced');
-    expect(stageLines).toContain('[confirm] reproduced 3/3 runs');
+    // Each stage line carries the time the stage took: `[plan 0.2 s] …`.
+    const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish) \d+(?:\.\d)? s\]/.test(l));
+    expect(stageLines.map((l) => l.slice(1, l.indexOf(' ')))).toEqual(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
+    const withoutTimes = stageLines.map((l) => l.replace(/^\[(\w+) [^\]]*\]/, '[$1]'));
+    expect(withoutTimes).toContain('[agent] attempt 1 (tier 1): reproduced');
+    expect(withoutTimes).toContain('[confirm] reproduced 3/3 runs');
     expect(t.err).not.toMatch(/^info /m);
   });
 
