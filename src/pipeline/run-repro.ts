@@ -14,6 +14,7 @@ import { runReport, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
+import type { SpecSummary } from './ports.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
@@ -77,6 +78,8 @@ export interface ReproEvidence {
   ref?: RefRecord;
   /** The confirmed repro re-run at a fixing ref (`--verify-fix`, a fixing PR). */
   fixCheck?: FixCheck;
+  /** The run spec's caps (with who set each), executor, model and notes (set by reproduceIssue). */
+  spec?: SpecSummary;
 }
 
 function checkAbort(signal?: AbortSignal): void {

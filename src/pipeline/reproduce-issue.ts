@@ -1,0 +1,82 @@
+// 0 intake (the IssueSource: issue, checkout)  1-5 runReproWithEvidence  (fix check)  6 publish (the ResultPublisher)
+// The one way to run a reproduction: `repgen reproduce`, `repgen bench`, the App's worker and the GitHub
+// Action all call reproduceIssue with the spec resolveRunSpec made and their own adapters.
+import { createExecutor } from '../exec/index.js';
+import type { ScriptExecutor } from '../exec/types.js';
+import { withPolicy } from '../exec/with-policy.js';
+import { createLlmClient } from '../llm/index.js';
+import type { LlmClient } from '../llm/types.js';
+import { silentLogger, type Logger } from '../log.js';
+import { checkFix, withRef } from './evidence.js';
+import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
+import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
+import type { RunSpec } from './run-spec.js';
+
+export interface ReproduceResult extends RunReport {
+  published: Published;
+}
+
+/**
+ * Runs one reproduction end to end. Throws CancelledError when `signal` aborts (nothing is published: the
+ * caller says how it ended, with `publisher.end`), SetupError on a broken install, and whatever the source
+ * throws when it cannot give the issue or the checkout (a deleted issue, a ref that does not exist).
+ */
+export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: AbortSignal): Promise<ReproduceResult> {
+  const log = ports.log ?? silentLogger;
+  const { source, publisher } = ports;
+  const progress = (stage: Parameters<typeof publisher.progress>[0], message: string) => publisher.progress(stage, message).catch(() => undefined);
+
+  // 0 intake: the port's half (the pipeline's own intake stage then checks and cuts the text)
+  await progress('intake', `reading the issue (${source.label})`);
+  const issue = await source.readIssue(signal);
+  signal.throwIfAborted();
+  const checkout = await source.checkout(issue, signal);
+  signal.throwIfAborted();
+
+  const built = ports.executor ? null : await createExecutor(spec.executor, { log });
+  try {
+    const executor = withPolicy(ports.executor ?? (built as ScriptExecutor), spec.policy);
+    const { llm, reason } = await modelFor(spec, ports.llm, log);
+    const buildContext = checkout ? await contextFor(spec, ports.buildContext, log) : undefined;
+    const summary = specSummary(spec, executor, llm, reason);
+    let evidence = await runReproWithEvidence(
+      { issue, repoDir: checkout?.workspace?.hostPath ?? checkout?.repoDir, workspace: checkout?.workspace, settings: spec.settings },
+      { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
+      signal,
+    );
+    if (checkout?.ref) evidence = withRef(evidence, checkout.ref);
+    if (checkout?.fix) {
+      await progress('confirm', `checking the fix at ${checkout.fix.ref} (${checkout.fix.sha.slice(0, 12)})`);
+      evidence = await checkFix(evidence, { ...checkout.fix, settings: spec.settings, executor }, signal);
+    }
+    evidence = { ...evidence, spec: summary, outcome: { ...evidence.outcome, notes: [...(evidence.outcome.notes ?? []), ...spec.notes] } };
+    const report: RunReport = {
+      source: source.label,
+      issue,
+      evidence,
+      checkout: checkout ? { ...(checkout.sha ? { sha: checkout.sha } : {}), ...(checkout.ref ? { ref: checkout.ref } : {}) } : null,
+      spec: summary,
+    };
+    // 6 publish
+    const published = await publisher.publish(report);
+    return { ...report, published };
+  } finally {
+    await built?.close?.().catch(() => undefined);
+  }
+}
+
+async function modelFor(spec: RunSpec, given: LlmClient | null | undefined, log: Logger): Promise<{ llm: LlmClient | null; reason: string }> {
+  if (given !== undefined) return { llm: given, reason: given ? `${given.provider} ${given.model}` : (spec.llm.reason ?? 'no LLM configured') };
+  const llm = await createLlmClient(spec.llm, { log });
+  return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured') };
+}
+
+async function contextFor(spec: RunSpec, given: BuildContextFn | null | undefined, log: Logger): Promise<BuildContextFn | undefined> {
+  if (given !== undefined) return given ?? undefined;
+  const { buildContext } = await import('../context/index.js');
+  return (input) => buildContext(input, { settings: spec.context, log });
+}
+
+function specSummary(spec: RunSpec, executor: ScriptExecutor, llm: LlmClient | null, reason: string): SpecSummary {
+  return { caps: spec.caps, executor: executor.name, llm: llm ? `${llm.provider} ${llm.model}` : `none (${reason})`, notes: spec.notes };
+}
