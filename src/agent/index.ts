@@ -30,6 +30,8 @@ export interface AgentInput {
   environment: Record<string, string>;
   budget: Budget;
   usageSoFar: LlmUsage;
+  /** Run tier 0 first (ReproSettings.tier0); off, tier 1 starts from the completion without running it. @defaultValue true */
+  tier0?: boolean;
 }
 
 export interface AgentDeps {
@@ -68,7 +70,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   const now = deps.now ?? Date.now;
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
-  if (snippet) {
+  if (snippet && input.tier0 !== false) {
     const t0 = await runTier0({ snippet, report: input.report, plan: input.plan, budget: input.budget }, { executor: deps.executor, workspace: deps.workspace, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, onActivity: deps.onActivity }, signal);
     attempts.push(...t0.attempts);
     final = t0.final;

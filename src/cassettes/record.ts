@@ -68,6 +68,7 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
         provider: llm.provider,
         model: llm.model,
         modelNote: modelNote ?? '',
+        executor: executor.name,
         issueText,
         settings,
         calls,

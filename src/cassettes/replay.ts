@@ -57,7 +57,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
   const unusedRuns = cassette.runs.map((_, i) => i);
   let runCount = 0;
   const executor: ScriptExecutor = {
-    name: `cassette(${cassette.runs[0]?.result.executor ?? 'none'})`,
+    name: cassette.executor,
     run(request: RunRequestInput) {
       runCount++;
       const hash = hashRunRequest(request);

@@ -93,6 +93,8 @@ export const Cassette = z
     provider: z.enum(['anthropic', 'openai']),
     model: z.string(),
     modelNote: z.string().default(''),
+    /** The executor's name (it appears in the prompts' environment section). */
+    executor: z.string().min(1),
     /** The issue text the run was given. */
     issueText: z.string(),
     /** The reproduction settings the run used (ReproSettings), so a replay runs under the same budget. */

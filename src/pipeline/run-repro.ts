@@ -272,7 +272,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   await deps.progress('plan', `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`);
 
   // 4 agent
-  await deps.progress('agent', deps.llm ? 'tier 0, then tier 1' : 'tier 0 only (no LLM)');
+  await deps.progress('agent', deps.llm ? (s.tier0 ? 'tier 0, then tier 1' : 'tier 1 only (tier 0 off)') : 'tier 0 only (no LLM)');
   agent = await runAgent(
     {
       report,
@@ -280,6 +280,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       bundles,
       snippet,
       environment,
+      tier0: s.tier0,
       budget: {
         maxAttempts: s.maxAttempts,
         attemptsPerBundle: s.attemptsPerBundle,

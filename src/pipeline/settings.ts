@@ -34,6 +34,11 @@ export const ReproSettings = z
     /** Context: chunks per bundle and tokens per bundle. @defaultValue 8 and 6000 */
     contextTop: z.int().positive().default(D.contextTop),
     contextTokenBudget: z.int().positive().default(D.contextTokenBudget),
+    /**
+     * Run tier 0 (the report's own code, completed without a model) before tier 1. Off measures the model alone
+     * (a bench of tier 1, recording its sessions); it never helps a real run. @defaultValue true
+     */
+    tier0: z.boolean().default(true),
   })
   .strict();
 export type ReproSettings = z.infer<typeof ReproSettings>;
@@ -62,6 +67,7 @@ export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput 
     maxLlmIssueChars: e.REPGEN_MAX_LLM_ISSUE_CHARS,
     contextTop: e.REPGEN_CONTEXT_TOP,
     contextTokenBudget: e.REPGEN_CONTEXT_TOKENS,
+    tier0: e.REPGEN_TIER0,
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   });
 }

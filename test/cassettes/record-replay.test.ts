@@ -41,6 +41,7 @@ describe('recording a session', () => {
   it('keeps every request with its hash, each reply or error, each run and static check, and the outcome; validates it', async () => {
     const c = await recorded();
     expect(c.calls.map((k) => k.response?.text ?? k.error?.name)).toEqual(['first', 'LlmTimeoutError', 'third']);
+    expect(c.executor).toBe('fake');
     expect(c.calls[0]?.requestHash).toBe(hashLlmRequest(ask('one')));
     expect(c.runs.map((r) => [r.seed, r.result.stdout])).toEqual([[1, 'ran 8\n'], [null, 'ran 9\n']]);
     expect(c.checks[0]?.report.findings[0]?.message).toMatch(/undefined name/);

@@ -13,8 +13,8 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
  * the verdict rules that changes what the pipeline asks or concludes fails here, naming the drift.
  */
 const DIR = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs');
-/** Sessions recorded so far (the recording of the 10 dev cases is under way; raised as cassettes land). */
-const MIN_SESSIONS = 3;
+/** Real-model sessions recorded: at least one per dev case. */
+const MIN_SESSIONS = 10;
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
 
 describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
@@ -41,6 +41,8 @@ describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
     });
     expect(replayed.usage.inputTokens + replayed.usage.outputTokens).toBe(cassette.outcome.usage.inputTokens + cassette.outcome.usage.outputTokens);
     expect(replay.callsServed()).toBe(cassette.calls.length);
+    // A session recorded with tier 0 off (REPGEN_TIER0=0) is the model's alone: every attempt is tier 1's.
+    if (cassette.settings.tier0 === false) expect(replayed.attempts.every((a) => a.tier === 1)).toBe(true);
     // Every "reproduced" in a cassette was confirmed by the bench's judge.py when it was recorded.
     if (cassette.outcome.status === 'reproduced') expect(cassette.outcome.judge?.reproduced).toBe(true);
   });
