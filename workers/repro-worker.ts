@@ -1,16 +1,18 @@
 import { tmpdir } from 'node:os';
-import { Queue, QueueEvents, Worker } from 'bullmq';
+import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
 import { postFinalWordForFailedJob } from '../src/github/final-word.js';
 import type { Octokit } from '../src/github/octokit.js';
 import { processReproJob, SHUTDOWN_REASON, type InstallationAuth, type RunPipeline } from '../src/github/process-repro-job.js';
+import { finishFailedVerifyJob, processVerifyJob, type RunFixCheck } from '../src/github/process-verify-job.js';
 import type { Logger } from '../src/log.js';
 import { subscribeCancels } from '../src/queue/cancel-channel.js';
 import { InstallationSlots } from '../src/queue/installation-slots.js';
 import { REPRO_QUEUE } from '../src/queue/repro-job.js';
 import { RunRegistry } from '../src/queue/run-registry.js';
+import { VERIFY_JOB } from '../src/queue/verify-job.js';
 
 /** Wires the repro worker: Redis connections, GitHub auth, the processor, cancel and final-word listeners. */
 export interface ReproWorkerHandle {
@@ -19,7 +21,7 @@ export interface ReproWorkerHandle {
   close: (graceMs?: number) => Promise<void>;
 }
 
-export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number }): Promise<ReproWorkerHandle> {
+export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; runFixCheck?: RunFixCheck; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number }): Promise<ReproWorkerHandle> {
   const { appId, privateKey } = appCredentials(env);
   const prefix = env.REPGEN_QUEUE_PREFIX;
   const log = wiring.log;
@@ -56,18 +58,30 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
     ...(wiring.minEditIntervalMs !== undefined ? { minEditIntervalMs: wiring.minEditIntervalMs } : {}),
     ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
   };
-  const worker = new Worker(REPRO_QUEUE, (job, token, signal) => processReproJob(job, token, signal, deps), {
+  const runFixCheck = wiring.runFixCheck;
+  // Fix checks share the queue (same workers, same per-installation fairness) under their own job name.
+  const worker = new Worker(
+    REPRO_QUEUE,
+    (job, token, signal) => {
+      if (job.name !== VERIFY_JOB) return processReproJob(job, token, signal, deps);
+      if (!runFixCheck) throw new UnrecoverableError('this worker was started without a fix-check runner');
+      return processVerifyJob(job, token, signal, { ...deps, runFixCheck });
+    },
+    {
     connection,
     prefix,
     concurrency: env.REPGEN_WORKER_CONCURRENCY,
     lockDuration: env.REPGEN_LOCK_MS,
     stalledInterval: env.REPGEN_STALLED_INTERVAL_MS,
     maxStalledCount: env.REPGEN_MAX_STALLED,
-  });
+    },
+  );
+  const finalWord = (job: Job, reason: string): Promise<boolean> =>
+    job.name === VERIFY_JOB ? finishFailedVerifyJob(job, reason, { registry, auth, log }) : postFinalWordForFailedJob(job, reason, { registry, auth, log });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
   worker.on('failed', (job, err) => {
     // Final failures the processor did not announce itself (e.g. UnrecoverableError from bad job data).
-    if (job && (job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError')) void postFinalWordForFailedJob(job, err.message, { registry, auth, log });
+    if (job && (job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError')) void finalWord(job, err.message);
   });
   // Jobs failed by another process's stalled checker never reach this worker's 'failed' event: listen queue-wide.
   const queue = new Queue(REPRO_QUEUE, { connection, prefix });
@@ -75,7 +89,7 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
   events.on('failed', ({ jobId, failedReason }) => {
     void (async () => {
       const job = await queue.getJob(jobId);
-      if (job && (await job.getState()) === 'failed') await postFinalWordForFailedJob(job, failedReason, { registry, auth, log });
+      if (job && (await job.getState()) === 'failed') await finalWord(job, failedReason);
     })().catch((err: Error) => log.error({ jobId, err: err.message }, 'final-word listener failed'));
   });
   const unsubscribe = await subscribeCancels(subscriber, prefix, (jobId) => {

@@ -22,11 +22,10 @@ export interface PipelineWiring {
   buildContext?: BuildContextFn;
 }
 
-export function wirePipeline(wiring: PipelineWiring): RunPipeline {
-  // Read once: a bad variable stops the worker at start, not at its first job.
-  const operator: OperatorEnv = readOperatorEnv(wiring.env);
+/** The executor of each kind, made once per process: reproductions and fix checks share them. */
+export function executorChooser(wiring: Pick<PipelineWiring, 'log' | 'executor'>): (cfg: ExecConfig) => Promise<ScriptExecutor> {
   const executors = new Map<string, Promise<ScriptExecutor>>();
-  const executorFor = (cfg: ExecConfig): Promise<ScriptExecutor> => {
+  return (cfg) => {
     if (wiring.executor) return Promise.resolve(wiring.executor);
     let made = executors.get(cfg.kind);
     if (!made) {
@@ -35,6 +34,11 @@ export function wirePipeline(wiring: PipelineWiring): RunPipeline {
     }
     return made;
   };
+}
+
+export function wirePipeline(wiring: PipelineWiring, executorFor = executorChooser(wiring)): RunPipeline {
+  // Read once: a bad variable stops the worker at start, not at its first job.
+  const operator: OperatorEnv = readOperatorEnv(wiring.env);
   return async (request, progress, signal) => {
     const spec = specFor(operator, request);
     for (const note of spec.notes) wiring.log.info({ jobId: request.jobId, note }, 'run spec');

@@ -8,6 +8,8 @@ const HELP = `usage: repgen worker
 
 Runs reproduction jobs from the Redis queue: checks out the issue's repository at the requested ref,
 runs the pipeline, and edits the issue's progress comment with the result (check run, labels, PR).
+Also runs fix checks: an issue's confirmed reproduction at a pull request's head ("Fixes #N" or
+/repgen verify), reported as the check run "RepGen fix check (#N)" on the PR.
 SIGTERM/SIGINT: stop taking jobs, let running ones finish for REPGEN_SHUTDOWN_GRACE_S seconds, then
 hand them back to the queue for another worker.
 
@@ -27,8 +29,14 @@ export const command: Command = {
     }
     const env = readAppEnv(io.env);
     const log = createLineLogger((l) => io.stderr(l));
-    const [{ startReproWorker }, { wirePipeline }] = await Promise.all([import('../../workers/repro-worker.js'), import('../../workers/wire-pipeline.js')]);
-    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }), log });
+    const [{ startReproWorker }, { executorChooser, wirePipeline }, { wireFixCheck }] = await Promise.all([
+      import('../../workers/repro-worker.js'),
+      import('../../workers/wire-pipeline.js'),
+      import('../../workers/wire-verify.js'),
+    ]);
+    // One set of executors for reproductions and fix checks.
+    const executorFor = executorChooser({ log });
+    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }, executorFor), runFixCheck: wireFixCheck({ env: io.env, log }, executorFor), log });
     await runUntilSignal(() => handle.close(), log);
     return 0;
   },

@@ -15,6 +15,7 @@ export const HELP_TEXT = [
   '| `/repgen cancel` | stop the run in progress |',
   '| `/repgen status` | say what the current run is doing |',
   '| `/repgen pr` | open a PR adding the reproduction as an `xfail(strict=True)` regression test |',
+  '| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes (or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |',
   '| `/repgen help` | this text |',
   '',
   'Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a run. Only people with write access (or the roles the config lists) can trigger RepGen.',

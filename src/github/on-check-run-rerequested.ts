@@ -1,5 +1,6 @@
 import { isBot, repoRole } from './check-permission.js';
 import { mayTrigger } from './gate-trigger.js';
+import { onFixCheckRerequested, type FixCheckRerunResult } from './on-fix-check-rerequested.js';
 import { loadRepoConfig } from './load-repo-config.js';
 import { badConfigComment } from './messages.js';
 import { CHECK_RUN_NAME } from './publish/issue-publisher.js';
@@ -7,7 +8,7 @@ import type { Octokit } from './octokit.js';
 import { startRun, type HandlerDeps, type StartResult } from './start-run.js';
 import { CheckRunRerequestedEvent, type TriggerEvent } from './webhook-payloads.js';
 
-export type CheckRunResult = StartResult | 'ignored' | 'malformed' | 'refused' | 'bad_config';
+export type CheckRunResult = StartResult | FixCheckRerunResult | 'ignored' | 'malformed' | 'refused' | 'bad_config';
 
 /**
  * "Re-run" on RepGen's check run runs the reproduction again. The check run's `external_id` is the issue
@@ -20,6 +21,7 @@ export async function onCheckRunRerequested(octokit: Octokit, deliveryId: string
     return 'malformed';
   }
   const event = parsed.data;
+  if (event.check_run.external_id?.startsWith('verify:')) return onFixCheckRerequested(octokit, deliveryId, event, deps);
   const match = /^(.+)\/(.+)#(\d+)$/.exec(event.check_run.external_id ?? '');
   if (event.check_run.name !== CHECK_RUN_NAME || !match || isBot(event.sender)) return 'ignored';
   if (`${match[1]}/${match[2]}` !== event.repository.full_name.toLowerCase()) return 'ignored';

@@ -7,10 +7,11 @@ import { loadRepoConfig } from './load-repo-config.js';
 import { badConfigComment, cancelledComment, helpComment, progressMarker } from './messages.js';
 import type { Octokit } from './octokit.js';
 import { parseRepgenCommand } from './parse-repgen-command.js';
+import { onVerifyComment, type VerifyCommentResult } from './on-verify-comment.js';
 import { startRun, type HandlerDeps, type StartResult } from './start-run.js';
 import { IssueCommentEvent } from './webhook-payloads.js';
 
-export type CommentResult = StartResult | 'ignored' | 'malformed' | 'refused' | 'bad_config' | 'help' | 'status' | 'cancel' | 'no_run' | 'pr_off';
+export type CommentResult = StartResult | VerifyCommentResult | 'ignored' | 'malformed' | 'refused' | 'bad_config' | 'help' | 'status' | 'cancel' | 'no_run' | 'pr_off';
 
 /** `issue_comment.created`: `/repgen …` commands. */
 export async function onIssueComment(octokit: Octokit, deliveryId: string, payload: unknown, deps: HandlerDeps): Promise<CommentResult> {
@@ -40,7 +41,8 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
   const config = loaded.config;
   if (!(await mayTrigger(octokit, event, role, config, deps))) return 'refused';
   if (event.issue.pull_request !== undefined) {
-    await reply('RepGen reproduces bugs reported in issues; it does not run on pull requests.');
+    if (command.kind === 'verify') return onVerifyComment(octokit, deliveryId, event, command, config, deps);
+    await reply('RepGen reproduces bugs reported in issues; on a pull request it runs `/repgen verify` (the linked issue\'s reproduction at the PR head).');
     return 'ignored';
   }
   const key = issueKey({ owner, repo, issueNumber: issue_number });
@@ -58,6 +60,9 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
       return run('repro', command.gpu, command.ref, command.llm);
     case 'retry':
       return run('repro');
+    case 'verify':
+      await reply('`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write `Fixes #N` in its description and RepGen checks it when the PR opens).');
+      return 'ignored';
     case 'pr': {
       if (config.pr === 'off') {
         await reply('Regression-test PRs are turned off for this repository (`pr: off` in `.github/repgen.yml`).');

@@ -11,6 +11,8 @@ export type RepgenCommand =
   | { kind: 'cancel' }
   | { kind: 'status' }
   | { kind: 'pr' }
+  /** On a pull request: run the linked issue's confirmed reproduction (or issue `#N`'s) at the PR's head. */
+  | { kind: 'verify'; issue: number | null }
   | { kind: 'help' }
   /** Anything RepGen does not understand; answered with the help text and `reason`. */
   | { kind: 'unknown'; reason: string };
@@ -26,6 +28,7 @@ export function parseRepgenCommand(body: string): RepgenCommand | null {
   const [first, ...rest] = words;
   if (first === undefined || first.startsWith('--')) return parseRun(words);
   const sub = first.toLowerCase();
+  if (sub === 'verify') return parseVerify(rest);
   if (sub === 'retry' || sub === 'cancel' || sub === 'status' || sub === 'pr' || sub === 'help') {
     if (rest.length > 0) return { kind: 'unknown', reason: `\`${sub}\` takes no arguments` };
     return { kind: sub };
@@ -56,6 +59,13 @@ function proseLines(body: string): string[] {
     prose.push(raw.trim());
   }
   return prose;
+}
+
+function parseVerify(words: string[]): RepgenCommand {
+  if (words.length === 0) return { kind: 'verify', issue: null };
+  const m = /^#(\d{1,9})$/.exec(words[0] ?? '');
+  if (words.length > 1 || !m) return { kind: 'unknown', reason: `\`verify\` takes at most one issue number, like \`/repgen verify #12\`` };
+  return { kind: 'verify', issue: Number(m[1]) };
 }
 
 function parseRun(words: string[]): RepgenCommand {

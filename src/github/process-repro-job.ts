@@ -168,7 +168,7 @@ interface RunContext {
   octokit: Octokit | null;
 }
 
-async function readIssue(octokit: Octokit, data: ReproJob): Promise<IssueInput> {
+export async function readIssue(octokit: Octokit, data: Pick<ReproJob, 'owner' | 'repo' | 'issueNumber'>): Promise<IssueInput> {
   try {
     const { data: issue } = await octokit.rest.issues.get({ owner: data.owner, repo: data.repo, issue_number: data.issueNumber });
     const { data: comments } = await octokit.rest.issues.listComments({ owner: data.owner, repo: data.repo, issue_number: data.issueNumber, per_page: 30 });

@@ -10,9 +10,9 @@ const PY = '/usr/bin/python3';
 const dir = mkdtempSync(join(tmpdir(), 'repgen-pytest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function runPytest(script: string, markers: string[]): { status: number | null; out: string } {
+function runPytest(script: string, markers: string[], fixedBy?: string): { status: number | null; out: string } {
   const file = join(dir, `test_issue_7_${Math.random().toString(36).slice(2)}.py`);
-  writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script, markers, timeoutS: 60 }));
+  writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script, markers, timeoutS: 60, ...(fixedBy ? { fixedBy } : {}) }));
   const res = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', file], { cwd: dir, encoding: 'utf8' });
   return { status: res.status, out: res.stdout + res.stderr };
 }
@@ -45,5 +45,22 @@ describe('buildReproTest', () => {
   it('still counts a run that prints the bug symptom without crashing as the bug', () => {
     const { out } = runPytest('print("IndexError: list index out of range")\n', ['IndexError: list index out of range']);
     expect(out).toMatch(/1 xfailed/);
+  });
+
+  it('once the fix is verified it is a plain test: passes on the fixed code, fails if the bug comes back', () => {
+    const fixed = runPytest('print("all good")\n', ['IndexError: list index out of range'], 'pull request #3 at abc');
+    expect(fixed.out).toMatch(/1 passed/);
+    expect(fixed.status).toBe(0);
+    const back = runPytest(BUG, ['IndexError: list index out of range'], 'pull request #3 at abc');
+    expect(back.out).toMatch(/1 failed/);
+    expect(back.status).toBe(1);
+  });
+
+  it('the fix named in the docstring cannot break out of it', () => {
+    const file = join(dir, 'fixed_by_check.py');
+    writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script: BUG, markers: [], fixedBy: 'x"""\nimport os; os.system("id")\\' }));
+    execFileSync(PY, ['-m', 'py_compile', file]);
+    const imports = spawnSync(PY, ['-c', 'import ast,sys; m=ast.parse(open(sys.argv[1]).read()); print(sum(isinstance(n,(ast.Import,ast.ImportFrom)) for n in m.body))', file], { encoding: 'utf8' });
+    expect(imports.stdout.trim()).toBe('2');
   });
 });

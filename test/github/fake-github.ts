@@ -30,6 +30,8 @@ export interface FakeGithubOptions {
   issues?: Record<number, { title: string; body: string }>;
   /** Artificial latency per response, ms. @defaultValue 0 */
   latencyMs?: number;
+  /** Pull requests that exist: number → description and head (GET /pulls/N). */
+  pulls?: Record<number, { body: string | null; headSha: string; headRef: string }>;
 }
 
 export interface FakeGithub {
@@ -127,8 +129,20 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       }
     }
     if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(path)) {
-      checkRuns.push(body ?? {});
-      return send(res, 201, { id: nextId++, ...body });
+      const run = { id: nextId++, ...body };
+      checkRuns.push(run);
+      return send(res, 201, run);
+    }
+    if (method === 'PATCH' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/check-runs\/(\d+)$/))) {
+      const run = checkRuns.find((c) => c.id === Number(m?.[1]));
+      if (!run) return notFound(res);
+      Object.assign(run, body);
+      return send(res, 200, run);
+    }
+    if (method === 'GET' && (m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/))) {
+      const pr = options.pulls?.[Number(m[3])];
+      if (!pr) return notFound(res);
+      return send(res, 200, { number: Number(m[3]), html_url: `https://github.com/${m[1]}/${m[2]}/pull/${m[3]}`, body: pr.body, state: 'open', head: { sha: pr.headSha, ref: pr.headRef } });
     }
     if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/git\/refs$/.test(path)) {
       const ref = String(body?.ref);

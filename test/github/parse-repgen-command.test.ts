@@ -14,6 +14,12 @@ describe('parseRepgenCommand', () => {
     ['/repgen status', { kind: 'status' }],
     ['/repgen PR', { kind: 'pr' }],
     ['/repgen help', { kind: 'help' }],
+    ['/repgen verify', { kind: 'verify', issue: null }],
+    ['/repgen VERIFY #42', { kind: 'verify', issue: 42 }],
+    ['/repgen verify 42', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
+    ['/repgen verify #1 #2', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
+    ['/repgen verify #12; rm -rf /', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
+    ['/repgen verify #1234567890', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
   ])('%j', (body, expected) => {
     expect(parseRepgenCommand(body)).toEqual(expected);
   });

@@ -80,3 +80,38 @@ export function checkRunRerequestedPayload(issueNumber: number, o: PayloadOverri
   if (o.sender) p.sender = { ...p.sender, login: o.sender.login, type: o.sender.type ?? 'User' };
   return p as unknown as Record<string, unknown>;
 }
+
+/** pull_request.opened / synchronize / reopened from the real examples, with the description and head a case needs. */
+export function pullRequestPayload(action: 'opened' | 'synchronize' | 'reopened' | 'closed', o: PayloadOverrides & { body: string | null; number?: number; headSha?: string; headRef?: string }): Record<string, unknown> {
+  const p = example('pull_request', action) as {
+    number: number;
+    installation?: { id: number };
+    pull_request: { number: number; body: string | null; html_url: string; head: { sha: string; ref: string } };
+    sender: { login: string; type: string };
+    repository: { clone_url: string };
+  };
+  p.installation = { id: o.installationId ?? 1 };
+  p.pull_request.body = o.body;
+  if (o.number) {
+    p.number = o.number;
+    p.pull_request.number = o.number;
+    p.pull_request.html_url = p.pull_request.html_url.replace(/\/\d+$/, `/${o.number}`);
+  }
+  if (o.headSha) p.pull_request.head.sha = o.headSha;
+  if (o.headRef) p.pull_request.head.ref = o.headRef;
+  if (o.sender) p.sender = { ...p.sender, login: o.sender.login, type: o.sender.type ?? 'User' };
+  if (o.cloneUrl) p.repository.clone_url = o.cloneUrl;
+  return p as unknown as Record<string, unknown>;
+}
+
+/**
+ * issue_comment.created on a pull request: the examples hold only issue comments, so the real one gets the
+ * `issue.pull_request` object GitHub adds when the "issue" is a PR.
+ */
+export function prCommentPayload(body: string, o: PayloadOverrides & { prNumber: number }): Record<string, unknown> {
+  const p = commentPayload(body, { ...o, issueNumber: o.prNumber }) as { issue: { html_url: string; pull_request?: unknown } };
+  p.issue.html_url = p.issue.html_url.replace(/\/issues\/(\d+)$/, '/pull/$1');
+  const url = p.issue.html_url;
+  p.issue.pull_request = { url: url.replace('https://github.com/', 'https://api.github.com/repos/').replace('/pull/', '/pulls/'), html_url: url, diff_url: `${url}.diff`, patch_url: `${url}.patch`, merged_at: null };
+  return p as unknown as Record<string, unknown>;
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { readAppEnv, type AppEnv } from '../../src/config/app-env.js';
 import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import type { RunFixCheck } from '../../src/github/process-verify-job.js';
 import { silentLogger } from '../../src/log.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import { startAppServer, type AppServerHandle } from '../../workers/app-server.js';
@@ -31,7 +32,7 @@ export interface Harness {
   redis: Redis;
   env: AppEnv;
   prefix: string;
-  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>) => Promise<ReproWorkerHandle>;
+  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>, extra?: { runFixCheck?: RunFixCheck }) => Promise<ReproWorkerHandle>;
   close: () => Promise<void>;
 }
 
@@ -63,8 +64,8 @@ export async function startHarness(name: string, opts: { github?: FakeGithubOpti
     redis,
     env,
     prefix,
-    startWorker: async (runPipeline, overrides = {}) => {
-      const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), { runPipeline, log: silentLogger, baseUrl: gh.url, minEditIntervalMs: 20, slotRetryMs: 200 });
+    startWorker: async (runPipeline, overrides = {}, extra = {}) => {
+      const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), { runPipeline, ...extra, log: silentLogger, baseUrl: gh.url, minEditIntervalMs: 20, slotRetryMs: 200 });
       workers.push(w);
       return w;
     },

@@ -13,6 +13,11 @@ export interface ReproTestInput {
   markers: readonly string[];
   /** Seconds before the test gives up on the script. @defaultValue 600 */
   timeoutS?: number;
+  /**
+   * The fix is verified (`fixedBy` names it): a plain test that guards against a regression, no xfail marker.
+   * @defaultValue undefined (xfail(strict=True): the bug is still there)
+   */
+  fixedBy?: string;
 }
 
 export function reproTestPath(issueNumber: number): string {
@@ -24,23 +29,25 @@ export function buildReproTest(input: ReproTestInput): string {
   const script = JSON.stringify(input.script);
   const markers = `[${input.markers.map((m) => JSON.stringify(m.slice(0, 300))).join(', ')}]`;
   const url = JSON.stringify(input.issueUrl);
+  const doc = input.fixedBy
+    ? `The script below reproduced the bug; RepGen ran it against ${input.fixedBy.replace(/"""|\\/g, '')} and it passed there.
+The test passes while the bug stays fixed and fails if it comes back.`
+    : `The script below reproduced the bug. While the bug exists the assertions fail and pytest reports XFAIL;
+once it is fixed the test passes, strict xfail turns that into a failure, and the marker should be removed.`;
+  const marker = input.fixedBy ? '' : `@pytest.mark.xfail(strict=True, reason="bug reported in " + ISSUE_URL)\n`;
   return `"""Regression test for ${input.issueUrl} (written by RepGen from its reproduction).
 
-The script below reproduced the bug. While the bug exists the assertions fail and pytest reports XFAIL;
-once it is fixed the test passes, strict xfail turns that into a failure, and the marker should be removed.
+${doc}
 """
 import subprocess
 import sys
-
-import pytest
-
+${input.fixedBy ? '' : '\nimport pytest\n'}
 ISSUE_URL = ${url}
 SCRIPT = ${script}
 BUG_MARKERS = ${markers}
 
 
-@pytest.mark.xfail(strict=True, reason="bug reported in " + ISSUE_URL)
-def test_issue_${input.issueNumber}(tmp_path):
+${marker}def test_issue_${input.issueNumber}(tmp_path):
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT],
         cwd=tmp_path,

@@ -1,0 +1,154 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
+import { buildReproTest } from '../../src/github/publish/build-repro-test.js';
+import { silentLogger } from '../../src/log.js';
+import { issueKey } from '../../src/queue/repro-job.js';
+import { RunRegistry } from '../../src/queue/run-registry.js';
+import { wireFixCheck } from '../../workers/wire-verify.js';
+import { fakeFileOnBranch } from '../github/fake-github.js';
+import { postWebhook, pullRequestPayload } from '../github/webhook-fixtures.js';
+import { SECRET, startHarness, waitFor, type Harness } from './harness.js';
+
+/**
+ * A fixing PR end to end: pull_request webhook → App → queue → worker → the issue's confirmed reproduction
+ * run in the real local sandbox against a checkout of the PR's head (the workspace, read-only, importable)
+ * → the check run on the PR. The project is a real git repository whose commits break and fix the bug.
+ */
+
+const BUGGY = 'def double(x):\n    raise RuntimeError("double is broken for x=%r" % (x,))\n';
+const FIXED = 'def double(x):\n    return 2 * x\n';
+const OTHER = 'def double(x):\n    return [x][2]\n';
+const SCRIPT = 'import calc\nprint(calc.double(2))\n';
+const ISSUE_BODY = [
+  '`calc.double` raises for every input.',
+  '',
+  '```python',
+  'import calc',
+  'print(calc.double(2))',
+  '```',
+  '',
+  '```',
+  'Traceback (most recent call last):',
+  '  File "repro.py", line 2, in <module>',
+  '  File "calc/__init__.py", line 2, in double',
+  'RuntimeError: double is broken for x=2',
+  '```',
+].join('\n');
+
+let h: Harness;
+let registry: RunRegistry;
+let dir: string;
+const shas: Record<'buggy' | 'fixed' | 'unfixed' | 'other', string> = { buggy: '', fixed: '', unfixed: '', other: '' };
+let issue = 700;
+let pr = 7000;
+
+function commit(message: string, file: string): string {
+  writeFileSync(join(dir, 'calc', '__init__.py'), file);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+  git('add', '.');
+  git('commit', '-q', '--allow-empty', '-m', message);
+  return git('rev-parse', 'HEAD');
+}
+
+beforeAll(async () => {
+  h = await startHarness('verify-worker', { github: { issues: {}, pulls: {} }, env: { REPGEN_JOB_ATTEMPTS: '1', REPGEN_REPO_RATE_LIMIT: '1000' } });
+  registry = new RunRegistry(h.redis, { prefix: h.prefix });
+  dir = mkdtempSync(join(tmpdir(), 'repgen-verify-repo-'));
+  mkdirSync(join(dir, 'calc'));
+  execFileSync('git', ['init', '-q', '-b', 'master'], { cwd: dir });
+  shas.buggy = commit('calc', BUGGY);
+  shas.fixed = commit('fix double', FIXED);
+  shas.unfixed = commit('break it again', BUGGY.replace('raise', '# a comment\n    raise'));
+  shas.other = commit('another bug', OTHER);
+  const executor = await createExecutor(readLocalExecConfig({}));
+  await h.startWorker(
+    async () => {
+      throw new Error('no reproduction runs in this test');
+    },
+    {},
+    { runFixCheck: wireFixCheck({ env: { REPGEN_CONFIRM_RUNS: '2' }, log: silentLogger, executor }) },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  issue += 1;
+  pr += 1;
+  h.gh.options.issues![issue] = { title: 'calc.double raises', body: ISSUE_BODY };
+  await registry.setLastReproduced(issueKey({ owner: 'Codertocat', repo: 'Hello-World', issueNumber: issue }), {
+    script: SCRIPT,
+    sha: shas.buggy,
+    summary: 'RuntimeError reproduced',
+    commentUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}#issuecomment-1`,
+    ref: 'master',
+    markers: ['RuntimeError: double is broken for x=2'],
+    at: Date.now(),
+  });
+});
+
+const openPr = (headSha: string, action: 'opened' | 'synchronize' = 'opened') =>
+  postWebhook(h.app.url, 'pull_request', pullRequestPayload(action, { body: `Fixes #${issue}`, number: pr, headSha, headRef: 'fix-double', sender: { login: 'Codertocat' }, cloneUrl: dir }), { secret: SECRET });
+const completed = (headSha: string) =>
+  waitFor(`fix check on ${headSha.slice(0, 7)}`, () => h.gh.checkRuns.find((c) => c.head_sha === headSha && c.name === `RepGen fix check (#${issue})` && c.status === 'completed'), 60_000) as Promise<Record<string, unknown> & { output: { title: string; summary: string; text?: string } }>;
+
+describe('fix check worker', () => {
+  it('fixed: the reproduction exits 0 at the PR head → success, with the plain regression test to add', async () => {
+    await openPr(shas.fixed);
+    const check = await completed(shas.fixed);
+    expect(check.conclusion).toBe('success');
+    expect(check.output.title).toBe(`Fixed: the reproduction of #${issue} passes at ${shas.fixed.slice(0, 12)}`);
+    expect(check.output.summary).toContain('the reproduction exits 0 in 2/2 runs');
+    expect(check.output.text).toMatch(/^4$/m);
+    expect(check.output.text).toContain(`def test_issue_${issue}(tmp_path):`);
+    expect(check.output.text).not.toContain('xfail');
+    expect(check.output.text).toContain('add this test to the pull request');
+    // It moved from queued through in_progress: the PATCHes went to the handler's check run.
+    expect(h.gh.callsTo('PATCH', /\/check-runs\/\d+$/).map((c) => (c.body as { status: string }).status)).toEqual(expect.arrayContaining(['in_progress', 'completed']));
+  }, 90_000);
+
+  it('still failing: the reported error again at the head → failure, with the output', async () => {
+    await openPr(shas.unfixed, 'synchronize');
+    const check = await completed(shas.unfixed);
+    expect(check.conclusion).toBe('failure');
+    expect(check.output.title).toMatch(/^Still failing/);
+    expect(check.output.summary).toContain('RuntimeError: double is broken for x=2');
+    expect(check.output.text).toContain('RuntimeError: double is broken for x=2');
+  }, 90_000);
+
+  it('inconclusive: the reproduction now fails with a different error → neutral, not a pass and not the bug', async () => {
+    await openPr(shas.other);
+    const check = await completed(shas.other);
+    expect(check.conclusion).toBe('neutral');
+    expect(check.output.title).toMatch(/^Inconclusive/);
+    expect(check.output.summary).toContain('IndexError');
+  }, 90_000);
+
+  it("fixed with RepGen's regression-test PR open: its xfail test becomes a plain test, and the PR says to merge after the fix", async () => {
+    const branch = `repgen/issue-${issue}`;
+    const api = (method: string, path: string, body: unknown) => fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const xfail = buildReproTest({ issueNumber: issue, issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`, script: SCRIPT, markers: ['RuntimeError: double is broken for x=2'] });
+    await api('PUT', `/contents/tests/repro/test_issue_${issue}.py`, { branch, content: Buffer.from(xfail).toString('base64'), message: 'x' });
+    const reproPr = (await (await api('POST', '/pulls', { head: branch, base: 'master', title: 't' })).json()) as { number: number };
+    await openPr(shas.fixed);
+    const check = await completed(shas.fixed);
+    expect(check.conclusion).toBe('success');
+    const test = fakeFileOnBranch(h.gh, branch, `tests/repro/test_issue_${issue}.py`);
+    expect(test).not.toContain('xfail');
+    expect(test).toContain(`RepGen ran it against pull request #${pr} at ${shas.fixed.slice(0, 12)}`);
+    expect(check.output.text).toContain(`/pull/${reproPr.number} now holds this test without its xfail marker`);
+    const note = [...h.gh.comments.values()].find((c) => c.issue === reproPr.number);
+    expect(note?.body).toContain(`Merge this PR after https://github.com/Codertocat/Hello-World/pull/${pr}`);
+  }, 90_000);
+
+  it('the installation token never reaches a check run', () => {
+    expect(JSON.stringify(h.gh.checkRuns)).not.toContain('ghs_fakeInstallationToken');
+  });
+});
