@@ -92,13 +92,14 @@ export async function gateComment(payload: CommentPayload, deps: GateDeps): Prom
     case 'cancel':
     case 'status':
     case 'pr':
+    case 'verify':
       await reply(notInActionReply(command.kind, deps.runsUrl));
       return { go: false, status: 'not_in_action', why: `\`/repgen ${command.kind}\` is answered by the workflow, not a command` };
   }
 }
 
 /** What the App does with a queue and Redis, the workflow does itself; said where the user asked. */
-function notInActionReply(kind: 'cancel' | 'status' | 'pr', runsUrl: string): string {
+function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify', runsUrl: string): string {
   switch (kind) {
     case 'cancel':
       return `RepGen runs here as a GitHub Actions workflow: to stop a run, cancel its workflow run (${runsUrl}).`;
@@ -106,6 +107,8 @@ function notInActionReply(kind: 'cancel' | 'status' | 'pr', runsUrl: string): st
       return `RepGen runs here as a GitHub Actions workflow: its runs and their logs are listed at ${runsUrl}, and each run edits its own comment on this issue as it goes.`;
     case 'pr':
       return 'RepGen runs here as a GitHub Actions workflow: it opens the regression-test PR itself after a reproduction when the workflow sets `open-pr: true` (and `.github/repgen.yml` does not say `pr: off`).';
+    case 'verify':
+      return 'RepGen runs here as a GitHub Actions workflow, which reproduces issues only: checking a fix against the confirmed reproduction (`/repgen verify`) is done by the RepGen GitHub App. Here, run the regression test RepGen posted on the pull request\'s branch.';
   }
 }
 
