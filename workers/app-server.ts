@@ -105,8 +105,13 @@ export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl
  * two seconds, so the client sees the answer instead of a reset, then the connection is dropped.
  */
 function refuse(req: IncomingMessage, res: ServerResponse, refusal: { status: number; reason: string }): void {
-  res.writeHead(refusal.status, { 'content-type': 'text/plain', connection: 'close' }).end(`${refusal.reason}\n`);
-  if (req.complete) return;
+  if (req.complete) {
+    res.writeHead(refusal.status, { 'content-type': 'text/plain', connection: 'close' }).end(`${refusal.reason}\n`);
+    return;
+  }
+  // No `connection: close` while the body is still coming: Node would end the socket as soon as the answer is
+  // written, the client's next write would meet a reset, and a reset throws away the answer it had not read yet.
+  res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(`${refusal.reason}\n`);
   const timer = setTimeout(() => req.destroy(), 2000);
   timer.unref();
   req.once('end', () => clearTimeout(timer));
