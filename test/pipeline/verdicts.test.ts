@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import type { LlmClient, LlmRequest } from '../../src/llm/types.js';
 import { silentLogger } from '../../src/log.js';
 import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
@@ -8,7 +9,8 @@ import { FakeExecutor, type FakeResponder } from '../fakes/fake-executor.js';
 import { CRASH_OUTPUT, probeRun } from '../fakes/repro-fixtures.js';
 
 /**
- * The verdict rules of docs/verdicts.md through the whole pipeline (tier 0, no model): the majority rule of the
+ * The verdict rules of docs/verdicts.md through the whole pipeline (tier 0 with no model, and tier 1 with a scripted
+ * one for the random-state case): the majority rule of the
  * confirmation stage, "pattern reproduced" for values of the reporter's random state, "no model" never asking the
  * reporter, and the reporter's own data asked for politely.
  */
@@ -105,6 +107,66 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
     expect(outcome.summary).toMatch(/^Pattern reproduced: .* but 0\.9857 cannot be compared because they depend on the reporter's random state: random tensors \(`torch\.randn`\), random weight initialisation \(`nn\.Linear`\) with no seed/);
     expect(outcome.attempts.map((a) => a.outcome)).toEqual(['pattern_reproduced']);
     expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(1);
+  });
+
+  /** A model that answers in order and keeps what it was asked; the first answer is the restructured report. */
+  function scriptedModel(answers: string[]): LlmClient & { asked: LlmRequest[] } {
+    const asked: LlmRequest[] = [];
+    return {
+      provider: 'openai',
+      model: 'scripted',
+      asked,
+      complete: async (req) => {
+        asked.push(req);
+        const text = answers[asked.length - 1];
+        if (text === undefined) throw new Error(`asked a ${asked.length}th time`);
+        return { text, model: 'scripted', stopReason: 'stop', usage: { inputTokens: 10, outputTokens: 5, costUsd: 0 } };
+      },
+    };
+  }
+  const reportAnswer = '```json\n' + JSON.stringify({
+    coreProblem: 'accuracy is 0/100 on a regression model',
+    observed: 'Train set: Loss: 0.9857, Accuracy: 0/100 (0%)',
+    expected: 'not stated',
+    steps: ['build nn.Linear(10, 1)', 'compare argmax over one column with the targets'],
+    environment: { framework: 'pytorch', hardware: 'not stated', data: 'random tensors' },
+  }) + '\n```';
+  // The report's own computation; what it prints is decided by the fake executor below.
+  const script = body.split('```python\n')[1]?.split('```')[0] ?? '';
+  const reply = `Here is the script.\n\n\`\`\`python\n${script}\`\`\`\n`;
+  const printing = (lines: string[]): FakeResponder => {
+    let i = 0;
+    return () => ({ stdout: `${lines[Math.min(i++, lines.length - 1)]}\n`, exitCode: 0 });
+  };
+  async function reproduceTier1(llm: LlmClient, respond: FakeResponder) {
+    const executor = new FakeExecutor((req, s) => (req.entry === 'probe.py' ? probeRun() : respond(req, s)));
+    const ev = await runReproWithEvidence(
+      { issue: { title: '', body }, settings: ReproSettings.parse({ pylint: false, confirmRuns: 3, tier0: false }) },
+      { executor, llm, llmReason: 'scripted', checker, log: silentLogger, progress: () => undefined },
+    );
+    return { outcome: ev.outcome, executor };
+  }
+
+  it('tier 1: the model\'s first script shows the pattern with other numbers; the loop stops there, asking the model nothing more', async () => {
+    const llm = scriptedModel([reportAnswer, reply, reply, reply]);
+    const { outcome, executor } = await reproduceTier1(llm, printing(['Train set: Loss: 1.1121, Accuracy: 0/100 (0%)']));
+    expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'pattern_reproduced', confirmation: null });
+    expect(outcome.attempts.map((a) => `${a.tier} ${a.outcome}`)).toEqual(['1 pattern_reproduced']);
+    // The report, one script: no refine call chasing 0.9857, and no seeded re-runs of a result that is not a reproduction.
+    expect(llm.asked).toHaveLength(2);
+    expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(1);
+    expect(outcome.summary).toMatch(/0\.9857 cannot be compared because they depend on the reporter's random state/);
+  });
+
+  it('tier 1: a script whose pattern differs (57 % where the report has 0) is refined on the pattern, never asked to hit the loss', async () => {
+    const llm = scriptedModel([reportAnswer, reply, reply, reply]);
+    const { outcome } = await reproduceTier1(llm, printing(['Train set: Loss: 1.1121, Accuracy: 57/100 (57%)', 'Train set: Loss: 1.2044, Accuracy: 0/100 (0%)']));
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['run_mismatch', 'pattern_reproduced']);
+    expect(llm.asked).toHaveLength(3);
+    const feedback = llm.asked[2]?.messages.at(-1)?.content ?? '';
+    expect(feedback).toMatch(/the pattern differs \(the report shows zero\)/);
+    // The only loss named is the run's own: the feedback never sets the reporter's random-state value as a target.
+    expect(feedback).not.toContain('0.9857');
   });
 });
 
