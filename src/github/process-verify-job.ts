@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';
 import { redactSecrets } from '../publish/neutralize.js';
+import { failedAsStalled, runsOfFailedJob } from '../queue/attempt-count.js';
 import type { InstallationSlots } from '../queue/installation-slots.js';
 import { issueKey } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
@@ -183,8 +184,9 @@ export async function finishFailedVerifyJob(job: Job, reason: string, deps: { re
   if (!(await deps.registry.claimFinalWord(job.id))) return true;
   try {
     const { octokit, token } = await deps.auth(parsed.data.installationId);
-    const why = /stalled/i.test(reason) ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
-    await completeCheck(octokit, parsed.data, failedCheck(why, Math.max(job.attemptsStarted ?? 1, job.attemptsMade)), [token]);
+    const why = failedAsStalled(reason) ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
+    const runs = runsOfFailedJob({ attemptsMade: job.attemptsMade, stalledCounter: job.stalledCounter, failedReason: reason });
+    await completeCheck(octokit, parsed.data, failedCheck(why, runs), [token]);
   } catch (err) {
     deps.log.warn({ jobId: job.id, err: (err as Error).message }, 'could not complete the check run of a failed fix check');
   }
