@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
 import { CancelledError } from '../errors.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { ExitStatus, IssueInput, ProgressFn, ReproOutcome, StageName } from '../pipeline/types.js';
 import { buildProgressComment, buildResultComment, type StageProgress } from '../publish/build-result-comment.js';
@@ -96,7 +96,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   // (Without a repository cap the operator's ceiling applies in the pipeline; this backstop then allows a day.)
   const budget = AbortSignal.timeout((data.config.caps.minutes ?? 1440) * 60_000 + 120_000);
   const runSignal = AbortSignal.any([local.signal, budget, ...(signal ? [signal] : [])]);
-  const dir = await mkdtemp(join(deps.workdir, 'repgen-job-'));
+  // Owned (a marker next to it), so a worker that dies mid-job leaves a folder the next reap can prove stale.
+  const dir = await makeOwnedDir(deps.workdir, 'repgen-job-');
   let publisher: IssuePublisher | null = null;
   try {
     const auth = await deps.auth(data.installationId);
@@ -157,7 +158,7 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   } finally {
     stopLease();
     await deps.slots.release(data.installationId, jobId).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeOwnedDir(dir).catch(() => undefined);
   }
 }
 

@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';
@@ -77,7 +78,8 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
   // A backstop: each run has its own time limit (the run spec's), so this only catches a hung step.
   const budget = AbortSignal.timeout((data.config.caps.minutes ?? 1440) * 60_000 + 120_000);
   const runSignal = AbortSignal.any([budget, ...(signal ? [signal] : [])]);
-  const dir = await mkdtemp(join(deps.workdir, 'repgen-verify-'));
+  // Owned (a marker next to it), so a worker that dies mid-job leaves a folder the next reap can prove stale.
+  const dir = await makeOwnedDir(deps.workdir, 'repgen-verify-');
   let auth: InstallationAuth | null = null;
   const sha = data.pr.headSha;
   try {
@@ -150,7 +152,7 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
   } finally {
     stopLease();
     await deps.slots.release(data.installationId, jobId).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeOwnedDir(dir).catch(() => undefined);
   }
 }
 

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/github/process-repro-job.js';
@@ -48,21 +51,32 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
 const progressBody = (n: number) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
 
 describe('a worker killed mid-job', () => {
-  it('is replaced: the job is retried by another worker and the issue gets its result', async () => {
-    const { child, started } = await startStuckWorker({});
+  it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
+    const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
+    const { child, started } = await startStuckWorker({ REPGEN_WORKDIR: workdir });
     await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 301, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
     const jobId = await started;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
+    // The SIGKILLed worker left its job folder and the marker naming it as the owner.
+    const left = readdirSync(workdir).filter((n) => n.startsWith('repgen-job-') && !n.endsWith('.owner'));
+    expect(left).toHaveLength(1);
     const runs: string[] = [];
+    const seen: string[][] = [];
     const pipeline: RunPipeline = async (req) => {
       runs.push(req.jobId);
+      seen.push(readdirSync(workdir));
       return reproducedOutcome();
     };
-    const w = await h.startWorker(pipeline);
+    const w = await h.startWorker(pipeline, { REPGEN_WORKDIR: workdir }, { reapMinAgeMs: 0 });
     await waitFor('final word after the kill', () => /Reproduced/.test(progressBody(301)), 45_000);
     await w.close(0);
     expect(runs).toEqual([jobId]);
+    // Reaped at start (before the retry ran); the live job's own folder was there during its run, gone after.
+    expect(seen[0]).not.toContain(left[0]);
+    expect(seen[0]?.filter((n) => n.startsWith('repgen-job-') && !n.endsWith('.owner'))).toHaveLength(1);
+    expect(readdirSync(workdir)).toEqual([]);
+    rmSync(workdir, { recursive: true, force: true });
     expect(h.gh.labels.get(301)).toEqual(['repro:confirmed']);
   });
 
