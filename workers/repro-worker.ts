@@ -3,6 +3,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq
 import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
+import { reapWorkDirs } from '../src/exec/reap-work-dirs.js';
 import { postFinalWordForFailedJob } from '../src/github/final-word.js';
 import type { Octokit } from '../src/github/octokit.js';
 import { processReproJob, SHUTDOWN_REASON, type InstallationAuth, type RunPipeline } from '../src/github/process-repro-job.js';
@@ -21,7 +22,7 @@ export interface ReproWorkerHandle {
   close: (graceMs?: number) => Promise<void>;
 }
 
-export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; runFixCheck?: RunFixCheck; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number }): Promise<ReproWorkerHandle> {
+export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; runFixCheck?: RunFixCheck; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number; workRoots?: readonly string[]; reapMinAgeMs?: number }): Promise<ReproWorkerHandle> {
   const { appId, privateKey } = appCredentials(env);
   const prefix = env.REPGEN_QUEUE_PREFIX;
   const log = wiring.log;
@@ -58,6 +59,26 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
     ...(wiring.minEditIntervalMs !== undefined ? { minEditIntervalMs: wiring.minEditIntervalMs } : {}),
     ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
   };
+  // Folders a crashed run or job left (job checkouts here, the executor's run dirs under its work root): reaped
+  // at start and after each job, one reap at a time; only those whose owner is provably gone (stale-work-dirs.ts).
+  const roots = [deps.workdir, ...(wiring.workRoots ?? [])];
+  let reaping: Promise<void> | null = null;
+  let again = false;
+  const reap = (): Promise<void> => {
+    if (reaping) {
+      again = true;
+      return reaping;
+    }
+    reaping = (async () => {
+      do {
+        again = false;
+        await reapWorkDirs(roots, log, wiring.reapMinAgeMs !== undefined ? { minAgeMs: wiring.reapMinAgeMs } : {}).catch((err: Error) => log.warn({ err: err.message }, 'reaping work folders failed'));
+      } while (again);
+      reaping = null;
+    })();
+    return reaping;
+  };
+  await reap();
   const runFixCheck = wiring.runFixCheck;
   // Fix checks share the queue (same workers, same per-installation fairness) under their own job name.
   const worker = new Worker(
@@ -79,10 +100,16 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
   const finalWord = (job: Job, reason: string): Promise<boolean> =>
     job.name === VERIFY_JOB ? finishFailedVerifyJob(job, reason, { registry, auth, log }) : postFinalWordForFailedJob(job, reason, { registry, auth, log });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
+  // A rejected promise nobody awaits would end the process, and with it every other job it runs: catch all.
+  const finalWordSafely = (job: Job, reason: string): void => {
+    finalWord(job, reason).catch((err: Error) => log.error({ jobId: job.id, err: err.message }, 'final word failed'));
+  };
   worker.on('failed', (job, err) => {
     // Final failures the processor did not announce itself (e.g. UnrecoverableError from bad job data).
-    if (job && (job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError')) void finalWord(job, err.message);
+    if (job && (job.attemptsMade >= (job.opts.attempts ?? 1) || err.name === 'UnrecoverableError')) finalWordSafely(job, err.message);
+    void reap();
   });
+  worker.on('completed', () => void reap());
   // Jobs failed by another process's stalled checker never reach this worker's 'failed' event: listen queue-wide.
   const queue = new Queue(REPRO_QUEUE, { connection, prefix });
   const events = new QueueEvents(REPRO_QUEUE, { connection: { url: env.REDIS_URL }, prefix });
@@ -105,6 +132,7 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
       await unsubscribe();
       const timer = setTimeout(() => worker.cancelAllJobs(SHUTDOWN_REASON), graceMs);
       await worker.close();
+      await reaping;
       clearTimeout(timer);
       await events.close();
       await queue.close();

@@ -2,6 +2,7 @@ import type { Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
 import { runUntilSignal } from '../cli/run-until-signal.js';
 import { readAppEnv } from '../config/app-env.js';
+import { readLocalExecConfig } from '../exec/config.js';
 import { createLineLogger } from '../log.js';
 
 const HELP = `usage: repgen worker
@@ -36,7 +37,7 @@ export const command: Command = {
     ]);
     // One set of executors for reproductions and fix checks.
     const executorFor = executorChooser({ log });
-    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }, executorFor), runFixCheck: wireFixCheck({ env: io.env, log }, executorFor), log });
+    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }, executorFor), runFixCheck: wireFixCheck({ env: io.env, log }, executorFor), log, workRoots: [readLocalExecConfig(io.env).workRoot] });
     await runUntilSignal(() => handle.close(), log);
     return 0;
   },

@@ -8,7 +8,7 @@ import type { LocalExecConfig } from './config.js';
 import { InvalidRunRequestError } from './errors.js';
 import { LAUNCHER_SOURCE } from './launcher.js';
 import { spawnAndWatch, type SpawnArgs, type WarmHandoff } from './local-watch.js';
-import { buildSandboxArgv, handWorkdirToSandbox, sandboxSpawn, unreachableBy, type SandboxPlan } from './sandbox.js';
+import { buildSandboxArgv, handWorkdirToSandbox, OUTER_ENV, sandboxSpawn, unreachableBy, type SandboxPlan } from './sandbox.js';
 import { buildScriptEnv } from './script-env.js';
 import { DEFAULT_WORKSPACE_MOUNT, type Isolation, type RunRequest, type RunResult } from './types.js';
 
@@ -98,6 +98,7 @@ export async function prepareSandbox(
     workspace: workspace?.mount,
     // Half the memory limit each: tmpfs pages count against the run's cgroup, and ENOSPC reads better than an OOM kill.
     tmpBytes: Math.max(16, Math.floor(req.limits.memoryMb / 2)) * 1024 * 1024,
+    env,
   });
   await handWorkdirToSandbox(plan, workdir);
 
@@ -109,7 +110,10 @@ export async function prepareSandbox(
       isolation.notes.push(`no cgroup for this run (${(err as Error).message.split('\n')[0]}): memory is limited per process only`);
     }
   }
-  const spawnArgs = sandboxSpawn(plan, { file, args }, cgroup, { cwd: workdir, env, detached: true }, stdin);
+  // With bubblewrap the script's env is set inside (--setenv): bwrap and what starts it get PATH only. Without a
+  // sandbox the script is the spawned process itself and gets its env directly.
+  const outerEnv = plan.kind === 'bwrap' ? { ...OUTER_ENV } : env;
+  const spawnArgs = sandboxSpawn(plan, { file, args }, cgroup, { cwd: workdir, env: outerEnv, detached: true }, stdin);
   return { spawnArgs, cgroup, outDir };
 }
 

@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { join } from 'node:path';
 import { killTree } from './kill-tree.js';
-import { removeWorkdir } from './local-fs.js';
 import { describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type Prepared, type RunContext, type RunShape } from './local-run.js';
 import { collectReport } from './local-watch.js';
+import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
 import type { Isolation, RunRequest, RunResult } from './types.js';
 import { parseReady, WARM_SOURCE } from './warm-pool.js';
@@ -93,13 +91,13 @@ export function createWarmPool(ctx: RunContext): WarmPool {
 
   async function startWarm(key: string, shape: RunShape): Promise<WarmEntry> {
     const { req, interpreter, plan } = shape;
-    const workdir = await mkdtemp(join(config.workRoot, 'repgen-run-'));
+    const workdir = await makeOwnedDir(config.workRoot, 'repgen-run-', { keep: config.keepWorkdir });
     const isolation = describeIsolation(plan, req.network);
     let prepared: Prepared;
     try {
       prepared = await prepareSandbox(ctx, workdir, shape, isolation, [interpreter, '-c', WARM_SOURCE], req.limits.cpuSeconds + WARM_IMPORT_CPU_S, 'pipe');
     } catch (err) {
-      await removeWorkdir(workdir);
+      await removeOwnedDir(workdir);
       throw err;
     }
     const { file, args, options } = prepared.spawnArgs;
@@ -146,7 +144,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) killTree(child.pid);
         await entry.ready;
         await prepared.cgroup?.remove();
-        if (!config.keepWorkdir) await removeWorkdir(workdir);
+        if (!config.keepWorkdir) await removeOwnedDir(workdir);
       },
     };
     // Not used for a while: give its memory back.
@@ -224,7 +222,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       );
     } finally {
       if (entry.child.pid !== undefined && entry.child.exitCode === null && entry.child.signalCode === null) killTree(entry.child.pid);
-      if (!config.keepWorkdir) await removeWorkdir(entry.workdir);
+      if (!config.keepWorkdir) await removeOwnedDir(entry.workdir);
       else log.info({ workdir: entry.workdir }, 'kept run work dir');
     }
   }

@@ -1,13 +1,12 @@
-import { mkdtemp } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
 import { InvalidRunRequestError } from './errors.js';
 import { ensureNativeLauncher } from './launcher-native.js';
-import { ensureDir, removeWorkdir, resolveInterpreter } from './local-fs.js';
+import { ensureDir, resolveInterpreter } from './local-fs.js';
 import { abortedResult, describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type RunContext, type RunShape } from './local-run.js';
 import { createWarmPool } from './local-warm-pool.js';
+import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { probeSandbox } from './sandbox.js';
 import { RunRequest, type Isolation, type RunRequestInput, type RunResult, type ScriptExecutor } from './types.js';
 
@@ -104,14 +103,14 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
 
     let workdir: string;
     try {
-      workdir = await mkdtemp(join(config.workRoot, 'repgen-run-'));
+      workdir = await makeOwnedDir(config.workRoot, 'repgen-run-', { keep: config.keepWorkdir });
     } catch (err) {
       throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
     }
     try {
       return await runCold(workdir, shape, isolation, signal, extraNotes);
     } finally {
-      if (!config.keepWorkdir) await removeWorkdir(workdir);
+      if (!config.keepWorkdir) await removeOwnedDir(workdir);
       else log.info({ workdir }, 'kept run work dir');
     }
   }

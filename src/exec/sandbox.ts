@@ -114,7 +114,16 @@ export interface SandboxArgvInput {
   seccompFd?: number;
   /** The command to run inside; it becomes the namespace's pid 1 (the launcher reaps what the script orphans). */
   inner: string[];
+  /**
+   * The script's environment, set by bwrap inside (--clearenv, --setenv) so the processes outside — the root shell
+   * joining the cgroup, setpriv, bwrap — run with PATH only: a request's LD_PRELOAD or LD_LIBRARY_PATH must not load
+   * into them, and nothing of RepGen's own environment sits in any process of the run.
+   */
+  env?: Record<string, string>;
 }
+
+/** The whole environment of the processes outside the sandbox (OUTER_ENV) and what bwrap sets inside. */
+export const OUTER_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH: SAFE_PATH });
 
 /** The fd a spawned bwrap reads its seccomp program from: the one after the launcher's report channel (fd 3). */
 export const SECCOMP_FD = 4;
@@ -172,6 +181,8 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
   // Last: the root and /dev are tmpfs the script's own uid owns; read-only, they cannot hold unbounded files.
   args.push('--remount-ro', '/dev', '--remount-ro', '/');
   if (plan.seccomp) args.push('--seccomp', String(input.seccompFd ?? SECCOMP_FD));
+  args.push('--clearenv');
+  for (const [name, value] of Object.entries(input.env ?? OUTER_ENV)) args.push('--setenv', name, value);
   return { file: plan.binary, args: [...args, '--', ...inner] };
 }
 
@@ -349,7 +360,7 @@ async function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string
       return `cannot create a cgroup: ${(err as Error).message}`;
     }
   }
-  const { file, args, options: spawnOptions } = sandboxSpawn(plan, cmd, cgroup, { cwd: workdir, env: { PATH: SAFE_PATH } });
+  const { file, args, options: spawnOptions } = sandboxSpawn(plan, cmd, cgroup, { cwd: workdir, env: { ...OUTER_ENV } });
   return new Promise((resolve) => {
     let stderr = '';
     let done = false;

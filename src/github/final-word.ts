@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Logger } from '../log.js';
+import { failedAsStalled, runsOfFailedJob } from '../queue/attempt-count.js';
 import { issueKey, ReproJob } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { finalFailureComment, progressMarker } from './messages.js';
@@ -21,12 +22,15 @@ export async function postFinalWordForFailedJob(
   if (!(await deps.registry.claimFinalWord(job.id))) return false;
   try {
     const { octokit } = await deps.auth(data.installationId);
-    const why = /stalled/i.test(reason) ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
+    const stalled = failedAsStalled(reason);
+    const why = stalled ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
+    // BullMQ's counters, read the way they are kept (src/queue/attempt-count.ts): attemptsStarted overstates.
+    const counters = { attemptsMade: job.attemptsMade, stalledCounter: job.stalledCounter, failedReason: reason };
     await octokit.rest.issues.updateComment({
       owner: data.owner,
       repo: data.repo,
       comment_id: data.commentId,
-      body: finalFailureComment(progressMarker(job.id), why, Math.max(job.attemptsStarted ?? 1, job.attemptsMade)),
+      body: finalFailureComment(progressMarker(job.id), why, runsOfFailedJob(counters), job.stalledCounter ?? 0),
     });
     return true;
   } catch (err) {

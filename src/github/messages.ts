@@ -62,6 +62,8 @@ export function cancelledComment(jobMarker: string, by: string): string {
   return `${jobMarker}\n🛑 **RepGen** run cancelled by ${by}. Nothing more will run; \`/repgen\` starts a new run.`;
 }
 
-export function finalFailureComment(jobMarker: string, reason: string, attempts: number): string {
-  return `${jobMarker}\n❌ **RepGen** could not finish this run after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${neutralise(reason.slice(0, 500))}\n\nThis is RepGen's failure, not a verdict on the bug. \`/repgen retry\` runs it again.`;
+/** `attempts`: runs that really started; `crashed`: how many of them ended with their worker dying (stalled). */
+export function finalFailureComment(jobMarker: string, reason: string, attempts: number, crashed = 0): string {
+  const died = crashed > 0 ? ` (the worker running it stopped in ${crashed === attempts ? (attempts === 1 ? 'it' : 'all of them') : `${crashed} of them`})` : '';
+  return `${jobMarker}\n❌ **RepGen** could not finish this run after ${attempts} attempt${attempts === 1 ? '' : 's'}${died}: ${neutralise(reason.slice(0, 500))}\n\nThis is RepGen's failure, not a verdict on the bug. \`/repgen retry\` runs it again.`;
 }

@@ -1,14 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
 import { CancelledError } from '../errors.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { ExitStatus, IssueInput, ProgressFn, ReproOutcome, StageName } from '../pipeline/types.js';
 import { buildProgressComment, buildResultComment, type StageProgress } from '../publish/build-result-comment.js';
 import { isCancelRequested } from '../queue/cancel-channel.js';
 import type { InstallationSlots } from '../queue/installation-slots.js';
+import { currentRun } from '../queue/attempt-count.js';
 import { issueKey, ReproJob } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { isBot } from './check-permission.js';
@@ -95,7 +96,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   // (Without a repository cap the operator's ceiling applies in the pipeline; this backstop then allows a day.)
   const budget = AbortSignal.timeout((data.config.caps.minutes ?? 1440) * 60_000 + 120_000);
   const runSignal = AbortSignal.any([local.signal, budget, ...(signal ? [signal] : [])]);
-  const dir = await mkdtemp(join(deps.workdir, 'repgen-job-'));
+  // Owned (a marker next to it), so a worker that dies mid-job leaves a folder the next reap can prove stale.
+  const dir = await makeOwnedDir(deps.workdir, 'repgen-job-');
   let publisher: IssuePublisher | null = null;
   try {
     const auth = await deps.auth(data.installationId);
@@ -123,7 +125,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
       await job.updateProgress({ stage, message }).catch(() => undefined);
       await pub.progress(`${progressMarker(jobId)}\n${buildProgressComment(stages, { secrets: [auth.token] })}`).catch(() => undefined);
     };
-    const restarted = (job.attemptsStarted ?? 1) > 1 ? ` (restarted: try ${job.attemptsStarted}; the previous one stopped before finishing)` : '';
+    // attemptsStarted also counts slot waits and shutdown hand-backs; only a stall means a run was cut short.
+    const restarted = (job.stalledCounter ?? 0) > 0 ? ` (restarted: try ${currentRun(job)}; the previous one stopped before finishing)` : '';
     await progress('intake', `reading the issue and checking out ${data.ref}${restarted}`);
     const issue = await readIssue(auth.octokit, data);
     const cloned = await (deps.clone ?? cloneAtRef)({ url: data.cloneUrl, ref: data.ref, token: auth.token, dir: join(dir, 'repo'), signal: runSignal });
@@ -155,7 +158,7 @@ export async function processReproJob(job: Job, token: string | undefined, signa
   } finally {
     stopLease();
     await deps.slots.release(data.installationId, jobId).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeOwnedDir(dir).catch(() => undefined);
   }
 }
 
@@ -282,7 +285,9 @@ async function failAttempt(job: Job, data: ReproJob, jobId: string, deps: Proces
     await pub?.progress(`${progressMarker(jobId)}\n⚠️ **RepGen** attempt ${attempt} of ${attempts} failed (${reason.slice(0, 300)}); it will be retried automatically.`).catch(() => undefined);
     return error;
   }
-  if (pub && (await deps.registry.claimFinalWord(jobId))) await pub.final(finalFailureComment(progressMarker(jobId), reason, attempts)).catch(() => undefined);
+  // Runs that ended with their worker dying are not in attemptsMade (BullMQ bounds them by maxStalledCount): say them.
+  const runs = currentRun(job);
+  if (pub && (await deps.registry.claimFinalWord(jobId))) await pub.final(finalFailureComment(progressMarker(jobId), reason, runs, job.stalledCounter ?? 0)).catch(() => undefined);
   await deps.registry.releaseIssue(issueKey(data), jobId);
   return new UnrecoverableError(reason);
 }

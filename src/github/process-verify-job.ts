@@ -1,12 +1,14 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';
 import { redactSecrets } from '../publish/neutralize.js';
+import { failedAsStalled, runsOfFailedJob } from '../queue/attempt-count.js';
 import type { InstallationSlots } from '../queue/installation-slots.js';
 import { issueKey } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
@@ -76,7 +78,8 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
   // A backstop: each run has its own time limit (the run spec's), so this only catches a hung step.
   const budget = AbortSignal.timeout((data.config.caps.minutes ?? 1440) * 60_000 + 120_000);
   const runSignal = AbortSignal.any([budget, ...(signal ? [signal] : [])]);
-  const dir = await mkdtemp(join(deps.workdir, 'repgen-verify-'));
+  // Owned (a marker next to it), so a worker that dies mid-job leaves a folder the next reap can prove stale.
+  const dir = await makeOwnedDir(deps.workdir, 'repgen-verify-');
   let auth: InstallationAuth | null = null;
   const sha = data.pr.headSha;
   try {
@@ -149,7 +152,7 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
   } finally {
     stopLease();
     await deps.slots.release(data.installationId, jobId).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeOwnedDir(dir).catch(() => undefined);
   }
 }
 
@@ -183,8 +186,9 @@ export async function finishFailedVerifyJob(job: Job, reason: string, deps: { re
   if (!(await deps.registry.claimFinalWord(job.id))) return true;
   try {
     const { octokit, token } = await deps.auth(parsed.data.installationId);
-    const why = /stalled/i.test(reason) ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
-    await completeCheck(octokit, parsed.data, failedCheck(why, Math.max(job.attemptsStarted ?? 1, job.attemptsMade)), [token]);
+    const why = failedAsStalled(reason) ? 'the worker running it stopped (killed or out of memory) more times than RepGen retries' : reason;
+    const runs = runsOfFailedJob({ attemptsMade: job.attemptsMade, stalledCounter: job.stalledCounter, failedReason: reason });
+    await completeCheck(octokit, parsed.data, failedCheck(why, runs), [token]);
   } catch (err) {
     deps.log.warn({ jobId: job.id, err: (err as Error).message }, 'could not complete the check run of a failed fix check');
   }

@@ -141,11 +141,13 @@ describe('local executor (auto sandbox)', () => {
     expect(r.notes).toEqual(['1 symlink(s) under $REPGEN_OUT not followed']);
   });
 
-  it('removes the work dir afterwards', async () => {
-    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os\nprint(os.getcwd())' }], entry: 'a.py' });
-    const cwd = r.stdout.trim();
+  it('removes the work dir and its owner marker afterwards (the marker sits outside the script’s reach)', async () => {
+    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os\nprint(os.getcwd(), os.path.exists(os.getcwd() + ".owner"))' }], entry: 'a.py' });
+    const [cwd = '', seen] = r.stdout.trim().split(' ');
     expect(cwd.startsWith(join(workRoot, 'repgen-run-'))).toBe(true);
+    expect(seen).toBe('False');
     expect(existsSync(cwd)).toBe(false);
+    expect(existsSync(`${cwd}.owner`)).toBe(false);
   });
 
   it('reports CPU time and peak memory of the script, measured by wait4', async () => {

@@ -78,6 +78,19 @@ describe('buildSandboxArgv', () => {
     expect(pairs(args, '--bind')).toEqual([['/tmp/w', '/tmp/w']]);
   });
 
+  it('bwrap sets the script env inside (--clearenv, --setenv), so whatever starts bwrap needs PATH only', () => {
+    const env = { PATH: '/usr/bin', LD_LIBRARY_PATH: '/w/lib', REPGEN_OUT: '/w/out' };
+    const { args } = buildSandboxArgv({ plan: bwrap, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes, env });
+    const setenv = args.flatMap((a, i) => (a === '--setenv' ? [[args[i + 1], args[i + 2]]] : []));
+    expect(setenv).toEqual(Object.entries(env));
+    expect(args.indexOf('--clearenv')).toBeLessThan(args.indexOf('--setenv'));
+    expect(args.slice(-3)).toEqual(['--', ...inner]);
+    // Without an env (the probe) bwrap still clears what it was started with.
+    const probe = buildSandboxArgv({ plan: bwrap, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes }).args;
+    expect(probe).toContain('--clearenv');
+    expect(probe.filter((a) => a === '--setenv')).toHaveLength(1);
+  });
+
   it('bwrap with network=true keeps the host network and everything else', () => {
     const { args } = buildSandboxArgv({ plan: bwrap, network: true, workdir: '/w', readOnlyPaths: [], inner, tmpBytes });
     expect(args).not.toContain('--unshare-net');

@@ -17,4 +17,11 @@ describe('App messages', () => {
     expect(text).toContain('- `gpus`: is not a known setting');
     expect(text).toContain('nothing was run');
   });
+
+  it('says how many attempts ran and how many ended with the worker dying', () => {
+    expect(finalFailureComment('', 'x', 3)).toContain('after 3 attempts: x');
+    expect(finalFailureComment('', 'x', 1, 1)).toContain('after 1 attempt (the worker running it stopped in it): x');
+    expect(finalFailureComment('', 'x', 2, 2)).toContain('after 2 attempts (the worker running it stopped in all of them)');
+    expect(finalFailureComment('', 'x', 4, 1)).toContain('after 4 attempts (the worker running it stopped in 1 of them)');
+  });
 });

@@ -32,7 +32,7 @@ export interface Harness {
   redis: Redis;
   env: AppEnv;
   prefix: string;
-  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>, extra?: { runFixCheck?: RunFixCheck }) => Promise<ReproWorkerHandle>;
+  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>, extra?: { runFixCheck?: RunFixCheck; workRoots?: string[]; reapMinAgeMs?: number }) => Promise<ReproWorkerHandle>;
   close: () => Promise<void>;
 }
 

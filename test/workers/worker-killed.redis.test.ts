@@ -1,6 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
 
@@ -15,7 +20,7 @@ let repo: ReturnType<typeof makeGitRepo>;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  h = await startHarness('killed', { github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' } } }, env: FAST_STALL });
+  h = await startHarness('killed', { github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' }, 303: { title: 't', body: 'b' } } }, env: FAST_STALL });
   repo = makeGitRepo();
 });
 afterAll(async () => {
@@ -46,21 +51,32 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
 const progressBody = (n: number) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
 
 describe('a worker killed mid-job', () => {
-  it('is replaced: the job is retried by another worker and the issue gets its result', async () => {
-    const { child, started } = await startStuckWorker({});
+  it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
+    const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
+    const { child, started } = await startStuckWorker({ REPGEN_WORKDIR: workdir });
     await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 301, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
     const jobId = await started;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
+    // The SIGKILLed worker left its job folder and the marker naming it as the owner.
+    const left = readdirSync(workdir).filter((n) => n.startsWith('repgen-job-') && !n.endsWith('.owner'));
+    expect(left).toHaveLength(1);
     const runs: string[] = [];
+    const seen: string[][] = [];
     const pipeline: RunPipeline = async (req) => {
       runs.push(req.jobId);
+      seen.push(readdirSync(workdir));
       return reproducedOutcome();
     };
-    const w = await h.startWorker(pipeline);
+    const w = await h.startWorker(pipeline, { REPGEN_WORKDIR: workdir }, { reapMinAgeMs: 0 });
     await waitFor('final word after the kill', () => /Reproduced/.test(progressBody(301)), 45_000);
     await w.close(0);
     expect(runs).toEqual([jobId]);
+    // Reaped at start (before the retry ran); the live job's own folder was there during its run, gone after.
+    expect(seen[0]).not.toContain(left[0]);
+    expect(seen[0]?.filter((n) => n.startsWith('repgen-job-') && !n.endsWith('.owner'))).toHaveLength(1);
+    expect(readdirSync(workdir)).toEqual([]);
+    rmSync(workdir, { recursive: true, force: true });
     expect(h.gh.labels.get(301)).toEqual(['repro:confirmed']);
   });
 
@@ -79,6 +95,38 @@ describe('a worker killed mid-job', () => {
     await w.close(0);
     expect(ran).toBe(false);
     expect(progressBody(302)).toContain('the worker running it stopped');
+    // One run, cut short; BullMQ's pick-up that only fails the job is no attempt (attemptsStarted says 2).
+    expect(progressBody(302)).toContain('after 1 attempt (the worker running it stopped in it)');
     expect(await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#302`)).toBe(0);
+  });
+
+  it('counts only the runs that happened: two killed workers are 2 attempts, not 3', async () => {
+    const stall = { REPGEN_MAX_STALLED: '1' };
+    const first = await startStuckWorker(stall);
+    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 303, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    const jobId = await first.started;
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    // The second stuck worker's stalled check hands it the job again; then it dies too.
+    const second = await startStuckWorker(stall);
+    expect(await second.started).toBe(jobId);
+    expect(progressBody(303)).toContain('restarted: try 2');
+    second.child.kill('SIGKILL');
+    await new Promise((r) => second.child.once('exit', r));
+    let ran = false;
+    const w = await h.startWorker(async () => {
+      ran = true;
+      return reproducedOutcome();
+    }, stall);
+    await waitFor('final failure word', () => /could not finish/.test(progressBody(303)), 45_000);
+    await w.close(0);
+    expect(ran).toBe(false);
+    const queue = new Queue(REPRO_QUEUE, { connection: h.redis, prefix: h.prefix });
+    const job = await queue.getJob(jobId);
+    await queue.close();
+    // What BullMQ itself says: started 3 times (the last only to fail it), stalled twice.
+    expect(job?.attemptsStarted).toBe(3);
+    expect(job?.stalledCounter).toBe(2);
+    expect(progressBody(303)).toContain('after 2 attempts (the worker running it stopped in all of them)');
   });
 });
