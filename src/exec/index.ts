@@ -1,8 +1,10 @@
+import { isIP } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { SetupError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { silentLogger, type Logger } from '../log.js';
 import { LocalExecConfig, readLocalExecConfig } from './config.js';
-import { KubernetesExecConfig, readKubernetesConfig } from './kubernetes-config.js';
+import { KubernetesExecConfig, readKubernetesConfig, type KubernetesConfig } from './kubernetes-config.js';
 import type { ScriptExecutor } from './types.js';
 
 export type { ScriptExecutor, RunRequest, RunRequestInput, RunResult } from './types.js';
@@ -22,6 +24,8 @@ export type ExecConfig = z.infer<typeof ExecConfig>;
 export interface ExecutorDeps {
   /** @defaultValue silentLogger */
   log?: Logger;
+  /** Cluster access of the Kubernetes kind (tests). @defaultValue KubeConfig.loadFromDefault() */
+  kubeConfig?: KubeConfig;
 }
 
 /** Builds the configured executor. Heavy adapters are imported only when their kind is chosen. */
@@ -31,12 +35,46 @@ export async function createExecutor(cfg: ExecConfig, deps: ExecutorDeps = {}): 
       const { createLocalExecutor } = await import('./local.js');
       return createLocalExecutor(cfg, deps);
     }
-    case 'kubernetes': {
-      // Loads @kubernetes/client-node (and undici) only when a cluster is the executor.
-      const { createKubernetesExecutor } = await import('./kubernetes.js');
-      return createKubernetesExecutor({ config: cfg, ...(deps.log ? { log: deps.log } : {}) });
-    }
+    case 'kubernetes':
+      return createKubernetes(cfg, deps);
   }
+}
+
+/**
+ * The Kubernetes executor with the worker's workspace server: repro pods fetch the checkout from it (one-time
+ * tar offers, kubernetes-workspace.ts). Without REPGEN_K8S_WORKSPACE_URL there is no server, and the renderer
+ * refuses a run with a workspace by naming the variable rather than run the script without its project.
+ */
+async function createKubernetes(cfg: KubernetesConfig, deps: ExecutorDeps): Promise<ScriptExecutor> {
+  // Loads @kubernetes/client-node (and undici) only when a cluster is the executor.
+  const [{ createKubernetesExecutor }, { WorkspaceServer }] = await Promise.all([import('./kubernetes.js'), import('./kubernetes-workspace.js')]);
+  const log = deps.log ?? silentLogger;
+  const options = { config: cfg, log, ...(deps.kubeConfig ? { kubeConfig: deps.kubeConfig } : {}) };
+  if (!cfg.workspaceUrl) {
+    log.warn({}, "REPGEN_K8S_WORKSPACE_URL is not set: Kubernetes runs that need the project's checkout will be refused");
+    return createKubernetesExecutor(options);
+  }
+  const host = new URL(cfg.workspaceUrl).hostname.replace(/^\[|\]$/g, '');
+  if (!isIP(host)) {
+    // k8s/base gives repro pods no DNS, and a Service would send a fetch to a replica that holds no offer.
+    log.warn({ host }, 'REPGEN_K8S_WORKSPACE_URL names a host, not an IP: repro pods must resolve it and reach this very worker (k8s/ uses the pod IP)');
+  }
+  const server = new WorkspaceServer({ publicUrl: cfg.workspaceUrl, port: cfg.workspacePort });
+  try {
+    await server.start();
+  } catch (err) {
+    throw new SetupError(`cannot open the workspace port ${cfg.workspacePort} (REPGEN_K8S_WORKSPACE_PORT): ${err instanceof Error ? err.message : String(err)}`);
+  }
+  log.info({ port: server.port, url: cfg.workspaceUrl }, 'workspace server listening');
+  const executor = createKubernetesExecutor({ ...options, workspaceServer: server });
+  return {
+    name: executor.name,
+    run: (request, signal) => executor.run(request, signal),
+    close: async () => {
+      await executor.close?.();
+      await server.close();
+    },
+  };
 }
 
 const ExecutorKindEnv = z.object({ REPGEN_EXECUTOR: z.string().optional() });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ImageRule, KubernetesEnv, Toleration } from '../config/env/kubernetes-env.js';
+import { ImageRule, KubernetesEnv, Toleration, WorkspaceUrl } from '../config/env/kubernetes-env.js';
 import { parseEnv } from '../config/operator-env.js';
 
 /**
@@ -73,6 +73,10 @@ export const KubernetesExecConfig = z
     inlineFileBytes: z.number().int().min(0).default(65_536),
     /** At most this many files of $REPGEN_OUT are listed. @defaultValue 200 */
     maxOutputFiles: z.number().int().positive().default(200),
+    /** Where repro pods reach the worker's workspace server; unset, a run with a workspace is refused. */
+    workspaceUrl: WorkspaceUrl.optional(),
+    /** The port the worker's workspace server listens on. @defaultValue 8472 */
+    workspacePort: z.number().int().min(1).max(65_535).default(8472),
   })
   .strict();
 export type KubernetesConfig = z.infer<typeof KubernetesExecConfig>;
@@ -103,6 +107,8 @@ export function kubernetesConfigFrom(s: KubernetesEnv): KubernetesConfig {
     imagePullSecret: s.REPGEN_K8S_IMAGE_PULL_SECRET,
     priorityClassName: s.REPGEN_K8S_PRIORITY_CLASS,
     kueueQueue: s.REPGEN_K8S_KUEUE_QUEUE,
+    workspaceUrl: s.REPGEN_K8S_WORKSPACE_URL,
+    workspacePort: s.REPGEN_K8S_WORKSPACE_PORT,
   });
 }
 

@@ -46,6 +46,28 @@ describe('settings', () => {
     expect(() => readKubernetesConfig({ REPGEN_K8S_GPU_TOLERATIONS: '[{"operator":"Maybe"}]' })).toThrow(/REPGEN_K8S_GPU_TOLERATIONS/);
     expect(() => readKubernetesConfig({ REPGEN_K8S_NAMESPACE: 'Not_A_Namespace' })).toThrow(/REPGEN_K8S_NAMESPACE/);
   });
+
+  it('reads the workspace URL and port, and refuses a URL the init container could not use or that would leak', () => {
+    expect(readKubernetesConfig({})).toMatchObject({ workspacePort: 8472 });
+    expect(readKubernetesConfig({}).workspaceUrl).toBeUndefined();
+    expect(readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: 'http://10.4.0.17:8472', REPGEN_K8S_WORKSPACE_PORT: '9000' })).toMatchObject({ workspaceUrl: 'http://10.4.0.17:8472', workspacePort: 9000 });
+    expect(readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: 'https://[fd00::7]:8472/' }).workspaceUrl).toBe('https://[fd00::7]:8472/');
+    const refused: Array<[string, RegExp]> = [
+      ['ftp://10.0.0.1:8472', /http:\/\/ or https:\/\//],
+      ['not a url', /http:\/\/ or https:\/\//],
+      ['http://user:pw@10.0.0.1:8472', /credentials/],
+      ['http://10.0.0.1:8472/workspace', /without a path/],
+      ['http://10.0.0.1:8472?x=1', /without a path/],
+      // The pod's env lists POD_IP after the URL, or not at all: Kubernetes leaves the reference as it is.
+      ['http://$(POD_IP):8472', /unexpanded \$\(POD_IP\)/],
+    ];
+    for (const [url, why] of refused) {
+      expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: url }), url).toThrow(SetupError);
+      expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: url }), url).toThrow(new RegExp(`REPGEN_K8S_WORKSPACE_URL: .*${why.source}`));
+    }
+    expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_PORT: '0' })).toThrow(/REPGEN_K8S_WORKSPACE_PORT/);
+    expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_PORT: '65536' })).toThrow(/REPGEN_K8S_WORKSPACE_PORT/);
+  });
 });
 
 describe('labels', () => {

@@ -123,6 +123,58 @@ describe('k8s/ manifests', () => {
     expect(JSON.stringify(base)).not.toContain('egress-allowlist');
   });
 
+  it("wires the workspace port: each worker advertises its own pod IP on 8472, and both policies match exactly those pods", () => {
+    const worker = ofKind('Deployment').find((d) => d.metadata.name === 'repgen-worker')!;
+    const workerLabels = worker.spec.template.metadata.labels as Record<string, string>;
+    const c = worker.spec.template.spec.containers[0];
+    expect(c.ports).toContainEqual({ name: 'workspace', containerPort: 8472, protocol: 'TCP' });
+    const env = c.env as Obj[];
+    const names = env.map((e) => e.name);
+    const url = env.find((e) => e.name === 'REPGEN_K8S_WORKSPACE_URL')!.value as string;
+    expect(url).toBe('http://$(POD_IP):8472');
+    expect(env.find((e) => e.name === 'POD_IP')!.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    // The kubelet expands $(POD_IP) only from variables listed before it.
+    expect(names.indexOf('POD_IP')).toBeLessThan(names.indexOf('REPGEN_K8S_WORKSPACE_URL'));
+    const baseConfig = docs.find((d) => d.file === join('base', 'app-config.yaml'))!.doc.data as Record<string, string>;
+    const cfg = readKubernetesConfig({ ...baseConfig, REPGEN_K8S_WORKSPACE_URL: url.replace('$(POD_IP)', '10.4.0.17') });
+    expect(new URL(cfg.workspaceUrl!).port).toBe(String(cfg.workspacePort));
+    expect(cfg.workspacePort).toBe(8472);
+
+    // The API server labels every namespace kubernetes.io/metadata.name=<name>.
+    const nsLabels = (name: string) => ({ ...ofKind('Namespace').find((n) => n.metadata.name === name)!.metadata.labels, 'kubernetes.io/metadata.name': name });
+    const fits = (sel: Obj | undefined, labels: Record<string, string>) =>
+      Object.keys(sel?.matchLabels ?? {}).length > 0 && Object.entries(sel!.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+    const config = KubernetesExecConfig.parse({ kind: 'kubernetes' });
+    const files = [{ path: 'm.py', content: '' }];
+    const fetching = renderRun(RunRequest.parse({ files, entry: 'm.py', workspace: { hostPath: '/tmp/x' } }), config, {
+      runId: 'w',
+      workspace: { url: 'http://10.4.0.17:8472/workspace/0', token: 't' },
+    }).job.spec!.template.metadata!.labels!;
+    const plain = renderRun(RunRequest.parse({ files, entry: 'm.py' }), config, { runId: 'p' }).job.spec!.template.metadata!.labels!;
+
+    // Egress of the fetching repro pods: to the worker pods of the worker's namespace, port 8472.
+    const egress = ofKind('NetworkPolicy').filter((p) => p.metadata.namespace === 'repgen-repro' && fits(p.spec.podSelector, fetching) && (p.spec.egress ?? []).length > 0);
+    expect(egress).toHaveLength(1);
+    const to = egress[0]!.spec.egress[0].to[0];
+    expect(fits(to.namespaceSelector, nsLabels(worker.metadata.namespace))).toBe(true);
+    expect(fits(to.podSelector, workerLabels)).toBe(true);
+    expect(fits(egress[0]!.spec.podSelector, plain)).toBe(false);
+
+    // Ingress of the worker: that port, from those pods only.
+    const ingress = ofKind('NetworkPolicy').filter((p) => p.metadata.namespace === worker.metadata.namespace && fits(p.spec.podSelector, workerLabels));
+    expect(ingress).toHaveLength(1);
+    expect(ingress[0]!.spec.policyTypes).toEqual(['Ingress']);
+    expect(ingress[0]!.spec.ingress).toHaveLength(1);
+    const rule = ingress[0]!.spec.ingress[0];
+    expect(rule.ports).toEqual([{ protocol: 'TCP', port: 8472 }]);
+    expect(rule.from).toHaveLength(1);
+    expect(fits(rule.from[0].namespaceSelector, nsLabels('repgen-repro'))).toBe(true);
+    expect(fits(rule.from[0].podSelector, fetching)).toBe(true);
+    expect(fits(rule.from[0].podSelector, plain)).toBe(false);
+    // No Service fronts the workers: it would hand a fetch to a replica that holds no offer.
+    expect(ofKind('Service').filter((s) => fits({ matchLabels: s.spec.selector }, workerLabels))).toEqual([]);
+  });
+
   it("limits the worker's Role to the repro namespace: jobs, pods, pods/log, configmaps, never Secrets", () => {
     expect(ofKind('ClusterRole')).toEqual([]);
     expect(ofKind('ClusterRoleBinding')).toEqual([]);

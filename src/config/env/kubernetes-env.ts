@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { doc, intMin, jsonSetting } from './define.js';
+import { doc, intMin, intRange, jsonSetting } from './define.js';
+
+/**
+ * Where repro pods fetch the checkout from: the worker's own workspace port. http(s) only, because the init
+ * container's fetcher speaks nothing else; a URL with a path or credentials would be glued to offer ids or
+ * leak into every Job spec, so neither is accepted.
+ */
+export const WorkspaceUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  // zod runs every check even after z.url fails; an unparsable value is already reported by it.
+  .refine((u) => !URL.canParse(u) || (new URL(u).username === '' && new URL(u).password === ''), 'must not carry credentials')
+  .refine((u) => !URL.canParse(u) || (/^\/*$/.test(new URL(u).pathname) && new URL(u).search === '' && new URL(u).hash === ''), 'must be scheme://host:port, without a path or query')
+  // Kubernetes leaves `$(POD_IP)` as it is when POD_IP is not defined above it in the container's env.
+  .refine((u) => !URL.canParse(u) || /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9.-]*[a-z0-9])?)$/.test(new URL(u).hostname), 'host must be a DNS name or an IP address (an unexpanded $(POD_IP)?)');
 
 /** One row of the image table: the first row whose `match` and `gpu` fit the request wins. */
 export const ImageRule = z
@@ -48,6 +61,8 @@ export const KubernetesEnv = z.object({
   REPGEN_K8S_RUN_AS_USER: doc(intMin(1).default(1000), { description: 'uid/gid of the repro container (never root)' }),
   REPGEN_K8S_IMAGE_PULL_SECRET: doc(z.string().min(1).optional(), { description: 'imagePullSecret name (referenced, never read)', shown: '—' }),
   REPGEN_K8S_PRIORITY_CLASS: doc(z.string().min(1).optional(), { description: 'priorityClassName of repro pods', shown: '—' }),
+  REPGEN_K8S_WORKSPACE_URL: doc(WorkspaceUrl.optional(), { description: "URL repro pods reach the worker's workspace port at (`http://$(POD_IP):8472` in k8s/); unset: runs with the checkout are refused", shown: '—' }),
+  REPGEN_K8S_WORKSPACE_PORT: doc(intRange(1, 65_535).default(8472), { description: "port the worker's workspace server listens on (one-time tar offers of the checkout)" }),
   REPGEN_K8S_KUEUE_QUEUE: doc(z.string().min(1).optional(), { description: 'Kueue LocalQueue; Jobs then carry `kueue.x-k8s.io/queue-name`', shown: '—' }),
 });
 export type KubernetesEnv = z.infer<typeof KubernetesEnv>;
