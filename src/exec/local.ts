@@ -7,6 +7,7 @@ import { InvalidRunRequestError } from './errors.js';
 import { ensureNativeLauncher } from './launcher-native.js';
 import { ensureDir, removeWorkdir, resolveInterpreter } from './local-fs.js';
 import { abortedResult, describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type RunContext, type RunShape } from './local-run.js';
+import { interpreterFingerprint } from './local-fingerprint.js';
 import { createWarmPool } from './local-warm-pool.js';
 import { probeSandbox } from './sandbox.js';
 import { RunRequest, type Isolation, type RunRequestInput, type RunResult, type ScriptExecutor } from './types.js';
@@ -21,7 +22,7 @@ export interface LocalExecutorDeps {
 }
 
 /** The local executor: a ScriptExecutor, plus warmUp() for its warm pool. */
-export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(input: RunRequestInput): Promise<boolean> };
+export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(input: RunRequestInput): Promise<boolean>; environmentKey(): Promise<string | null> };
 
 /**
  * The local adapter of ScriptExecutor: each run gets a fresh throwaway work dir, a clean environment, a sandbox
@@ -134,5 +135,11 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     await pool.close();
   }
 
-  return { name: 'local', run, close, warmUp };
+  /** The default interpreter's fingerprint (local-fingerprint.ts); null when it cannot be found or would not answer. */
+  async function environmentKey(): Promise<string | null> {
+    const interpreter = await resolveInterpreter(config.python).catch(() => null);
+    return interpreter ? interpreterFingerprint(interpreter, config.readOnlyPaths) : null;
+  }
+
+  return { name: 'local', run, close, warmUp, environmentKey };
 }
