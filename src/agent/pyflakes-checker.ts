@@ -36,7 +36,8 @@ function runTool(cmd: string, args: string[], input: string, timeoutMs: number, 
   });
 }
 
-let pylintAvailable: Promise<boolean> | null = null;
+/** Known once per process: a missing pylint answers `No module named pylint` (asking `--version` first cost a 2 s start). */
+let pylintMissing = false;
 
 /** pyflakes always; `pylint -E` when installed, with torch's dynamic members silenced (they are false alarms). */
 export function createPyflakesChecker(options: PyflakesCheckerOptions = {}): StaticChecker {
@@ -56,15 +57,17 @@ export function createPyflakesChecker(options: PyflakesCheckerOptions = {}): Sta
       const findings = [...parsed.findings];
       const syntaxBroken = findings.some((f) => f.severity === 'error' && !f.message.startsWith('undefined name'));
       if (wantPylint && !syntaxBroken) {
-        pylintAvailable ??= runTool(python, ['-m', 'pylint', '--version'], '', timeoutMs).then((r) => r.code === 0, () => false);
-        if (await pylintAvailable) {
-          const lint = await runTool(
-            python,
-            ['-m', 'pylint', '-E', '--disable=no-member,import-error,no-name-in-module,not-callable,unsubscriptable-object,undefined-variable', '--score=n', '--output-format=text', '--from-stdin', 'repro.py'],
-            script,
-            timeoutMs,
-            signal,
-          );
+        const lint = pylintMissing
+          ? null
+          : await runTool(
+              python,
+              ['-m', 'pylint', '-E', '--disable=no-member,import-error,no-name-in-module,not-callable,unsubscriptable-object,undefined-variable', '--score=n', '--output-format=text', '--from-stdin', 'repro.py'],
+              script,
+              timeoutMs,
+              signal,
+            );
+        if (lint && /No module named pylint/.test(lint.stderr)) pylintMissing = true;
+        if (lint && !pylintMissing) {
           tools.push('pylint -E');
           findings.push(...parsePylintOutput(lint.stdout));
         } else tools.push('pylint not installed');

@@ -5,6 +5,7 @@ import { InvalidRunRequestError } from './errors.js';
 import { ensureNativeLauncher } from './launcher-native.js';
 import { ensureDir, resolveInterpreter } from './local-fs.js';
 import { abortedResult, describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type RunContext, type RunShape } from './local-run.js';
+import { interpreterFingerprint } from './local-fingerprint.js';
 import { createWarmPool } from './local-warm-pool.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { probeSandbox } from './sandbox.js';
@@ -20,7 +21,7 @@ export interface LocalExecutorDeps {
 }
 
 /** The local executor: a ScriptExecutor, plus warmUp() for its warm pool. */
-export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(input: RunRequestInput): Promise<boolean> };
+export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(input: RunRequestInput): Promise<boolean>; environmentKey(): Promise<string | null> };
 
 /**
  * The local adapter of ScriptExecutor: each run gets a fresh throwaway work dir, a clean environment, a sandbox
@@ -133,5 +134,11 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     await pool.close();
   }
 
-  return { name: 'local', run, close, warmUp };
+  /** The default interpreter's fingerprint (local-fingerprint.ts); null when it cannot be found or would not answer. */
+  async function environmentKey(): Promise<string | null> {
+    const interpreter = await resolveInterpreter(config.python).catch(() => null);
+    return interpreter ? interpreterFingerprint(interpreter, config.readOnlyPaths) : null;
+  }
+
+  return { name: 'local', run, close, warmUp, environmentKey };
 }

@@ -144,4 +144,10 @@ export interface ScriptExecutor {
   run(request: RunRequestInput, signal?: AbortSignal): Promise<RunResult>;
   /** Stops what the executor keeps between runs (the local warm pool); runs after it start cold. */
   close?(): Promise<void>;
+  /**
+   * A fingerprint of what decides which modules a run can import (the interpreter and the folders on its
+   * sys.path): equal keys, equal environment probe answers, so the probe may be cached on disk under it.
+   * Absent or null when the executor cannot tell (a cluster's image, setup commands): nothing is cached then.
+   */
+  environmentKey?(): Promise<string | null>;
 }

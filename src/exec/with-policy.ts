@@ -31,7 +31,14 @@ export function withPolicy(executor: ScriptExecutor, policy: ExecPolicy): Script
     name: executor.name,
     run: (req: RunRequestInput, signal?: AbortSignal) => executor.run(applyPolicy(req, policy), signal),
     ...(executor.close ? { close: () => (executor.close as () => Promise<void>)() } : {}),
+    // Setup commands (pip install …) change what imports, run by run: no key then. The image is part of it.
+    ...(executor.environmentKey && policy.setup.length === 0 ? { environmentKey: () => policyKey(executor, policy) } : {}),
   };
+}
+
+async function policyKey(executor: ScriptExecutor, policy: ExecPolicy): Promise<string | null> {
+  const inner = (await executor.environmentKey?.()) ?? null;
+  return inner === null ? null : `${inner}\u0000${policy.image ?? ''}`;
 }
 
 /** The request as `policy` lets it run. Pure. */

@@ -8,7 +8,7 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import { environmentRecord, importedModules, missingModules, probeEnvironment, referencedModules, runPlan, type EnvironmentProbe, type ReproPlan } from '../plan/index.js';
+import { createDiskProbeStore, environmentRecord, importedModules, missingModules, probeEnvironment, referencedModules, runPlan, type EnvironmentProbe, type ProbeStore, type ReproPlan } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
@@ -51,6 +51,8 @@ export interface ReproDeps {
   checker?: StaticChecker;
   /** @defaultValue loaded from prompts/ when there is a model */
   prompts?: AgentPrompts & { report: Prompt };
+  /** Where probe answers outlive the process. @defaultValue a folder store at settings.probeCacheDir, none when null */
+  probeStore?: ProbeStore;
   now?: () => number;
 }
 
@@ -119,6 +121,11 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   const notes: string[] = [];
   const llmReason = deps.llmReason ?? 'no LLM configured';
   const checker = deps.checker ?? createPyflakesChecker({ python: s.staticPython, pylint: s.pylint });
+  // Tier 0 needs only pyflakes' verdict before its run; pylint -E (seconds of CPU, astroid reads torch) is wanted
+  // only by the outcome, so with the default checker it runs alongside the probe, the run and the confirmation.
+  const lateLint = !deps.checker && s.pylint;
+  const firstChecker = lateLint ? createPyflakesChecker({ python: s.staticPython, pylint: false }) : checker;
+  let lintDone: Promise<void> | null = null;
   let usage: LlmUsage = NO_USAGE;
   let report: ReportResult | null = null;
   let plan: ReproPlan | null = null;
@@ -242,16 +249,29 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   const ranProject = input.workspace?.packages?.length ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages) : [];
   const blocks = report.facts.pythonBlocks.length ? report.facts.pythonBlocks : ranProject.length ? [ranProject.join('\n')] : [];
   if (blocks.length) {
-    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` }, { checker }, signal);
+    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` }, { checker: firstChecker }, signal);
+    if (lateLint) {
+      const linted = snippet.script;
+      // The report replaces pyflakes' alone once it lands (the same pyflakes findings, plus pylint's); a failed
+      // or cancelled pylint keeps pyflakes' report, as a missing pylint would.
+      lintDone = checker.check(linted, signal).then(
+        (full) => {
+          if (snippet) snippet = { ...snippet, static: full };
+        },
+        () => undefined,
+      );
+    }
     if (!report.facts.pythonBlocks.length) notes.push(`the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`);
   }
   const code = snippet?.script ?? '';
   const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
-  const probed = await probeEnvironment(deps.executor, [...importedModules(code), ...referencedModules(code)], signal, workspace);
+  const probeOptions = { store: deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined) };
+  const probed = await probeEnvironment(deps.executor, [...importedModules(code), ...referencedModules(code)], signal, workspace, probeOptions);
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
     await deps.progress('plan', 'failed: the executor cannot run scripts');
+    await lintDone;
     return finish(null);
   }
   // The project's own packages are in the workspace: one that fails to import is not missing, its import may be the bug.
@@ -303,7 +323,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       now: deps.now,
       onActivity: (what) => deps.progress('agent', what),
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
-      checkImports: async (modules, sig) => (await missingModules(deps.executor, modules, sig, workspace)).filter((m) => !projectPackages.has(m)),
+      checkImports: async (modules, sig) => (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
     },
     signal,
   );
@@ -316,7 +336,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   // 5 confirm
   if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
     await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
-    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor, workspace }, signal);
+    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, parallel: s.parallelRuns, settings: s }, { executor: deps.executor, workspace }, signal);
     if (confirm.infra) notes.push(`a confirmation run failed for infrastructure reasons: ${confirm.infra}`);
     await deps.progress('confirm', `reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} runs`);
   } else {
@@ -324,6 +344,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   }
 
   // 6 outcome (publishing is the caller's: the CLI writes files, the App edits its comment)
+  await lintDone;
   const evidence = finish(null);
   await deps.progress('publish', `${evidence.outcome.status}: ${evidence.outcome.summary}`);
   return evidence;

@@ -23,6 +23,10 @@ export const ReproSettings = z
     runMemoryMb: z.int().positive().default(D.runMemoryMb),
     /** Seeded re-runs of the final script. @defaultValue 3 */
     confirmRuns: z.int().min(0).max(20).default(D.confirmRuns),
+    /** Script runs of one job at once: the confirmation re-runs go in parallel up to it. @defaultValue the cores */
+    parallelRuns: z.int().min(1).max(64).default(D.parallelRuns),
+    /** Disk cache of the environment probe; null: in-process only. @defaultValue '<tmpdir>/repgen-probe-cache' */
+    probeCacheDir: z.string().min(1).nullable().default(D.probeCacheDir),
     /** Python used for the static check (pyflakes, pylint -E). @defaultValue '/usr/bin/python3' */
     staticPython: z.string().min(1).default(D.staticPython),
     /** Run `pylint -E` in the static check when installed (about 1.5 s a script). @defaultValue true */
@@ -61,6 +65,8 @@ export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput 
     runTimeoutMs: e.REPGEN_RUN_TIMEOUT_MS,
     runMemoryMb: e.REPGEN_RUN_MEMORY_MB,
     confirmRuns: e.REPGEN_CONFIRM_RUNS,
+    parallelRuns: e.REPGEN_PARALLEL_RUNS,
+    probeCacheDir: e.REPGEN_PROBE_CACHE_DIR === 'off' ? null : e.REPGEN_PROBE_CACHE_DIR,
     staticPython: e.REPGEN_STATIC_PYTHON,
     pylint: e.REPGEN_PYLINT,
     maxIssueChars: e.REPGEN_MAX_ISSUE_CHARS,

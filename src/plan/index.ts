@@ -3,7 +3,9 @@ import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
 
 export * from './types.js';
-export { probeEnvironment, environmentRecord, missingModules, COMMON_MODULES } from './probe-environment.js';
+export { probeEnvironment, environmentRecord, missingModules, COMMON_MODULES, type ProbeOptions } from './probe-environment.js';
+export { StoredProbe, type ProbeStore } from './probe-store.js';
+export { createDiskProbeStore } from './probe-store-disk.js';
 
 /** Standard-library modules never worth probing. */
 const STDLIB = new Set(['os', 'sys', 'math', 'time', 'random', 'json', 're', 'copy', 'collections', 'itertools', 'functools', 'typing', 'dataclasses', 'pathlib', 'abc', 'argparse', 'logging', 'warnings', 'pickle', 'io', 'string', 'datetime', 'glob', 'shutil', 'subprocess', 'threading', 'multiprocessing', 'enum', 'operator', 'statistics', 'csv', 'gc', 'inspect', 'traceback', 'contextlib', 'tempfile', 'unittest', 'platform', 'struct', 'uuid', 'hashlib', 'heapq', 'bisect', 'queue', 'signal', 'socket', 'zipfile', 'gzip', 'textwrap', 'pprint', '__future__']);

@@ -1,4 +1,5 @@
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
+import type { ProbeStore, StoredProbe } from './probe-store.js';
 import { EnvironmentProbe } from './types.js';
 
 const PROBE = String.raw`
@@ -49,20 +50,38 @@ const cache = new WeakMap<ScriptExecutor, Map<string, ProbeCache>>();
 
 const VALID_MODULE = /^[A-Za-z_][\w]*$/;
 
+/** Where probe answers outlive the process: only for an executor with an environment key, and no workspace. */
+export interface ProbeOptions {
+  store?: ProbeStore;
+  now?: () => number;
+}
+
 /**
  * Asks the executor's interpreter which modules it can import and what it is (versions, CUDA). It runs
  * through the executor, so it sees exactly what the candidate scripts will see. Answers are cached per
- * executor: a module is probed once. Null when the probe itself could not run (the caller treats that as
- * an infrastructure problem).
+ * executor: a module is probed once; with a `store`, also on disk under the executor's environment key.
+ * Null when the probe itself could not run (the caller treats that as an infrastructure problem).
  */
-export async function probeEnvironment(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
+export async function probeEnvironment(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace, options: ProbeOptions = {}): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
   const wanted = [...new Set([...BASE_MODULES, ...COMMON_MODULES, ...modules])].filter((m) => VALID_MODULE.test(m));
   // The workspace is on the scripts' import path, so what imports depends on it too.
   const key = workspace ? `${workspace.hostPath}\u0000${workspace.mountPath ?? ''}` : '';
   const perWorkspace = cache.get(executor) ?? new Map<string, ProbeCache>();
   cache.set(executor, perWorkspace);
-  const known = perWorkspace.get(key);
-  const unknown = known ? wanted.filter((m) => !known.modules.has(m)) : wanted;
+  let known = perWorkspace.get(key);
+  const missing = (): string[] => wanted.filter((m) => !known?.modules.has(m));
+  if (known && missing().length === 0) return { probe: fromCache(known), error: null };
+  // A checkout's contents can change under the same path, and the key does not see them: no disk cache with one.
+  const store = workspace ? undefined : options.store;
+  const diskKey = store ? await executor.environmentKey?.().catch(() => null) : null;
+  if (store && diskKey && !known) {
+    const stored = await store.load(diskKey);
+    if (stored) {
+      known = toCache(stored);
+      perWorkspace.set(key, known);
+    }
+  }
+  const unknown = missing();
   if (known && unknown.length === 0) return { probe: fromCache(known), error: null };
   const result = await executor.run(
     { files: [{ path: 'probe.py', content: PROBE }], entry: 'probe.py', args: [JSON.stringify(unknown)], limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 }, ...(workspace ? { workspace } : {}) },
@@ -83,7 +102,26 @@ export async function probeEnvironment(executor: ScriptExecutor, modules: string
   for (const m of unknown) entry.modules.set(m, m in p.modules ? (p.modules[m] ?? null) : 'unknown');
   for (const [m, e] of Object.entries(p.importErrors ?? {})) entry.importErrors.set(m, e);
   perWorkspace.set(key, entry);
+  // The key is asked again after the run: a package installed meanwhile must not be saved under the old one.
+  if (store && (diskKey ?? null) !== null && (await executor.environmentKey?.().catch(() => null)) === diskKey) {
+    await store.save(diskKey as string, toStored(entry, (options.now ?? Date.now)()));
+  }
   return { probe: fromCache(entry), error: null };
+}
+
+function toCache(s: StoredProbe): ProbeCache {
+  return {
+    base: { python: s.python, executable: s.executable, platform: s.platform, cuda: s.cuda, cudaVersion: s.cudaVersion },
+    modules: new Map(Object.entries(s.modules)),
+    importErrors: new Map(Object.entries(s.importErrors)),
+  };
+}
+
+/** Modules the probe did not answer for ('unknown') are left out: the next process asks again. */
+function toStored(c: ProbeCache, savedAt: number): StoredProbe {
+  const modules: Record<string, string | null> = {};
+  for (const [m, v] of c.modules) if (v !== 'unknown') modules[m] = v;
+  return { ...c.base, modules, importErrors: Object.fromEntries(c.importErrors), savedAt };
 }
 
 function fromCache(c: ProbeCache): EnvironmentProbe {
@@ -96,10 +134,10 @@ function fromCache(c: ProbeCache): EnvironmentProbe {
  * Which of `modules` the executor's interpreter cannot import, probing (once, cached) the ones it was
  * not asked about yet. A module the probe could not answer for counts as importable: the run will say.
  */
-export async function missingModules(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace): Promise<string[]> {
+export async function missingModules(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace, options: ProbeOptions = {}): Promise<string[]> {
   const valid = modules.filter((m) => VALID_MODULE.test(m));
   if (!valid.length) return [];
-  const { probe } = await probeEnvironment(executor, valid, signal, workspace);
+  const { probe } = await probeEnvironment(executor, valid, signal, workspace, options);
   return probe ? valid.filter((m) => m in probe.modules && probe.modules[m] === null) : [];
 }
 

@@ -1,3 +1,5 @@
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { doc, flag, intRange, posInt } from './define.js';
 
@@ -22,6 +24,9 @@ export const PIPELINE_DEFAULTS = {
   maxLlmIssueChars: 30_000,
   contextTop: 8,
   contextTokenBudget: 6000,
+  /** Script runs of one job at once (the confirmation re-runs): the cores, so a lone CLI run uses the machine. */
+  parallelRuns: Math.max(1, availableParallelism()),
+  probeCacheDir: join(tmpdir(), 'repgen-probe-cache'),
 } as const;
 
 const D = PIPELINE_DEFAULTS;
@@ -36,6 +41,8 @@ export const PipelineEnv = z.object({
   REPGEN_ATTEMPTS_PER_BUNDLE: doc(posInt().default(D.attemptsPerBundle), { description: 'tier-1 attempts on one context bundle before the next (the paper: 5)' }),
   REPGEN_MAX_BUNDLES: doc(posInt().default(D.maxBundles), { description: 'context bundles tried at most' }),
   REPGEN_CONFIRM_RUNS: doc(intRange(0, 20).default(D.confirmRuns), { description: 'seeded re-runs of a reproducing script ("reproduced k/n runs")' }),
+  REPGEN_PARALLEL_RUNS: doc(intRange(1, 64).default(D.parallelRuns), { description: 'script runs of one job at once (its seeded confirmation re-runs)', shown: 'the cores' }),
+  REPGEN_PROBE_CACHE_DIR: doc(z.string().min(1).default(D.probeCacheDir), { description: "disk cache of the environment probe (what the interpreter imports), keyed by the interpreter and its sys.path folders' mtimes; `off` disables it", shown: '`<tmpdir>/repgen-probe-cache`' }),
   REPGEN_STATIC_PYTHON: doc(z.string().min(1).default(D.staticPython), { description: 'Python that runs the static check (pyflakes, pylint -E)' }),
   REPGEN_PYLINT: doc(flag().default(true), { description: 'run `pylint -E` in the static check when installed (about 1.5 s a script)', shown: '`true`' }),
   REPGEN_MAX_ISSUE_CHARS: doc(posInt().default(D.maxIssueChars), { description: 'characters of an issue read; the rest is cut and the cut said' }),

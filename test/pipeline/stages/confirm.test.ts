@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { CandidateRun } from '../../../src/agent/run-candidate.js';
+import { confirmSeeds, runConfirm } from '../../../src/pipeline/stages/confirm/index.js';
+import { readReport } from '../../../src/symptoms/index.js';
+import { FakeExecutor } from '../../fakes/fake-executor.js';
+
+const report = readReport('```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nIndexError: list index out of range\n```\n');
+const final = { script: 'x = [1][5]\n', seed: 0 } as CandidateRun;
+const settings = { runTimeoutMs: 10_000, runMemoryMb: 512 };
+
+/** Runs that take `ms` each and record how many were in flight at once. */
+function slowExecutor(ms: number, outcome: (seed: number) => 'crash' | 'clean' | 'infra'): { executor: FakeExecutor; peak: () => number } {
+  let inFlight = 0;
+  let peak = 0;
+  const executor = new FakeExecutor((req) => {
+    const o = outcome(req.seed ?? 0);
+    return o === 'crash' ? { exitCode: 1, stderr: 'Traceback (most recent call last):\n  File "repro.py", line 1, in <module>\nIndexError: list index out of range\n' } : o === 'infra' ? { infra: { kind: 'spawn_failed', message: 'no sandbox' } } : { exitCode: 0, stdout: 'ok\n' };
+  });
+  const run = executor.run.bind(executor);
+  executor.run = async (input, signal) => {
+    inFlight += 1;
+    peak = Math.max(peak, inFlight);
+    await new Promise((r) => setTimeout(r, ms));
+    try {
+      return await run(input, signal);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+  return { executor, peak: () => peak };
+}
+
+describe('runConfirm: seeded re-runs, up to `parallel` at once', () => {
+  it('runs them side by side and counts them in seed order', async () => {
+    const seeds = confirmSeeds(4);
+    const { executor, peak } = slowExecutor(50, (seed) => (seed === seeds[2] ? 'clean' : 'crash'));
+    const r = await runConfirm({ final, report, runs: 4, parallel: 2, settings }, { executor });
+    expect(peak()).toBe(2);
+    expect(r).toMatchObject({ reproducedRuns: 3, totalRuns: 4, infra: null });
+    expect(r.runs.map((x) => x.seed)).toEqual(seeds);
+    expect(r.runs.map((x) => x.verdict)).toEqual(['reproduced', 'reproduced', 'not_reproduced', 'reproduced']);
+  });
+
+  it('one at a time by default; an infrastructure failure ends the count where a sequential loop would', async () => {
+    const seeds = confirmSeeds(3);
+    const one = slowExecutor(5, () => 'crash');
+    expect((await runConfirm({ final, report, runs: 3, settings }, { executor: one.executor })).reproducedRuns).toBe(3);
+    expect(one.peak()).toBe(1);
+    const broken = slowExecutor(5, (seed) => (seed === seeds[1] ? 'infra' : 'crash'));
+    const r = await runConfirm({ final, report, runs: 3, parallel: 3, settings }, { executor: broken.executor });
+    expect(r).toMatchObject({ reproducedRuns: 1, totalRuns: 1 });
+    expect(r.infra).toMatch(/spawn_failed: no sandbox/);
+  });
+});
