@@ -6,7 +6,7 @@ import { removeWorkdir } from './local-fs.js';
 import { describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type Prepared, type RunContext, type RunShape } from './local-run.js';
 import { collectReport } from './local-watch.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
-import type { Isolation, RunRequest, RunResult } from './types.js';
+import type { Isolation, RunResult } from './types.js';
 import { parseReady, WARM_SOURCE } from './warm-pool.js';
 
 /** CPU seconds a warm interpreter may spend on its imports, on top of the run's own limit. */
