@@ -104,11 +104,14 @@ function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify', runsUrl: 
     case 'cancel':
       return `RepGen runs here as a GitHub Actions workflow: to stop a run, cancel its workflow run (${runsUrl}).`;
     case 'status':
-      return `RepGen runs here as a GitHub Actions workflow: its runs and their logs are listed at ${runsUrl}, and each run edits its own comment on this issue as it goes.`;
+      return (`RepGen runs here as a GitHub Actions workflow: its runs and their logs are listed at ${runsUrl}, ` + `and each run edits its own comment on this issue as it goes.`);
     case 'pr':
-      return 'RepGen runs here as a GitHub Actions workflow: it opens the regression-test PR itself after a reproduction when the workflow sets `open-pr: true` (and `.github/repgen.yml` does not say `pr: off`).';
+      return ('RepGen runs here as a GitHub Actions workflow: it opens the regression-test PR itself after a ' + 'reproduction when the workflow sets `open-pr: true` (and `.github/repgen.yml` ' + 'does not say `pr: off`).');
     case 'verify':
-      return 'RepGen runs here as a GitHub Actions workflow, which reproduces issues only: checking a fix against the confirmed reproduction (`/repgen verify`) is done by the RepGen GitHub App. Here, run the regression test RepGen posted on the pull request\'s branch.';
+      return (
+        'RepGen runs here as a GitHub Actions workflow, which reproduces issues only: checking a fix against the confirmed ' +
+        "reproduction (`/repgen verify`) is done by the RepGen GitHub App. Here, run the regression test RepGen posted on the pull request's branch."
+      );
   }
 }
 

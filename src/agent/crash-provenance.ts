@@ -57,6 +57,6 @@ export function crashProvenance(tb: Traceback | null, report: Pick<ReportReading
   const where = scriptFrames.at(-1);
   return {
     ok: false,
-    reason: `the ${tb.exception.type} is raised neither in the project's code nor by the report's own code${where?.code ? ` (the script's line \`${where.code.trim().slice(0, 120)}\`)` : ''}: a crash of code the script wrote itself does not reproduce the project's bug`,
+    reason: (`the ${tb.exception.type} is raised neither in the project's code nor by the report's own ` + `code${where?.code ? ` (the script's line \`${where.code.trim().slice(0, 120)}\`)` : ''}: a crash of ` + `code the script wrote itself does not reproduce the project's bug`),
   };
 }

@@ -67,7 +67,6 @@ export interface AgentResult {
 export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: AbortSignal): Promise<AgentResult> {
   const attempts: AttemptRecord[] = [];
   const none: LlmUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-  const now = deps.now ?? Date.now;
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
   if (snippet && input.tier0 !== false) {

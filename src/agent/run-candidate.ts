@@ -72,7 +72,7 @@ export function mismatchFeedback(report: ReportReading, c: CandidateRun): string
   const expected = report.expected.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`)).join('; ');
   const lines = [
     `Expected: ${expected || 'nothing to compare'}.`,
-    `Observed: ${describeSymptoms(c.reading)}; exit code ${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`,
+    (`Observed: ${describeSymptoms(c.reading)}; exit code ` + `${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`),
     `Matcher (${c.match.verdict}, score ${c.match.score}): ${c.match.reasons.join('; ')}`,
   ];
   // Values of the reporter's random state are never a target (docs/verdicts.md): say so, so no attempt chases them.

@@ -70,7 +70,8 @@ export async function runTier0(
   for (let i = 0; i < candidates.length; i += TIER0_PARALLEL) {
     if (i > 0 && now() >= input.budget.deadline) break;
     const batch = candidates.slice(i, i + TIER0_PARALLEL);
-    await deps.onActivity?.(`running tier 0 ${candidates.length > 1 ? `candidate${batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`} of ${candidates.length}` : "on the report's code"}`);
+    const which = batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`;
+    await deps.onActivity?.(`running tier 0 ${candidates.length > 1 ? `candidate${which} of ${candidates.length}` : "on the report's code"}`);
     const t0 = now();
     const runs = await Promise.all(batch.map((c) => runCandidate(c.script, { report: input.report.reading, seed: 0, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal)));
     for (let k = 0; k < runs.length; k += 1) {

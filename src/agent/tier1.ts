@@ -92,7 +92,7 @@ function renderReport(r: ReportResult): string {
     `Observed: ${b.observed}`,
     `Expected behaviour: ${b.expected}`,
     b.steps.length ? `Steps:\n${b.steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}` : '',
-    `Environment: framework ${b.environment.framework ?? 'not stated'}; versions ${b.environment.versions.map((v) => `${v.name}==${v.version}`).join(', ') || 'not stated'}; hardware ${b.environment.hardware}; data ${b.environment.data}`,
+    (`Environment: framework ${b.environment.framework ?? 'not stated'}; versions ` + `${b.environment.versions.map((v) => `${v.name}==${v.version}`).join(', ') || 'not stated'}; ` + `hardware ${b.environment.hardware}; data ${b.environment.data}`),
     expected ? `Symptoms the run must show (checked by code):\n${expected}` : '',
   ]
     .filter(Boolean)

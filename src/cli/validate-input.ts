@@ -44,7 +44,7 @@ export function prepareOutDir(dir: string, flag = '--out'): string {
     rmSync(probe, { force: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} '${dir}' cannot be written: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : (code ?? String(err))}`);
+    throw new UsageError((`${flag} '${dir}' cannot be written: ` + `${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : (code ?? String(err))}`));
   }
   return abs;
 }
@@ -69,13 +69,13 @@ export function checkInterpreter(python: string | undefined, flag = '--python'):
     throw new SetupError(`${flag} '${python}' does not exist`);
   }
   if (!st.isFile()) throw new SetupError(`${flag} '${python}' is not a file`);
-  let head = Buffer.alloc(0);
+  let head: Buffer;
   try {
     accessSync(python, constants.X_OK);
     const fd = openSync(python, 'r');
     try {
-      head = Buffer.alloc(4);
-      head = head.subarray(0, readSync(fd, head, 0, 4, 0));
+      const buf = Buffer.alloc(4);
+      head = buf.subarray(0, readSync(fd, buf, 0, 4, 0));
     } finally {
       closeSync(fd);
     }

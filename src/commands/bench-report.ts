@@ -97,11 +97,11 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
   const lines = [
     `## repgen bench ${meta.dir} (LLM: ${meta.llm})`,
     '',
-    `| case | symptom | status | confirmed | attempts | time | tokens | cost | judge.py on the run\'s own output |${f2p ? ' fail-to-pass |' : ''}`,
+    `| case | symptom | status | confirmed | attempts | time | tokens | cost | judge.py on the run's own output |${f2p ? ' fail-to-pass |' : ''}`,
     `|---|---|---|---|---|---|---|---|---|${f2p ? '---|' : ''}`,
     ...cases.map(
       (c) =>
-        `| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`,
+        (`| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ` + `${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ` + `${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`),
     ),
     '',
     '| symptom | cases | reproduced |',
@@ -116,7 +116,7 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
     `False positives (reproduced but not confirmed by judge.py): ${t.falsePositives.length ? t.falsePositives.join(', ') : 'none'}.`,
     ...(f2p
       ? [
-          `Fail-to-pass: ${t.f2p.fixed}/${t.f2p.cases} reproduced at the buggy commit and fixed at the fix commit (${t.f2p.reproduced} reproduced; ${t.f2p.byHand} fail before and pass after by hand). False claims (contradicted by the hand runs): ${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`,
+          (`Fail-to-pass: ${t.f2p.fixed}/${t.f2p.cases} reproduced at the buggy commit and fixed at the fix ` + `commit (${t.f2p.reproduced} reproduced; ${t.f2p.byHand} fail before and pass after by hand). False ` + `claims (contradicted by the hand runs): ` + `${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`),
         ]
       : []),
     '',

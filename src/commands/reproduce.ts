@@ -175,7 +175,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const files = await writeReproFiles(outDir, evidence, hostSecrets(io.env));
   const o = evidence.outcome;
   if (v.json) {
-    io.stdout(`${JSON.stringify({ status: o.status, summary: o.summary, confirmation: o.confirmation, attempts: o.attempts.length, needsInfo: o.needsInfo, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files })}\n`);
+    const line = { status: o.status, summary: o.summary, confirmation: o.confirmation, attempts: o.attempts.length, needsInfo: o.needsInfo };
+    io.stdout(`${JSON.stringify({ ...line, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files })}\n`);
   } else {
     io.stdout(`${o.status}: ${o.summary}\n`);
     if (o.needsInfo.length) io.stdout(`the report lacks:\n${o.needsInfo.map((n) => `  - ${n}`).join('\n')}\n`);

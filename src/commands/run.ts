@@ -15,7 +15,10 @@ export const RunCommandSettings = z.object({
   maxIssueBytes: z.coerce.number().int().positive().default(1_000_000),
   /** Largest script file run (`REPGEN_MAX_SCRIPT_BYTES`). @defaultValue 1000000 */
   maxScriptBytes: z.coerce.number().int().positive().default(1_000_000),
-  /** Wall-clock limit when `--timeout` is not given, in milliseconds: the pipeline's own `REPGEN_RUN_TIMEOUT_MS`, so one variable sets both. @defaultValue 120000 */
+  /**
+   * Wall-clock limit when `--timeout` is not given, in milliseconds: the pipeline's own `REPGEN_RUN_TIMEOUT_MS`, so one
+   * variable sets both. @defaultValue 120000
+   */
   timeoutMs: z.coerce.number().int().positive().default(120_000),
 });
 export type RunCommandSettings = z.infer<typeof RunCommandSettings>;

@@ -35,7 +35,7 @@ export function classHarnesses(a: Analysis, roots: ClassInfo[], body: string, re
       const args = root.initParams.filter((p) => !p.default && !p.splat).map((p) => ({ p, v: constructorArg(root, p, size) }));
       const unknown = args.filter((x) => x.v === null).map((x) => x.p.name);
       if (unknown.length) {
-        missing.push({ name: root.name, why: `the report defines \`${root.name}\` but never instantiates it, and the value of ${unknown.map((u) => `\`${u}\``).join(', ')} cannot be inferred`, blocking: false });
+        missing.push({ name: root.name, why: (`the report defines \`${root.name}\` but never instantiates it, and the value of ` + `${unknown.map((u) => `\`${u}\``).join(', ')} cannot be inferred`), blocking: false });
         break;
       }
       const m = fresh('model');
@@ -48,7 +48,7 @@ export function classHarnesses(a: Analysis, roots: ClassInfo[], body: string, re
         if (backward) variants.unshift({ label: 'forward + backward', lines: [...lines, `out = ${m}(${x})`, '(out[0] if isinstance(out, (tuple, list)) else out).float().mean().backward()'] });
       } else variants.push({ label: 'instantiate', lines });
       for (const v of variants) {
-        harnesses.push({ label: `harness: ${root.name}${conv ? `, ${size}×${size} input` : ''}, ${v.label}`, lines: v.lines, defs: [], why: `the report defines \`${root.name}\` but never runs it: instantiated${v.label === 'instantiate' ? '' : ` and called on an input shaped by its first layer (${v.label})`}` });
+        harnesses.push({ label: `harness: ${root.name}${conv ? `, ${size}×${size} input` : ''}, ${v.label}`, lines: v.lines, defs: [], why: (`the report defines \`${root.name}\` but never runs it: ` + `instantiated${v.label === 'instantiate' ? '' : ` and called on an input shaped by its first layer (${v.label})`}`) });
       }
       release(m);
       release(x);
@@ -127,7 +127,7 @@ export function functionHarness(
       bound.set(p.name, next);
       continue;
     }
-    missing.push({ name: `${fn.name}(${p.name})`, why: `the report defines \`${fn.name}\` but never calls it, and what its parameter \`${p.name}\` should be cannot be inferred (${role.kind === 'unknown' ? role.why : 'there is no model to shape it by'})`, blocking: false });
+    missing.push({ name: `${fn.name}(${p.name})`, why: (`the report defines \`${fn.name}\` but never calls it, and what its parameter \`${p.name}\` should ` + `be cannot be inferred (${role.kind === 'unknown' ? role.why : 'there is no model to shape it by'})`), blocking: false });
     return null;
   }
   for (const p of fn.params) if (!p.default && !p.splat) args.push(bound.get(p.name) ?? 'None');

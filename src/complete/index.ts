@@ -15,7 +15,7 @@ export type { Role } from './infer.js';
 export { statedImageSizes } from './model-shape.js';
 export { MAX_CANDIDATES, type Candidate, type Completion, type CompletionInput, type Missing } from './types.js';
 
-async function parses(code: string): Promise<(c: string) => boolean> {
+async function parses(): Promise<(c: string) => boolean> {
   const { parser } = await loadPythonParser();
   return (c: string) => {
     const tree = parser.parse(c);
@@ -32,7 +32,7 @@ async function parses(code: string): Promise<(c: string) => boolean> {
  */
 export async function completeCode(input: CompletionInput): Promise<Completion> {
   // The parser's wasm is loaded once per process (a worker serves many reports): not part of one report's analysis.
-  const ok = await parses('');
+  const ok = await parses();
   const started = performance.now();
   const edits: string[] = [];
   const blocks = input.blocks.map((b) => b.replace(/\s+$/, '')).filter((b) => b.trim());

@@ -13,9 +13,6 @@ export interface Repaired {
 const PROMPT = /^(?:>>>|\.\.\.)(?: |$)|^In \[\d*\]:\s?|^\s+\.\.\.:\s?/;
 const OUT_PROMPT = /^Out\[\d*\]:\s?/;
 
-/** A display of a value: what a REPL or print shows (tensor(...), array(...), numbers, lists). */
-const VALUE_REPR = /^\s*(?:tensor\(|array\(|Parameter containing:|torch\.Size\(|\[+\s*-?[\d.]|-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\s*$|True\s*$|False\s*$)/;
-
 function bracketBalance(s: string): number {
   let depth = 0;
   let quote: string | null = null;

@@ -5,7 +5,7 @@ import { FAKE_IMAGE_FOLDER, TQDM_NOTEBOOK_FALLBACK, marked } from './python-help
 export function substituteData(code: string): { code: string; edits: string[]; helpers: string[] } {
   const re = /\b(?:torchvision\.)?(?:datasets\.)?ImageFolder\s*\(/g;
   if (!re.test(code)) return { code, edits: [], helpers: [] };
-  const edits = ["replaced `ImageFolder` (a folder of images on the reporter's machine) with random images through the report's own transforms (`RepgenFakeImages`, torchvision's FakeData)"];
+  const edits = [("replaced `ImageFolder` (a folder of images on the reporter's machine) with random images through " + "the report's own transforms (`RepgenFakeImages`, torchvision's FakeData)")];
   let out = code.replace(re, 'RepgenFakeImages(');
   // Worker processes only add start-up time once the data is generated in memory.
   const workers = /\bnum_workers\s*=\s*[1-9]\d*/g;

@@ -2,6 +2,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import type { Chunk, FileInfo, ImportRef } from './chunk-types.js';
 import type { PythonParser } from './python-parser.js';
 import type { RepoFile } from './walk-repo.js';
+import { regexLines } from '../regex.js';
 
 /** Top-level statements are grouped into module blocks of at most this many lines. */
 const MODULE_BLOCK_LINES = 60;
@@ -43,7 +44,10 @@ export function parseImport(stmt: string, into: Record<string, ImportRef>, roots
 }
 
 const OPTIMIZER_ASSIGN =
-  /([\w.]+)\s*=\s*(?:[\w.]*optim(?:izers)?\.)?(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam|RAdam|LBFGS|Lion|Adafactor|LAMB|Lamb|create_optimizer\w*|build_optimizer\w*|get_optimizer\w*)\s*\(/g;
+  regexLines('g')`
+    ([\w.]+)\s*=\s*(?:[\w.]*optim(?:izers)?\.)?(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam
+    |RAdam|LBFGS|Lion|Adafactor|LAMB|Lamb|create_optimizer\w*|build_optimizer\w*|get_optimizer\w*)\s*\(
+  `;
 
 function optimizerNamesIn(text: string): string[] {
   const names = new Set<string>();

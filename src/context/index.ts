@@ -199,6 +199,7 @@ async function loadOrBuild(
   const { chunks, infos } = built;
   const skipped = walked.skipped;
   // The file texts are no longer needed (each chunk holds its own): let them go before the rest is built.
+  // eslint-disable-next-line no-useless-assignment -- the null is read by the garbage collector, not by this code
   walked = null;
   timings.chunkMs = now() - t;
   timings.indexWorkers = built.workers;

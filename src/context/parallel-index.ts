@@ -124,7 +124,7 @@ function indexHere(files: RepoFile[], py: PythonParser, bm25: boolean): ShardRes
   try {
     return indexShard(files, py, bm25);
   } catch (err) {
-    throw new Error(`indexing ${files[0]?.path ?? '(no file)'} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!}`);
+    throw new Error(`indexing ${files[0]?.path ?? '(no file)'} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!}`, { cause: err });
   }
 }
 

@@ -4,7 +4,7 @@ import { describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type P
 import { collectReport } from './local-watch.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
-import type { Isolation, RunRequest, RunResult } from './types.js';
+import type { Isolation, RunResult } from './types.js';
 import { parseReady, WARM_SOURCE } from './warm-pool.js';
 
 /** CPU seconds a warm interpreter may spend on its imports, on top of the run's own limit. */

@@ -15,10 +15,10 @@ export const HELP_TEXT = [
   '| `/repgen cancel` | stop the run in progress |',
   '| `/repgen status` | say what the current run is doing |',
   '| `/repgen pr` | open a PR adding the reproduction as an `xfail(strict=True)` regression test |',
-  '| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes (or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |',
+  ('| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes ' + '(or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |'),
   '| `/repgen help` | this text |',
   '',
-  'Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a run. Only people with write access (or the roles the config lists) can trigger RepGen.',
+  ('Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a ' + 'run. Only people with write access (or the roles the config lists) can trigger RepGen.'),
 ].join('\n');
 
 /** Stops @mentions and #references copied from users from pinging (the result comment's rule too). */
@@ -31,7 +31,7 @@ export function helpComment(reason?: string): string {
 }
 
 export function refusalComment(login: string, roles: readonly string[]): string {
-  return `Sorry, @${login} — in this repository only people with the ${roles.map((r) => `\`${r}\``).join(', ')} role can start RepGen. A maintainer can start it with \`/repgen\` or by adding the trigger label. (RepGen answers this once per person and issue.)`;
+  return (`Sorry, @${login} — in this repository only people with the ` + `${roles.map((r) => `\`${r}\``).join(', ')} role can start RepGen. A maintainer can start it with ` + `\`/repgen\` or by adding the trigger label. (RepGen answers this once per person and issue.)`);
 }
 
 export function alreadyRunningComment(commentUrl: string): string {
@@ -64,6 +64,10 @@ export function cancelledComment(jobMarker: string, by: string): string {
 
 /** `attempts`: runs that really started; `crashed`: how many of them ended with their worker dying (stalled). */
 export function finalFailureComment(jobMarker: string, reason: string, attempts: number, crashed = 0): string {
-  const died = crashed > 0 ? ` (the worker running it stopped in ${crashed === attempts ? (attempts === 1 ? 'it' : 'all of them') : `${crashed} of them`})` : '';
-  return `${jobMarker}\n❌ **RepGen** could not finish this run after ${attempts} attempt${attempts === 1 ? '' : 's'}${died}: ${neutralise(reason.slice(0, 500))}\n\nThis is RepGen's failure, not a verdict on the bug. \`/repgen retry\` runs it again.`;
+  const all = attempts === 1 ? 'it' : 'all of them';
+  const died = crashed > 0 ? ` (the worker running it stopped in ${crashed === attempts ? all : `${crashed} of them`})` : '';
+  return (
+    `${jobMarker}\n❌ **RepGen** could not finish this run after ${attempts} attempt${attempts === 1 ? '' : 's'}${died}: ` +
+    `${neutralise(reason.slice(0, 500))}\n\nThis is RepGen's failure, not a verdict on the bug. \`/repgen retry\` runs it again.`
+  );
 }

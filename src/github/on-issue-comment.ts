@@ -61,7 +61,7 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
     case 'retry':
       return run('repro');
     case 'verify':
-      await reply('`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write `Fixes #N` in its description and RepGen checks it when the PR opens).');
+      await reply(('`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write ' + '`Fixes #N` in its description and RepGen checks it when the PR opens).'));
       return 'ignored';
     case 'pr': {
       if (config.pr === 'off') {

@@ -84,7 +84,7 @@ export async function onPullRequest(octokit: Octokit, deliveryId: string, payloa
           completed_at: new Date().toISOString(),
           output: {
             title: `Not run: a maintainer can start the fix check for #${n}`,
-            summary: `RepGen has a confirmed reproduction of issue #${n}, which this pull request says it fixes. It runs it at a PR's head by itself only for PRs from people with the ${loaded.config.trigger.map((r) => `\`${r}\``).join(', ')} role; a maintainer can start it by commenting \`/repgen verify\` on this pull request.`,
+            summary: (`RepGen has a confirmed reproduction of issue #${n}, which this pull request says it fixes. It runs ` + `it at a PR's head by itself only for PRs from people with the ` + `${loaded.config.trigger.map((r) => `\`${r}\``).join(', ')} role; a maintainer can start it by ` + `commenting \`/repgen verify\` on this pull request.`),
           },
         }),
       ),

@@ -149,10 +149,12 @@ export async function processReproJob(job: Job, token: string | undefined, signa
     }
     if (signal?.aborted || (await isCancelRequested(deps.redis, deps.registry.prefix, jobId))) return await finishCancelled(ctx);
     if (budget.aborted) {
-      return await finishWith(ctx, `${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time budget${data.config.caps.minutes ? ` of ${data.config.caps.minutes} min (\`caps.minutes\`)` : ''}. Nothing was reproduced in that time.`, 'exit_budget');
+      return await finishWith(ctx, (`${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time ` + `budget${data.config.caps.minutes ? ` of ${data.config.caps.minutes} min (\`caps.minutes\`)` : ''}. ` + `Nothing was reproduced in that time.`), 'exit_budget');
     }
     if (err instanceof RefNotFoundError) {
-      return await finishWith(ctx, `${progressMarker(jobId)}\n❌ **RepGen** did not run: the ref \`${data.ref.replace(/`/g, '')}\` does not exist in this repository. Use \`/repgen --ref BRANCH_OR_SHA\` with an existing one.`, 'bad_ref');
+      const ref = data.ref.replace(/`/g, '');
+      const text = `❌ **RepGen** did not run: the ref \`${ref}\` does not exist in this repository. Use \`/repgen --ref BRANCH_OR_SHA\` with an existing one.`;
+      return await finishWith(ctx, `${progressMarker(jobId)}\n${text}`, 'bad_ref');
     }
     throw await failAttempt(job, data, jobId, deps, publisher, err);
   } finally {

@@ -89,7 +89,7 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
     await octokit.rest.checks.update({ owner: data.owner, repo: data.repo, check_run_id: data.checkRunId, status: 'in_progress', started_at: new Date().toISOString() });
     const last = await deps.registry.lastReproduced(issueKey(data));
     if (!last) {
-      await complete({ conclusion: 'neutral', title: `No reproduction of #${data.issueNumber} to run`, summary: `RepGen no longer holds a confirmed reproduction of ${data.issueUrl} (it keeps one for 30 days). Comment \`/repgen\` on the issue, then \`/repgen verify\` here.` });
+      await complete({ conclusion: 'neutral', title: `No reproduction of #${data.issueNumber} to run`, summary: (`RepGen no longer holds a confirmed reproduction of ${data.issueUrl} (it keeps one for 30 days). ` + `Comment \`/repgen\` on the issue, then \`/repgen verify\` here.`) });
       return { status: 'no_reproduction', sha };
     }
     const issue = await readIssue(octokit, data);
@@ -160,7 +160,7 @@ function failedCheck(reason: string, attempts: number): { conclusion: CheckConcl
   return {
     conclusion: 'neutral',
     title: 'RepGen could not run the fix check',
-    summary: `It failed ${attempts} time${attempts === 1 ? '' : 's'}: ${reason.slice(0, 500)}\n\nThis is RepGen's failure, not a verdict on the fix. Comment \`/repgen verify\` to try again.`,
+    summary: (`It failed ${attempts} time${attempts === 1 ? '' : 's'}: ${reason.slice(0, 500)}\n\nThis is ` + `RepGen's failure, not a verdict on the fix. Comment \`/repgen verify\` to try again.`),
   };
 }
 

@@ -44,7 +44,7 @@ export async function startVerify(
     head_sha: pr.headSha,
     status: 'queued',
     external_id,
-    output: { title: `Queued: the reproduction of #${req.issueNumber} will run at this commit`, summary: `RepGen re-runs the confirmed reproduction of issue #${req.issueNumber} against this pull request's head (${pr.headSha.slice(0, 12)}). Asked by ${req.requestedBy}.` },
+    output: { title: `Queued: the reproduction of #${req.issueNumber} will run at this commit`, summary: (`RepGen re-runs the confirmed reproduction of issue #${req.issueNumber} against this pull request's ` + `head (${pr.headSha.slice(0, 12)}). Asked by ${req.requestedBy}.`) },
   });
   const job: VerifyJob = {
     v: 1,

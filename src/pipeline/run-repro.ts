@@ -279,7 +279,7 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   probe = projectPackages.size ? { ...probed.probe, modules: Object.fromEntries(Object.entries(probed.probe.modules).map(([m, v]) => [m, v === null && projectPackages.has(m) && probed.probe?.importErrors?.[m] ? 'workspace (fails to import)' : v])) } : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
   // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
-  if (input.workspace) environment.project = `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on PYTHONPATH, read-only); import it as the report does`;
+  if (input.workspace) environment.project = (`${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` + `PYTHONPATH, read-only); import it as the report does`);
   const deviceBug = report.reading.expected.some((x) => ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind));
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
   if (snippet) {

@@ -1,6 +1,7 @@
 import { CONVENTIONAL_IMPORTS, NETWORK_PATTERNS } from '../context/conventions.js';
 import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
+import { regexLines } from '../regex.js';
 
 export * from './types.js';
 export { probeEnvironment, environmentRecord, missingModules, COMMON_MODULES, type ProbeOptions } from './probe-environment.js';
@@ -43,8 +44,16 @@ export function networkNeeds(code: string): string[] {
   return [...new Set(NETWORK_PATTERNS.filter((p) => p.re.test(code)).map((p) => p.what))];
 }
 
-const DATA_LOADER = /\b(?:ImageFolder|DatasetFolder|read_csv|read_excel|read_json|read_parquet|read_table|loadtxt|genfromtxt|np\.load|torch\.load|load_img|imread|Image\.open|flow_from_directory|image_dataset_from_directory|load_from_disk|h5py\.File)\s*\(/;
-const DATA_PATH = /(['"])((?:[A-Za-z]:[\\/]|\/(?:kaggle|content|home|Users|data|mnt|media|datasets|root|workspace)\/|~\/|\.{0,2}\/?[\w.-]+\/)[^'"\n]*|[^'"\n]*\.(?:csv|tsv|npy|npz|pt|pth|h5|hdf5|pkl|pickle|parquet|xlsx|jpg|jpeg|png|txt|json))\1/g;
+const DATA_LOADER = regexLines()`
+  \b(?:ImageFolder|DatasetFolder|read_csv|read_excel|read_json|read_parquet|read_table|loadtxt
+  |genfromtxt|np\.load|torch\.load|load_img|imread|Image\.open|flow_from_directory
+  |image_dataset_from_directory|load_from_disk|h5py\.File)\s*\(
+`;
+const DATA_PATH = regexLines('g')`
+  (['"])((?:[A-Za-z]:[\\/]|\/(?:kaggle|content|home|Users|data|mnt|media|datasets|root|workspace)\/
+  |~\/|\.{0,2}\/?[\w.-]+\/)[^'"\n]*|[^'"\n]*\.(?:csv|tsv|npy|npz|pt|pth|h5|hdf5|pkl|pickle|parquet
+  |xlsx|jpg|jpeg|png|txt|json))\1
+`;
 
 /** Data files the code loads from paths that exist only on the reporter's machine. */
 export function localDataNeeds(code: string): string[] {
@@ -98,21 +107,21 @@ export function runPlan(input: PlanInput): ReproPlan {
     {
       kind: 'environment',
       description: probe
-        ? `Python ${probe.python} with ${installed.join(', ') || 'the standard library only'}${versions ? `; the report used ${versions}` : ''}; CPU${probe.cuda ? ' and CUDA' : ' only, no CUDA'}; no network.${absent.length ? ` Not installed here, never import: ${absent.join(', ')}.` : ''}`
+        ? (`Python ${probe.python} with ` + `${installed.join(', ') || 'the standard library only'}${versions ? `; the report used ${versions}` : ''}; ` + `CPU${probe.cuda ? ' and CUDA' : ' only, no CUDA'}; no ` + `network.${absent.length ? ` Not installed here, never import: ${absent.join(', ')}.` : ''}`)
         : `Python of unknown contents${versions ? `; the report used ${versions}` : ''}; no network.`,
     },
     {
       kind: 'data',
       description:
         dataStrategy === 'synthetic'
-          ? `Do not use the report's own data path${why.length ? ` (${why.join('; ')})` : ''}${dataFacts.length ? `. What the report shows of it: ${dataFacts.slice(0, 3).join('; ')}` : ''}. Generate synthetic tensors with torch/numpy of the same shapes and dtypes, seeded from REPGEN_SEED.`
+          ? (`Do not use the report's own data ` + `path${why.length ? ` (${why.join('; ')})` : ''}${dataFacts.length ? `. What the report shows of it: ${dataFacts.slice(0, 3).join('; ')}` : ''}. ` + `Generate synthetic tensors with torch/numpy of the same shapes and dtypes, seeded from REPGEN_SEED.`)
           : `Use the data the report's code builds itself${dataFacts.length ? ` (${dataFacts.slice(0, 2).join('; ')})` : ''}.`,
     },
     {
       kind: 'model',
       description: report.facts.pythonBlocks.length
         ? missingModules.length
-          ? `Use the report's own model/code where it carries the bug, but it imports ${missingText}, not installed here: rebuild what needs ${missingModules.length === 1 ? 'it' : 'them'} with installed packages only and never import ${missingText}.`
+          ? (`Use the report's own model/code where it carries the bug, but it imports ${missingText}, not ` + `installed here: rebuild what needs ${missingModules.length === 1 ? 'it' : 'them'} with installed ` + `packages only and never import ${missingText}.`)
           : "Use the report's own model/code, unchanged where it carries the bug."
         : `Write the smallest model/code that exercises: ${report.bug.coreProblem}`,
     },

@@ -5,7 +5,8 @@ import { EnvironmentProbe } from './types.js';
 const PROBE = String.raw`
 import importlib, importlib.util, json, platform, sys
 mods = json.loads(sys.argv[1])
-out = {"python": platform.python_version(), "executable": sys.executable, "platform": platform.platform(), "modules": {}, "importErrors": {}, "cuda": False, "cudaVersion": None}
+out = {"python": platform.python_version(), "executable": sys.executable, "platform": platform.platform(),
+       "modules": {}, "importErrors": {}, "cuda": False, "cudaVersion": None}
 for m in mods:
     try:
         spec = importlib.util.find_spec(m)

@@ -145,7 +145,7 @@ export function versionFlags(outcome: ReproOutcome): string[] {
     const here = outcome.environment[pin.name.toLowerCase()];
     if (!here) continue;
     const mm = (v: string) => v.split(/[.+]/).slice(0, 2).join('.');
-    if (mm(here) !== mm(pin.version)) flags.push(`⚠️ ${pin.name} ${pin.version} in the report, ${here} here: a different ${here.split('.')[0] === pin.version.split('.')[0] ? 'minor' : 'major'} version, which could matter for this bug`);
+    if (mm(here) !== mm(pin.version)) flags.push((`⚠️ ${pin.name} ${pin.version} in the report, ${here} here: a different ` + `${here.split('.')[0] === pin.version.split('.')[0] ? 'minor' : 'major'} version, which could matter ` + `for this bug`));
   }
   return flags;
 }
@@ -201,7 +201,7 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
       ? ', written by the model'
       : '';
   const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
-  return `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`;
+  return (`<details><summary>Reproduction script (<code>repro.py</code>, ${lines} ` + `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`);
 }
 
 /** The part of the output that shows the bug: the last traceback, or the lines that carry the symptoms. */
@@ -289,10 +289,11 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
   const env = Object.entries(outcome.environment);
   const flags = outcome.scriptRan === false ? [] : versionFlags(outcome);
   const environment = env.length
-    ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${v.replace(/`/g, "'").slice(0, 80)}\``).join(' · ')}${flags.length ? `\n\n${flags.map((f) => `- ${neutralizeMentions(f)}`).join('\n')}` : ''}`
+    ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${v.replace(/`/g, "'").slice(0, 80)}\``).join(' · ')}` +
+      (flags.length ? `\n\n${flags.map((f) => `- ${neutralizeMentions(f)}`).join('\n')}` : '')
     : '';
   const usage = outcome.usage;
-  const footer = `<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} out · cost $${usage.costUsd.toFixed(4)} · judged by RepGen's symptom matcher on the script's own output, not by a model (rules: RepGen's docs/verdicts.md).</sub>`;
+  const footer = (`<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} ` + `out · cost $${usage.costUsd.toFixed(4)} · judged by RepGen's symptom matcher on the script's own ` + `output, not by a model (rules: RepGen's docs/verdicts.md).</sub>`);
 
   // Shrink the big parts step by step until the comment fits; say what was cut.
   const budgets = [

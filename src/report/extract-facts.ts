@@ -2,6 +2,7 @@ import { pythonLikelihood } from '../context/python-syntax.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { notebookStatements } from './notebook-statements.js';
 import type { ReportFacts } from './types.js';
+import { regexLines } from '../regex.js';
 
 const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
 const OTHER_LANGS = new Set(['c', 'cpp', 'c++', 'cuda', 'java', 'javascript', 'js', 'ts', 'typescript', 'go', 'rust', 'rs', 'bash', 'sh', 'shell', 'console', 'powershell', 'r', 'julia', 'matlab', 'scala', 'kotlin', 'swift', 'cs', 'csharp', 'lua', 'ruby', 'php', 'sql', 'dockerfile', 'makefile', 'cmake']);
@@ -19,12 +20,24 @@ function looksLikeOutput(code: string): boolean {
 }
 
 function looksLikeOtherLanguage(code: string): boolean {
-  return /#include\s*[<"]|\bint\s+main\s*\(|\bstd::|\bpublic\s+static\s+void\b|\bconsole\.log\(|\bfunction\s+\w+\s*\(.*\)\s*\{|^\s*(?:const|let)\s+\w+\s*=.*;\s*$|\bfn\s+main\s*\(|\bpackage\s+main\b/m.test(code);
+  return regexLines('m')`
+    #include\s*[<"]|\bint\s+main\s*\(|\bstd::|\bpublic\s+static\s+void\b|\bconsole\.log\(
+    |\bfunction\s+\w+\s*\(.*\)\s*\{|^\s*(?:const|let)\s+\w+\s*=.*;\s*$|\bfn\s+main\s*\(
+    |\bpackage\s+main\b
+  `.test(code);
 }
 
-const HARDWARE = /\b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?|TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*|cuda:\d|CPU[- ]only|on (?:the )?CPU|no GPU|multi-GPU|DataParallel|DistributedDataParallel)\b|\.cuda\(\)/gi;
+const HARDWARE = regexLines('gi')`
+  \b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?
+  |TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*
+  |cuda:\d|CPU[- ]only|on (?:the )?CPU|no GPU|multi-GPU|DataParallel|DistributedDataParallel)\b
+  |\.cuda\(\)
+`;
 
-const DATA = /\b(?:dataset|data set|dataloader|csv|tsv|parquet|images?|samples?|MNIST|FashionMNIST|CIFAR-?\d+|ImageNet|COCO|IMDB|SST-?2|GLUE|shape|torch\.Size|batch of|my data|training data|\.npy|\.h5|\.pkl)\b/i;
+const DATA = regexLines('i')`
+  \b(?:dataset|data set|dataloader|csv|tsv|parquet|images?|samples?|MNIST|FashionMNIST|CIFAR-?\d+
+  |ImageNet|COCO|IMDB|SST-?2|GLUE|shape|torch\.Size|batch of|my data|training data|\.npy|\.h5|\.pkl)\b
+`;
 
 function attachmentKind(url: string): ReportFacts['attachments'][number]['kind'] {
   const u = url.toLowerCase().split('?')[0] ?? '';
@@ -42,11 +55,26 @@ const clipCode = (s: string): string => {
 };
 
 /** Calls that make tensors/arrays/frames out of nothing or out of literals: the code builds its data. */
-const BUILDS = /^\s*([A-Za-z_][\w, ()[\]]*?)\s*=\s*((?:torch|np|numpy|pd|tf|jnp)\.(?:tensor|Tensor|FloatTensor|LongTensor|as_tensor|from_numpy|randn|rand|randint|randn_like|rand_like|zeros|ones|full|arange|linspace|eye|empty|array|asarray|random\.\w+|DataFrame|constant|convert_to_tensor)\s*\(.*|\[\s*\[?\s*-?\d[\d.,\s[\]-]*\]?.*|(?:TensorDataset|make_classification|make_regression|make_blobs|make_moons)\s*\(.*)$/;
+const BUILDS = regexLines()`
+  ^\s*([A-Za-z_][\w, ()[\]]*?)\s*=\s*((?:torch|np|numpy|pd|tf|jnp)\.(?:tensor|Tensor|FloatTensor
+  |LongTensor|as_tensor|from_numpy|randn|rand|randint|randn_like|rand_like|zeros|ones|full|arange
+  |linspace|eye|empty|array|asarray|random\.\w+|DataFrame|constant|convert_to_tensor)\s*\(.*
+  |\[\s*\[?\s*-?\d[\d.,\s[\]-]*\]?.*|(?:TensorDataset|make_classification|make_regression|make_blobs
+  |make_moons)\s*\(.*)$
+`;
 /** Calls that read data from files, hubs or dataset classes: the code loads its data. */
-const LOADS = /\b(?:datasets\.\w+\([^)\n]*\)?|pd\.read_\w+\([^)\n]*\)?|np\.(?:load|loadtxt|genfromtxt)\w*\([^)\n]*\)?|torch\.load\([^)\n]*\)?|load_dataset\([^)\n]*\)?|ImageFolder\([^)\n]*\)?|DatasetFolder\([^)\n]*\)?|Image\.open\([^)\n]*\)?|cv2\.imread\([^)\n]*\)?|h5py\.File\([^)\n]*\)?|flow_from_directory\([^)\n]*\)?|image_dataset_from_directory\([^)\n]*\)?|(?:keras|tf\.keras)\.datasets\.\w+\.load_data\(\))/g;
+const LOADS = regexLines('g')`
+  \b(?:datasets\.\w+\([^)\n]*\)?|pd\.read_\w+\([^)\n]*\)?|np\.(?:load|loadtxt
+  |genfromtxt)\w*\([^)\n]*\)?|torch\.load\([^)\n]*\)?|load_dataset\([^)\n]*\)?|ImageFolder\([^)\n]*\)?
+  |DatasetFolder\([^)\n]*\)?|Image\.open\([^)\n]*\)?|cv2\.imread\([^)\n]*\)?|h5py\.File\([^)\n]*\)?
+  |flow_from_directory\([^)\n]*\)?|image_dataset_from_directory\([^)\n]*\)?|(?:keras
+  |tf\.keras)\.datasets\.\w+\.load_data\(\))
+`;
 /** Names that conventionally hold data or a batch source (not attributes: `self.features` is a layer). */
-const LOADER_NAME = /(?<![.\w])((?:[A-Za-z]\w*_)?(?:loader|dataloader|dataset|data|features|targets|labels|inputs|images)|[xXyY]_(?:train|test|val|valid))(?![\w(])/g;
+const LOADER_NAME = regexLines('g')`
+  (?<![.\w])((?:[A-Za-z]\w*_)?(?:loader|dataloader|dataset|data|features|targets|labels|inputs|images)
+  |[xXyY]_(?:train|test|val|valid))(?![\w(])
+`;
 
 /**
  * What the report's code shows of its data, deterministically: data it builds (tensors from literals or
@@ -67,7 +95,7 @@ export function dataInCode(code: string): string[] {
   }
   for (const m of code.matchAll(LOADS)) add(`code loads data: \`${clipCode(m[0])}\``);
   // Names are read with strings and comments blanked (a path 'data/x' names nothing), keyword arguments skipped.
-  const bare = code.replace(/("""|\'\'\'|"|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
+  const bare = code.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
   const defined = new Set<string>();
   for (const m of bare.matchAll(/^[ \t]*(?!def\b|class\b|if\b|elif\b|while\b|return\b)(?:for\s+)?([\w, ()[\]]+?)\s*(?:[-+*/]?=(?!=)|\bin\b)/gm)) for (const n of (m[1] ?? '').split(/[\s,()[\]]+/)) if (n) defined.add(n);
   const unseen = [...new Set([...bare.matchAll(LOADER_NAME)].filter((m) => !/^\s*=(?!=)/.test(bare.slice((m.index ?? 0) + m[0].length))).map((m) => m[1] ?? ''))].filter((n) => n && !defined.has(n));

@@ -1,4 +1,5 @@
 import type { ExceptionInfo, SymptomCategory, SymptomKind } from './types.js';
+import { regexLines } from '../regex.js';
 
 /**
  * Maps an exception to the DL symptom taxonomy. Message patterns come first (torch raises most DL errors as
@@ -10,20 +11,51 @@ const MESSAGE_RULES: Array<[SymptomKind, RegExp]> = [
   ['cuda_device_assert', /device-side assert|Assertion `.*` failed|CUDA error: an illegal memory access/i],
   [
     'cuda_unavailable',
-    /Torch not compiled with CUDA enabled|Found no NVIDIA driver|no CUDA GPUs are available|CUDA driver version is insufficient|torch\.cuda\.is_available\(\) is False|CUDA is not available|No CUDA GPUs|cuda runtime error \(100\)/i,
+    regexLines('i')`
+      Torch not compiled with CUDA enabled|Found no NVIDIA driver|no CUDA GPUs are available
+      |CUDA driver version is insufficient|torch\.cuda\.is_available\(\) is False|CUDA is not available
+      |No CUDA GPUs|cuda runtime error \(100\)
+    `,
   ],
   [
     'device_mismatch',
-    /Expected all tensors to be on the same device|on (?:different|the same) devices?|Expected .* (?:to be on|on) (?:device|cuda|cpu)|Input type \(torch\.cuda\.\w+\) and weight type \(torch\.\w+\)|Input type \(torch\.\w+\) and weight type \(torch\.cuda\.\w+\)|expected device|Expected object of device type|is on (?:cpu|cuda)/i,
+    regexLines('i')`
+      Expected all tensors to be on the same device|on (?:different|the same) devices?
+      |Expected .* (?:to be on|on) (?:device|cuda|cpu)
+      |Input type \(torch\.cuda\.\w+\) and weight type \(torch\.\w+\)
+      |Input type \(torch\.\w+\) and weight type \(torch\.cuda\.\w+\)|expected device
+      |Expected object of device type|is on (?:cpu|cuda)
+    `,
   ],
   ['nan_inf', /returned nan values|\bnan values\b|loss is nan|NaN or Inf found|non-finite loss|contains (?:NaN|Inf)/i],
   [
     'dtype_mismatch',
-    /expected scalar type|could not infer output dtype|Expected object of scalar type|must have the same dtype|dtype mismatch|Found dtype|result type \w+ can't be cast|not implemented for '(?:Long|Int|Half|Float|Double|Bool|Byte|Char|Short|BFloat16|ComplexFloat)'|expected (?:\w+ )?dtype|Input type \(\w+\) and (?:weight|bias) type \(\w+\) should be the same|only Tensors of floating point(?: and complex)? dtype can require gradients|Expected (?:Float|Double|Long|Int|Half)|(?:Float|Double|Long|Half|Int)Tensor.*(?:Float|Double|Long|Half|Int)Tensor|argument '\w+' must be \w+, not Tensor|Expected tensor for argument #\d+ '\w+' to have (?:one of the following )?scalar types?/i,
+    regexLines('i')`
+      expected scalar type|could not infer output dtype|Expected object of scalar type
+      |must have the same dtype|dtype mismatch|Found dtype|result type \w+ can't be cast
+      |not implemented for '(?:Long|Int|Half|Float|Double|Bool|Byte|Char|Short|BFloat16|ComplexFloat)'
+      |expected (?:\w+ )?dtype|Input type \(\w+\) and (?:weight|bias) type \(\w+\) should be the same
+      |only Tensors of floating point(?: and complex)? dtype can require gradients|Expected (?:Float
+      |Double|Long|Int|Half)|(?:Float|Double|Long|Half|Int)Tensor.*(?:Float|Double|Long|Half|Int)Tensor
+      |argument '\w+' must be \w+, not Tensor
+      |Expected tensor for argument #\d+ '\w+' to have (?:one of the following )?scalar types?
+    `,
   ],
   [
     'shape_mismatch',
-    /shapes? cannot be multiplied|size mismatch|Sizes of tensors must match|must match the size of tensor|shape '\[.*\]' is invalid for input of size|Expected input batch_size|expected input\[.*\] to have \d+ channels|Given groups=\d+, weight of size|dimension out of range|mismatch in shape|shape mismatch|Incompatible shapes|Target size .* must be the same as input size|inconsistent tensor size|The size of tensor a \(\d+\) must match|Expected target size|non-singleton dimension|Expected \d+D|expected \d+D|too many indices for tensor|cannot be broadcast|could not broadcast|operands could not be broadcast|Using a target size|same number of dimensions|mat1 dim 1 must match mat2 dim 0|Expected size \d+ but got size \d+|cannot reshape|view size is not compatible|doesn't match the broadcast shape|input and target shapes do not match|Dimensions? must be equal|expected (?:input|target) .* to have (?:the )?(?:same )?(?:size|shape)|Kernel size can't be greater than actual input size|Calculated (?:padded )?input size per channel/i,
+    regexLines('i')`
+      shapes? cannot be multiplied|size mismatch|Sizes of tensors must match|must match the size of tensor
+      |shape '\[.*\]' is invalid for input of size|Expected input batch_size
+      |expected input\[.*\] to have \d+ channels|Given groups=\d+, weight of size|dimension out of range
+      |mismatch in shape|shape mismatch|Incompatible shapes|Target size .* must be the same as input size
+      |inconsistent tensor size|The size of tensor a \(\d+\) must match|Expected target size
+      |non-singleton dimension|Expected \d+D|expected \d+D|too many indices for tensor|cannot be broadcast
+      |could not broadcast|operands could not be broadcast|Using a target size|same number of dimensions
+      |mat1 dim 1 must match mat2 dim 0|Expected size \d+ but got size \d+|cannot reshape
+      |view size is not compatible|doesn't match the broadcast shape|input and target shapes do not match
+      |Dimensions? must be equal|expected (?:input|target) .* to have (?:the )?(?:same )?(?:size|shape)
+      |Kernel size can't be greater than actual input size|Calculated (?:padded )?input size per channel
+    `,
   ],
   ['import_error', /No module named|cannot import name|DLL load failed|undefined symbol/i],
   ['api_error', /has no attribute|unexpected keyword argument|is deprecated|has been removed|no longer supported|is not supported in this version/i],

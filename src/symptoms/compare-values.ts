@@ -1,5 +1,6 @@
 import type { ReportReading, ValueComparison } from './types.js';
 import { clip, numbersIn } from './text.js';
+import { regexLines } from '../regex.js';
 
 /**
  * Which of a report's printed values a reproduction can be held to, and the comparison itself. Pure.
@@ -19,9 +20,18 @@ export const VALUE_TOLERANCE_TEXT = `within ${VALUE_TOLERANCE.relative * 100} % 
 
 export type ValueBasis = ValueComparison['basis'];
 
-const SEEDS = /\b(?:torch\.(?:cuda\.)?manual_seed(?:_all)?|np\.random\.seed|numpy\.random\.seed|random\.seed|tf\.random\.set_seed|tf\.set_random_seed|set_seed|seed_everything|keras\.utils\.set_random_seed|jax\.random\.(?:PRNGKey|key))\s*\(|\bdefault_rng\s*\(\s*\d/;
+const SEEDS = regexLines()`
+  \b(?:torch\.(?:cuda\.)?manual_seed(?:_all)?|np\.random\.seed|numpy\.random\.seed|random\.seed
+  |tf\.random\.set_seed|tf\.set_random_seed|set_seed|seed_everything|keras\.utils\.set_random_seed
+  |jax\.random\.(?:PRNGKey|key))\s*\(|\bdefault_rng\s*\(\s*\d
+`;
 const OUTSIDE_DATA =
-  /\b(?:open|read_csv|read_json|read_parquet|loadtxt|genfromtxt|ImageFolder|DatasetFolder|load_dataset|from_pretrained|load_state_dict|imread|Image\.open)\s*\(|\b(?:np|numpy|torch|pickle|joblib)\.load\s*\(|\bdatasets\.[A-Z]\w*\(|\bkeras\.datasets\.|['"](?:\/|\.\/|[A-Za-z]:\\)[^'"\n]*\.(?:csv|json|txt|npy|npz|pt|pth|h5|pkl|png|jpe?g|parquet)['"]/;
+  regexLines()`
+    \b(?:open|read_csv|read_json|read_parquet|loadtxt|genfromtxt|ImageFolder|DatasetFolder|load_dataset
+    |from_pretrained|load_state_dict|imread|Image\.open)\s*\(|\b(?:np|numpy|torch|pickle
+    |joblib)\.load\s*\(|\bdatasets\.[A-Z]\w*\(|\bkeras\.datasets\.|['"](?:\/|\.\/
+    |[A-Za-z]:\\)[^'"\n]*\.(?:csv|json|txt|npy|npz|pt|pth|h5|pkl|png|jpe?g|parquet)['"]
+  `;
 const RANDOMNESS: Array<[RegExp, string]> = [
   [/\btorch\.(?:rand|randn|randint|randperm|normal|bernoulli|multinomial|rand_like|randn_like)\s*\(/, 'random tensors'],
   [/\b(?:np|numpy)\.random\.\w+\s*\(|\brandom\.(?:random|randint|choice|shuffle|uniform|gauss|sample)\s*\(/, 'random numbers'],
@@ -121,7 +131,9 @@ export function compareLine(reportLine: string, runLine: string, basis: { basis:
   const out: ValueComparison = {
     ...base,
     agree: true,
-    note: `pattern agrees${kept.length ? ` (${kept.join(', ')} where the report has ${kept.length === 1 ? 'it' : 'them'})` : ''}${free.length ? `; ${free.join(', ')} not compared: ${basis.why}` : `; every other number is equal (${basis.why})`}`,
+    note:
+      `pattern agrees${kept.length ? ` (${kept.join(', ')} where the report has ${kept.length === 1 ? 'it' : 'them'})` : ''}` +
+      (free.length ? `; ${free.join(', ')} not compared: ${basis.why}` : `; every other number is equal (${basis.why})`),
   };
   if (free.length) out.notCompared = free;
   return out;

@@ -201,7 +201,7 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
       if (!ok) {
         c.verdict = 'partial';
         c.score = Math.min(c.score, 0.6);
-        c.reasons.push(`but the output's last exception line is ${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads that line)`);
+        c.reasons.push((`but the output's last exception line is ` + `${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads ` + `that line)`));
       }
     }
     for (const v of c.compared ?? []) v.agree = c.verdict === 'reproduced';

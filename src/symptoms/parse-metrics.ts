@@ -1,5 +1,6 @@
 import type { MetricSeries } from './types.js';
 import { MAX_SCAN_LINE, screenLines } from './text.js';
+import { regexLines } from '../regex.js';
 
 /**
  * Metric series from training output. Pure. Understands `name: value` / `name=value` pairs in the common
@@ -18,7 +19,10 @@ export interface MetricPoint {
 }
 
 const PAIR =
-  /(?:^|[\s,|{(\[;\-\t])['"]?([A-Za-z][A-Za-z0-9_]*(?: +[A-Za-z][A-Za-z0-9_]*){0,3})['"]? *[:=] *(?:tensor\(\s*)?(-?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)|[-+]?nan|[-+]?inf(?:inity)?)(?!\w)(?: *\/ *(\d+)(?: *\((\d+(?:\.\d+)?)%\))?)?/gi;
+  regexLines('gi')`
+    (?:^|[\s,|{([;\-\t])['"]?([A-Za-z][A-Za-z0-9_]*(?: +[A-Za-z][A-Za-z0-9_]*){0,3})['"]? *[:=] *(?:tensor\(\s*)?(-?(?:\d+\.?\d*(?:[eE][-+]?\d+)?
+    |\.\d+)|[-+]?nan|[-+]?inf(?:inity)?)(?!\w)(?: *\/ *(\d+)(?: *\((\d+(?:\.\d+)?)%\))?)?
+  `;
 
 const METRIC_WORDS = new Set([
   'loss', 'accuracy', 'mae', 'mse', 'rmse', 'f1', 'auc', 'precision', 'recall', 'perplexity', 'ppl',

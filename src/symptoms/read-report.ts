@@ -5,6 +5,7 @@ import { classifyPrintedValues, classifySeries } from './classify-series.js';
 import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTracebacks } from './parse-tracebacks.js';
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
+import { regexLines } from '../regex.js';
 
 /**
  * Reads a bug report (markdown issue body) deterministically: code blocks, pasted output, tracebacks,
@@ -21,7 +22,11 @@ const CODE_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'ipython3', 'j
 const OUTPUT_LANGS = new Set(['text', 'txt', 'console', 'output', 'log', 'logs', 'shell-session', 'pytb', 'pycon', 'plaintext', 'stderr', 'stdout', 'error']);
 const PIN = /^\s*[-*]?\s*([A-Za-z][\w.-]*)\s*(?:==|@|>=|~=)\s*v?(\d[\w.+-]*)/;
 const KNOWN_PACKAGES =
-  'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib|scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton|nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle';
+  [
+    'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib',
+    'scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton',
+    'nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle',
+  ].join('|');
 const VERSION_IN_TEXT = new RegExp(
   `(?:^|[\\s(\`*,|-])(${KNOWN_PACKAGES})(?:\\s+version)?\\s*(?:[:=]+|\\bis\\b)?\\s*v?(\\d+(?:\\.\\d+){0,3}(?:[+a-z][\\w.+-]*)?)(?!\\w|\\.\\d)`,
   'gi',
@@ -58,7 +63,10 @@ function looksLikeCode(code: string): boolean {
   const lines = code.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) return false;
   const codey = lines.filter((l) =>
-    /^\s*(import |from \S+ import |def |class |return\b|for .+:|if .+:|elif |else:|while |with .+:|try:|except|raise |print\(|@\w|#)|^\s*[\w.[\]'"]+\s*[+\-*/]?=(?!=)/.test(l),
+    regexLines()`
+      ^\s*(import |from \S+ import |def |class |return\b|for .+:|if .+:|elif |else:|while |with .+:|try:
+      |except|raise |print\(|@\w|#)|^\s*[\w.[\]'"]+\s*[+\-*/]?=(?!=)
+    `.test(l),
   ).length;
   return codey / lines.length >= 0.5;
 }
@@ -101,7 +109,10 @@ function parseVersions(markdown: string): VersionPin[] {
 
 const PROSE_RULES: Array<[Symptom['kind'], Symptom['category'], RegExp]> = [
   ['nan_inf', 'silent', /\b(nan|inf)s?\b(?! ?=)/i],
-  ['loss_not_decreasing', 'silent', /loss\b.{0,60}\b(not|n't|never)\b.{0,20}(decreas|go(es|ing)? down|chang|improv|mov)|loss (is |stays |remains )?(constant|stuck|the same|flat)|(constant|same|stuck) loss/i],
+  ['loss_not_decreasing', 'silent', regexLines('i')`
+    loss\b.{0,60}\b(not|n't|never)\b.{0,20}(decreas|go(es|ing)? down|chang|improv|mov)
+    |loss (is |stays |remains )?(constant|stuck|the same|flat)|(constant|same|stuck) loss
+  `],
   ['loss_diverging', 'silent', /loss\b.{0,40}(increas|explod|diverg|blow(s|ing)? up)/i],
   ['accuracy_stuck', 'silent', /accuracy\b.{0,60}(stuck|constant|the same|(not|n't|never)\b.{0,20}(improv|chang|increas))/i],
   ['constant_predictions', 'silent', /(predicts?|predictions?|outputs?)\b.{0,40}(always|all) (the same|identical|zero|one class)|same (prediction|output) for (all|every)/i],

@@ -29,7 +29,7 @@ export async function prepareF2p(
   opts: { issueText: string; cacheDir: string; python: string },
 ): Promise<{ buggy: PreparedWorkspace | null; fixed: { workspace: Workspace; sha: string } | null; fixRef: string }> {
   const raw = await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => null);
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = raw === null ? null : JSON.parse(raw);
   } catch {
@@ -44,7 +44,7 @@ export async function prepareF2p(
   if (!c) return { buggy: null, fixed: null, fixRef: '' };
   if (!mirrors) throw new UsageError(`case ${caseDir} is a fail-to-pass case of ${c.repo}: pass --mirrors DIR with a clone of it`);
   const source = await findMirror(mirrors, c.repo);
-  if (!source) throw new UsageError(`no clone of ${c.repo} under --mirrors ${mirrors} (looked for ${c.repo.replace('/', '+')}/repo, ${c.repo.replace('/', '+')}, ${c.repo}, ${c.repo.split('/')[1]})`);
+  if (!source) throw new UsageError((`no clone of ${c.repo} under --mirrors ${mirrors} (looked for ${c.repo.replace('/', '+')}/repo, ` + `${c.repo.replace('/', '+')}, ${c.repo}, ${c.repo.split('/')[1]})`));
   try {
     const buggy = await prepareWorkspace({ repoDir: source, repo: c.repo, explicitRef: c.buggy_commit, issueText: opts.issueText, cacheDir: opts.cacheDir, python: opts.python });
     const fixed = await checkoutRef({ repoDir: source, repo: c.repo, ref: c.fix_commit, cacheDir: opts.cacheDir, python: opts.python });

@@ -79,7 +79,15 @@ export function namedVersions(text: string, packages: readonly string[]): RefCan
   const names = [...new Set(packages.map((p) => p.toLowerCase()).filter((p) => /^[a-z0-9][a-z0-9._-]*$/.test(p)))];
   if (!names.length) return [];
   const alt = names.map(escapeRe).join('|');
-  const re = new RegExp(`(?<![\\w.-])(${alt})(?:\\.__version__)?(?:\\s*(?:==|=|:|version:?|v(?=\\d))\\s*|\\s+(?:version\\s+)?v?)(\\d+\\.\\d+(?:\\.\\d+)*(?:(?:a|b|rc)\\d+)?)(?!\\d)`, 'gi');
+  // The name, then a separator (`==`, `:`, ` version `, `v`), then the version; one piece a line.
+  const re = new RegExp(
+    [
+      `(?<![\\w.-])(${alt})(?:\\.__version__)?`,
+      '(?:\\s*(?:==|=|:|version:?|v(?=\\d))\\s*|\\s+(?:version\\s+)?v?)',
+      '(\\d+\\.\\d+(?:\\.\\d+)*(?:(?:a|b|rc)\\d+)?)(?!\\d)',
+    ].join(''),
+    'gi',
+  );
   const seen = new Set<string>();
   const out: RefCandidate[] = [];
   for (const m of text.matchAll(re)) {

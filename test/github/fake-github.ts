@@ -58,7 +58,6 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   const refs = new Map<string, string>();
   const pulls: { number: number; head: string; html_url: string }[] = [];
   let nextId = 1000;
-  let base = '';
 
   const send = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -169,7 +168,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     handle(req, res).catch((err: Error) => send(res, 500, { message: err.message }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     calls,

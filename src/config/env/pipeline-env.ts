@@ -49,7 +49,7 @@ export const PipelineEnv = z.object({
   REPGEN_MAX_LLM_ISSUE_CHARS: doc(posInt().default(D.maxLlmIssueChars), { description: 'characters of an issue sent to the model' }),
   REPGEN_CONTEXT_TOP: doc(posInt().default(D.contextTop), { description: 'repository chunks per context bundle' }),
   REPGEN_CONTEXT_TOKENS: doc(posInt().default(D.contextTokenBudget), { description: 'tokens per context bundle' }),
-  REPGEN_TIER0: doc(flag().default(true), { description: '`0`: skip tier 0, so tier 1 (the model) starts from the completed report code without running it; for measuring or recording the model alone (docs/cassettes.md)', shown: '`true`' }),
+  REPGEN_TIER0: doc(flag().default(true), { description: ('`0`: skip tier 0, so tier 1 (the model) starts from the completed report code without running it; ' + 'for measuring or recording the model alone (docs/cassettes.md)'), shown: '`true`' }),
 });
 export type PipelineEnv = z.infer<typeof PipelineEnv>;
 

@@ -12,7 +12,7 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
   if (!facts.pythonBlocks.length) {
     if (facts.otherLanguageBlocks.length) {
       const langs = [...new Set(facts.otherLanguageBlocks.map((b) => b.lang))].join(', ');
-      out.push(`Python code that triggers the bug: the report's code is not Python (${langs}: \`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces Python deep-learning bugs`);
+      out.push((`Python code that triggers the bug: the report's code is not Python (${langs}: ` + `\`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces ` + `Python deep-learning bugs`));
     } else out.push('the code that triggers the bug: a minimal Python snippet (the report has none)');
   }
   const tier0 = agentAttempt0(snippet);
@@ -97,14 +97,14 @@ export function runOutcome(input: {
   if (agent.status === 'reproduced' && agent.final) {
     const kind = agent.final.reading.exception ? `${agent.final.reading.exception.type}` : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
     const how = agent.tier === 0
-      ? `with the report's own code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`
+      ? (`with the report's own ` + `code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`)
       : `with a generated script (attempt ${agent.attempts.length})`;
     if (confirm && confirm.totalRuns > 0 && !confirmedByMajority(confirm)) {
       const odd = describeOddRuns(confirm);
       return {
         status: 'not_reproduced',
         verdict: 'flaky',
-        summary: `Flaky ${confirm.reproducedRuns}/${confirm.totalRuns}: the bug showed ${how}, but only ${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs showed it again (a majority is needed). The others: ${odd}.`,
+        summary: (`Flaky ${confirm.reproducedRuns}/${confirm.totalRuns}: the bug showed ${how}, but only ` + `${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs showed it again (a majority is ` + `needed). The others: ${odd}.`),
         needsInfo: [],
       };
     }
@@ -120,7 +120,7 @@ export function runOutcome(input: {
     return {
       status: 'not_reproduced',
       verdict: 'pattern_reproduced',
-      summary: `Pattern reproduced: the run prints the reported line with the same pattern, but ${left} cannot be compared because ${why}. Not counted as reproduced.`,
+      summary: (`Pattern reproduced: the run prints the reported line with the same pattern, but ${left} cannot be ` + `compared because ${why}. Not counted as reproduced.`),
       needsInfo: [],
     };
   }
@@ -131,14 +131,19 @@ export function runOutcome(input: {
       status: 'needs_info',
       verdict: 'needs_data',
       summary: `RepGen could not run the report's code: it reads data that only the reporter has.`,
-      needsInfo: [...dataBlockers.map((b) => `a small sample of ${b.what.replace(/^the report's data file\(s\) /, 'the data ').replace(/, which are on the reporter's machine, not in the report$/, '')}, or its shape and dtype so that synthetic data can stand in for it`)],
+      needsInfo: [
+        ...dataBlockers.map((b) => {
+          const what = b.what.replace(/^the report's data file\(s\) /, 'the data ').replace(/, which are on the reporter's machine, not in the report$/, '');
+          return `a small sample of ${what}, or its shape and dtype so that synthetic data can stand in for it`;
+        }),
+      ],
     };
   }
   if (!llm.available && snippet?.unresolved.length) {
     return {
       status: 'not_reproduced',
       verdict: 'no_model',
-      summary: `No model configured: the report's code is incomplete (${snippet.unresolved.join(', ')} never defined), and filling such gaps is tier 1's work, which needs a model (${llm.reason}). Nothing is asked of the reporter.`,
+      summary: (`No model configured: the report's code is incomplete (${snippet.unresolved.join(', ')} never ` + `defined), and filling such gaps is tier 1's work, which needs a model (${llm.reason}). Nothing is ` + `asked of the reporter.`),
       needsInfo: [],
     };
   }
