@@ -64,5 +64,14 @@ describe('context disk cache reload', () => {
       expect(bm25Adapter.load(holder.subarray(shift)).search(query, 20)).toEqual(expected);
     }
     expect(() => bm25Adapter.load(bytes.subarray(0, bytes.length - 2))).toThrow(/truncated/);
+    expect(() => bm25Adapter.load(Buffer.concat([bytes, Buffer.alloc(1)]))).toThrow(/truncated/);
+    // Right length, wrong content: a posting naming a document past the last one is refused on load, not met
+    // later as a score written past the end of an array.
+    const headerLen = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLen)) as { terms: number; n: number };
+    const docsAt = ((4 + headerLen + 3) & ~3) + 4 * (header.terms + 1) * 2 + 4 * header.n * 2;
+    const damaged = Buffer.from(bytes);
+    damaged.writeInt32LE(header.n + 5, docsAt);
+    expect(() => bm25Adapter.load(damaged)).toThrow(/unknown document/);
   });
 });
