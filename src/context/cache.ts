@@ -14,7 +14,7 @@ import type { RepoFile } from './walk-repo.js';
 const run = promisify(execFile);
 
 /** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
-export const INDEX_VERSION = 9;
+export const INDEX_VERSION = 10;
 
 export function sha256(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
