@@ -42,6 +42,7 @@ describe('context cache layout (meta.bin)', () => {
     ['cut short', (f: string) => truncateSync(f, Math.floor(readFileSync(f).length / 2))],
     ['cut to nothing', (f: string) => truncateSync(f, 0)],
     ['one byte short', (f: string) => truncateSync(f, readFileSync(f).length - 1)],
+    ['one byte too long', (f: string) => writeFileSync(f, Buffer.concat([readFileSync(f), Buffer.alloc(1)]))],
     ['garbage', (f: string) => writeFileSync(f, Buffer.from('\x10\x00\x00\x00not a header at all, just bytes'))],
     ['a header claiming more than the file holds', (f: string) => writeFileSync(f, Buffer.from([0xff, 0xff, 0xff, 0x7f, 1, 2, 3]))],
     ['another version', (f: string) => writeFileSync(f, packSections(INDEX_VERSION - 1, {}, {}))],
