@@ -107,17 +107,19 @@ function lazyFiles(paths: StringColumn, modules: StringColumn, details: StringCo
  */
 function lazyChunks(n: number, make: (id: number) => Chunk): Chunk[] {
   const made = new Array<Chunk>(n);
+  // The chunk id a property key names, or -1 ("length", "map", "01", "" and the like name none).
+  const idOf = (prop: string | symbol): number => {
+    if (typeof prop !== 'string' || prop.length > 10) return -1;
+    const id = Number(prop);
+    return Number.isInteger(id) && id >= 0 && id < n && String(id) === prop ? id : -1;
+  };
   return new Proxy(made, {
     get(target, prop, receiver) {
-      if (typeof prop === 'string') {
-        const id = prop.length < 11 ? Number(prop) : NaN;
-        if (Number.isInteger(id) && id >= 0 && id < n && String(id) === prop) return (target[id] ??= make(id));
-      }
-      return Reflect.get(target, prop, receiver);
+      const id = idOf(prop);
+      return id < 0 ? Reflect.get(target, prop, receiver) : (target[id] ??= make(id));
     },
     has(target, prop) {
-      if (typeof prop === 'string' && Number.isInteger(Number(prop)) && Number(prop) >= 0 && Number(prop) < n) return true;
-      return Reflect.has(target, prop);
+      return idOf(prop) >= 0 || Reflect.has(target, prop);
     },
   });
 }

@@ -33,6 +33,10 @@ describe('context cache layout (meta.bin)', () => {
     expect(loaded.files.map(strip)).toEqual(index.files.map(strip));
     expect(Array.isArray(loaded.chunks)).toBe(true);
     expect(loaded.chunks[loaded.chunks.length]).toBeUndefined();
+    expect(loaded.chunks.length in loaded.chunks).toBe(false);
+    expect(0 in loaded.chunks).toBe(true);
+    expect('' in loaded.chunks).toBe(false);
+    expect(loaded.chunks.map((c) => c.id)).toEqual(index.chunks.map((c) => c.id));
     expect(loaded.chunks.filter((c) => c.hasLoop).map((c) => c.id)).toEqual(index.chunks.filter((c) => c.hasLoop).map((c) => c.id));
     expect(loaded.graph.filesByModule.get('vision.utils.metrics')?.defs).toEqual(index.graph.filesByModule.get('vision.utils.metrics')?.defs);
     expect(loaded.loops).toEqual(index.loops);
