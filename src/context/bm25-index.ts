@@ -1,6 +1,6 @@
 import type { LexicalAdapter, LexicalDoc, LexicalHit, LexicalIndex } from './lexical-index.js';
 import { weightedTerms } from './lexical-index.js';
-import { arrayColumn, encodeStrings, sortedIndexOf, stringColumn, type StringColumn } from './packed-columns.js';
+import { allInRange, arrayColumn, encodeStrings, sortedIndexOf, stringColumn, type StringColumn } from './packed-columns.js';
 
 /** Okapi BM25 parameters (the usual values; lunr and MiniSearch default to the same). */
 const K1 = 1.2;
@@ -320,7 +320,7 @@ export const bm25Adapter: LexicalAdapter = {
     const termBytes = buf.subarray(at, at + header.termBytes);
     if (offsets[0] !== 0 || offsets[header.terms] !== header.postings) throw new Error('bm25 postings do not match their terms');
     for (let r = 0; r < header.terms; r++) if (offsets[r + 1]! < offsets[r]!) throw new Error('bm25 postings go backwards');
-    for (const d of docs) if (d < 0 || d >= header.n) throw new Error('bm25 postings hold an unknown document');
+    if (!allInRange(docs, header.n)) throw new Error('bm25 postings hold an unknown document');
     return wrap({ terms: stringColumn(termOffsets, termBytes), encodedTerms: () => ({ offsets: termOffsets, bytes: termBytes }), ids, lengths, postings: { offsets, docs, tf } });
   },
 };

@@ -47,6 +47,18 @@ export function sortedIndexOf(column: StringColumn, value: string): number | und
   return undefined;
 }
 
+/**
+ * Whether every value lies in [0, limit). An indexed loop in a function of its own: `for…of` over a 4.6 M entry
+ * typed array took 150 ms on a reload, this takes about 10.
+ */
+export function allInRange(values: Int32Array, limit: number): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v < 0 || v >= limit) return false;
+  }
+  return true;
+}
+
 /** A read-only name → chunk ids lookup: a Map when built, a packed table when loaded from the cache. */
 export interface NameLookup {
   readonly size: number;
@@ -75,7 +87,7 @@ export function namesLookup(packed: PackedNames, idLimit: number): NameLookup {
   const { rows, ids } = packed;
   if (rows.length !== keys.length + 1 || rows[0] !== 0 || rows[keys.length] !== ids.length) throw new Error('name table does not match its ids');
   for (let r = 1; r < rows.length; r++) if (rows[r]! < rows[r - 1]!) throw new Error('name table rows go backwards');
-  for (const id of ids) if (id < 0 || id >= idLimit) throw new Error('name table holds an unknown chunk id');
+  if (!allInRange(ids, idLimit)) throw new Error('name table holds an unknown chunk id');
   return {
     size: keys.length,
     get(name: string): readonly number[] | undefined {
