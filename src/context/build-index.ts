@@ -47,13 +47,13 @@ export async function chunkRepo(files: RepoFile[]): Promise<{ chunks: Chunk[]; i
 
 export function assembleIndex(
   key: string,
-  parts: { chunks: Chunk[]; files: FileInfo[]; lexical: LexicalIndex; skipped: Record<string, number>; loops?: FoundLoop[] },
+  parts: { chunks: Chunk[]; files: FileInfo[]; lexical: LexicalIndex; skipped: Record<string, number>; loops?: FoundLoop[]; names?: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'> },
 ): RepoIndex {
   return {
     key,
     chunks: parts.chunks,
     files: parts.files,
-    graph: buildGraph(parts.chunks, parts.files),
+    graph: buildGraph(parts.chunks, parts.files, parts.names),
     lexical: parts.lexical,
     loops: parts.loops ?? findTrainingLoops(parts.chunks, parts.files),
     skipped: parts.skipped,

@@ -4,16 +4,17 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Chunk, FileInfo } from './chunk-types.js';
+import type { FileInfo } from './chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
+import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';
+import { buildNames } from './deps.js';
 import type { LexicalAdapter } from './lexical-index.js';
-import type { FoundLoop } from './training-loops.js';
 import type { RepoFile } from './walk-repo.js';
 
 const run = promisify(execFile);
 
 /** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
-export const INDEX_VERSION = 8;
+export const INDEX_VERSION = 10;
 
 export function sha256(text: string | Buffer): string {
   return createHash('sha256').update(text).digest('hex');
@@ -74,42 +75,6 @@ export class IndexLru {
 }
 
 /**
- * Chunks stored by column, without their text (texts.txt holds the texts back to back; `textLengths` cuts it).
- * Columns parse several times faster than one object per chunk, whose keys and path repeat 50,000 times.
- */
-interface ChunkTable {
-  file: number[];
-  startLine: number[];
-  endLine: number[];
-  kind: Array<Chunk['kind']>;
-  symbol: Array<string | null>;
-  /** Calls of each chunk joined by a space (calls never contain spaces). */
-  calls: string[];
-  hasLoop: number[];
-  /** UTF-8 byte length of each chunk's text in texts.txt. */
-  textBytes: number[];
-}
-
-function toTable(chunks: Chunk[], files: FileInfo[]): ChunkTable {
-  const fileIndex = new Map(files.map((f, i) => [f.path, i]));
-  return {
-    file: chunks.map((c) => fileIndex.get(c.path)!),
-    startLine: chunks.map((c) => c.startLine),
-    endLine: chunks.map((c) => c.endLine),
-    kind: chunks.map((c) => c.kind),
-    symbol: chunks.map((c) => c.symbol ?? null),
-    calls: chunks.map((c) => c.calls.join(' ')),
-    hasLoop: chunks.map((c) => (c.hasLoop ? 1 : 0)),
-    textBytes: chunks.map((c) => Buffer.byteLength(c.text)),
-  };
-}
-
-/** Reads a byte range of texts.txt as UTF-8. */
-interface TextSource {
-  read(start: number, end: number): string;
-}
-
-/**
  * Closes a texts.txt descriptor once no chunk of its index is reachable any more (the LRU dropped the index).
  * Until then the open descriptor keeps the file's bytes readable even if the entry is removed or replaced.
  */
@@ -150,53 +115,6 @@ function openTextSource(path: string): { source: TextSource; size: number } {
   }
 }
 
-/**
- * Rebuilds the chunks; each text is read from texts.txt on first use (see openTextSource). Every chunk shares
- * one getter, which finds its bytes through `this.id`: a closure per chunk was 32,000 closures and accessor
- * pairs for the garbage collector to copy, and shared accessors also let the chunks share one hidden class.
- */
-function fromTable(table: ChunkTable, files: FileInfo[], texts: TextSource, textsSize: number): Chunk[] {
-  const n = table.file.length;
-  const starts = new Float64Array(n + 1);
-  for (let id = 0; id < n; id++) starts[id + 1] = starts[id]! + table.textBytes[id]!;
-  if (starts[n] !== textsSize) throw new Error('texts.txt does not match meta.json');
-  const text = {
-    configurable: true,
-    enumerable: true,
-    get(this: Chunk): string {
-      const value = texts.read(starts[this.id]!, starts[this.id + 1]!);
-      Object.defineProperty(this, 'text', { value, enumerable: true, writable: true, configurable: true });
-      return value;
-    },
-  };
-  const chunks: Chunk[] = [];
-  for (let id = 0; id < n; id++) {
-    const chunk = {
-      id,
-      path: files[table.file[id]!]!.path,
-      startLine: table.startLine[id]!,
-      endLine: table.endLine[id]!,
-      kind: table.kind[id]!,
-      calls: table.calls[id] ? table.calls[id]!.split(' ') : [],
-      hasLoop: table.hasLoop[id] === 1,
-    } as Chunk;
-    Object.defineProperty(chunk, 'text', text);
-    const symbol = table.symbol[id];
-    if (symbol) chunk.symbol = symbol;
-    chunks.push(chunk);
-  }
-  return chunks;
-}
-
-interface StoredMeta {
-  version: number;
-  chunks: ChunkTable;
-  files: FileInfo[];
-  loops: FoundLoop[];
-  skipped: Record<string, number>;
-  lexicalAdapter: string;
-}
-
 async function writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   await writeFile(tmp, data);
@@ -223,35 +141,27 @@ function projectImports(files: FileInfo[]): FileInfo[] {
 export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<void> {
   const dir = join(cacheDir, index.key);
   await mkdir(dir, { recursive: true });
-  const meta: StoredMeta = {
-    version: INDEX_VERSION,
-    chunks: toTable(index.chunks, index.files),
-    files: projectImports(index.files),
-    loops: index.loops,
-    skipped: index.skipped,
-    lexicalAdapter: index.lexical.adapter,
-  };
+  const { bySymbolPart, byCallName } = index.graph;
+  // A fresh build holds the name maps as Maps; an index that came from disk holds packed tables.
+  const names = bySymbolPart instanceof Map && byCallName instanceof Map ? { bySymbolPart, byCallName } : buildNames(index.chunks);
+  const meta = packMeta(INDEX_VERSION, { chunks: index.chunks, files: projectImports(index.files), names, loops: index.loops, skipped: index.skipped, lexicalAdapter: index.lexical.adapter });
   await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serialize());
   // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
   await writeAtomic(join(dir, 'texts.txt'), index.chunks.map((c) => c.text).join(''));
-  // meta.json last: its presence means the entry is complete.
-  await writeAtomic(join(dir, 'meta.json'), JSON.stringify(meta));
+  // meta.bin last: its presence means the entry is complete.
+  await writeAtomic(join(dir, 'meta.bin'), meta);
 }
 
 export async function loadIndex(cacheDir: string, key: string, adapter: LexicalAdapter): Promise<RepoIndex | null> {
   const dir = join(cacheDir, key);
   try {
-    // Read both at once: the disk works while JSON.parse runs. texts.txt is opened, not read (see openTextSource).
-    const [metaText, lexicalBytes] = await Promise.all([
-      readFile(join(dir, 'meta.json'), 'utf8'),
-      readFile(join(dir, 'lexical.bin')),
-    ]);
-    const meta = JSON.parse(metaText) as StoredMeta;
-    if (meta.version !== INDEX_VERSION) return null;
-    const lexical = adapter.load(lexicalBytes);
+    // Read both at once. texts.txt is opened, not read (see openTextSource).
+    const [metaBytes, lexicalBytes] = await Promise.all([readFile(join(dir, 'meta.bin')), readFile(join(dir, 'lexical.bin'))]);
     const texts = openTextSource(join(dir, 'texts.txt'));
-    const chunks = fromTable(meta.chunks, meta.files, texts.source, texts.size);
-    return assembleIndex(key, { chunks, files: meta.files, lexical, skipped: meta.skipped, loops: meta.loops });
+    const meta = unpackMeta(metaBytes, INDEX_VERSION, texts.source, texts.size);
+    if (!meta) throw new Error('cache entry of another version');
+    const lexical = adapter.load(lexicalBytes);
+    return assembleIndex(key, { chunks: meta.chunks, files: meta.files, lexical, skipped: meta.skipped, loops: meta.loops, names: meta.names });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     // A corrupt entry is rebuilt, not trusted.

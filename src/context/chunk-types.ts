@@ -6,7 +6,7 @@ export interface ImportRef {
   name?: string;
 }
 
-/** One indexed piece of a file. Plain data: the disk cache stores it as JSON. */
+/** One indexed piece of a file. Plain data: the disk cache stores it by column (cache-layout.ts) and a reload makes it again. */
 export interface Chunk {
   id: number;
   path: string;

@@ -1,4 +1,5 @@
 import { estimateTokens, type Chunk, type FileInfo, type ImportRef } from './chunk-types.js';
+import type { NameLookup } from './packed-columns.js';
 
 /** Lookup tables over the whole repository for resolving names across modules. */
 export interface RepoGraph {
@@ -7,12 +8,18 @@ export interface RepoGraph {
   /** Dotted module name → file; also without a leading "src."/"lib." (src-layout packages). */
   filesByModule: Map<string, FileInfo>;
   /** Each part of a chunk's symbol ("GroupNorm", "__init__") → chunk ids, for names quoted in a report. */
-  bySymbolPart: Map<string, number[]>;
+  bySymbolPart: NameLookup;
   /** The last part of each call ("tensor_split" of "emb.tensor_split") → ids of the chunks making it. */
+  byCallName: NameLookup;
+}
+
+/** The name maps of a graph: what a reload from the disk cache takes as stored instead of deriving again. */
+export interface GraphNames {
+  bySymbolPart: Map<string, number[]>;
   byCallName: Map<string, number[]>;
 }
 
-export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
+export function buildGraph(chunks: Chunk[], files: FileInfo[], names: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'> = buildNames(chunks)): RepoGraph {
   const filesByModule = new Map<string, FileInfo>();
   for (const f of files) {
     if (!f.path.endsWith('.py') && !f.path.endsWith('.pyi')) continue;
@@ -20,6 +27,10 @@ export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
     const stripped = f.module.replace(/^(?:src|lib|python)\./, '');
     if (!filesByModule.has(stripped)) filesByModule.set(stripped, f);
   }
+  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart: names.bySymbolPart, byCallName: names.byCallName };
+}
+
+export function buildNames(chunks: Chunk[]): GraphNames {
   // A chunk is listed once per name: a list already ending in this chunk's id means a repeat. (This replaced a
   // Set per chunk, which a reload from the disk cache paid for 32,000 chunks.)
   const add = (map: Map<string, number[]>, name: string, id: number): void => {
@@ -36,7 +47,7 @@ export function buildGraph(chunks: Chunk[], files: FileInfo[]): RepoGraph {
   for (const chunk of chunks) {
     for (const c of chunk.calls) add(byCallName, c.slice(c.lastIndexOf('.') + 1), chunk.id);
   }
-  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart, byCallName };
+  return { bySymbolPart, byCallName };
 }
 
 /** Resolves `from ..x import y` relative to the importing module's package. */

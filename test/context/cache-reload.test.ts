@@ -29,8 +29,14 @@ describe('context disk cache reload', () => {
     expect(loaded!.chunks.map((c) => c.text)).toEqual(index.chunks.map((c) => c.text));
     expect(loaded!.chunks.map((c) => ({ ...c }))).toEqual(index.chunks.map((c) => ({ ...c })));
     expect(Object.keys(loaded!.chunks[0]!)).toContain('text');
-    expect([...loaded!.graph.byCallName]).toEqual([...index.graph.byCallName]);
-    expect([...loaded!.graph.bySymbolPart]).toEqual([...index.graph.bySymbolPart]);
+    // The name tables come back as stored (not derived again): every name finds the same chunks, and no more names.
+    for (const table of ['byCallName', 'bySymbolPart'] as const) {
+      const built = index.graph[table] as Map<string, number[]>;
+      expect(built.size).toBeGreaterThan(0);
+      expect(loaded!.graph[table].size).toBe(built.size);
+      for (const [name, ids] of built) expect(loaded!.graph[table].get(name)).toEqual(ids);
+      expect(loaded!.graph[table].get('no_such_name_here')).toBeUndefined();
+    }
     const query = ['accuracy', 'topk', 'output', 'target', 'train'];
     expect(loaded!.lexical.search(query, 10)).toEqual(index.lexical.search(query, 10));
     expect(loaded!.lexical.search(query, 10).length).toBeGreaterThan(0);
@@ -58,5 +64,14 @@ describe('context disk cache reload', () => {
       expect(bm25Adapter.load(holder.subarray(shift)).search(query, 20)).toEqual(expected);
     }
     expect(() => bm25Adapter.load(bytes.subarray(0, bytes.length - 2))).toThrow(/truncated/);
+    expect(() => bm25Adapter.load(Buffer.concat([bytes, Buffer.alloc(1)]))).toThrow(/truncated/);
+    // Right length, wrong content: a posting naming a document past the last one is refused on load, not met
+    // later as a score written past the end of an array.
+    const headerLen = bytes.readUInt32LE(0);
+    const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLen)) as { terms: number; n: number };
+    const docsAt = ((4 + headerLen + 3) & ~3) + 4 * (header.terms + 1) * 2 + 4 * header.n * 2;
+    const damaged = Buffer.from(bytes);
+    damaged.writeInt32LE(header.n + 5, docsAt);
+    expect(() => bm25Adapter.load(damaged)).toThrow(/unknown document/);
   });
 });
