@@ -8,7 +8,10 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
+# onnxruntime-node's install script would download CUDA binaries: package.json's allowScripts denies it on an
+# npm that reads that field (npm 11.19 does); an older npm runs it, and the script reads this variable and skips.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 # Production dependencies only (tsx is one: it loads the TypeScript sources at startup, no build step).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -2,8 +2,8 @@
 // Entry of the GitHub Action (action.yml: `runs.using: node20`, `main: bin/action.js`). The sources are
 // TypeScript loaded by tsx, as for `npx repgen` (bin/repgen.js): there is no build step and no bundle to keep
 // in step with src/. A workflow's `uses: OWNER/repgen@REF` gives the repository without node_modules, so the
-// first thing done is `npm ci --omit=dev` next to this file (the lock file pins every version; .npmrc skips
-// onnxruntime's GPU download); a runner that already has them (a cached folder, a self-hosted runner) skips it.
+// first thing done is `npm ci --omit=dev` next to this file (the lock file pins every version; package.json's
+// allowScripts, or ONNXRUNTIME_NODE_INSTALL=skip for an npm that does not read it, skips onnxruntime's GPU download); a runner that already has them (a cached folder, a self-hosted runner) skips it.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,7 +22,11 @@ if (!existsSync(join(root, 'node_modules', 'tsx', 'package.json'))) {
   let installed = null;
   process.stdout.write('::group::RepGen: installing its dependencies (npm ci --omit=dev)\n');
   for (const npm of candidates) {
-    const r = spawnSync(npm, ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const r = spawnSync(npm, ['ci', '--omit=dev', '--no-audit', '--no-fund'], {
+      cwd: root,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' },
+    });
     if (r.error && r.error.code === 'ENOENT') continue;
     installed = r;
     break;

@@ -1,4 +1,3 @@
-import './kubernetes-node-compat.js';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';

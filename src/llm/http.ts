@@ -1,5 +1,4 @@
 // undici 8 is written for Node >= 22.19; the Kubernetes client needs the same three Node 22 APIs on Node 20.
-import '../exec/kubernetes-node-compat.js';
 import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici';
 
 /**

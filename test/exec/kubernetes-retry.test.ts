@@ -1,5 +1,4 @@
 // First: client-node's undici needs the Node 20 shims before it loads.
-import '../../src/exec/kubernetes-node-compat.js';
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { describeApiError, isRetryable, withRetry } from '../../src/exec/kubernetes-retry.js';

@@ -1,5 +1,4 @@
 // First: undici 8 needs the Node 20 shims before it loads.
-import '../../src/exec/kubernetes-node-compat.js';
 import { Agent, fetch as undiciFetch, getGlobalDispatcher, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelDispatcher, modelHttpTimeouts, UNDICI_SLACK_MS } from '../../src/llm/http.js';
