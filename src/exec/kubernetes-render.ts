@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import { InvalidRunRequestError } from './errors.js';
 import { chooseImage, type KubernetesConfig } from './kubernetes-config.js';
 import { RUNNER_PY, type RunnerRequest } from './kubernetes-runner.js';
+import { buildPortableEnv } from './script-env.js';
 import { FETCH_WORKSPACE_PY } from './kubernetes-workspace.js';
 import { DEFAULT_WORKSPACE_MOUNT, type RunRequest } from './types.js';
 
@@ -62,37 +63,12 @@ function requestLabels(labels: Record<string, string>): Record<string, string> {
   return out;
 }
 
-/** Names that look like credentials never pass through `envAllowlist` (same rule as the local executor). */
-const SECRET_NAME = /(TOKEN|SECRET|PASSW(OR)?D|API_?KEY|PRIVATE_?KEY|CREDENTIAL|SESSION|COOKIE)/i;
-
 /**
- * The container's environment: the local executor's, except PATH, which stays the image's own (conda images
- * keep python in /opt/conda/bin). Returns notes for names it refused.
+ * The container's environment: the local executor's (buildPortableEnv), except PATH, which stays the image's
+ * own (conda images keep python in /opt/conda/bin). Returns notes for names it refused.
  */
 export function buildContainerEnv(request: RunRequest, hostEnv: NodeJS.ProcessEnv, outDir: string): { env: V1EnvVar[]; notes: string[] } {
-  const notes: string[] = [];
-  const env: Record<string, string> = {
-    HOME: PATHS.work,
-    TMPDIR: PATHS.tmp,
-    LANG: 'C.UTF-8',
-    LC_ALL: 'C.UTF-8',
-    PYTHONUNBUFFERED: '1',
-    PYTHONDONTWRITEBYTECODE: '1',
-    MPLBACKEND: 'Agg',
-  };
-  if (request.seed !== undefined) {
-    env.REPGEN_SEED = String(request.seed);
-    env.PYTHONHASHSEED = String(request.seed);
-  }
-  for (const name of request.envAllowlist) {
-    if (SECRET_NAME.test(name)) {
-      notes.push(`env ${name} not passed: allowlisted names must not be credentials`);
-      continue;
-    }
-    const value = hostEnv[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, request.env);
+  const { env, notes } = buildPortableEnv({ ...request, hostEnv, home: PATHS.work, tmpDir: PATHS.tmp });
   // Set last: the runner and the result collection rely on these, a request must not move them.
   env.REPGEN_WORKDIR = PATHS.work;
   env.REPGEN_OUT = outDir;

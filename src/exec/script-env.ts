@@ -23,18 +23,24 @@ export interface ScriptEnvInput {
   workspace?: string | undefined;
 }
 
+/** What a script's environment holds wherever it runs: its locale and Python flags, the seed, the allowlist, the request's own. */
+export interface PortableEnvInput {
+  hostEnv: NodeJS.ProcessEnv;
+  env: Record<string, string>;
+  envAllowlist: string[];
+  seed?: number | undefined;
+  home: string;
+  tmpDir: string | undefined;
+}
+
 /**
- * The complete environment of a script. Nothing of the parent reaches it but the allowlisted names, so a
- * GITHUB_TOKEN or ANTHROPIC_API_KEY of the RepGen process cannot be read by untrusted code.
+ * The part of a script's environment both executors share (the local sandbox and the Kubernetes container):
+ * nothing of the parent but the allowlisted names, and never one that looks like a credential.
  */
-export function buildScriptEnv(input: ScriptEnvInput): { env: Record<string, string>; notes: string[] } {
+export function buildPortableEnv(input: PortableEnvInput): { env: Record<string, string>; notes: string[] } {
   const notes: string[] = [];
-  const interpreterDir = input.interpreter.includes('/') ? dirname(input.interpreter) : undefined;
-  // A virtualenv interpreter's bin/ goes first so that `python`/`pip` inside the script resolve to it.
-  const path = interpreterDir && !SAFE_PATH.split(':').includes(interpreterDir) ? `${interpreterDir}:${SAFE_PATH}` : SAFE_PATH;
   const env: Record<string, string> = {
-    PATH: path,
-    HOME: input.workdir,
+    HOME: input.home,
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     PYTHONUNBUFFERED: '1',
@@ -55,6 +61,19 @@ export function buildScriptEnv(input: ScriptEnvInput): { env: Record<string, str
     if (value !== undefined) env[name] = value;
   }
   Object.assign(env, input.env);
+  return { env, notes };
+}
+
+/**
+ * The complete environment of a script. Nothing of the parent reaches it but the allowlisted names, so a
+ * GITHUB_TOKEN or ANTHROPIC_API_KEY of the RepGen process cannot be read by untrusted code.
+ */
+export function buildScriptEnv(input: ScriptEnvInput): { env: Record<string, string>; notes: string[] } {
+  const interpreterDir = input.interpreter.includes('/') ? dirname(input.interpreter) : undefined;
+  // A virtualenv interpreter's bin/ goes first so that `python`/`pip` inside the script resolve to it.
+  const path = interpreterDir && !SAFE_PATH.split(':').includes(interpreterDir) ? `${interpreterDir}:${SAFE_PATH}` : SAFE_PATH;
+  const { env: portable, notes } = buildPortableEnv({ ...input, home: input.workdir });
+  const env: Record<string, string> = { PATH: path, ...portable };
   if (input.workspace !== undefined) {
     // First, so `import pkg` finds the checkout at the issue's ref before any installed copy of the package.
     env.PYTHONPATH = [input.workspace, env.PYTHONPATH].filter((p) => p).join(':');
