@@ -22,10 +22,13 @@ export interface PipelineWiring {
   buildContext?: BuildContextFn;
 }
 
+/** Picks the executor of a kind; close() stops those it made (the local warm pool's sandboxes) at shutdown. */
+export type ExecutorChooser = ((cfg: ExecConfig) => Promise<ScriptExecutor>) & { close(): Promise<void> };
+
 /** The executor of each kind, made once per process: reproductions and fix checks share them. */
-export function executorChooser(wiring: Pick<PipelineWiring, 'log' | 'executor'>): (cfg: ExecConfig) => Promise<ScriptExecutor> {
+export function executorChooser(wiring: Pick<PipelineWiring, 'log' | 'executor'>): ExecutorChooser {
   const executors = new Map<string, Promise<ScriptExecutor>>();
-  return (cfg) => {
+  const choose = (cfg: ExecConfig): Promise<ScriptExecutor> => {
     if (wiring.executor) return Promise.resolve(wiring.executor);
     let made = executors.get(cfg.kind);
     if (!made) {
@@ -34,6 +37,12 @@ export function executorChooser(wiring: Pick<PipelineWiring, 'log' | 'executor'>
     }
     return made;
   };
+  const close = async (): Promise<void> => {
+    const made = await Promise.allSettled([...executors.values()]);
+    executors.clear();
+    await Promise.all(made.map((m) => (m.status === 'fulfilled' ? m.value.close?.().catch(() => undefined) : undefined)));
+  };
+  return Object.assign(choose, { close });
 }
 
 export function wirePipeline(wiring: PipelineWiring, executorFor = executorChooser(wiring)): RunPipeline {

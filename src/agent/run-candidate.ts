@@ -1,5 +1,5 @@
 import { CancelledError } from '../errors.js';
-import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../exec/types.js';
+import { DEFAULT_WORKSPACE_MOUNT, type RunRequestInput, type RunResult, type ScriptExecutor, type Workspace } from '../exec/types.js';
 import { matchRun, readRun } from '../symptoms/index.js';
 import type { MatchResult, ReportReading, RunReading } from '../symptoms/types.js';
 import { crashProvenance } from './crash-provenance.js';
@@ -24,6 +24,31 @@ export interface RunLimitsSettings {
   runMemoryMb: number;
 }
 
+/** The seed of every attempt (tier 0's candidates, tier 1's scripts); confirmation re-runs use others. */
+export const ATTEMPT_SEED = 0;
+
+/**
+ * The request a candidate runs as. Pure; the pipeline also builds it ahead (with any script) to warm the
+ * executor for runs of this shape.
+ */
+export function candidateRequest(
+  script: string,
+  input: { report: Pick<ReportReading, 'versions'>; seed: number; settings: RunLimitsSettings; labels?: Record<string, string> },
+  workspace?: Workspace,
+): RunRequestInput {
+  return {
+    files: [{ path: 'repro.py', content: script }],
+    entry: 'repro.py',
+    seed: input.seed,
+    env: { REPGEN_SEED: String(input.seed) },
+    limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
+    labels: input.labels ?? {},
+    ...(workspace ? { workspace } : {}),
+    // The Kubernetes executor picks an image matching the report's versions; the local one ignores them.
+    ...(input.report.versions.length ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) } : {}),
+  };
+}
+
 /**
  * Runs a script through the executor and judges the output with the symptom matcher (code decides,
  * never the model). An aborted run is a cancellation; other infrastructure failures come back in
@@ -36,20 +61,7 @@ export async function runCandidate(
   signal?: AbortSignal,
 ): Promise<CandidateRun> {
   if (signal?.aborted) throw new CancelledError('cancelled before the run');
-  const run = await deps.executor.run(
-    {
-      files: [{ path: 'repro.py', content: script }],
-      entry: 'repro.py',
-      seed: input.seed,
-      env: { REPGEN_SEED: String(input.seed) },
-      limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
-      labels: input.labels ?? {},
-      ...(deps.workspace ? { workspace: deps.workspace } : {}),
-      // The Kubernetes executor picks an image matching the report's versions; the local one ignores them.
-      ...(input.report.versions.length ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) } : {}),
-    },
-    signal,
-  );
+  const run = await deps.executor.run(candidateRequest(script, input, deps.workspace), signal);
   if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
   // The whole result: a native crash (SIGSEGV in a CUDA/C++ op) shows only in `run.signal`.
   const reading = readRun(run.output, run);

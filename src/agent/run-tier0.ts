@@ -4,7 +4,7 @@ import type { AttemptRecord } from './types.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
 import { parsePython } from '../context/python-syntax.js';
-import { mismatchFeedback, runCandidate, type CandidateRun } from './run-candidate.js';
+import { ATTEMPT_SEED, mismatchFeedback, runCandidate, type CandidateRun } from './run-candidate.js';
 import type { CompletedSnippet } from './tier0.js';
 
 /** Candidate runs at once: the search runs them in pairs (cheap on a CPU runner, halves the wall clock). @defaultValue 2 */
@@ -73,7 +73,7 @@ export async function runTier0(
     const which = batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`;
     await deps.onActivity?.(`running tier 0 ${candidates.length > 1 ? `candidate${which} of ${candidates.length}` : "on the report's code"}`);
     const t0 = now();
-    const runs = await Promise.all(batch.map((c) => runCandidate(c.script, { report: input.report.reading, seed: 0, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal)));
+    const runs = await Promise.all(batch.map((c) => runCandidate(c.script, { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal)));
     for (let k = 0; k < runs.length; k += 1) {
       const run = runs[k] as CandidateRun;
       const cand = batch[k];

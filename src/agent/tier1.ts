@@ -11,7 +11,7 @@ import type { ReportResult } from '../report/types.js';
 import { networkNeeds, importedModules } from '../plan/index.js';
 import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
-import { mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
+import { ATTEMPT_SEED, mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
 
 export interface AgentPrompts {
@@ -255,7 +255,7 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
     const feedback = relevance.outcome === 'faked_bug' ? `Rejected as a faked bug: ${relevance.reasons.join('; ')}. Let the library raise or print it.` : `Not relevant to the report: ${relevance.reasons.join('; ')}.`;
     return { outcome: relevance.outcome, stage: 'relevance', feedback, run: null };
   }
-  const run = await runCandidate(script, { report: input.report.reading, seed: 0, settings: input.budget }, deps, signal);
+  const run = await runCandidate(script, { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget }, deps, signal);
   if (run.run.infra) return { outcome: 'infra', stage: 'run', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}`, run };
   if (run.match.verdict === 'reproduced') return { outcome: 'reproduced', stage: 'match', feedback: `reproduced: ${run.match.reasons.join('; ')}`, run };
   // Only values of the reporter's random state differ: no attempt can reach them (docs/verdicts.md), so stop.

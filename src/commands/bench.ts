@@ -182,6 +182,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
     throw err;
   } finally {
     progress.stop();
+    // Ours to close (the warm pool's sandboxes and their cgroups); a wired-in executor is the caller's.
+    if (!wiring.executor) await executor.close?.().catch(() => undefined);
   }
   const md = benchMarkdown(results, { dir: dirArg, llm: llm ? reason : 'none' });
   await mkdir(dirname(outFile), { recursive: true });

@@ -171,6 +171,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     throw err;
   } finally {
     process.removeListener('SIGINT', onSigint);
+    // Ours to close (the warm pool's sandboxes and their cgroups); a wired-in executor is the caller's.
+    if (!wiring.executor) await executor.close?.().catch(() => undefined);
   }
   const files = await writeReproFiles(outDir, evidence, hostSecrets(io.env));
   const o = evidence.outcome;

@@ -57,6 +57,11 @@ export const LocalExecConfig = z
      * starts one and waits for it (tests, benchmarks); `off` starts every run cold. @defaultValue 'off'
      */
     warmPool: z.enum(['off', 'auto', 'always']).default('off'),
+    /**
+     * Pool entries kept at once, one per request shape (seed included). A reproduction warms one for its attempts
+     * and one per confirmation seed, so the run spec raises it to 1 + REPGEN_CONFIRM_RUNS. @defaultValue 4
+     */
+    warmPoolSize: z.number().int().min(1).max(64).default(4),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })

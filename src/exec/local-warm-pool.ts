@@ -11,8 +11,11 @@ import { parseReady, WARM_SOURCE } from './warm-pool.js';
 const WARM_IMPORT_CPU_S = 300;
 /** A pool entry unused this long is stopped. */
 const WARM_IDLE_MS = 120_000;
-/** Pool entries (one per distinct request shape) kept at once. */
-const WARM_MAX_ENTRIES = 4;
+/**
+ * How long `auto` waits for an entry still importing when no import has been timed yet: a cold torch start on a
+ * loaded 2-core machine (docs/benchmarks.md). Past it the entry is taken as stuck and the run starts cold.
+ */
+const COLD_START_GUESS_MS = 15_000;
 
 /** The note of every run served warm. */
 export const WARM_NOTE = 'warm start: the interpreter had imported torch and numpy in its sandbox before the run';
@@ -27,6 +30,8 @@ interface WarmEntry {
   /** Import CPU ms once ready; null when the interpreter died first. */
   ready: Promise<number | null>;
   readyMs: number | null;
+  /** Started by warmUp() for a run the caller said is coming: only another warmUp evicts it. */
+  asked: boolean;
   idle: NodeJS.Timeout | null;
   discard(): Promise<void>;
 }
@@ -34,8 +39,8 @@ interface WarmEntry {
 /** The local executor's warm pool (REPGEN_WARM_POOL): see warm-pool.ts for what an entry is. */
 export interface WarmPool {
   /**
-   * Runs the request warm, or returns why it cannot (the caller starts it cold and notes the reason). Starts an
-   * entry for the next such request either way (`auto`).
+   * Runs the request warm, or returns why it cannot (the caller starts it cold and notes the reason). After a
+   * cold start, `auto` starts an entry for the next such request.
    */
   run(shape: RunShape, signal: AbortSignal | undefined): Promise<RunResult | string>;
   /** Starts an entry for requests of this shape and resolves once it is ready: false when it cannot serve them. */
@@ -84,13 +89,26 @@ function untilAborted<T>(wait: Promise<T>, signal: AbortSignal | undefined): Pro
 export function createWarmPool(ctx: RunContext): WarmPool {
   const { config, log } = ctx;
   const pool = new Map<string, WarmEntry>();
-  /** Keys whose entry is being prepared (work dir, cgroup) and not yet in the pool. */
-  const warming = new Set<string>();
+  /** Keys whose entry is being prepared (work dir, cgroup) and not yet in the pool: null when it failed. */
+  const warming = new Map<string, Promise<WarmEntry | null>>();
   const takenEntries = new WeakSet<WarmEntry>();
   let closed = false;
+  /** Wall ms the last entry took from spawn to ready: what one interpreter's imports cost under the present load. */
+  let importWallMs: number | null = null;
 
-  async function startWarm(key: string, shape: RunShape): Promise<WarmEntry> {
+  /**
+   * What a cold start's imports would cost if started now: one import's wall time, times the imports that would
+   * share the cores with it (the entries still importing, and itself). Measured on so-046 at load 7: one import
+   * 2.9 s, three side by side 6.6 s each; a bound of one import's time sent those runs cold beside their entries.
+   */
+  function coldStartMs(): number {
+    const importing = [...pool.values()].filter((e) => e.readyMs === null).length + warming.size;
+    return (importWallMs ?? COLD_START_GUESS_MS) * (importing + 1);
+  }
+
+  async function startWarm(key: string, shape: RunShape, asked: boolean): Promise<WarmEntry> {
     const { req, interpreter, plan } = shape;
+    const spawnedAt = Date.now();
     const workdir = await makeOwnedDir(config.workRoot, 'repgen-run-', { keep: config.keepWorkdir });
     const isolation = describeIsolation(plan, req.network);
     let prepared: Prepared;
@@ -117,6 +135,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       report,
       isolation,
       readyMs: null,
+      asked,
       idle: null,
       ready: new Promise((resolve) => {
         const onData = (chunk: Buffer): void => {
@@ -126,6 +145,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
           child.stdout?.off('data', onData);
           child.stdout?.on('data', drain);
           entry.readyMs = ms;
+          importWallMs = Date.now() - spawnedAt;
           resolve(ms);
         };
         child.stdout?.on('data', onData);
@@ -155,20 +175,35 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     return entry;
   }
 
-  /** A ready pool entry for the key: `always` starts one and waits; `auto` takes only one that is ready. */
+  /**
+   * A ready pool entry for the key. `always` starts one and waits for it; `auto` takes one that is ready, or one
+   * already warming (started for this run by warmUp) once it is ready, waiting at most what a cold start's imports
+   * would cost now: a second, cold interpreter started beside it would slow both and land no sooner.
+   */
   async function takeWarm(key: string, shape: RunShape, signal: AbortSignal | undefined): Promise<WarmEntry | string> {
     let entry = pool.get(key);
     if (!entry && config.warmPool === 'always') {
-      entry = await startWarm(key, shape);
+      entry = await startWarm(key, shape, false);
       pool.set(key, entry);
+    }
+    const budgetMs = config.warmPool === 'always' ? null : coldStartMs();
+    const waitedFrom = Date.now();
+    if (!entry && warming.has(key)) {
+      // Its work dir and cgroup are being made: wait for it to land in the pool.
+      entry = (await keptAlive(untilAborted(bounded(warming.get(key) as Promise<WarmEntry | null>, budgetMs), signal))) ?? undefined;
+      if (signal?.aborted) return 'the run was cancelled while the pooled interpreter was starting';
+      entry = pool.get(key);
     }
     if (!entry) return 'the pool had no interpreter ready for this request (one is warming for the next run)';
     if (entry.readyMs === null) {
-      if (config.warmPool !== 'always') return 'the pooled interpreter was still importing';
       // The entry's handles are unref'd (a warming pool must not keep a CLI alive); this wait must. A cancel
       // while it imports ends the wait: the run then starts (cold) already aborted.
-      await keptAlive(untilAborted(entry.ready, signal));
+      const left = budgetMs === null ? null : Math.max(0, budgetMs - (Date.now() - waitedFrom));
+      await keptAlive(untilAborted(bounded(entry.ready, left), signal));
       if (signal?.aborted) return 'the run was cancelled while the pooled interpreter was importing';
+      if (entry.readyMs === null && entry.child.exitCode === null && entry.child.signalCode === null) {
+        return `the pooled interpreter was still importing after ${Date.now() - waitedFrom} ms (what a cold start costs here)`;
+      }
     }
     if (entry.readyMs === null || entry.child.exitCode !== null || entry.child.signalCode !== null) {
       void entry.discard();
@@ -180,26 +215,43 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     return entry;
   }
 
-  /** Starts a pool entry for the key in the background, unless one is there; errors only cost the next run its warmth. */
-  function refill(key: string, shape: RunShape): void {
-    if (config.warmPool !== 'auto' || closed || pool.has(key) || warming.has(key)) return;
-    // Few keys at a time: drop the oldest entry beyond the cap.
-    while (pool.size >= WARM_MAX_ENTRIES) {
-      const oldest = pool.values().next().value as WarmEntry;
-      void oldest.discard();
+  /**
+   * Starts a pool entry for the key unless one is there or warming; resolves with it once it is in the pool (not
+   * yet ready), or null when it could not start. Beyond the cap the oldest entry nobody asked for is dropped, then
+   * (for a warmUp only) the oldest asked for: a finished job's leftovers give way to the next job's runs, and a
+   * refill never displaces what a caller asked for.
+   */
+  function startEntry(key: string, shape: RunShape, asked: boolean): Promise<WarmEntry | null> {
+    const there = pool.get(key);
+    if (there) {
+      there.asked ||= asked;
+      return Promise.resolve(there);
     }
-    warming.add(key);
-    startWarm(key, shape).then(
+    const inFlight = warming.get(key);
+    if (inFlight) return inFlight;
+    while (pool.size + warming.size >= config.warmPoolSize) {
+      const spare = [...pool.values()].find((e) => !e.asked) ?? (asked ? pool.values().next().value : undefined);
+      if (!spare) return Promise.resolve(null);
+      void spare.discard();
+    }
+    const started = startWarm(key, shape, asked).then(
       (entry) => {
         warming.delete(key);
-        if (closed || pool.has(key)) void entry.discard();
-        else pool.set(key, entry);
+        if (closed || pool.has(key)) {
+          void entry.discard();
+          return pool.get(key) ?? null;
+        }
+        pool.set(key, entry);
+        return entry;
       },
       (err: unknown) => {
         warming.delete(key);
         log.debug({ err: (err as Error).message }, 'warm pool: cannot start an interpreter');
+        return null;
       },
     );
+    warming.set(key, started);
+    return started;
   }
 
   async function runWarm(entry: WarmEntry, { req, plan }: RunShape, signal: AbortSignal | undefined): Promise<RunResult> {
@@ -237,36 +289,37 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     } catch (err) {
       taken = `the pool could not start an interpreter: ${(err as Error).message.split('\n')[0]}`;
     }
-    refill(key, shape);
-    return typeof taken === 'string' ? taken : runWarm(taken, shape, signal);
+    if (typeof taken !== 'string') return runWarm(taken, shape, signal);
+    // Only after a miss: a refill beside a warm run would slow it on 2 cores, and callers that know what comes
+    // next (the pipeline's confirmation seeds) ask for it with warmUp.
+    if (config.warmPool === 'auto' && !closed) void startEntry(key, shape, false);
+    return taken;
   }
 
   async function warmUp(shape: RunShape): Promise<boolean> {
     if (closed || warmRefusal(shape) !== null) return false;
-    const key = warmKey(shape);
-    if (!pool.has(key) && !warming.has(key)) {
-      warming.add(key);
-      try {
-        const entry = await startWarm(key, shape);
-        if (pool.has(key)) void entry.discard();
-        else pool.set(key, entry);
-      } finally {
-        warming.delete(key);
-      }
-    }
-    // Another caller may be warming this key: wait (up to a minute) for its entry to land.
-    const waitForEntry = async (): Promise<WarmEntry | undefined> => {
-      for (let i = 0; i < 6000 && !pool.has(key); i++) await new Promise((r) => setTimeout(r, 10));
-      return pool.get(key);
-    };
-    const entry = await keptAlive(waitForEntry());
+    const entry = await keptAlive(startEntry(warmKey(shape), shape, true));
+    // Resolves when the entry is ready or dies (close() kills it): nothing here outlives the pool.
     return entry ? (await keptAlive(entry.ready)) !== null : false;
   }
 
   async function close(): Promise<void> {
     closed = true;
-    await Promise.all([...pool.values()].map((e) => e.discard()));
+    // Entries still being prepared are discarded as they land (closed is set).
+    await Promise.all([...warming.values(), ...[...pool.values()].map((e) => e.discard())]);
   }
 
   return { run, warmUp, close };
+}
+
+/** `wait`, or undefined once `ms` have passed (null: no bound). */
+function bounded<T>(wait: Promise<T>, ms: number | null): Promise<T | undefined> {
+  if (ms === null) return wait;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    void wait.then((v) => {
+      clearTimeout(timer);
+      resolve(v);
+    });
+  });
 }

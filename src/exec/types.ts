@@ -150,4 +150,11 @@ export interface ScriptExecutor {
    * Absent or null when the executor cannot tell (a cluster's image, setup commands): nothing is cached then.
    */
   environmentKey?(): Promise<string | null>;
+  /**
+   * Gets ready, in the background, for a run shaped like `request` (its files aside) that the caller knows is
+   * coming: the local executor starts a pooled sandbox with torch imported (REPGEN_WARM_POOL). Resolves true once
+   * ready, false when it will not be (pool off or full, a request it cannot serve). Only a hint: runs never depend
+   * on it, and a caller must not wait on it.
+   */
+  warmUp?(request: RunRequestInput): Promise<boolean>;
 }

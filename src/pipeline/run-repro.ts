@@ -20,6 +20,7 @@ import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome } from './stages/outcome/index.js';
 import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
+import { warmRuns } from './warm-runs.js';
 
 export interface ReproInput {
   issue: IssueInput;
@@ -248,6 +249,9 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   // in a notebook): that statement is the report's code.
   const ranProject = input.workspace?.packages?.length ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages) : [];
   const blocks = report.facts.pythonBlocks.length ? report.facts.pythonBlocks : ranProject.length ? [ranProject.join('\n')] : [];
+  const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
+  // The runs' shape is known now: their sandboxes warm while the plan and tier 0's analysis go on.
+  if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, confirmRuns: s.confirmRuns, workspace }, deps.log);
   if (blocks.length) {
     snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` }, { checker: firstChecker }, signal);
     if (lateLint) {
@@ -264,7 +268,6 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
     if (!report.facts.pythonBlocks.length) notes.push(`the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`);
   }
   const code = snippet?.script ?? '';
-  const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
   const probeOptions = { store: deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined) };
   const probed = await probeEnvironment(deps.executor, [...importedModules(code), ...referencedModules(code)], signal, workspace, probeOptions);
   checkAbort(signal);

@@ -146,7 +146,11 @@ function lowest(ceiling: number, repo: number | undefined, request: number | und
 /** The operator's executor (REPGEN_EXECUTOR), or the Kubernetes one when the repository asks for it. */
 function executorFor(op: OperatorEnv, repoConfig: RepoConfig | null): ExecConfig {
   const kind = repoConfig?.executor.kind === 'kubernetes' ? 'kubernetes' : (op.REPGEN_EXECUTOR ?? 'local');
-  if (kind === 'local') return localExecConfigFrom(op);
+  // The pipeline warms one pooled sandbox for its attempts and one per confirmation seed: the pool must hold them.
+  if (kind === 'local') {
+    const local = localExecConfigFrom(op);
+    return { ...local, warmPoolSize: Math.max(local.warmPoolSize, 1 + op.REPGEN_CONFIRM_RUNS) };
+  }
   if (kind === 'kubernetes') return kubernetesConfigFrom(op);
   throw new SetupError(`unknown REPGEN_EXECUTOR '${kind}' (valid: local, kubernetes)`);
 }

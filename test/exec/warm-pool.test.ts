@@ -113,6 +113,22 @@ print(len(out) >= 4, torch.get_num_threads())
     expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
   });
 
+  it('auto: a run whose entry is still warming waits for it instead of starting a cold interpreter beside it', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
+    const req = script('print("ok")', { seed: 7 });
+    // Not awaited, as the pipeline does it: the run comes while the entry is still importing.
+    const warming = ex.warmUp(req);
+    const r = await ex.run(req);
+    expect(r.notes).toContain(WARM);
+    expect(r.stdout).toBe('ok\n');
+    expect(await warming).toBe(true);
+    // Another seed is another shape: its interpreter was started with another PYTHONHASHSEED.
+    const other = await ex.run(script('print("ok")', { seed: 8 }));
+    expect(other.notes?.[0]).toMatch(/^cold start: the pool had no interpreter ready/);
+    await ex.close();
+    expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
+  });
+
   it('requests the pool cannot serve run cold and say why', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(script('print(1)', { setup: ['true'] }));
