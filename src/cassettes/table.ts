@@ -96,7 +96,9 @@ function outcomeCell(r: CassetteRow): string {
 }
 
 function totalsLine(t: PassTotals): string {
-  const other = Object.entries(t.other).map(([k, n]) => `${n} ${k}`).join(', ');
+  const other = Object.entries(t.other)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   return (
     `Pass ${t.pass}: ${t.reproduced}/${t.cases} reproduced${other ? `, ${other}` : ''} (${t.patternReproduced} of them pattern_reproduced); ` +
     `${t.attempts} attempts, ${Math.round(t.seconds)} s, ${t.tokens.toLocaleString('en-US')} tokens; ` +
@@ -111,10 +113,21 @@ export function cassetteTable(files: CassetteFile[]): string {
   const lines = [
     '| case | pass | outcome | attempts | confirmed | time | tokens | judge.py on the final run |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.caseId} | ${r.pass} | ${outcomeCell(r)} | ${r.attempts.length}: ${r.attempts.join(', ')} | ${r.confirmation ?? '—'} | ${r.seconds.toFixed(0)} s | ${r.tokens.toLocaleString('en-US')} | ${cell(r.judge)}${r.unconfirmed ? ' **(not confirmed)**' : ''} |`,
-    ),
+    ...rows.map((r) => {
+      const judge = `${cell(r.judge)}${r.unconfirmed ? ' **(not confirmed)**' : ''}`;
+      const attempts = `${r.attempts.length}: ${r.attempts.join(', ')}`;
+      const cells = [
+        r.caseId,
+        r.pass,
+        outcomeCell(r),
+        attempts,
+        r.confirmation ?? '—',
+        `${r.seconds.toFixed(0)} s`,
+        r.tokens.toLocaleString('en-US'),
+        judge,
+      ];
+      return `| ${cells.join(' | ')} |`;
+    }),
     '',
     totalsLine(passTotals(rows, 1)),
     totalsLine(passTotals(rows, 2)),

@@ -1,6 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { killTree } from './kill-tree.js';
-import { describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type Prepared, type RunContext, type RunShape } from './local-run.js';
+import {
+  describeIsolation,
+  finishRun,
+  prepareSandbox,
+  writeRequestFiles,
+  type Prepared,
+  type RunContext,
+  type RunShape,
+} from './local-run.js';
 import { collectReport } from './local-watch.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
@@ -59,7 +67,17 @@ function warmRefusal({ req, plan }: RunShape): string | null {
 /** What a pooled sandbox must have been started with to serve this request. */
 function warmKey({ req, interpreter, launcher }: RunShape): string {
   const { network, workspace, seed, env, envAllowlist } = req;
-  return JSON.stringify([interpreter, launcher, network, workspace ?? null, req.limits.memoryMb, req.limits.cpuSeconds, seed ?? null, env, envAllowlist]);
+  return JSON.stringify([
+    interpreter,
+    launcher,
+    network,
+    workspace ?? null,
+    req.limits.memoryMb,
+    req.limits.cpuSeconds,
+    seed ?? null,
+    env,
+    envAllowlist,
+  ]);
 }
 
 /** Keeps a CLI process alive while it waits on the pool's unref'd handles. */
@@ -113,7 +131,15 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const isolation = describeIsolation(plan, req.network);
     let prepared: Prepared;
     try {
-      prepared = await prepareSandbox(ctx, workdir, shape, isolation, [interpreter, '-c', WARM_SOURCE], req.limits.cpuSeconds + WARM_IMPORT_CPU_S, 'pipe');
+      prepared = await prepareSandbox(
+        ctx,
+        workdir,
+        shape,
+        isolation,
+        [interpreter, '-c', WARM_SOURCE],
+        req.limits.cpuSeconds + WARM_IMPORT_CPU_S,
+        'pipe',
+      );
     } catch (err) {
       await removeOwnedDir(workdir);
       throw err;
@@ -190,7 +216,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const waitedFrom = Date.now();
     if (!entry && warming.has(key)) {
       // Its work dir and cgroup are being made: wait for it to land in the pool.
-      entry = (await keptAlive(untilAborted(bounded(warming.get(key) as Promise<WarmEntry | null>, budgetMs), signal))) ?? undefined;
+      await keptAlive(untilAborted(bounded(warming.get(key) as Promise<WarmEntry | null>, budgetMs), signal));
       if (signal?.aborted) return 'the run was cancelled while the pooled interpreter was starting';
       entry = pool.get(key);
     }

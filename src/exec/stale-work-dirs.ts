@@ -97,7 +97,11 @@ export function staleWorkDirs(entries: readonly RootEntry[], self: SelfIdentity,
       out.push({ name: entry.name, markerOnly, why: `owner pid ${(marker as OwnerMarker).pid} on this host is gone` });
       continue;
     }
-    if (age >= policy.maxAgeMs) out.push({ name: entry.name, markerOnly, why: `${marker === null ? 'no owner marker' : marker === 'invalid' ? 'unreadable owner marker' : `owner on ${(marker as OwnerMarker).host}`}, older than ${Math.round(policy.maxAgeMs / 3_600_000)} h` });
+    if (age >= policy.maxAgeMs) {
+      const owner =
+        marker === null ? 'no owner marker' : marker === 'invalid' ? 'unreadable owner marker' : `owner on ${(marker as OwnerMarker).host}`;
+      out.push({ name: entry.name, markerOnly, why: `${owner}, older than ${Math.round(policy.maxAgeMs / 3_600_000)} h` });
+    }
   }
   return out;
 }
