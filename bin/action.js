@@ -32,8 +32,12 @@ if (!existsSync(join(root, 'node_modules', 'tsx', 'package.json'))) {
     break;
   }
   process.stdout.write('::endgroup::\n');
-  if (installed === null) fail('npm not found: RepGen installs its dependencies with npm before its first run; add actions/setup-node (Node 20 or newer) before this step');
-  if (installed.status !== 0) fail(`npm ci --omit=dev failed in ${root} (exit ${installed.status ?? installed.signal}); see the group above`);
+  if (installed === null)
+    fail(
+      'npm not found: RepGen installs its dependencies with npm before its first run; add actions/setup-node (Node 20 or newer) before this step',
+    );
+  if (installed.status !== 0)
+    fail(`npm ci --omit=dev failed in ${root} (exit ${installed.status ?? installed.signal}); see the group above`);
 }
 
 const { register } = await import('tsx/esm/api');

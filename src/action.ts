@@ -8,7 +8,11 @@ import { writeOutputs } from './action/write-outputs.js';
  * GitHub Action entry (action.yml → bin/action.js → here): reads the workflow's event and inputs, runs the
  * App's triggers, permission rule and pipeline on it, and writes the step's outputs. Wiring only.
  */
-export async function main(env: NodeJS.ProcessEnv = process.env, wiring: Partial<Omit<ActionDeps, 'env'>> = {}, write: (line: string) => void = (l) => process.stdout.write(l)): Promise<number> {
+export async function main(
+  env: NodeJS.ProcessEnv = process.env,
+  wiring: Partial<Omit<ActionDeps, 'env'>> = {},
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Promise<number> {
   const log: Logger = wiring.log ?? createLineLogger(write, { verbose: env.RUNNER_DEBUG === '1' });
   let result: ActionResult;
   const cancel = wiring.signal ? null : cancelOnSignal();
@@ -24,7 +28,10 @@ export async function main(env: NodeJS.ProcessEnv = process.env, wiring: Partial
     });
   } catch (err) {
     // Only what happens before the run's comment exists lands here (bad inputs, an unreadable event, GitHub refusing the first call).
-    const message = err instanceof SetupError ? err.message : `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
+    const message =
+      err instanceof SetupError
+        ? err.message
+        : `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}`;
     write(`::error title=RepGen::${escapeData(message)}\n`);
     return 1;
   } finally {

@@ -22,7 +22,10 @@ export interface AppServerHandle {
   close: () => Promise<void>;
 }
 
-export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl?: string; port?: number; host?: string }): Promise<AppServerHandle> {
+export async function startAppServer(
+  env: AppEnv,
+  wiring: { log: Logger; baseUrl?: string; port?: number; host?: string },
+): Promise<AppServerHandle> {
   const { appId, privateKey } = appCredentials(env);
   if (!env.WEBHOOK_SECRET) throw new SetupError('WEBHOOK_SECRET is not set (the secret GitHub signs webhooks with)');
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
@@ -38,7 +41,11 @@ export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl
     // that notify), which alone would blow it; a trigger makes two writes and the per-repository rate
     // limit bounds how many triggers there are. One quick retry covers a 5xx.
     // (A function, because Probot merges its own throttle options over plain defaults.)
-    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: false }, retry: { retries: 1 } })),
+    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+      ...o,
+      throttle: { ...(o.throttle as object), enabled: false },
+      retry: { retries: 1 },
+    })),
   });
   const app = createApp({
     queue,
@@ -74,7 +81,10 @@ export async function startAppServer(env: AppEnv, wiring: { log: Logger; baseUrl
     const read = await readWebhook(req, secret);
     if ('status' in read) {
       // Only the reason and the headers GitHub sets: never the body, which nobody has vouched for.
-      wiring.log.warn({ status: read.status, reason: read.reason, delivery: String(req.headers['x-github-delivery'] ?? '').slice(0, 100) }, 'webhook refused');
+      wiring.log.warn(
+        { status: read.status, reason: read.reason, delivery: String(req.headers['x-github-delivery'] ?? '').slice(0, 100) },
+        'webhook refused',
+      );
       refuse(req, res, read);
       return;
     }

@@ -22,7 +22,19 @@ export interface ReproWorkerHandle {
   close: (graceMs?: number) => Promise<void>;
 }
 
-export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPipeline; runFixCheck?: RunFixCheck; log: Logger; baseUrl?: string; minEditIntervalMs?: number; slotRetryMs?: number; workRoots?: readonly string[]; reapMinAgeMs?: number }): Promise<ReproWorkerHandle> {
+export async function startReproWorker(
+  env: AppEnv,
+  wiring: {
+    runPipeline: RunPipeline;
+    runFixCheck?: RunFixCheck;
+    log: Logger;
+    baseUrl?: string;
+    minEditIntervalMs?: number;
+    slotRetryMs?: number;
+    workRoots?: readonly string[];
+    reapMinAgeMs?: number;
+  },
+): Promise<ReproWorkerHandle> {
   const { appId, privateKey } = appCredentials(env);
   const prefix = env.REPGEN_QUEUE_PREFIX;
   const log = wiring.log;
@@ -38,7 +50,11 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
     logLevel: env.LOG_LEVEL,
     // Retries of a whole attempt are BullMQ's; Octokit retries single 5xx answers once. Throttling keeps
     // GitHub's advice of one write per second unless REPGEN_GITHUB_THROTTLE=false (tests, GHES without limits).
-    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: env.REPGEN_GITHUB_THROTTLE }, retry: { retries: 1 } })),
+    Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+      ...o,
+      throttle: { ...(o.throttle as object), enabled: env.REPGEN_GITHUB_THROTTLE },
+      retry: { retries: 1 },
+    })),
   });
   const auth = async (installationId: number): Promise<InstallationAuth> => {
     const octokit = (await probot.auth(installationId)) as unknown as Octokit;
@@ -72,7 +88,9 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
     reaping = (async () => {
       do {
         again = false;
-        await reapWorkDirs(roots, log, wiring.reapMinAgeMs !== undefined ? { minAgeMs: wiring.reapMinAgeMs } : {}).catch((err: Error) => log.warn({ err: err.message }, 'reaping work folders failed'));
+        await reapWorkDirs(roots, log, wiring.reapMinAgeMs !== undefined ? { minAgeMs: wiring.reapMinAgeMs } : {}).catch((err: Error) =>
+          log.warn({ err: err.message }, 'reaping work folders failed'),
+        );
       } while (again);
       reaping = null;
     })();
@@ -89,16 +107,18 @@ export async function startReproWorker(env: AppEnv, wiring: { runPipeline: RunPi
       return processVerifyJob(job, token, signal, { ...deps, runFixCheck });
     },
     {
-    connection,
-    prefix,
-    concurrency: env.REPGEN_WORKER_CONCURRENCY,
-    lockDuration: env.REPGEN_LOCK_MS,
-    stalledInterval: env.REPGEN_STALLED_INTERVAL_MS,
-    maxStalledCount: env.REPGEN_MAX_STALLED,
+      connection,
+      prefix,
+      concurrency: env.REPGEN_WORKER_CONCURRENCY,
+      lockDuration: env.REPGEN_LOCK_MS,
+      stalledInterval: env.REPGEN_STALLED_INTERVAL_MS,
+      maxStalledCount: env.REPGEN_MAX_STALLED,
     },
   );
   const finalWord = (job: Job, reason: string): Promise<boolean> =>
-    job.name === VERIFY_JOB ? finishFailedVerifyJob(job, reason, { registry, auth, log }) : postFinalWordForFailedJob(job, reason, { registry, auth, log });
+    job.name === VERIFY_JOB
+      ? finishFailedVerifyJob(job, reason, { registry, auth, log })
+      : postFinalWordForFailedJob(job, reason, { registry, auth, log });
   worker.on('error', (err) => log.error({ err: err.message }, 'worker error'));
   // A rejected promise nobody awaits would end the process, and with it every other job it runs: catch all.
   const finalWordSafely = (job: Job, reason: string): void => {

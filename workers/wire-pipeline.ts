@@ -54,7 +54,11 @@ export function wirePipeline(wiring: PipelineWiring, executorFor = executorChoos
     const { llm, reason } = await llmFor(spec, wiring);
     const executor = withPolicy(await executorFor(spec.executor), spec.policy);
     const buildContext = wiring.buildContext ?? (await contextBuilder(spec, wiring.log));
-    return runRepro({ issue: request.issue, repoDir: request.repoDir, settings: spec.settings }, { executor, llm, llmReason: reason, buildContext, log: wiring.log, progress }, signal);
+    return runRepro(
+      { issue: request.issue, repoDir: request.repoDir, settings: spec.settings },
+      { executor, llm, llmReason: reason, buildContext, log: wiring.log, progress },
+      signal,
+    );
   };
 }
 
@@ -64,7 +68,8 @@ export function specFor(operator: OperatorEnv, request: Pick<PipelineRequest, 'c
 }
 
 async function llmFor(spec: RunSpec, wiring: PipelineWiring): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (wiring.llm !== undefined) return { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM configured' };
+  if (wiring.llm !== undefined)
+    return { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM configured' };
   const llm = await createLlmClient(spec.llm, { log: wiring.log });
   return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured') };
 }

@@ -17,9 +17,21 @@ export function wireFixCheck(wiring: Pick<PipelineWiring, 'env' | 'log' | 'execu
     const spec = specFor(operator, { ...request, llm: 'none' });
     const settings = spec.settings;
     const executor = withPolicy(await executorFor(spec.executor), spec.policy);
-    const report = await runReport({ issue: request.issue, settings: { maxIssueChars: settings.maxIssueChars, maxLlmIssueChars: settings.maxLlmIssueChars } }, { llm: null, log: wiring.log }, signal);
+    const report = await runReport(
+      { issue: request.issue, settings: { maxIssueChars: settings.maxIssueChars, maxLlmIssueChars: settings.maxLlmIssueChars } },
+      { llm: null, log: wiring.log },
+      signal,
+    );
     return verifyFix(
-      { script: request.script, report: report.reading, ref: request.ref, sha: request.sha, workspace: { hostPath: request.repoDir }, runs: Math.min(3, Math.max(1, settings.confirmRuns)), settings },
+      {
+        script: request.script,
+        report: report.reading,
+        ref: request.ref,
+        sha: request.sha,
+        workspace: { hostPath: request.repoDir },
+        runs: Math.min(3, Math.max(1, settings.confirmRuns)),
+        settings,
+      },
       { executor },
       signal,
     );

@@ -56,7 +56,8 @@ function reports(n: number): Array<{ title?: string; body: string }> {
     'VAE decode produces black images with float16',
     'Training script crashes when resuming from checkpoint with EMA enabled',
   ];
-  while (out.length < n) out.push({ title: prose[out.length % prose.length]!, body: `${prose[(out.length * 3) % prose.length]!} (case ${out.length})` });
+  while (out.length < n)
+    out.push({ title: prose[out.length % prose.length]!, body: `${prose[(out.length * 3) % prose.length]!} (case ${out.length})` });
   return out.slice(0, n);
 }
 
@@ -84,7 +85,15 @@ async function phaseFloor(repo: string): Promise<Record<string, number>> {
     if (f.language === 'python') py.parser.parse(f.text)?.delete();
   }
   const t2 = performance.now();
-  return { files: files.length, megabytes: Math.round(bytes / 1e5) / 10, readMs: Math.round(t1 - t0), parseMs: Math.round(t2 - t1), floorMs: Math.round(t2 - t0), floorCpuMs: cpuMs(cpu0), peakRssMb: rssMb() };
+  return {
+    files: files.length,
+    megabytes: Math.round(bytes / 1e5) / 10,
+    readMs: Math.round(t1 - t0),
+    parseMs: Math.round(t2 - t1),
+    floorMs: Math.round(t2 - t0),
+    floorCpuMs: cpuMs(cpu0),
+    peakRssMb: rssMb(),
+  };
 }
 
 async function phaseCold(repo: string, cache: string, lexical: string, n: number): Promise<Record<string, number>> {
@@ -94,7 +103,10 @@ async function phaseCold(repo: string, cache: string, lexical: string, n: number
   const env = { REPGEN_LEXICAL: lexical, ...(values.workers ? { REPGEN_CONTEXT_WORKERS: values.workers } : {}) };
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const first = await buildContext({ repoDir: repo, report: reports(1)[0]! }, { embedder: null, crossEncoder: null, cacheDir: cache, env, memory });
+  const first = await buildContext(
+    { repoDir: repo, report: reports(1)[0]! },
+    { embedder: null, crossEncoder: null, cacheDir: cache, env, memory },
+  );
   const coldMs = performance.now() - t0;
   const coldCpuMs = cpuMs(cpu0);
   const afterBuildRss = rssMb();
@@ -134,10 +146,20 @@ async function phaseCached(repo: string, cache: string, lexical: string): Promis
   const startupMs = performance.now();
   const cpuAtStart = process.cpuUsage();
   const t0 = performance.now();
-  const r = await buildContext({ repoDir: repo, report: reports(1)[0]! }, { embedder: null, crossEncoder: null, cacheDir: cache, env: { REPGEN_LEXICAL: lexical } });
+  const r = await buildContext(
+    { repoDir: repo, report: reports(1)[0]! },
+    { embedder: null, crossEncoder: null, cacheDir: cache, env: { REPGEN_LEXICAL: lexical } },
+  );
   const ms = performance.now() - t0;
   if (r.cache !== 'disk') throw new Error(`expected a disk hit, got ${r.cache}`);
-  return { cachedMs: Math.round(ms), cachedCpuMs: cpuMs(cpuAtStart), startupMs: Math.round(startupMs), startupCpuMs: cpuMs({ user: 0, system: 0 }) - cpuMs(cpuAtStart), ...Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [`cached.${k}`, v])), peakRssMb: rssMb() };
+  return {
+    cachedMs: Math.round(ms),
+    cachedCpuMs: cpuMs(cpuAtStart),
+    startupMs: Math.round(startupMs),
+    startupCpuMs: cpuMs({ user: 0, system: 0 }) - cpuMs(cpuAtStart),
+    ...Object.fromEntries(Object.entries(r.timings).map(([k, v]) => [`cached.${k}`, v])),
+    peakRssMb: rssMb(),
+  };
 }
 
 async function phaseEmbed(repo: string, model: string, sample: number): Promise<Record<string, number>> {
@@ -152,7 +174,13 @@ async function phaseEmbed(repo: string, model: string, sample: number): Promise<
   const t0 = performance.now();
   await embedChunks(picked, embedder, { batch: 32, maxTokens: 256 });
   const s = (performance.now() - t0) / 1000;
-  return { embeddedChunks: picked.length, embedSeconds: Math.round(s * 10) / 10, chunksPerSecond: Math.round(picked.length / s), repoChunks: chunks.length, peakRssMb: rssMb() };
+  return {
+    embeddedChunks: picked.length,
+    embedSeconds: Math.round(s * 10) / 10,
+    chunksPerSecond: Math.round(picked.length / s),
+    repoChunks: chunks.length,
+    peakRssMb: rssMb(),
+  };
 }
 
 async function child(): Promise<void> {
@@ -160,15 +188,30 @@ async function child(): Promise<void> {
   const phase = values.phase!;
   const lexical = values.lexical!;
   const result =
-    phase === 'floor' ? await phaseFloor(repo)
-    : phase === 'cold' ? await phaseCold(repo, values.cache!, lexical, Number(values.queries))
-    : phase === 'cached' ? await phaseCached(repo, values.cache!, lexical)
-    : await phaseEmbed(repo, values['embed-model']!, Number(values['embed-sample']));
+    phase === 'floor'
+      ? await phaseFloor(repo)
+      : phase === 'cold'
+        ? await phaseCold(repo, values.cache!, lexical, Number(values.queries))
+        : phase === 'cached'
+          ? await phaseCached(repo, values.cache!, lexical)
+          : await phaseEmbed(repo, values['embed-model']!, Number(values['embed-sample']));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 function runPhase(phase: string, extra: string[] = []): Record<string, number> {
-  const args = ['--import', 'tsx', new URL(import.meta.url).pathname, '--repo', values.repo!, '--lexical', values.lexical!, '--phase', phase, ...(values.workers ? ['--workers', values.workers] : []), ...extra];
+  const args = [
+    '--import',
+    'tsx',
+    new URL(import.meta.url).pathname,
+    '--repo',
+    values.repo!,
+    '--lexical',
+    values.lexical!,
+    '--phase',
+    phase,
+    ...(values.workers ? ['--workers', values.workers] : []),
+    ...extra,
+  ];
   const out = execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').pop()!) as Record<string, number>;
 }
@@ -189,10 +232,12 @@ async function driver(): Promise<void> {
   const ratio = Math.round((cold.coldMs! / floorMs) * 100) / 100;
   const cpuRatio = Math.round((cold.coldCpuMs! / floorCpuMs) * 100) / 100;
   const peak = Math.max(cold.peakRssMb!, cached.peakRssMb!);
-  console.log(`\nsummary (${values.lexical}, ${cold['cold.indexWorkers'] ?? 0} index workers): files ${floorBefore.files}, ${floorBefore.megabytes} MB; ` +
-    `floor ${floorMs} ms (mean of ${floorBefore.floorMs} before and ${floorAfter.floorMs} after), CPU ${floorCpuMs} ms; ` +
-    `cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 30000 ms and ≤ 2x), CPU ${cold.coldCpuMs} ms (${cpuRatio}x the floor's CPU); ` +
-    `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryOnlyP95Ms} ms (whole call with the identity check: ${cold.queryP95Ms} ms) over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 1024)`);
+  console.log(
+    `\nsummary (${values.lexical}, ${cold['cold.indexWorkers'] ?? 0} index workers): files ${floorBefore.files}, ${floorBefore.megabytes} MB; ` +
+      `floor ${floorMs} ms (mean of ${floorBefore.floorMs} before and ${floorAfter.floorMs} after), CPU ${floorCpuMs} ms; ` +
+      `cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 30000 ms and ≤ 2x), CPU ${cold.coldCpuMs} ms (${cpuRatio}x the floor's CPU); ` +
+      `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryOnlyP95Ms} ms (whole call with the identity check: ${cold.queryP95Ms} ms) over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 1024)`,
+  );
   if (values['embed-model']) {
     const embed = runPhase('embed', ['--embed-model', values['embed-model'], '--embed-sample', values['embed-sample']!]);
     console.log('embed ', JSON.stringify(embed));

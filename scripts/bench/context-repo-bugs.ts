@@ -36,7 +36,9 @@ const rows: string[] = [];
 let fileTop5 = 0;
 let funcTop10 = 0;
 let total = 0;
-for (const name of readdirSync(values.cases!).filter((n) => existsSync(join(values.cases!, n, 'case.json'))).sort()) {
+for (const name of readdirSync(values.cases!)
+  .filter((n) => existsSync(join(values.cases!, n, 'case.json')))
+  .sort()) {
   const c = JSON.parse(readFileSync(join(values.cases!, name, 'case.json'), 'utf8')) as Case;
   const dir = join(values.scratch!, name);
   if (!existsSync(dir)) {
@@ -59,10 +61,17 @@ for (const name of readdirSync(values.cases!).filter((n) => existsSync(join(valu
   if (fileRank && fileRank <= 5) fileTop5 += 1;
   if (funcRank) funcTop10 += 1;
   rows.push(
-    `| ${name} | ${c.report_kind} | ${fileRank || '-'} | ${funcRank || '-'} | ${anywhere || '-'} | ${primaries.slice(0, 3).map((p) => `${p.path}::${p.symbol ?? p.kind}`).join('<br>')} | ${Math.round(result.timings.totalMs ?? 0)} |`,
+    `| ${name} | ${c.report_kind} | ${fileRank || '-'} | ${funcRank || '-'} | ${anywhere || '-'} | ${primaries
+      .slice(0, 3)
+      .map((p) => `${p.path}::${p.symbol ?? p.kind}`)
+      .join('<br>')} | ${Math.round(result.timings.totalMs ?? 0)} |`,
   );
 }
-console.log('| case | report | fixed file: rank among top files | fixed function: rank among top chunks | in a bundle (rank) | top 3 chunks | ms |');
+console.log(
+  '| case | report | fixed file: rank among top files | fixed function: rank among top chunks | in a bundle (rank) | top 3 chunks | ms |',
+);
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
-console.log(`\nfixed file among the top 5 files: ${fileTop5}/${total}; fixed function among the top ${values.top} chunks: ${funcTop10}/${total}`);
+console.log(
+  `\nfixed file among the top 5 files: ${fileTop5}/${total}; fixed function among the top ${values.top} chunks: ${funcTop10}/${total}`,
+);

@@ -105,7 +105,9 @@ rmSync(chainDir, { recursive: true, force: true });
 const b = median(bare);
 const ch = median(chained);
 const s = median(sandboxed);
-console.log(`python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}  load average: ${load.toFixed(2)}`);
+console.log(
+  `python: ${config.python}  sandbox: ${warm.isolation.sandbox} (network ${warm.isolation.network})  runs: ${runs}  load average: ${load.toFixed(2)}`,
+);
 console.log(`bare python -c pass      median ${b.toFixed(1)} ms`);
 console.log(`process chain alone     median ${ch.toFixed(1)} ms  (${plan.kind} + ${native ? 'native' : 'Python'} launcher + python)`);
 console.log(`through the executor     median ${s.toFixed(1)} ms`);

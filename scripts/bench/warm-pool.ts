@@ -26,7 +26,9 @@ function median(xs: number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-async function timed(run: () => Promise<{ exitCode: number | null; notes?: string[]; stderr: string }>): Promise<{ ms: number; notes: string[] }> {
+async function timed(
+  run: () => Promise<{ exitCode: number | null; notes?: string[]; stderr: string }>,
+): Promise<{ ms: number; notes: string[] }> {
   const t = performance.now();
   const r = await run();
   const ms = performance.now() - t;
@@ -51,7 +53,11 @@ for (let i = 0; i < runs; i++) {
 await warm.close();
 const c = median(coldMs);
 const w = median(warmMs);
-console.log(`python: ${config.python}  runs: ${runs}  load average: ${load.toFixed(2)}  warm runs served by the pool: ${warmServed}/${runs}`);
+console.log(
+  `python: ${config.python}  runs: ${runs}  load average: ${load.toFixed(2)}  warm runs served by the pool: ${warmServed}/${runs}`,
+);
 console.log(`cold (sandbox + interpreter + import torch)  median ${c.toFixed(1)} ms`);
 console.log(`warm (pooled sandbox, torch imported)       median ${w.toFixed(1)} ms`);
-console.log(`speed-up ${(c / w).toFixed(1)}x  (target warm ≤ 100 ms: ${w <= 100 ? 'met' : 'NOT met'}; ≥ 10x: ${c / w >= 10 ? 'met' : 'NOT met'})`);
+console.log(
+  `speed-up ${(c / w).toFixed(1)}x  (target warm ≤ 100 ms: ${w <= 100 ? 'met' : 'NOT met'}; ≥ 10x: ${c / w >= 10 ? 'met' : 'NOT met'})`,
+);

@@ -15,7 +15,13 @@ import { startFakeGithub } from '../../test/github/fake-github.js';
 import { labeledPayload, postWebhook, testPrivateKey } from '../../test/github/webhook-fixtures.js';
 import { startAppServer } from '../../workers/app-server.js';
 
-const { values } = parseArgs({ options: { webhooks: { type: 'string', default: '200' }, enqueues: { type: 'string', default: '2000' }, 'github-latency-ms': { type: 'string', default: '0' } } });
+const { values } = parseArgs({
+  options: {
+    webhooks: { type: 'string', default: '200' },
+    enqueues: { type: 'string', default: '2000' },
+    'github-latency-ms': { type: 'string', default: '0' },
+  },
+});
 const WEBHOOKS = Number(values.webhooks);
 const ENQUEUES = Number(values.enqueues);
 const LATENCY = Number(values['github-latency-ms']);
@@ -29,14 +35,27 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
 const gh = await startFakeGithub({ roles: { Codertocat: 'admin' }, latencyMs: LATENCY });
-const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: 'bench', REDIS_URL, REPGEN_QUEUE_PREFIX: prefix, REPGEN_REPO_RATE_LIMIT: '10000', LOG_LEVEL: 'fatal' });
+const env = readAppEnv({
+  APP_ID: '1',
+  PRIVATE_KEY: testPrivateKey(),
+  WEBHOOK_SECRET: 'bench',
+  REDIS_URL,
+  REPGEN_QUEUE_PREFIX: prefix,
+  REPGEN_REPO_RATE_LIMIT: '10000',
+  LOG_LEVEL: 'fatal',
+});
 const app = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
 
 // 1. Webhook → queued + 👀 + progress comment: the HTTP response comes after the handler finished.
-for (let i = 0; i < 5; i++) await postWebhook(app.url, 'issues', labeledPayload('needs-repro', { issueNumber: 900_000 + i, sender: { login: 'Codertocat' } }), { secret: 'bench' });
+for (let i = 0; i < 5; i++)
+  await postWebhook(app.url, 'issues', labeledPayload('needs-repro', { issueNumber: 900_000 + i, sender: { login: 'Codertocat' } }), {
+    secret: 'bench',
+  });
 const handler: number[] = [];
 for (let i = 0; i < WEBHOOKS; i++) {
-  const r = await postWebhook(app.url, 'issues', labeledPayload('needs-repro', { issueNumber: 1 + i, sender: { login: 'Codertocat' } }), { secret: 'bench' });
+  const r = await postWebhook(app.url, 'issues', labeledPayload('needs-repro', { issueNumber: 1 + i, sender: { login: 'Codertocat' } }), {
+    secret: 'bench',
+  });
   if (r.status !== 200) throw new Error(`webhook answered ${r.status}`);
   handler.push(r.ms);
 }
@@ -46,9 +65,24 @@ const reactions = gh.callsTo('POST', /\/reactions$/).length;
 // 2. The enqueue itself (enqueueRepro → BullMQ → Redis), sequential latency and concurrent throughput.
 const queue = new Queue(REPRO_QUEUE, { connection: redis, prefix: `${prefix}-enq` });
 const base: ReproJob = {
-  v: 1, kind: 'repro', deliveryId: 'x', installationId: 1, owner: 'o', repo: 'r', issueNumber: 1, issueUrl: 'https://github.com/o/r/issues/1',
-  cloneUrl: 'https://github.com/o/r.git', ref: 'main', gpu: false, llm: null, commentId: 1, commentUrl: 'https://github.com/o/r/issues/1#issuecomment-1',
-  requestedBy: 'me', trigger: 'label', config: RepoConfig.parse({}), enqueuedAt: Date.now(),
+  v: 1,
+  kind: 'repro',
+  deliveryId: 'x',
+  installationId: 1,
+  owner: 'o',
+  repo: 'r',
+  issueNumber: 1,
+  issueUrl: 'https://github.com/o/r/issues/1',
+  cloneUrl: 'https://github.com/o/r.git',
+  ref: 'main',
+  gpu: false,
+  llm: null,
+  commentId: 1,
+  commentUrl: 'https://github.com/o/r/issues/1#issuecomment-1',
+  requestedBy: 'me',
+  trigger: 'label',
+  config: RepoConfig.parse({}),
+  enqueuedAt: Date.now(),
 };
 for (let i = 0; i < 20; i++) await enqueueRepro(queue, { ...base, deliveryId: `warm-${i}` });
 const enqueue: number[] = [];
@@ -60,7 +94,9 @@ for (let i = 0; i < ENQUEUES; i++) {
 const t0 = performance.now();
 const BATCH = 50;
 for (let i = 0; i < ENQUEUES; i += BATCH) {
-  await Promise.all(Array.from({ length: Math.min(BATCH, ENQUEUES - i) }, (_, k) => enqueueRepro(queue, { ...base, deliveryId: `par-${i + k}` })));
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH, ENQUEUES - i) }, (_, k) => enqueueRepro(queue, { ...base, deliveryId: `par-${i + k}` })),
+  );
 }
 const throughput = ENQUEUES / ((performance.now() - t0) / 1000);
 
@@ -70,11 +106,15 @@ const rows = [
   ['webhook → queued + 👀 + comment', WEBHOOKS, fmt(pct(handler, 50)), fmt(pct(handler, 99)), fmt(handler.at(-1) ?? NaN), '≤ 1000 ms p99'],
   ['enqueueRepro (sequential)', ENQUEUES, fmt(pct(enqueue, 50)), fmt(pct(enqueue, 99)), fmt(enqueue.at(-1) ?? NaN), '≤ 20 ms p99'],
 ];
-process.stdout.write(`\nGitHub API latency simulated: ${LATENCY} ms per call; jobs queued ${queued}/${WEBHOOKS + 5}, 👀 reactions ${reactions}\n\n`);
+process.stdout.write(
+  `\nGitHub API latency simulated: ${LATENCY} ms per call; jobs queued ${queued}/${WEBHOOKS + 5}, 👀 reactions ${reactions}\n\n`,
+);
 process.stdout.write('| measure | n | p50 | p99 | max | target |\n|---|---|---|---|---|---|\n');
 for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
 process.stdout.write(`\nenqueue throughput (${BATCH} concurrent): ${throughput.toFixed(0)} jobs/s\n`);
-process.stdout.write(`${JSON.stringify({ githubLatencyMs: LATENCY, handlerP50: pct(handler, 50), handlerP99: pct(handler, 99), enqueueP50: pct(enqueue, 50), enqueueP99: pct(enqueue, 99), enqueueThroughput: Math.round(throughput) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ githubLatencyMs: LATENCY, handlerP50: pct(handler, 50), handlerP99: pct(handler, 99), enqueueP50: pct(enqueue, 50), enqueueP99: pct(enqueue, 99), enqueueThroughput: Math.round(throughput) })}\n`,
+);
 
 await queue.obliterate({ force: true });
 await queue.close();

@@ -41,10 +41,15 @@ export async function checkSandbox(env: NodeJS.ProcessEnv, deps: SandboxCheckDep
 async function sandboxHint(read: (path: string) => Promise<string | null>): Promise<string> {
   const apparmor = (await read('/proc/sys/kernel/apparmor_restrict_unprivileged_userns'))?.trim();
   if (apparmor === '1') {
-    return (`. AppArmor restricts unprivileged user namespaces on this runner ` + `(kernel.apparmor_restrict_unprivileged_userns=1, the default on Ubuntu 24.04); add a step before ` + `RepGen: \`${APPARMOR_SYSCTL}\``);
+    return (
+      `. AppArmor restricts unprivileged user namespaces on this runner ` +
+      `(kernel.apparmor_restrict_unprivileged_userns=1, the default on Ubuntu 24.04); add a step before ` +
+      `RepGen: \`${APPARMOR_SYSCTL}\``
+    );
   }
   const userns = (await read('/proc/sys/user/max_user_namespaces'))?.trim();
-  if (userns === '0') return '. User namespaces are off on this runner (user.max_user_namespaces=0): `sudo sysctl -w user.max_user_namespaces=15000`';
+  if (userns === '0')
+    return '. User namespaces are off on this runner (user.max_user_namespaces=0): `sudo sysctl -w user.max_user_namespaces=15000`';
   return '. On GitHub-hosted runners install it with `sudo apt-get install -y bubblewrap` (docs/github-action.md)';
 }
 
@@ -60,7 +65,8 @@ export async function checkCheckoutHoldsNoToken(workspace: string): Promise<void
   const config = await readFile(join(workspace, '.git', 'config'), 'utf8').catch(() => '');
   if (/^\s*extraheader\s*=.*\bauthorization\s*:/im.test(config)) {
     throw new ActionSetupError(
-      ('the checkout keeps the workflow token in .git/config, where the scripts RepGen runs could read it; ' + 'check out with `persist-credentials: false` (actions/checkout)'),
+      'the checkout keeps the workflow token in .git/config, where the scripts RepGen runs could read it; ' +
+        'check out with `persist-credentials: false` (actions/checkout)',
     );
   }
 }

@@ -51,18 +51,33 @@ export async function gateLabeled(payload: LabeledPayload, deps: GateDeps): Prom
   const { owner, repo, octokit } = deps;
   const [loaded, role] = await Promise.all([loadRepoConfig(octokit, owner, repo), repoRole(octokit, owner, repo, payload.sender.login)]);
   const label = deps.label ?? (loaded.ok ? loaded.config.label : (loaded.rawLabel ?? 'needs-repro'));
-  if (payload.label.name !== label) return { go: false, status: 'ignored', why: `the label '${payload.label.name}' is not the trigger label '${label}'` };
+  if (payload.label.name !== label)
+    return { go: false, status: 'ignored', why: `the label '${payload.label.name}' is not the trigger label '${label}'` };
   const config = loaded.ok ? loaded.config : RepoConfig.parse({});
-  if (!(await mayTrigger(role, config, payload.issue.number, payload.sender.login, deps))) return { go: false, status: 'refused', why: `${payload.sender.login} may not start RepGen` };
+  if (!(await mayTrigger(role, config, payload.issue.number, payload.sender.login, deps)))
+    return { go: false, status: 'refused', why: `${payload.sender.login} may not start RepGen` };
   if (!loaded.ok) return badConfig(loaded.problems, payload.issue.number, deps);
-  return { go: true, ask: { trigger: 'label', ref: null, gpu: config.gpu, llm: null, config, configFromFile: loaded.source === 'file', commentId: null, requestedBy: payload.sender.login } };
+  return {
+    go: true,
+    ask: {
+      trigger: 'label',
+      ref: null,
+      gpu: config.gpu,
+      llm: null,
+      config,
+      configFromFile: loaded.source === 'file',
+      commentId: null,
+      requestedBy: payload.sender.login,
+    },
+  };
 }
 
 export async function gateComment(payload: CommentPayload, deps: GateDeps): Promise<Gate> {
   const command = parseRepgenCommand(payload.comment.body ?? '');
   // Bots first: RepGen's own comments must never trigger RepGen.
   if (command === null) return { go: false, status: 'ignored', why: 'the comment holds no /repgen command' };
-  if (isBot(payload.sender) || isBot(payload.comment.user)) return { go: false, status: 'ignored', why: 'comments by bots never start RepGen' };
+  if (isBot(payload.sender) || isBot(payload.comment.user))
+    return { go: false, status: 'ignored', why: 'comments by bots never start RepGen' };
   const { owner, repo, octokit } = deps;
   const issue = payload.issue.number;
   const reply = async (body: string): Promise<void> => {
@@ -70,7 +85,8 @@ export async function gateComment(payload: CommentPayload, deps: GateDeps): Prom
   };
   const [loaded, role] = await Promise.all([loadRepoConfig(octokit, owner, repo), repoRole(octokit, owner, repo, payload.sender.login)]);
   const config = loaded.ok ? loaded.config : RepoConfig.parse({});
-  if (!(await mayTrigger(role, config, issue, payload.sender.login, deps))) return { go: false, status: 'refused', why: `${payload.sender.login} may not start RepGen` };
+  if (!(await mayTrigger(role, config, issue, payload.sender.login, deps)))
+    return { go: false, status: 'refused', why: `${payload.sender.login} may not start RepGen` };
   if (!loaded.ok) return badConfig(loaded.problems, issue, deps);
   if (payload.issue.pull_request !== undefined) {
     await reply('RepGen reproduces bugs reported in issues; it does not run on pull requests.');
@@ -78,7 +94,15 @@ export async function gateComment(payload: CommentPayload, deps: GateDeps): Prom
   }
   const ask = (c: { ref: string | null; gpu: boolean; llm: string | null }): Gate => ({
     go: true,
-    ask: { trigger: 'comment', ...c, gpu: c.gpu || config.gpu, config, configFromFile: loaded.source === 'file', commentId: payload.comment.id, requestedBy: payload.sender.login },
+    ask: {
+      trigger: 'comment',
+      ...c,
+      gpu: c.gpu || config.gpu,
+      config,
+      configFromFile: loaded.source === 'file',
+      commentId: payload.comment.id,
+      requestedBy: payload.sender.login,
+    },
   });
   switch (command.kind) {
     case 'run':
@@ -104,9 +128,16 @@ function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify', runsUrl: 
     case 'cancel':
       return `RepGen runs here as a GitHub Actions workflow: to stop a run, cancel its workflow run (${runsUrl}).`;
     case 'status':
-      return (`RepGen runs here as a GitHub Actions workflow: its runs and their logs are listed at ${runsUrl}, ` + `and each run edits its own comment on this issue as it goes.`);
+      return (
+        `RepGen runs here as a GitHub Actions workflow: its runs and their logs are listed at ${runsUrl}, ` +
+        `and each run edits its own comment on this issue as it goes.`
+      );
     case 'pr':
-      return ('RepGen runs here as a GitHub Actions workflow: it opens the regression-test PR itself after a ' + 'reproduction when the workflow sets `open-pr: true` (and `.github/repgen.yml` ' + 'does not say `pr: off`).');
+      return (
+        'RepGen runs here as a GitHub Actions workflow: it opens the regression-test PR itself after a ' +
+        'reproduction when the workflow sets `open-pr: true` (and `.github/repgen.yml` ' +
+        'does not say `pr: off`).'
+      );
     case 'verify':
       return (
         'RepGen runs here as a GitHub Actions workflow, which reproduces issues only: checking a fix against the confirmed ' +
@@ -116,7 +147,12 @@ function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify', runsUrl: 
 }
 
 async function badConfig(problems: readonly { key: string; message: string }[], issue: number, deps: GateDeps): Promise<Gate> {
-  await deps.octokit.rest.issues.createComment({ owner: deps.owner, repo: deps.repo, issue_number: issue, body: badConfigComment(problems) });
+  await deps.octokit.rest.issues.createComment({
+    owner: deps.owner,
+    repo: deps.repo,
+    issue_number: issue,
+    body: badConfigComment(problems),
+  });
   return { go: false, status: 'bad_config', why: `.github/repgen.yml is invalid: ${problems.map((p) => p.key).join(', ')}` };
 }
 
@@ -130,8 +166,16 @@ async function mayTrigger(role: string | null, config: RepoConfig, issue: number
   const { octokit, owner, repo } = deps;
   const marker = refusalMarker(login);
   const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner, repo, issue_number: issue, per_page: 100 });
-  const said = comments.some((c) => c.user !== null && isBot({ login: c.user.login, type: c.user.type }) && (c.body ?? '').includes(marker));
+  const said = comments.some(
+    (c) => c.user !== null && isBot({ login: c.user.login, type: c.user.type }) && (c.body ?? '').includes(marker),
+  );
   deps.log.info({ login, role, first: !said }, 'trigger refused: no permission');
-  if (!said) await octokit.rest.issues.createComment({ owner, repo, issue_number: issue, body: `${marker}\n${refusalComment(login, config.trigger)}` });
+  if (!said)
+    await octokit.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: issue,
+      body: `${marker}\n${refusalComment(login, config.trigger)}`,
+    });
   return false;
 }

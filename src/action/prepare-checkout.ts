@@ -36,7 +36,14 @@ export interface ActionCheckout {
  */
 export async function prepareCheckout(req: CheckoutRequest, clone: typeof cloneAtRef = cloneAtRef): Promise<ActionCheckout> {
   if (req.ref === null) {
-    const prepared = await prepareWorkspace({ repoDir: req.workspace, repo: req.repository, explicitRef: null, issueText: req.issueText, cacheDir: join(req.scratch, 'checkouts'), signal: req.signal });
+    const prepared = await prepareWorkspace({
+      repoDir: req.workspace,
+      repo: req.repository,
+      explicitRef: null,
+      issueText: req.issueText,
+      cacheDir: join(req.scratch, 'checkouts'),
+      signal: req.signal,
+    });
     const sha = prepared.ref.sha ?? (await runGit(['rev-parse', 'HEAD'], { cwd: req.workspace })).stdout.trim();
     return { prepared, sha, baseBranch: req.defaultBranch };
   }

@@ -59,7 +59,9 @@ export async function publishOutcome(outcome: ReproOutcome, t: PublishTarget): P
       await fn();
     } catch (err) {
       t.log.warn({ what, err: (err as Error).message }, 'publishing step failed');
-      extras.push(`RepGen could not ${what} (${httpStatus(err) ?? 'error'}${httpStatus(err) === 403 ? ': does the workflow grant that permission?' : ''}).`);
+      extras.push(
+        `RepGen could not ${what} (${httpStatus(err) ?? 'error'}${httpStatus(err) === 403 ? ': does the workflow grant that permission?' : ''}).`,
+      );
     }
   };
   await attempt('create the check run', () =>
@@ -77,9 +79,22 @@ export async function publishOutcome(outcome: ReproOutcome, t: PublishTarget): P
   let prUrl: string | null = null;
   const script = outcome.script;
   if (t.openPr && outcome.status === 'reproduced' && script) {
-    const markers = outcome.observed.flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : [])).filter(Boolean);
+    const markers = outcome.observed
+      .flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : []))
+      .filter(Boolean);
     await attempt('open the regression-test PR', async () => {
-      const pr = await openReproPr(t.octokit, { owner: t.owner, repo: t.repo, issueNumber: t.issueNumber, issueUrl: t.issueUrl, baseSha: t.sha, baseBranch: t.baseBranch, script, markers, summary: outcome.summary, evidenceUrl: t.commentUrl });
+      const pr = await openReproPr(t.octokit, {
+        owner: t.owner,
+        repo: t.repo,
+        issueNumber: t.issueNumber,
+        issueUrl: t.issueUrl,
+        baseSha: t.sha,
+        baseBranch: t.baseBranch,
+        script,
+        markers,
+        summary: outcome.summary,
+        evidenceUrl: t.commentUrl,
+      });
       prUrl = pr.url;
       extras.push(`Regression test proposed in ${pr.url}.`);
     });

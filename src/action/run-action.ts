@@ -68,7 +68,14 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
   const runUrl = `${a.serverUrl}/${a.repository}/actions${a.runId ? `/runs/${a.runId}` : ''}`;
 
   // 2 gate
-  const gateDeps = { octokit, owner, repo, label: a.inputs['trigger-label'], runsUrl: `${a.serverUrl}/${a.repository}/actions`, log: deps.log };
+  const gateDeps = {
+    octokit,
+    owner,
+    repo,
+    label: a.inputs['trigger-label'],
+    runsUrl: `${a.serverUrl}/${a.repository}/actions`,
+    log: deps.log,
+  };
   const gate = event.kind === 'labeled' ? await gateLabeled(event.payload, gateDeps) : await gateComment(event.payload, gateDeps);
   if (!gate.go) return { ...nothing, status: gate.status, message: gate.why, exitCode: 0 };
   const { ask } = gate;
@@ -79,7 +86,12 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
   const marker = progressMarker(jobId);
   const secrets = [a.token, ...hostSecrets(deps.env)];
   const [comment] = await Promise.all([
-    octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body: `${marker}\n⏳ **RepGen** is reproducing this issue (asked by ${ask.requestedBy}) in [this workflow run](${runUrl}).` }),
+    octokit.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: issueNumber,
+      body: `${marker}\n⏳ **RepGen** is reproducing this issue (asked by ${ask.requestedBy}) in [this workflow run](${runUrl}).`,
+    }),
     ask.commentId === null
       ? octokit.rest.reactions.createForIssue({ owner, repo, issue_number: issueNumber, content: 'eyes' })
       : octokit.rest.reactions.createForIssueComment({ owner, repo, comment_id: ask.commentId, content: 'eyes' }),
@@ -109,21 +121,40 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
     // 4 preflight: nothing untrusted runs on a runner that cannot isolate it, or next to a readable token
     const opEnv = operatorEnv(deps.env, a.inputs);
     await tracker.progress('intake', 'checking the sandbox and the checkout');
-    const isolation = deps.executor ? deps.executor.name : await (deps.checkSandbox ?? checkSandbox)(ask.config.executor.kind === 'kubernetes' ? { ...opEnv, REPGEN_EXECUTOR: 'kubernetes' } : opEnv);
+    const isolation = deps.executor
+      ? deps.executor.name
+      : await (deps.checkSandbox ?? checkSandbox)(
+          ask.config.executor.kind === 'kubernetes' ? { ...opEnv, REPGEN_EXECUTOR: 'kubernetes' } : opEnv,
+        );
     deps.log.info({ isolation }, 'sandbox ready');
     await checkCheckoutHoldsNoToken(a.workspace);
 
     // 5 the issue and the workspace at the ref
     const issue = await readIssue(octokit, owner, repo, issueNumber);
-    await tracker.progress('intake', ask.ref ? `checking out ${ask.ref}` : 'using the workflow\'s checkout');
+    await tracker.progress('intake', ask.ref ? `checking out ${ask.ref}` : "using the workflow's checkout");
     const checkout = await prepareCheckout(
-      { workspace: a.workspace, repository: a.repository, ref: ask.ref, cloneUrl: event.payload.repository.clone_url, defaultBranch: event.payload.repository.default_branch, token: a.token, issueText: `${issue.title}\n\n${issue.body}`, scratch, signal },
+      {
+        workspace: a.workspace,
+        repository: a.repository,
+        ref: ask.ref,
+        cloneUrl: event.payload.repository.clone_url,
+        defaultBranch: event.payload.repository.default_branch,
+        token: a.token,
+        issueText: `${issue.title}\n\n${issue.body}`,
+        scratch,
+        signal,
+      },
       deps.clone,
     );
 
     // 6 the pipeline
     const evidence = withRef(
-      await runActionPipeline({ jobId, issue, prepared: checkout.prepared, ask }, { env: opEnv, log: deps.log, executor: deps.executor, llm: deps.llm, buildContext: deps.buildContext }, tracker.progress, signal),
+      await runActionPipeline(
+        { jobId, issue, prepared: checkout.prepared, ask },
+        { env: opEnv, log: deps.log, executor: deps.executor, llm: deps.llm, buildContext: deps.buildContext },
+        tracker.progress,
+        signal,
+      ),
       checkout.prepared.ref,
     );
     if (pub.isGone) return { ...nothing, status: 'issue_gone', message: 'the issue was deleted during the run', exitCode: 0 };
@@ -149,7 +180,15 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
     });
     const verdict = outcome.verdict ?? outcome.status;
     const message = `${verdict}: ${outcome.summary}${published.prUrl ? ` (PR ${published.prUrl})` : ''}`;
-    return { status: 'ran', verdict, reproPath: files.script, evidencePath: files.evidence, commentUrl, message, exitCode: outcome.status === 'exit_infra' ? 1 : 0 };
+    return {
+      status: 'ran',
+      verdict,
+      reproPath: files.script,
+      evidencePath: files.evidence,
+      commentUrl,
+      message,
+      exitCode: outcome.status === 'exit_infra' ? 1 : 0,
+    };
   } catch (err) {
     return await failed(err, { ask, pub, signal, finish });
   } finally {
@@ -160,20 +199,41 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
 /** The error policy, in one place: what the issue is told and whether the step fails. */
 async function failed(
   err: unknown,
-  ctx: { ask: RunAsk; pub: IssuePublisher; signal: AbortSignal; finish: (status: ActionStatus, body: string, message: string, exitCode: 0 | 1) => Promise<ActionResult> },
+  ctx: {
+    ask: RunAsk;
+    pub: IssuePublisher;
+    signal: AbortSignal;
+    finish: (status: ActionStatus, body: string, message: string, exitCode: 0 | 1) => Promise<ActionResult>;
+  },
 ): Promise<ActionResult> {
   const { ask, pub, signal, finish } = ctx;
   const reason = err instanceof Error ? err.message : String(err);
-  if (pub.isGone || err instanceof IssueGoneError) return { ...nothing, status: 'issue_gone', message: 'the issue was deleted during the run', exitCode: 0 };
+  if (pub.isGone || err instanceof IssueGoneError)
+    return { ...nothing, status: 'issue_gone', message: 'the issue was deleted during the run', exitCode: 0 };
   if (err instanceof RefNotFoundError) {
     const ref = (ask.ref ?? '').replace(/`/g, '');
-    return finish('bad_ref', `❌ **RepGen** did not run: the ref \`${ref}\` does not exist in this repository. Use \`/repgen --ref BRANCH_OR_SHA\` with an existing one.`, reason, 0);
+    return finish(
+      'bad_ref',
+      `❌ **RepGen** did not run: the ref \`${ref}\` does not exist in this repository. Use \`/repgen --ref BRANCH_OR_SHA\` with an existing one.`,
+      reason,
+      0,
+    );
   }
   if (signal.aborted || err instanceof CancelledError) {
-    return finish('cancelled', '🛑 **RepGen** stopped: its workflow run was cancelled. Nothing more will run; `/repgen` starts a new run.', 'the run was cancelled', 1);
+    return finish(
+      'cancelled',
+      '🛑 **RepGen** stopped: its workflow run was cancelled. Nothing more will run; `/repgen` starts a new run.',
+      'the run was cancelled',
+      1,
+    );
   }
   if (err instanceof SetupError) {
-    return finish('setup_failed', `❌ **RepGen** could not run on this runner: ${reason.slice(0, 800)}\n\nNothing was run. This is the workflow's setup, not a verdict on the bug.`, reason, 1);
+    return finish(
+      'setup_failed',
+      `❌ **RepGen** could not run on this runner: ${reason.slice(0, 800)}\n\nNothing was run. This is the workflow's setup, not a verdict on the bug.`,
+      reason,
+      1,
+    );
   }
   return finish('failed', finalFailureComment('', reason, 1).trim(), reason, 1);
 }
@@ -188,6 +248,10 @@ async function readEventFile(path: string): Promise<unknown> {
 
 /** Octokit with the workflow's token, Probot's plugins (retry, throttling) and the API of this GitHub (GHES). */
 export function createActionOctokit(a: Pick<ActionEnv, 'token' | 'apiUrl' | 'throttle'>): Octokit {
-  const Client = ProbotOctokit.defaults((o: Record<string, unknown>) => ({ ...o, throttle: { ...(o.throttle as object), enabled: a.throttle }, retry: { retries: 1 } }));
+  const Client = ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+    ...o,
+    throttle: { ...(o.throttle as object), enabled: a.throttle },
+    retry: { retries: 1 },
+  }));
   return new Client({ auth: { token: a.token }, baseUrl: a.apiUrl }) as unknown as Octokit;
 }

@@ -35,7 +35,12 @@ export interface ActionPipelineWiring {
   buildContext?: BuildContextFn;
 }
 
-export async function runActionPipeline(request: ActionPipelineRequest, wiring: ActionPipelineWiring, progress: ProgressFn, signal: AbortSignal): Promise<ReproEvidence> {
+export async function runActionPipeline(
+  request: ActionPipelineRequest,
+  wiring: ActionPipelineWiring,
+  progress: ProgressFn,
+  signal: AbortSignal,
+): Promise<ReproEvidence> {
   const spec = actionSpec(wiring.env, request.ask, request.jobId);
   for (const note of spec.notes) wiring.log.info({ note }, 'run spec');
   const { llm, reason } = await llmFor(spec, wiring);
@@ -54,8 +59,16 @@ export async function runActionPipeline(request: ActionPipelineRequest, wiring: 
  * The run spec (src/pipeline/run-spec.ts): the workflow's settings (REPGEN_* and the cap inputs) are the
  * ceilings; a present `.github/repgen.yml` may lower its caps, never raise them. An absent file changes nothing.
  */
-export function actionSpec(env: NodeJS.ProcessEnv, ask: Pick<RunAsk, 'config' | 'configFromFile' | 'gpu' | 'llm'>, jobId?: string): RunSpec {
-  return resolveRunSpec(readOperatorEnv(env), ask.configFromFile ? ask.config : null, { gpu: ask.gpu, ...(jobId ? { jobId } : {}), ...llmChoice(ask.llm) });
+export function actionSpec(
+  env: NodeJS.ProcessEnv,
+  ask: Pick<RunAsk, 'config' | 'configFromFile' | 'gpu' | 'llm'>,
+  jobId?: string,
+): RunSpec {
+  return resolveRunSpec(readOperatorEnv(env), ask.configFromFile ? ask.config : null, {
+    gpu: ask.gpu,
+    ...(jobId ? { jobId } : {}),
+    ...llmChoice(ask.llm),
+  });
 }
 
 /** The settings of {@link actionSpec} (kept for the action's tests). */
@@ -64,7 +77,8 @@ export function actionSettings(env: NodeJS.ProcessEnv, ask: Pick<RunAsk, 'config
 }
 
 async function llmFor(spec: RunSpec, wiring: ActionPipelineWiring): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (wiring.llm !== undefined) return { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM configured' };
+  if (wiring.llm !== undefined)
+    return { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM configured' };
   const llm = await createLlmClient(spec.llm, { log: wiring.log });
   return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured') };
 }

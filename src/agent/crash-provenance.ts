@@ -46,7 +46,11 @@ function underRoot(file: string, roots: readonly string[]): boolean {
  * runs a line of the report's own code. A run without a traceback (a native crash) cannot be checked and
  * is accepted; the symptom matcher still decides whether it is the reported one.
  */
-export function crashProvenance(tb: Traceback | null, report: Pick<ReportReading, 'codeBlocks' | 'tracebacks'>, input: ProvenanceInput): Provenance {
+export function crashProvenance(
+  tb: Traceback | null,
+  report: Pick<ReportReading, 'codeBlocks' | 'tracebacks'>,
+  input: ProvenanceInput,
+): Provenance {
   if (!tb || !tb.frames.length) return { ok: true, reason: 'no Python traceback to check' };
   const project = tb.frames.find((f) => underRoot(f.file, input.projectRoots));
   if (project) return { ok: true, reason: `the traceback passes through the project (${project.file}:${project.line})` };
@@ -57,6 +61,9 @@ export function crashProvenance(tb: Traceback | null, report: Pick<ReportReading
   const where = scriptFrames.at(-1);
   return {
     ok: false,
-    reason: (`the ${tb.exception.type} is raised neither in the project's code nor by the report's own ` + `code${where?.code ? ` (the script's line \`${where.code.trim().slice(0, 120)}\`)` : ''}: a crash of ` + `code the script wrote itself does not reproduce the project's bug`),
+    reason:
+      `the ${tb.exception.type} is raised neither in the project's code nor by the report's own ` +
+      `code${where?.code ? ` (the script's line \`${where.code.trim().slice(0, 120)}\`)` : ''}: a crash of ` +
+      `code the script wrote itself does not reproduce the project's bug`,
   };
 }

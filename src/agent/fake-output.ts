@@ -28,7 +28,8 @@ export interface ReportSides {
 }
 
 const FRAME_LINE = /^\s*File "(.+?)", line \d+/;
-const NOISE_LINE = /^\s*(Traceback \(most recent call last\):|During handling of the above exception|The above exception was the direct cause|[~^\s]+$|\.\.\.\s*$)/;
+const NOISE_LINE =
+  /^\s*(Traceback \(most recent call last\):|During handling of the above exception|The above exception was the direct cause|[~^\s]+$|\.\.\.\s*$)/;
 
 /** Which lines of the report are its code and which its output. Pure. */
 export function reportSides(reading: ReportReading, facts: ReportFacts): ReportSides {
@@ -96,8 +97,15 @@ function writes(t: string, target: string, min: number): boolean {
   const text = norm(t);
   const want = norm(target);
   if (!want) return false;
-  if (!text.includes(HOLE)) return text.includes(want.slice(0, 60)) || (want.length >= 16 && text.length >= min && want.includes(text) && text.length >= want.length * 0.6);
-  const parts = text.split(HOLE).map((p) => p.trim()).filter((p) => p.length >= 3);
+  if (!text.includes(HOLE))
+    return (
+      text.includes(want.slice(0, 60)) ||
+      (want.length >= 16 && text.length >= min && want.includes(text) && text.length >= want.length * 0.6)
+    );
+  const parts = text
+    .split(HOLE)
+    .map((p) => p.trim())
+    .filter((p) => p.length >= 3);
   let from = 0;
   let covered = 0;
   for (const p of parts) {
@@ -112,7 +120,9 @@ function writes(t: string, target: string, min: number): boolean {
 /** Whether a template's fixed text (not its gaps) holds one of the line's numbers with a fraction or 2+ digits. */
 function fixedValues(template: string, line: string): boolean {
   const fixed = norm(template).split(HOLE).join(' ');
-  return [...line.matchAll(/(?<![\w.])\d+\.\d+|(?<![\w.])\d{2,}(?![\w.])/g)].some((m) => new RegExp(`(?<![\\w.])${m[0].replace('.', '\\.')}(?![\\w.])`).test(fixed));
+  return [...line.matchAll(/(?<![\w.])\d+\.\d+|(?<![\w.])\d{2,}(?![\w.])/g)].some((m) =>
+    new RegExp(`(?<![\\w.])${m[0].replace('.', '\\.')}(?![\\w.])`).test(fixed),
+  );
 }
 
 /** Significant digits of a numeric literal as written ("92.100" → 5, "0.0010" → 2). */
@@ -147,7 +157,10 @@ function reportedLists(output: string[]): string[][] {
   const lists: string[][] = [];
   for (const l of output) {
     for (const m of l.matchAll(/\[([-\d.,\s]+)\]/g)) {
-      const items = (m[1] ?? '').split(',').map((x) => x.trim().replace(/\.$/, '')).filter(Boolean);
+      const items = (m[1] ?? '')
+        .split(',')
+        .map((x) => x.trim().replace(/\.$/, ''))
+        .filter(Boolean);
       if (items.length >= 3 && new Set(items).size >= 2 && items.every((x) => /^-?\d+(\.\d+)?$/.test(x))) lists.push(items);
     }
   }
@@ -167,7 +180,8 @@ export function fakeOutputReasons(script: string, reading: ReportReading, facts:
   const sides = reportSides(reading, facts);
   const lit = scriptLiterals(script);
   const scriptLines = script.replace(/\r\n/g, '\n').split('\n');
-  const isReportLine = (line: number): boolean => sides.code.has(norm(scriptLines[line - 1] ?? '')) || sides.code.has(norm((scriptLines[line - 1] ?? '').replace(/#.*$/, '')));
+  const isReportLine = (line: number): boolean =>
+    sides.code.has(norm(scriptLines[line - 1] ?? '')) || sides.code.has(norm((scriptLines[line - 1] ?? '').replace(/#.*$/, '')));
   const strings = lit.strings.filter((s) => !s.statement && !s.compared && !isReportLine(s.line));
   const reportCode = [...sides.code].join('\n');
   const reasons: string[] = [];
@@ -178,15 +192,31 @@ export function fakeOutputReasons(script: string, reading: ReportReading, facts:
     const full = `${e.type}: ${message}`;
     // A long message the reporter's own code writes may be written again; a short one is too common to exempt.
     const own = norm(message).length >= 16 && reportCode.includes(norm(message).slice(0, 60));
-    const hit = own ? undefined : strings.find((s) => (norm(message).length >= 16 && writes(s.text, message, 16)) || writes(s.text, full, Math.max(16, full.length * 0.8)));
+    const hit = own
+      ? undefined
+      : strings.find(
+          (s) => (norm(message).length >= 16 && writes(s.text, message, 16)) || writes(s.text, full, Math.max(16, full.length * 0.8)),
+        );
     if (hit) {
-      const raiser = /^\s*raise\s+(?:[\w.]+\.)?(\w+)/.exec(scriptLines.slice(0, hit.line).reverse().find((l) => /\S/.test(l) && !/^\s*[fFrRbBuU]{0,2}["']/.test(l)) ?? '');
-      reasons.push(raiser ? `line ${hit.line}: the script raises ${raiser[1]} itself, with the reported message "${clipText(message)}"` : `line ${hit.line} writes the reported message "${clipText(message)}" itself`);
+      const raiser = /^\s*raise\s+(?:[\w.]+\.)?(\w+)/.exec(
+        scriptLines
+          .slice(0, hit.line)
+          .reverse()
+          .find((l) => /\S/.test(l) && !/^\s*[fFrRbBuU]{0,2}["']/.test(l)) ?? '',
+      );
+      reasons.push(
+        raiser
+          ? `line ${hit.line}: the script raises ${raiser[1]} itself, with the reported message "${clipText(message)}"`
+          : `line ${hit.line} writes the reported message "${clipText(message)}" itself`,
+      );
       continue;
     }
     // Short messages (KeyError: 'fc') are only a fake when raised verbatim with the reported class.
     const raise = new RegExp(`^\\s*raise\\s+(?:[\\w.]+\\.)?${e.type.replace(/\W/g, '')}\\s*\\(`);
-    const raised = strings.find((s) => raise.test(scriptLines[s.line - 1] ?? '') && norm(s.text).replace(/^['"]|['"]$/g, '') === norm(message).replace(/^['"]|['"]$/g, ''));
+    const raised = strings.find(
+      (s) =>
+        raise.test(scriptLines[s.line - 1] ?? '') && norm(s.text).replace(/^['"]|['"]$/g, '') === norm(message).replace(/^['"]|['"]$/g, ''),
+    );
     if (raised) reasons.push(`line ${raised.line} raises ${e.type}("${clipText(message)}") itself`);
   }
 
@@ -195,12 +225,19 @@ export function fakeOutputReasons(script: string, reading: ReportReading, facts:
 
   // An output line written from a string: whole, or as a template whose fixed text carries its values.
   const outputLine = sides.output
-    .filter((l) => { const n = norm(l); return (n.length >= 12 && /\d/.test(n)) || n.length >= 24; })
-    .find((l) => strings.some((s) => (s.text.includes(HOLE) ? writes(s.text, l, 12) && fixedValues(s.text, l) : norm(s.text).includes(norm(l)))));
+    .filter((l) => {
+      const n = norm(l);
+      return (n.length >= 12 && /\d/.test(n)) || n.length >= 24;
+    })
+    .find((l) =>
+      strings.some((s) => (s.text.includes(HOLE) ? writes(s.text, l, 12) && fixedValues(s.text, l) : norm(s.text).includes(norm(l)))),
+    );
   if (outputLine) reasons.push(`the script prints the reported output line "${clipText(outputLine)}" from a string literal`);
 
   const values = reportedValues(sides.output);
-  const hard = lit.numbers.find((n) => !isReportLine(n.line) && !isCheck(lit.codeLines[n.line - 1] ?? '') && values.some((v) => sameValue(n.raw, v)));
+  const hard = lit.numbers.find(
+    (n) => !isReportLine(n.line) && !isCheck(lit.codeLines[n.line - 1] ?? '') && values.some((v) => sameValue(n.raw, v)),
+  );
   if (hard) reasons.push(`line ${hard.line} hard-codes the reported value ${hard.raw} instead of computing it`);
   const inString = strings.find((s) => values.some((v) => [...s.text.matchAll(NUMBER)].some((m) => sameValue(m[0], v))));
   if (inString && !hard) reasons.push(`line ${inString.line} writes a reported value in a string instead of computing it`);

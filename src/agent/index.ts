@@ -70,17 +70,43 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
   if (snippet && input.tier0 !== false) {
-    const t0 = await runTier0({ snippet, report: input.report, plan: input.plan, budget: input.budget }, { executor: deps.executor, workspace: deps.workspace, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, onActivity: deps.onActivity }, signal);
+    const t0 = await runTier0(
+      { snippet, report: input.report, plan: input.plan, budget: input.budget },
+      {
+        executor: deps.executor,
+        workspace: deps.workspace,
+        log: deps.log,
+        now: deps.now,
+        onAttempt: deps.onAttempt,
+        onActivity: deps.onActivity,
+      },
+      signal,
+    );
     attempts.push(...t0.attempts);
     final = t0.final;
-    if (t0.reproduced) return { status: 'reproduced', reason: 'the report\'s own code, completed by tier 0, shows the bug', tier: 0, attempts, final, usage: none };
+    if (t0.reproduced)
+      return {
+        status: 'reproduced',
+        reason: "the report's own code, completed by tier 0, shows the bug",
+        tier: 0,
+        attempts,
+        final,
+        usage: none,
+      };
     if (t0.infra) return { status: 'exit_infra', reason: `the executor failed: ${t0.infra}`, tier: 0, attempts, final, usage: none };
     // The report's own code shows the pattern and only random-state values differ: a model cannot do better.
     const pattern = t0.attempts.find((a) => a.outcome === 'pattern_reproduced');
     if (pattern) return { status: 'not_reproduced', reason: pattern.feedback, tier: 0, attempts, final, usage: none };
   }
   if (!deps.llm || !deps.prompts) {
-    return { status: snippet ? 'not_reproduced' : 'skipped', reason: snippet ? 'tier 0 did not reproduce the bug and there is no model for tier 1' : 'no code to run and no model to write any', tier: snippet ? 0 : null, attempts, final, usage: none };
+    return {
+      status: snippet ? 'not_reproduced' : 'skipped',
+      reason: snippet ? 'tier 0 did not reproduce the bug and there is no model for tier 1' : 'no code to run and no model to write any',
+      tier: snippet ? 0 : null,
+      attempts,
+      final,
+      usage: none,
+    };
   }
   const tier1 = await runTier1(
     {
@@ -95,8 +121,26 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
     },
-    { executor: deps.executor, workspace: deps.workspace, llm: deps.llm, checker: deps.checker, prompts: deps.prompts, log: deps.log, now: deps.now, onAttempt: deps.onAttempt, onActivity: deps.onActivity, checkImports: deps.checkImports },
+    {
+      executor: deps.executor,
+      workspace: deps.workspace,
+      llm: deps.llm,
+      checker: deps.checker,
+      prompts: deps.prompts,
+      log: deps.log,
+      now: deps.now,
+      onAttempt: deps.onAttempt,
+      onActivity: deps.onActivity,
+      checkImports: deps.checkImports,
+    },
     signal,
   );
-  return { status: tier1.status, reason: tier1.reason, tier: 1, attempts: [...attempts, ...tier1.attempts], final: tier1.final ?? final, usage: tier1.usage };
+  return {
+    status: tier1.status,
+    reason: tier1.reason,
+    tier: 1,
+    attempts: [...attempts, ...tier1.attempts],
+    final: tier1.final ?? final,
+    usage: tier1.usage,
+  };
 }

@@ -11,19 +11,30 @@ export interface PyflakesCheckerOptions {
   timeoutMs?: number;
 }
 
-interface ToolRun { code: number | null; stdout: string; stderr: string }
+interface ToolRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function runTool(cmd: string, args: string[], input: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     // The script is only parsed, never executed, so these tools run outside the sandbox.
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+    const child = spawn(cmd, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+    });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     const onAbort = (): void => void child.kill('SIGKILL');
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -61,7 +72,16 @@ export function createPyflakesChecker(options: PyflakesCheckerOptions = {}): Sta
           ? null
           : await runTool(
               python,
-              ['-m', 'pylint', '-E', '--disable=no-member,import-error,no-name-in-module,not-callable,unsubscriptable-object,undefined-variable', '--score=n', '--output-format=text', '--from-stdin', 'repro.py'],
+              [
+                '-m',
+                'pylint',
+                '-E',
+                '--disable=no-member,import-error,no-name-in-module,not-callable,unsubscriptable-object,undefined-variable',
+                '--score=n',
+                '--output-format=text',
+                '--from-stdin',
+                'repro.py',
+              ],
               script,
               timeoutMs,
               signal,

@@ -36,12 +36,41 @@ export function keyIdentifiers(reading: ReportReading, facts: ReportFacts): stri
       for (const m of (f.code ?? '').matchAll(/\.?([A-Za-z_]\w{2,})\s*\(/g)) if (m[1]) keys.add(m[1]);
     }
   }
-  for (const m of `${reading.title} ${reading.errorLines.join(' ')}`.matchAll(/\b(?:nn|F|torch|tf|keras|np)\.([A-Za-z_]\w+)|\b([a-z_]\w{2,})\(\)/g)) {
+  for (const m of `${reading.title} ${reading.errorLines.join(' ')}`.matchAll(
+    /\b(?:nn|F|torch|tf|keras|np)\.([A-Za-z_]\w+)|\b([a-z_]\w{2,})\(\)/g,
+  )) {
     const k = m[1] ?? m[2];
     if (k) keys.add(k);
   }
   // Calls that any script makes say nothing about relevance.
-  for (const common of ['print', 'range', 'len', 'super', 'forward', '__init__', 'main', 'format', 'append', 'item', 'size', 'view', 'zeros', 'randn', 'tensor', 'Tensor', 'float', 'int', 'str', 'list', 'dict', 'call_impl', '_call_impl', 'forward_call', 'wrapped_call_impl']) keys.delete(common);
+  for (const common of [
+    'print',
+    'range',
+    'len',
+    'super',
+    'forward',
+    '__init__',
+    'main',
+    'format',
+    'append',
+    'item',
+    'size',
+    'view',
+    'zeros',
+    'randn',
+    'tensor',
+    'Tensor',
+    'float',
+    'int',
+    'str',
+    'list',
+    'dict',
+    'call_impl',
+    '_call_impl',
+    'forward_call',
+    'wrapped_call_impl',
+  ])
+    keys.delete(common);
   return [...keys];
 }
 

@@ -41,11 +41,18 @@ export function candidateRequest(
     entry: 'repro.py',
     seed: input.seed,
     env: { REPGEN_SEED: String(input.seed) },
-    limits: { timeoutMs: input.settings.runTimeoutMs, memoryMb: input.settings.runMemoryMb, cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)), maxOutputBytes: 1_000_000 },
+    limits: {
+      timeoutMs: input.settings.runTimeoutMs,
+      memoryMb: input.settings.runMemoryMb,
+      cpuSeconds: Math.max(60, Math.ceil((input.settings.runTimeoutMs / 1000) * 4)),
+      maxOutputBytes: 1_000_000,
+    },
     labels: input.labels ?? {},
     ...(workspace ? { workspace } : {}),
     // The Kubernetes executor picks an image matching the report's versions; the local one ignores them.
-    ...(input.report.versions.length ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) } : {}),
+    ...(input.report.versions.length
+      ? { versions: Object.fromEntries(input.report.versions.map((v) => [v.name.toLowerCase(), v.version])) }
+      : {}),
   };
 }
 
@@ -65,31 +72,54 @@ export async function runCandidate(
   if (run.infra?.kind === 'aborted' || signal?.aborted) throw new CancelledError('cancelled during a run');
   // The whole result: a native crash (SIGSEGV in a CUDA/C++ op) shows only in `run.signal`.
   const reading = readRun(run.output, run);
-  let match: MatchResult = run.infra ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] } : matchRun(input.report, reading, { script, output: run.output, ...(deps.workspace ? { projectRoots: [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath] } : {}) });
+  let match: MatchResult = run.infra
+    ? { verdict: 'not_reproduced' as const, score: 0, reasons: [`infrastructure: ${run.infra.kind}: ${run.infra.message}`] }
+    : matchRun(input.report, reading, {
+        script,
+        output: run.output,
+        ...(deps.workspace ? { projectRoots: [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath] } : {}),
+      });
   if (deps.workspace && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
     const roots = [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath];
     const provenance = crashProvenance(reading.traceback, input.report, { projectRoots: roots, scriptFile: 'repro.py' });
-    match = provenance.ok ? { ...match, reasons: [...match.reasons, provenance.reason] } : { verdict: 'not_reproduced', score: 0, reasons: [...match.reasons, provenance.reason] };
+    match = provenance.ok
+      ? { ...match, reasons: [...match.reasons, provenance.reason] }
+      : { verdict: 'not_reproduced', score: 0, reasons: [...match.reasons, provenance.reason] };
   }
   return { script, seed: input.seed, run, reading, match };
 }
 
 function describeSymptoms(reading: RunReading): string {
-  if (!reading.symptoms.length) return reading.exception ? `${reading.exception.type}: ${reading.exception.message}` : 'no symptom (the run finished normally)';
-  return reading.symptoms.map((s) => (s.exception ? `${s.kind} (${s.exception.type}: ${s.exception.message.split('\n')[0]})` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`)).join('; ');
+  if (!reading.symptoms.length)
+    return reading.exception ? `${reading.exception.type}: ${reading.exception.message}` : 'no symptom (the run finished normally)';
+  return reading.symptoms
+    .map((s) =>
+      s.exception
+        ? `${s.kind} (${s.exception.type}: ${s.exception.message.split('\n')[0]})`
+        : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`,
+    )
+    .join('; ');
 }
 
 /** Feedback after a run that did not show the bug: expected vs observed, and the matcher's reasons. */
 export function mismatchFeedback(report: ReportReading, c: CandidateRun): string {
-  const expected = report.expected.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`)).join('; ');
+  const expected = report.expected
+    .map((s) =>
+      s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : `${s.kind}${s.metric ? ` in ${s.metric}` : ''}`,
+    )
+    .join('; ');
   const lines = [
     `Expected: ${expected || 'nothing to compare'}.`,
-    (`Observed: ${describeSymptoms(c.reading)}; exit code ` + `${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`),
+    `Observed: ${describeSymptoms(c.reading)}; exit code ` +
+      `${c.run.exitCode ?? 'none'}${c.run.timedOut ? ', timed out' : ''}${c.run.oomKilled ? ', killed for memory' : ''}.`,
     `Matcher (${c.match.verdict}, score ${c.match.score}): ${c.match.reasons.join('; ')}`,
   ];
   // Values of the reporter's random state are never a target (docs/verdicts.md): say so, so no attempt chases them.
   const unreachable = [...new Set((c.match.compared ?? []).flatMap((x) => x.notCompared ?? []))];
-  if (unreachable.length) lines.push(`Do not aim for the report's exact ${unreachable.join(', ')}: they come from the reporter's random state or data; match the pattern instead.`);
+  if (unreachable.length)
+    lines.push(
+      `Do not aim for the report's exact ${unreachable.join(', ')}: they come from the reporter's random state or data; match the pattern instead.`,
+    );
   return lines.join('\n');
 }
 

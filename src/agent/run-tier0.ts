@@ -22,7 +22,9 @@ const RANK = { reproduced: 2, partial: 1, not_reproduced: 0 } as const;
 
 function better(a: CandidateRun, b: CandidateRun | null): boolean {
   if (!b) return true;
-  return RANK[a.match.verdict] > RANK[b.match.verdict] || (RANK[a.match.verdict] === RANK[b.match.verdict] && a.match.score > b.match.score);
+  return (
+    RANK[a.match.verdict] > RANK[b.match.verdict] || (RANK[a.match.verdict] === RANK[b.match.verdict] && a.match.score > b.match.score)
+  );
 }
 
 /**
@@ -31,8 +33,20 @@ function better(a: CandidateRun, b: CandidateRun | null): boolean {
  * attempt that says why, and nothing runs.
  */
 export async function runTier0(
-  input: { snippet: CompletedSnippet; report: ReportResult; plan: ReproPlan; budget: { runTimeoutMs: number; runMemoryMb: number; deadline: number } },
-  deps: { executor: ScriptExecutor; workspace?: Workspace; log: Logger; now?: () => number; onAttempt?: (a: AttemptRecord) => void | Promise<void>; onActivity?: (what: string) => void | Promise<void> },
+  input: {
+    snippet: CompletedSnippet;
+    report: ReportResult;
+    plan: ReproPlan;
+    budget: { runTimeoutMs: number; runMemoryMb: number; deadline: number };
+  },
+  deps: {
+    executor: ScriptExecutor;
+    workspace?: Workspace;
+    log: Logger;
+    now?: () => number;
+    onAttempt?: (a: AttemptRecord) => void | Promise<void>;
+    onActivity?: (what: string) => void | Promise<void>;
+  },
   signal?: AbortSignal,
 ): Promise<Tier0Result> {
   const now = deps.now ?? Date.now;
@@ -48,13 +62,24 @@ export async function runTier0(
   const base = { n: 1, tier: 0 as const, bundle: null, script: snippet.script, edits };
   const parsed = await parsePython(snippet.script);
   // pyflakes compiles with CPython, which catches what tree-sitter forgives (inconsistent indentation).
-  const syntaxFinding = snippet.static.findings.find((f) => f.tool === 'pyflakes' && f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message));
+  const syntaxFinding = snippet.static.findings.find(
+    (f) =>
+      f.tool === 'pyflakes' &&
+      f.severity === 'error' &&
+      !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message),
+  );
   let refusal: AttemptRecord | null = null;
   if (snippet.unresolved.length || !snippet.candidates.length) {
     const why = snippet.missing.filter((m) => m.blocking).map((m) => `\`${m.name}\` (${m.why})`);
-    refusal = { ...base, outcome: 'incomplete_code', feedback: `not run: the report's code uses ${why.join('; ') || 'names it never defines'}` };
+    refusal = {
+      ...base,
+      outcome: 'incomplete_code',
+      feedback: `not run: the report's code uses ${why.join('; ') || 'names it never defines'}`,
+    };
   } else if (!parsed.ok || syntaxFinding) {
-    const where = syntaxFinding ? `line ${syntaxFinding.line}: ${syntaxFinding.message}` : `line ${parsed.problems[0]?.line ?? '?'}: ${parsed.problems[0]?.text ?? ''}`;
+    const where = syntaxFinding
+      ? `line ${syntaxFinding.line}: ${syntaxFinding.message}`
+      : `line ${parsed.problems[0]?.line ?? '?'}: ${parsed.problems[0]?.text ?? ''}`;
     refusal = { ...base, outcome: 'syntax_error', feedback: `not run: the report's code does not parse (${where})` };
   } else if (input.plan.blockers.length) {
     refusal = { ...base, outcome: 'unavailable_here', feedback: `not run: ${input.plan.blockers.map((b) => b.what).join('; ')}` };
@@ -71,22 +96,43 @@ export async function runTier0(
     if (i > 0 && now() >= input.budget.deadline) break;
     const batch = candidates.slice(i, i + TIER0_PARALLEL);
     const which = batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`;
-    await deps.onActivity?.(`running tier 0 ${candidates.length > 1 ? `candidate${which} of ${candidates.length}` : "on the report's code"}`);
+    await deps.onActivity?.(
+      `running tier 0 ${candidates.length > 1 ? `candidate${which} of ${candidates.length}` : "on the report's code"}`,
+    );
     const t0 = now();
-    const runs = await Promise.all(batch.map((c) => runCandidate(c.script, { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget }, { executor: deps.executor, workspace: deps.workspace }, signal)));
+    const runs = await Promise.all(
+      batch.map((c) =>
+        runCandidate(
+          c.script,
+          { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget },
+          { executor: deps.executor, workspace: deps.workspace },
+          signal,
+        ),
+      ),
+    );
     for (let k = 0; k < runs.length; k += 1) {
       const run = runs[k] as CandidateRun;
       const cand = batch[k];
       const n = i + k + 1;
       const label = candidates.length > 1 ? `candidate ${n}/${candidates.length} (${cand?.label ?? ''})` : (cand?.label ?? '');
-      const common = { ...base, n, script: run.script, edits: candidates.length > 1 ? [...edits, `${label}; ${cand?.added.length ?? 0} line(s) added by RepGen`] : edits, durationMs: now() - t0 };
+      const common = {
+        ...base,
+        n,
+        script: run.script,
+        edits: candidates.length > 1 ? [...edits, `${label}; ${cand?.added.length ?? 0} line(s) added by RepGen`] : edits,
+        durationMs: now() - t0,
+      };
       if (run.run.infra) {
         await record({ ...common, outcome: 'infra', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}` });
         return { attempts, final: run, reproduced: false, infra: `${run.run.infra.kind}: ${run.run.infra.message}` };
       }
       const ok = run.match.verdict === 'reproduced';
       const pattern = !ok && run.match.patternOnly === true;
-      const feedback = ok ? `reproduced with ${label}: ${run.match.reasons.join('; ')}` : pattern ? `${label}: ${run.match.reasons.join('; ')}` : `${label}: ${mismatchFeedback(input.report.reading, run)}`;
+      const feedback = ok
+        ? `reproduced with ${label}: ${run.match.reasons.join('; ')}`
+        : pattern
+          ? `${label}: ${run.match.reasons.join('; ')}`
+          : `${label}: ${mismatchFeedback(input.report.reading, run)}`;
       await record({ ...common, outcome: ok ? 'reproduced' : pattern ? 'pattern_reproduced' : 'run_mismatch', feedback });
       if (better(run, final)) final = run;
     }

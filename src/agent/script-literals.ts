@@ -163,7 +163,12 @@ export function scriptLiterals(script: string): ScriptLiterals {
     const lineEnd = src.indexOf('\n', g.end);
     const before = src.slice(lineStart, g.start);
     const after = src.slice(g.end, lineEnd === -1 ? src.length : lineEnd).replace(/#.*$/, '');
-    return { text: g.text, line: g.line, statement: before.trim() === '' && after.trim() === '' && startsStatement(src, g.start), compared: isComparedString(before, after) };
+    return {
+      text: g.text,
+      line: g.line,
+      statement: before.trim() === '' && after.trim() === '' && startsStatement(src, g.start),
+      compared: isComparedString(before, after),
+    };
   });
   return { strings, numbers, codeLines };
 }
@@ -174,10 +179,16 @@ export function scriptLiterals(script: string): ScriptLiterals {
  * a dict entry (`"k":`); a `:` that ends a block header (`def f():`) does begin one.
  */
 function startsStatement(src: string, start: number): boolean {
-  const before = src.slice(0, start).replace(/#[^\n]*$/gm, '').trimEnd();
+  const before = src
+    .slice(0, start)
+    .replace(/#[^\n]*$/gm, '')
+    .trimEnd();
   if (!before) return true;
   const last = before.at(-1) ?? '';
-  if (last === ':') return /^\s*(?:async\s+)?(?:def|class|if|elif|else|for|while|with|try|except|finally)\b[^\n]*:$/m.test(before.slice(before.lastIndexOf('\n') + 1));
+  if (last === ':')
+    return /^\s*(?:async\s+)?(?:def|class|if|elif|else|for|while|with|try|except|finally)\b[^\n]*:$/m.test(
+      before.slice(before.lastIndexOf('\n') + 1),
+    );
   return !/[([{,=+\-*/%\\<>|&^~@]/.test(last) && !/\b(?:return|yield|raise|print|assert|in|not|and|or|if|else|lambda|await)$/.test(before);
 }
 
@@ -188,5 +199,8 @@ export const NUMBER = /(?<![\w.])(?:\d[\d_]*\.\d*|\.\d+|\d[\d_]*)(?:[eE][+-]?\d+
 function isComparedString(before: string, after: string): boolean {
   const a = after.trimStart();
   const b = before.trimEnd();
-  return /^(?:not\s+in|in)\b|^[=!]=/.test(a) || /(?:[=!]=|\bin|\bnot in|\.(?:startswith|endswith|find|index|count)\(|\bre\.(?:search|match|fullmatch|findall)\()$/.test(b);
+  return (
+    /^(?:not\s+in|in)\b|^[=!]=/.test(a) ||
+    /(?:[=!]=|\bin|\bnot in|\.(?:startswith|endswith|find|index|count)\(|\bre\.(?:search|match|fullmatch|findall)\()$/.test(b)
+  );
 }

@@ -26,7 +26,15 @@ export interface StaticChecker {
 const PYFLAKES_LINE = /^<stdin>:(\d+):(?:\d+:?)?\s*(.*)$/;
 const UNDEFINED = /^undefined name '([^']+)'/;
 /** pyflakes messages that only describe style or dead code: never a reason to reject a script. */
-const PYFLAKES_WARNINGS = [/imported but unused/, /redefinition of unused/, /is assigned to but never used/, /f-string is missing placeholders/, /unable to detect undefined names/, /may be undefined, or defined from star imports/, /shadowed by loop variable/];
+const PYFLAKES_WARNINGS = [
+  /imported but unused/,
+  /redefinition of unused/,
+  /is assigned to but never used/,
+  /f-string is missing placeholders/,
+  /unable to detect undefined names/,
+  /may be undefined, or defined from star imports/,
+  /shadowed by loop variable/,
+];
 
 /** Reads pyflakes' output (file name `<stdin>`). Syntax errors come as one finding with the line. */
 export function parsePyflakesOutput(output: string): { findings: StaticFinding[]; undefinedNames: string[] } {

@@ -51,7 +51,11 @@ function actionOf(detail: string): SnippetEdit['action'] {
  * static checker (pyflakes) reads the first candidate; the agent runs the candidates and keeps the first the
  * symptom matcher accepts.
  */
-export async function completeSnippet(input: SnippetInput, deps: { checker: StaticChecker }, signal?: AbortSignal): Promise<CompletedSnippet> {
+export async function completeSnippet(
+  input: SnippetInput,
+  deps: { checker: StaticChecker },
+  signal?: AbortSignal,
+): Promise<CompletedSnippet> {
   const c = await completeCode({ blocks: input.blocks, tracebackModuleLines: input.tracebackModuleLines, reportText: input.reportText });
   const script = c.candidates[0]?.script ?? `${c.code.trimEnd()}\n`;
   const staticReport = await deps.checker.check(script, signal);
@@ -80,7 +84,14 @@ export function mapCudaToCpu(snippet: CompletedSnippet): CompletedSnippet | null
   if (mapped.script === snippet.script && mapped.candidates.every((k, i) => k.script === snippet.candidates[i]?.script)) return null;
   return {
     ...mapped,
-    edits: [...snippet.edits, { action: 'cpu_fallback', detail: "replaced CUDA devices with the CPU ('cuda' → 'cpu', .cuda() → .to('cpu')): this runner has no GPU and the reported bug is not about devices" }],
+    edits: [
+      ...snippet.edits,
+      {
+        action: 'cpu_fallback',
+        detail:
+          "replaced CUDA devices with the CPU ('cuda' → 'cpu', .cuda() → .to('cpu')): this runner has no GPU and the reported bug is not about devices",
+      },
+    ],
   };
 }
 
@@ -88,9 +99,15 @@ export function mapCudaToCpu(snippet: CompletedSnippet): CompletedSnippet | null
  * Packages this runner lacks that have a small faithful stand-in (tqdm, scikit-learn's train_test_split):
  * guarded imports with the stand-in, recorded as edits. Returns the modules no longer needed.
  */
-export function standInMissingModules(snippet: CompletedSnippet, missing: readonly string[]): { snippet: CompletedSnippet; substituted: string[] } {
+export function standInMissingModules(
+  snippet: CompletedSnippet,
+  missing: readonly string[],
+): { snippet: CompletedSnippet; substituted: string[] } {
   const first = substituteMissingModules(snippet.script, missing);
   if (!first.edits.length) return { snippet, substituted: first.substituted };
   const mapped = mapScripts(snippet, (s) => substituteMissingModules(s, missing).script);
-  return { snippet: { ...mapped, edits: [...snippet.edits, ...first.edits.map((detail) => ({ action: 'substitute' as const, detail }))] }, substituted: first.substituted };
+  return {
+    snippet: { ...mapped, edits: [...snippet.edits, ...first.edits.map((detail) => ({ action: 'substitute' as const, detail }))] },
+    substituted: first.substituted,
+  };
 }

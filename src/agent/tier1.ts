@@ -79,20 +79,27 @@ export interface Tier1Result {
 function renderContext(bundle: ContextBundle | null): string {
   if (!bundle || !bundle.chunks.length) return '(no repository context: write the script from the report alone)';
   return bundle.chunks
-    .map((c) => `# ${c.path}:${c.startLine}-${c.endLine}${c.symbol ? ` (${c.symbol})` : ''} — ${c.reasons.slice(0, 2).join(', ')}\n\`\`\`python\n${c.text}\n\`\`\``)
+    .map(
+      (c) =>
+        `# ${c.path}:${c.startLine}-${c.endLine}${c.symbol ? ` (${c.symbol})` : ''} — ${c.reasons.slice(0, 2).join(', ')}\n\`\`\`python\n${c.text}\n\`\`\``,
+    )
     .join('\n\n');
 }
 
 function renderReport(r: ReportResult): string {
   const b = r.bug;
-  const expected = r.reading.expected.map((s) => `- ${s.kind}: ${s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.evidence.slice(0, 300)}`).join('\n');
+  const expected = r.reading.expected
+    .map((s) => `- ${s.kind}: ${s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.evidence.slice(0, 300)}`)
+    .join('\n');
   return [
     `Title: ${b.title}`,
     `Core problem: ${b.coreProblem}`,
     `Observed: ${b.observed}`,
     `Expected behaviour: ${b.expected}`,
     b.steps.length ? `Steps:\n${b.steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}` : '',
-    (`Environment: framework ${b.environment.framework ?? 'not stated'}; versions ` + `${b.environment.versions.map((v) => `${v.name}==${v.version}`).join(', ') || 'not stated'}; ` + `hardware ${b.environment.hardware}; data ${b.environment.data}`),
+    `Environment: framework ${b.environment.framework ?? 'not stated'}; versions ` +
+      `${b.environment.versions.map((v) => `${v.name}==${v.version}`).join(', ') || 'not stated'}; ` +
+      `hardware ${b.environment.hardware}; data ${b.environment.data}`,
     expected ? `Symptoms the run must show (checked by code):\n${expected}` : '',
   ]
     .filter(Boolean)
@@ -101,7 +108,9 @@ function renderReport(r: ReportResult): string {
 
 function renderPlan(p: ReproPlan): string {
   const steps = p.steps.map((s) => `- ${s.kind}: ${s.description}`).join('\n');
-  const blockers = p.blockers.length ? `\nNot available here: ${p.blockers.map((b) => b.what).join('; ')}. Work around it with synthetic data or by leaving that part out.` : '';
+  const blockers = p.blockers.length
+    ? `\nNot available here: ${p.blockers.map((b) => b.what).join('; ')}. Work around it with synthetic data or by leaving that part out.`
+    : '';
   return `${steps}${blockers}`;
 }
 
@@ -134,7 +143,8 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
   const overBudget = (): string | null => {
     const t = total();
     if (attempts.length >= budget.maxAttempts) return `the cap of ${budget.maxAttempts} tier-1 attempts was reached`;
-    if (t.inputTokens + t.outputTokens >= budget.maxTokens) return `the token budget (${budget.maxTokens}) is spent (${t.inputTokens + t.outputTokens} used)`;
+    if (t.inputTokens + t.outputTokens >= budget.maxTokens)
+      return `the token budget (${budget.maxTokens}) is spent (${t.inputTokens + t.outputTokens} used)`;
     if (t.costUsd >= budget.maxCostUsd) return `the cost budget ($${budget.maxCostUsd}) is spent ($${t.costUsd.toFixed(4)} used)`;
     if (now() >= budget.deadline) return 'the wall-clock budget is spent';
     return null;
@@ -156,7 +166,10 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
     const first = renderPrompt(deps.prompts.generate, {
       report: renderReport(report),
       plan: renderPlan(input.plan),
-      environment: Object.entries(input.environment).map(([k, v]) => `${k}: ${v}`).join('\n') || 'unknown',
+      environment:
+        Object.entries(input.environment)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n') || 'unknown',
       snippet: input.snippet.trim() || '# (the report has no code)',
       context: renderContext(bundle),
     });
@@ -166,7 +179,9 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
       if (stop) return { status: 'exit_budget', reason: stop, attempts, final, usage };
       if (signal?.aborted) throw new CancelledError('cancelled');
       n += 1;
-      await deps.onActivity?.(`tier 1 attempt ${n}${bundle ? ` (bundle ${bundle.rank})` : ''}: asking the model, then checking and running its script`);
+      await deps.onActivity?.(
+        `tier 1 attempt ${n}${bundle ? ` (bundle ${bundle.rank})` : ''}: asking the model, then checking and running its script`,
+      );
       const started = now();
       const before = usage.inputTokens + usage.outputTokens;
       // Keep the first prompt and the latest exchange: enough to refine, without the context growing every attempt.
@@ -190,45 +205,106 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
         script = extractCodeBlock(answer, 'python');
         if (!script?.trim()) {
           // Malformed (no code, empty answer): fed back once within the attempt.
-          const fix = renderPrompt(deps.prompts.formatError, { error: answer.trim() ? 'it has no ```python code block' : 'it was empty', format: 'the complete script in one ```python block' });
-          const again = (await complete([...messages, { role: 'assistant', content: answer || '(empty answer)' }, { role: 'user', content: fix }])).text;
+          const fix = renderPrompt(deps.prompts.formatError, {
+            error: answer.trim() ? 'it has no ```python code block' : 'it was empty',
+            format: 'the complete script in one ```python block',
+          });
+          const again = (
+            await complete([...messages, { role: 'assistant', content: answer || '(empty answer)' }, { role: 'user', content: fix }])
+          ).text;
           script = extractCodeBlock(again, 'python');
           if (script?.trim()) answer = again;
         }
       } catch (err) {
         const kind = classifyLlmError(err);
-        if (kind === 'cancelled' || signal?.aborted) throw err instanceof CancelledError ? err : new CancelledError('cancelled during a model call');
+        if (kind === 'cancelled' || signal?.aborted)
+          throw err instanceof CancelledError ? err : new CancelledError('cancelled during a model call');
         const message = err instanceof Error ? err.message : String(err);
         if (kind === 'bad_response') {
-          await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: 'llm_malformed', feedback: `the model's answer could not be read: ${message}`, script: null, durationMs: now() - started, tokens: usage.inputTokens + usage.outputTokens - before });
+          await record({
+            n,
+            tier: 1,
+            bundle: bundle?.rank ?? null,
+            outcome: 'llm_malformed',
+            feedback: `the model's answer could not be read: ${message}`,
+            script: null,
+            durationMs: now() - started,
+            tokens: usage.inputTokens + usage.outputTokens - before,
+          });
           last = null;
           continue;
         }
         if (kind === 'context_too_long') {
-          await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: 'llm_error', feedback: `the prompt is too long for the model (${message}); next bundle`, script: null, durationMs: now() - started });
+          await record({
+            n,
+            tier: 1,
+            bundle: bundle?.rank ?? null,
+            outcome: 'llm_error',
+            feedback: `the prompt is too long for the model (${message}); next bundle`,
+            script: null,
+            durationMs: now() - started,
+          });
           break;
         }
-        await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: 'llm_error', feedback: message, script: null, durationMs: now() - started });
+        await record({
+          n,
+          tier: 1,
+          bundle: bundle?.rank ?? null,
+          outcome: 'llm_error',
+          feedback: message,
+          script: null,
+          durationMs: now() - started,
+        });
         return { status: 'exit_infra', reason: `the model is unavailable: ${message}`, attempts, final, usage };
       }
       if (!script?.trim()) {
-        const verdict: Verdict = { outcome: 'llm_malformed', stage: 'format', feedback: 'The answer had no ```python code block, twice. Reply with the complete script in one ```python block.', run: null };
-        await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: verdict.outcome, feedback: verdict.feedback, script: null, durationMs: now() - started, tokens: usage.inputTokens + usage.outputTokens - before });
+        const verdict: Verdict = {
+          outcome: 'llm_malformed',
+          stage: 'format',
+          feedback: 'The answer had no ```python code block, twice. Reply with the complete script in one ```python block.',
+          run: null,
+        };
+        await record({
+          n,
+          tier: 1,
+          bundle: bundle?.rank ?? null,
+          outcome: verdict.outcome,
+          feedback: verdict.feedback,
+          script: null,
+          durationMs: now() - started,
+          tokens: usage.inputTokens + usage.outputTokens - before,
+        });
         last = { answer, verdict };
         continue;
       }
       if (!script.endsWith('\n')) script += '\n';
       const verdict = await judgeCandidate(script, input, deps, signal);
       if (verdict.run) final = verdict.run;
-      await record({ n, tier: 1, bundle: bundle?.rank ?? null, outcome: verdict.outcome, feedback: verdict.feedback, script, durationMs: now() - started, tokens: usage.inputTokens + usage.outputTokens - before });
+      await record({
+        n,
+        tier: 1,
+        bundle: bundle?.rank ?? null,
+        outcome: verdict.outcome,
+        feedback: verdict.feedback,
+        script,
+        durationMs: now() - started,
+        tokens: usage.inputTokens + usage.outputTokens - before,
+      });
       if (verdict.outcome === 'reproduced') return { status: 'reproduced', reason: verdict.feedback, attempts, final, usage };
       if (verdict.outcome === 'pattern_reproduced') return { status: 'not_reproduced', reason: verdict.feedback, attempts, final, usage };
       if (verdict.outcome === 'infra') return { status: 'exit_infra', reason: verdict.feedback, attempts, final, usage };
       last = { answer, verdict };
     }
   }
-  const tried = bundles.length > 1 || bundles[0] ? `${bundles.length} context bundle${bundles.length === 1 ? '' : 's'}` : 'the report alone';
-  return { status: 'not_reproduced', reason: `no attempt reproduced the bug (${attempts.length} tier-1 attempts over ${tried})`, attempts, final, usage };
+  const tried =
+    bundles.length > 1 || bundles[0] ? `${bundles.length} context bundle${bundles.length === 1 ? '' : 's'}` : 'the report alone';
+  return {
+    status: 'not_reproduced',
+    reason: `no attempt reproduced the bug (${attempts.length} tier-1 attempts over ${tried})`,
+    attempts,
+    final,
+    usage,
+  };
 }
 
 /** The feedback stages of one candidate, in order; the first failing one decides. */
@@ -236,28 +312,54 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
   const parsed = await parsePython(script);
   if (!parsed.ok) {
     const where = parsed.problems.map((p) => `line ${p.line}, column ${p.column}: ${p.text}`).join('\n');
-    return { outcome: 'syntax_error', stage: 'structural (tree-sitter parse)', feedback: `The script does not parse as Python:\n${where || 'syntax error'}`, run: null };
+    return {
+      outcome: 'syntax_error',
+      stage: 'structural (tree-sitter parse)',
+      feedback: `The script does not parse as Python:\n${where || 'syntax error'}`,
+      run: null,
+    };
   }
   const lint = await deps.checker.check(script, signal);
   const errors = lint.findings.filter((f) => f.severity === 'error');
   if (errors.length) {
-    return { outcome: 'static_error', stage: `static (${lint.tools.join(', ')})`, feedback: `Static errors:\n${errors.slice(0, 15).map((f) => `line ${f.line}: ${f.message} [${f.tool}]`).join('\n')}`, run: null };
+    return {
+      outcome: 'static_error',
+      stage: `static (${lint.tools.join(', ')})`,
+      feedback: `Static errors:\n${errors
+        .slice(0, 15)
+        .map((f) => `line ${f.line}: ${f.message} [${f.tool}]`)
+        .join('\n')}`,
+      run: null,
+    };
   }
   const imported = importedModules(script);
   const missing = deps.checkImports ? await deps.checkImports(imported, signal) : imported.filter((m) => input.missingModules.includes(m));
   const network = networkNeeds(script);
   if (missing.length || network.length) {
-    const why = [...missing.map((m) => `package \`${m}\` is not installed here`), ...network.map((w) => `${w} needs the network, which runs here do not have`)];
-    return { outcome: 'unavailable_here', stage: 'environment', feedback: `${why.join('; ')}. Use synthetic data and installed packages only.`, run: null };
+    const why = [
+      ...missing.map((m) => `package \`${m}\` is not installed here`),
+      ...network.map((w) => `${w} needs the network, which runs here do not have`),
+    ];
+    return {
+      outcome: 'unavailable_here',
+      stage: 'environment',
+      feedback: `${why.join('; ')}. Use synthetic data and installed packages only.`,
+      run: null,
+    };
   }
   const relevance = checkRelevance(script, input.report.reading, input.report.facts);
   if (!relevance.ok) {
-    const feedback = relevance.outcome === 'faked_bug' ? `Rejected as a faked bug: ${relevance.reasons.join('; ')}. Let the library raise or print it.` : `Not relevant to the report: ${relevance.reasons.join('; ')}.`;
+    const feedback =
+      relevance.outcome === 'faked_bug'
+        ? `Rejected as a faked bug: ${relevance.reasons.join('; ')}. Let the library raise or print it.`
+        : `Not relevant to the report: ${relevance.reasons.join('; ')}.`;
     return { outcome: relevance.outcome, stage: 'relevance', feedback, run: null };
   }
   const run = await runCandidate(script, { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget }, deps, signal);
-  if (run.run.infra) return { outcome: 'infra', stage: 'run', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}`, run };
-  if (run.match.verdict === 'reproduced') return { outcome: 'reproduced', stage: 'match', feedback: `reproduced: ${run.match.reasons.join('; ')}`, run };
+  if (run.run.infra)
+    return { outcome: 'infra', stage: 'run', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}`, run };
+  if (run.match.verdict === 'reproduced')
+    return { outcome: 'reproduced', stage: 'match', feedback: `reproduced: ${run.match.reasons.join('; ')}`, run };
   // Only values of the reporter's random state differ: no attempt can reach them (docs/verdicts.md), so stop.
   if (run.match.patternOnly) return { outcome: 'pattern_reproduced', stage: 'match', feedback: run.match.reasons.join('; '), run };
   return { outcome: 'run_mismatch', stage: 'symptom match', feedback: mismatchFeedback(input.report.reading, run), run };

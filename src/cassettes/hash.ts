@@ -16,12 +16,19 @@ export function cassetteLlmRequest(request: LlmRequest): CassetteLlmRequest {
 
 /** sha256 of a model request (system, messages, limits): a changed prompt changes it. Pure. */
 export function hashLlmRequest(request: LlmRequest): string {
-  return createHash('sha256').update(JSON.stringify(cassetteLlmRequest(request))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(cassetteLlmRequest(request)))
+    .digest('hex');
 }
 
 /** sha256 of what a script run runs: its files, entry, args and seed (not limits or labels). Pure. */
 export function hashRunRequest(request: RunRequestInput): string {
-  const key = { files: request.files.map((f) => [f.path, f.content]), entry: request.entry, args: request.args ?? [], seed: request.seed ?? null };
+  const key = {
+    files: request.files.map((f) => [f.path, f.content]),
+    entry: request.entry,
+    args: request.args ?? [],
+    seed: request.seed ?? null,
+  };
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 

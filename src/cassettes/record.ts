@@ -16,7 +16,15 @@ export interface SessionRecorder {
   llm: LlmClient;
   executor: ScriptExecutor;
   checker: StaticChecker;
-  cassette(args: { caseId: string; issueText: string; settings: Record<string, unknown>; outcome: ReproOutcome; judge: CassetteOutcome['judge']; modelNote?: string; now?: Date }): Cassette;
+  cassette(args: {
+    caseId: string;
+    issueText: string;
+    settings: Record<string, unknown>;
+    outcome: ReproOutcome;
+    judge: CassetteOutcome['judge'];
+    modelNote?: string;
+    now?: Date;
+  }): Cassette;
 }
 
 export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker: StaticChecker): SessionRecorder {
@@ -37,12 +45,23 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
       const entry = { requestHash: hashLlmRequest(request), request: cassetteLlmRequest(request) };
       try {
         const r = await llm.complete(request, signal);
-        calls.push({ ...entry, response: { text: r.text, model: r.model, stopReason: r.stopReason, usage: r.usage, ...(r.durationMs !== undefined ? { durationMs: r.durationMs } : {}) }, error: null });
+        calls.push({
+          ...entry,
+          response: {
+            text: r.text,
+            model: r.model,
+            stopReason: r.stopReason,
+            usage: r.usage,
+            ...(r.durationMs !== undefined ? { durationMs: r.durationMs } : {}),
+          },
+          error: null,
+        });
         return r;
       } catch (err) {
         const e = err instanceof Error ? err : new Error(String(err));
         // A cancelled run is not a model answer: nothing to replay.
-        if (e.name !== 'CancelledError' && e.name !== 'AbortError') calls.push({ ...entry, response: null, error: { name: e.name, message: e.message } });
+        if (e.name !== 'CancelledError' && e.name !== 'AbortError')
+          calls.push({ ...entry, response: null, error: { name: e.name, message: e.message } });
         throw err;
       }
     },
@@ -51,7 +70,13 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
     name: executor.name,
     async run(request: RunRequestInput, signal) {
       const result = await executor.run(request, signal);
-      runs.push({ requestHash: hashRunRequest(request), entry: request.entry, seed: request.seed ?? null, files: request.files.map((f) => ({ path: f.path, content: f.content })), result });
+      runs.push({
+        requestHash: hashRunRequest(request),
+        entry: request.entry,
+        seed: request.seed ?? null,
+        files: request.files.map((f) => ({ path: f.path, content: f.content })),
+        result,
+      });
       return result;
     },
     ...(executor.close ? { close: () => executor.close!() } : {}),
@@ -101,7 +126,10 @@ export async function writeCassette(dir: string, cassette: Cassette): Promise<st
   const base = cassette.case.replace(/[^A-Za-z0-9._-]/g, '_');
   for (let k = 1; ; k++) {
     const file = join(dir, k === 1 ? `${base}.json` : `${base}.r${k}.json`);
-    const taken = await access(file).then(() => true, () => false);
+    const taken = await access(file).then(
+      () => true,
+      () => false,
+    );
     if (!taken) {
       await writeFile(file, `${JSON.stringify(cassette, null, 1)}\n`, { flag: 'wx' });
       return file;

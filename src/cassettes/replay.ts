@@ -43,13 +43,22 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       const call = cassette.calls[index];
       if (!call) {
         drift.push({ port: 'llm', index: index + 1, message: `request ${index + 1} asked, the recording has ${cassette.calls.length}` });
-        return Promise.reject(new LlmBadResponseError(`cassette ${cassette.case}: no recorded reply for request ${index + 1}`, { provider: cassette.provider }));
+        return Promise.reject(
+          new LlmBadResponseError(`cassette ${cassette.case}: no recorded reply for request ${index + 1}`, { provider: cassette.provider }),
+        );
       }
       const hash = hashLlmRequest(request);
       if (hash !== call.requestHash) drift.push({ port: 'llm', index: index + 1, message: describeRequestDrift(call.request, request) });
       if (call.error) return Promise.reject(new LlmError(`${call.error.name}: ${call.error.message}`, { provider: cassette.provider }));
       const r = call.response!;
-      const response: LlmResponse = { text: r.text, model: r.model, stopReason: r.stopReason, usage: r.usage, attempts: 1, durationMs: r.durationMs ?? 0 };
+      const response: LlmResponse = {
+        text: r.text,
+        model: r.model,
+        stopReason: r.stopReason,
+        usage: r.usage,
+        attempts: 1,
+        durationMs: r.durationMs ?? 0,
+      };
       return Promise.resolve(response);
     },
   };
@@ -84,13 +93,19 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
 }
 
 /** Where a request first differs from the recorded one, in a line. Pure. */
-export function describeRequestDrift(recorded: Cassette['calls'][number]['request'], actual: { system?: string; messages: { role: string; content: string }[] }): string {
-  if ((recorded.system ?? '') !== (actual.system ?? '')) return `system prompt changed (${firstDifference(recorded.system ?? '', actual.system ?? '')})`;
-  if (recorded.messages.length !== actual.messages.length) return `${actual.messages.length} messages, recorded ${recorded.messages.length}`;
+export function describeRequestDrift(
+  recorded: Cassette['calls'][number]['request'],
+  actual: { system?: string; messages: { role: string; content: string }[] },
+): string {
+  if ((recorded.system ?? '') !== (actual.system ?? ''))
+    return `system prompt changed (${firstDifference(recorded.system ?? '', actual.system ?? '')})`;
+  if (recorded.messages.length !== actual.messages.length)
+    return `${actual.messages.length} messages, recorded ${recorded.messages.length}`;
   for (let i = 0; i < recorded.messages.length; i++) {
     const a = actual.messages[i]!;
     const r = recorded.messages[i]!;
-    if (a.role !== r.role || a.content !== r.content) return `message ${i + 1} (${a.role}) changed (${firstDifference(r.content, a.content)})`;
+    if (a.role !== r.role || a.content !== r.content)
+      return `message ${i + 1} (${a.role}) changed (${firstDifference(r.content, a.content)})`;
   }
   return 'request limits changed (max tokens, temperature or stop)';
 }

@@ -28,7 +28,13 @@ export const CassetteLlmCall = z
     requestHash: z.string().regex(/^[0-9a-f]{64}$/),
     request: CassetteLlmRequest,
     response: z
-      .object({ text: z.string(), model: z.string(), stopReason: z.string().nullable(), usage: LlmUsage, durationMs: z.number().min(0).optional() })
+      .object({
+        text: z.string(),
+        model: z.string(),
+        stopReason: z.string().nullable(),
+        usage: LlmUsage,
+        durationMs: z.number().min(0).optional(),
+      })
       .strict()
       .nullable(),
     /** The error the call threw (its class name and message), when it did not answer. */
@@ -57,7 +63,16 @@ export const CassetteCheck = z
     scriptHash: z.string().regex(/^[0-9a-f]{64}$/),
     report: z
       .object({
-        findings: z.array(z.object({ line: z.number().int(), message: z.string(), severity: z.enum(['error', 'warning']), tool: z.enum(['pyflakes', 'pylint']) }).strict()),
+        findings: z.array(
+          z
+            .object({
+              line: z.number().int(),
+              message: z.string(),
+              severity: z.enum(['error', 'warning']),
+              tool: z.enum(['pyflakes', 'pylint']),
+            })
+            .strict(),
+        ),
         undefinedNames: z.array(z.string()),
         tools: z.array(z.string()),
       })

@@ -7,11 +7,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * node:util parseArgs in strict mode, with its errors turned into one-line UsageErrors.
  * Returns null when `--help` was asked for (the caller prints its help and exits 0).
  */
-export function parseCliArgs<O extends Options>(
-  args: string[],
-  options: O,
-  { positionals = 0 }: { positionals?: number } = {},
-) {
+export function parseCliArgs<O extends Options>(args: string[], options: O, { positionals = 0 }: { positionals?: number } = {}) {
   if (args.includes('--help') || args.includes('-h')) return null;
   // `--timeout -1` would read as an unknown option "-1" ("ambiguous"): pass it as `--timeout=-1`, so the
   // option's own check says what is wrong with the value.

@@ -118,7 +118,11 @@ interface RunningCase {
  * it is doing. Cases' own stage lines are not printed (they would interleave); `caseStarted` returns the
  * progress sink that feeds the heartbeat.
  */
-export function benchProgress(write: (line: string) => void, total: number, opts: ProgressOptions = {}): {
+export function benchProgress(
+  write: (line: string) => void,
+  total: number,
+  opts: ProgressOptions = {},
+): {
   caseStarted: (id: string) => ProgressFn;
   caseFinished: (id: string, result: string) => void;
   stop: () => void;
@@ -138,7 +142,10 @@ export function benchProgress(write: (line: string) => void, total: number, opts
   const runningList = (): string => (running.size ? `running ${[...running.keys()].join(', ')}` : 'none running');
   const beat = (): void => {
     if (!running.size || clock.now() - lastLine < heartbeatMs) return;
-    const each = [...running].map(([id, c]) => `${id} (${formatElapsed(clock.now() - c.started)}${c.stage ? `, ${c.stage}: ${c.activity.replace(/[.…\s]+$/, '')}` : ''})`);
+    const each = [...running].map(
+      ([id, c]) =>
+        `${id} (${formatElapsed(clock.now() - c.started)}${c.stage ? `, ${c.stage}: ${c.activity.replace(/[.…\s]+$/, '')}` : ''})`,
+    );
     emit(`${done}/${total} done, ${formatElapsed(clock.now() - t0)} in; still running ${each.join('; ')}`);
   };
   return {

@@ -14,7 +14,14 @@ export const SUMMARIES = {
 };
 
 export function topHelp() {
-  const lines = ['usage: repgen <command> [options]', '       repgen help <command> | repgen --version', '', 'Reproduces deep-learning bugs from issue reports.', '', 'commands:'];
+  const lines = [
+    'usage: repgen <command> [options]',
+    '       repgen help <command> | repgen --version',
+    '',
+    'Reproduces deep-learning bugs from issue reports.',
+    '',
+    'commands:',
+  ];
   for (const [name, summary] of Object.entries(SUMMARIES)) lines.push(`  ${name.padEnd(10)} ${summary}`);
   lines.push('', "Run 'repgen help <command>' (or 'repgen <command> --help') for a command's options.");
   return `${lines.join('\n')}\n`;

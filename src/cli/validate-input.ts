@@ -1,4 +1,16 @@
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SetupError, UsageError } from '../errors.js';
 
@@ -33,9 +45,11 @@ export function prepareOutDir(dir: string, flag = '--out'): string {
     real = existing;
   }
   const target = existing === abs ? real : join(real, abs.slice(existing.length));
-  if (SYSTEM_TREES.some((t) => target === t || target.startsWith(`${t}/`))) throw new UsageError(`${flag} '${dir}' is inside ${target.split('/').slice(0, 2).join('/')}: choose a normal folder for the results`);
+  if (SYSTEM_TREES.some((t) => target === t || target.startsWith(`${t}/`)))
+    throw new UsageError(`${flag} '${dir}' is inside ${target.split('/').slice(0, 2).join('/')}: choose a normal folder for the results`);
   if (existing === abs && !statSync(abs).isDirectory()) throw new UsageError(`${flag} '${dir}' is a file, not a folder`);
-  if (existing !== abs && !statSync(existing).isDirectory()) throw new UsageError(`${flag} '${dir}': '${existing}' is a file, not a folder`);
+  if (existing !== abs && !statSync(existing).isDirectory())
+    throw new UsageError(`${flag} '${dir}': '${existing}' is a file, not a folder`);
   try {
     accessSync(existing, constants.W_OK);
     mkdirSync(abs, { recursive: true });
@@ -44,7 +58,10 @@ export function prepareOutDir(dir: string, flag = '--out'): string {
     rmSync(probe, { force: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError((`${flag} '${dir}' cannot be written: ` + `${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : (code ?? String(err))}`));
+    throw new UsageError(
+      `${flag} '${dir}' cannot be written: ` +
+        `${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : (code ?? String(err))}`,
+    );
   }
   return abs;
 }
@@ -54,7 +71,9 @@ export function timeoutSeconds(value: unknown, flag = '--timeout'): number | und
   if (value === undefined) return undefined;
   const n = Number(value);
   if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > MAX_TIMEOUT_SECONDS) {
-    throw new UsageError(`${flag} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got '${String(value).slice(0, 40)}'`);
+    throw new UsageError(
+      `${flag} must be a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, got '${String(value).slice(0, 40)}'`,
+    );
   }
   return n;
 }

@@ -63,7 +63,10 @@ export function benchTotals(cases: BenchCase[]): BenchTotals {
   const byKind: Record<string, { cases: number; reproduced: number }> = {};
   for (const c of cases) {
     byStatus[c.status] = (byStatus[c.status] ?? 0) + 1;
-    for (const [table, key] of [[bySymptom, c.symptom], [byKind, c.kind]] as const) {
+    for (const [table, key] of [
+      [bySymptom, c.symptom],
+      [byKind, c.kind],
+    ] as const) {
       const s = (table[key] ??= { cases: 0, reproduced: 0 });
       s.cases += 1;
       if (c.status === 'reproduced') s.reproduced += 1;
@@ -101,7 +104,9 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
     `|---|---|---|---|---|---|---|---|---|${f2p ? '---|' : ''}`,
     ...cases.map(
       (c) =>
-        (`| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ` + `${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ` + `${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`),
+        `| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ` +
+        `${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ` +
+        `${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`,
     ),
     '',
     '| symptom | cases | reproduced |',
@@ -112,11 +117,16 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
     '|---|---|---|',
     ...Object.entries(t.byKind).map(([k, v]) => `| ${k} | ${v.cases} | ${v.reproduced} |`),
     '',
-    `Statuses: ${Object.entries(t.byStatus).map(([k, v]) => `${k} ${v}`).join(', ')}. Total time ${(t.durationMs / 1000).toFixed(1)} s, ${t.tokens} tokens, $${t.costUsd.toFixed(4)}.`,
+    `Statuses: ${Object.entries(t.byStatus)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}. Total time ${(t.durationMs / 1000).toFixed(1)} s, ${t.tokens} tokens, $${t.costUsd.toFixed(4)}.`,
     `False positives (reproduced but not confirmed by judge.py): ${t.falsePositives.length ? t.falsePositives.join(', ') : 'none'}.`,
     ...(f2p
       ? [
-          (`Fail-to-pass: ${t.f2p.fixed}/${t.f2p.cases} reproduced at the buggy commit and fixed at the fix ` + `commit (${t.f2p.reproduced} reproduced; ${t.f2p.byHand} fail before and pass after by hand). False ` + `claims (contradicted by the hand runs): ` + `${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`),
+          `Fail-to-pass: ${t.f2p.fixed}/${t.f2p.cases} reproduced at the buggy commit and fixed at the fix ` +
+            `commit (${t.f2p.reproduced} reproduced; ${t.f2p.byHand} fail before and pass after by hand). False ` +
+            `claims (contradicted by the hand runs): ` +
+            `${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`,
         ]
       : []),
     '',

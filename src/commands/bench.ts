@@ -51,10 +51,15 @@ Exit status: 0 when every case ran and there is no false positive or false claim
 or a hand run refuted a claim; 2 bad arguments.
 `;
 
-const CaseJson = z.object({ symptom: z.string().optional(), expected_last_line: z.string().optional(), offline_feasible: z.boolean().optional() }).loose();
+const CaseJson = z
+  .object({ symptom: z.string().optional(), expected_last_line: z.string().optional(), offline_feasible: z.boolean().optional() })
+  .loose();
 
 async function exists(p: string): Promise<boolean> {
-  return access(p).then(() => true, () => false);
+  return access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function findJudge(dir: string, env: NodeJS.ProcessEnv): Promise<string | null> {
@@ -63,19 +68,42 @@ async function findJudge(dir: string, env: NodeJS.ProcessEnv): Promise<string | 
 }
 
 /** Runs judge.py CASE_DIR RUN_OUTPUT SCRIPT; it exits 0 when the run shows the recorded bug. */
-function runJudge(python: string, judge: string, caseDir: string, outputFile: string, scriptFile: string): Promise<{ reproduced: boolean; line: string }> {
+function runJudge(
+  python: string,
+  judge: string,
+  caseDir: string,
+  outputFile: string,
+  scriptFile: string,
+): Promise<{ reproduced: boolean; line: string }> {
   return new Promise((resolvePromise) => {
-    const child = spawn(python, [judge, caseDir, outputFile, scriptFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const child = spawn(python, [judge, caseDir, outputFile, scriptFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     let out = '';
-    child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     child.on('error', (err) => resolvePromise({ reproduced: false, line: `judge failed to start: ${err.message}` }));
     child.on('close', (code) => resolvePromise({ reproduced: code === 0, line: out.trim().split('\n').pop() ?? '' }));
   });
 }
 
 export async function runBenchCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
-  const parsed = parseCliArgs(argv, { llm: { type: 'string' }, model: { type: 'string' }, out: { type: 'string' }, concurrency: { type: 'string' }, mirrors: { type: 'string' } }, { positionals: 1 });
+  const parsed = parseCliArgs(
+    argv,
+    {
+      llm: { type: 'string' },
+      model: { type: 'string' },
+      out: { type: 'string' },
+      concurrency: { type: 'string' },
+      mirrors: { type: 'string' },
+    },
+    { positionals: 1 },
+  );
   if (!parsed) {
     io.stdout(HELP);
     return 0;
@@ -89,7 +117,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const outFile = resolve(io.cwd, parsed.values.out ?? 'bench-results.md');
   // Before any case runs: the results' folder must be writable, and FILE not a folder.
   prepareOutDir(dirname(outFile), '--out');
-  if ((await stat(outFile).catch(() => null))?.isDirectory()) throw new UsageError(`--out '${parsed.values.out}' is a folder; name the results file (e.g. results/bench.md)`);
+  if ((await stat(outFile).catch(() => null))?.isDirectory())
+    throw new UsageError(`--out '${parsed.values.out}' is a folder; name the results file (e.g. results/bench.md)`);
   const caseIds: string[] = [];
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
     if (entry.isDirectory() && (await exists(join(dir, entry.name, 'issue.md')))) caseIds.push(entry.name);
@@ -97,15 +126,21 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   if (!caseIds.length) throw new UsageError(`no case folders in '${dirArg}' (a case folder holds an issue.md)`);
 
   const mirrors = parsed.values.mirrors !== undefined ? resolve(io.cwd, parsed.values.mirrors) : null;
-  if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory()) throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
+  if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory())
+    throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
   const settings = reproSettingsFromEnv(io.env);
-  const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' } : await wireLlm(io, parsed.values.llm, parsed.values.model);
+  const { llm, reason } =
+    wiring.llm !== undefined
+      ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' }
+      : await wireLlm(io, parsed.values.llm, parsed.values.model);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
   const judge = await findJudge(dir, io.env);
   const cassetteDir = io.env.REPGEN_RECORD_CASSETTES ? resolve(io.cwd, io.env.REPGEN_RECORD_CASSETTES) : null;
   const judgePython = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
   const secrets = hostSecrets(io.env);
-  io.stderr(`repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`);
+  io.stderr(
+    `repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`,
+  );
 
   const progress = benchProgress((line) => io.stderr(`${line}\n`), caseIds.length);
   const results: BenchCase[] = new Array(caseIds.length);
@@ -117,21 +152,46 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       const caseProgress = progress.caseStarted(id);
       const caseDir = join(dir, id);
       const caseJson = (await exists(join(caseDir, 'case.json')))
-        ? CaseJson.safeParse(JSON.parse(await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => '{}'))).data ?? null
+        ? (CaseJson.safeParse(JSON.parse(await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => '{}'))).data ?? null)
         : null;
       const repo = (await exists(join(caseDir, 'repo'))) ? join(caseDir, 'repo') : undefined;
       const issueText = await readIssueFile(join(caseDir, 'issue.md'));
       const f2p = await prepareF2p(caseDir, mirrors, { issueText, cacheDir: checkoutCacheDir(io.env), python: judgePython });
       // REPGEN_RECORD_CASSETTES=DIR: the case's model calls and script runs are recorded (docs/cassettes.md).
-      const recorder = cassetteDir && llm ? recordSession(llm, executor, createPyflakesChecker({ python: settings.staticPython, pylint: settings.pylint })) : null;
+      const recorder =
+        cassetteDir && llm
+          ? recordSession(llm, executor, createPyflakesChecker({ python: settings.staticPython, pylint: settings.pylint }))
+          : null;
       const caseLlm = recorder?.llm ?? llm;
       const caseExecutor = recorder?.executor ?? executor;
-      let evidence = await reproduceOnce({ issueText, repoDir: f2p.buggy?.workspace.hostPath ?? repo, workspace: f2p.buggy?.workspace, settings, llm: caseLlm, llmReason: reason, executor: caseExecutor, checker: recorder?.checker, quiet: true, progress: caseProgress }, io, wiring.signal);
+      let evidence = await reproduceOnce(
+        {
+          issueText,
+          repoDir: f2p.buggy?.workspace.hostPath ?? repo,
+          workspace: f2p.buggy?.workspace,
+          settings,
+          llm: caseLlm,
+          llmReason: reason,
+          executor: caseExecutor,
+          checker: recorder?.checker,
+          quiet: true,
+          progress: caseProgress,
+        },
+        io,
+        wiring.signal,
+      );
       let f2pResult: BenchCase['f2p'] = null;
       if (f2p.buggy && f2p.fixed) {
         evidence = withRef(evidence, f2p.buggy.ref);
-        evidence = await checkFix(evidence, { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor: caseExecutor }, wiring.signal);
-        f2pResult = await f2pByHand(evidence, f2p.buggy.workspace.hostPath, f2p.fixed.workspace.hostPath, { python: judgePython, timeoutMs: settings.runTimeoutMs });
+        evidence = await checkFix(
+          evidence,
+          { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor: caseExecutor },
+          wiring.signal,
+        );
+        f2pResult = await f2pByHand(evidence, f2p.buggy.workspace.hostPath, f2p.fixed.workspace.hostPath, {
+          python: judgePython,
+          timeoutMs: settings.runTimeoutMs,
+        });
       }
       const o = evidence.outcome;
       const caseOut = join(dirname(outFile), 'bench-cases', id);
@@ -148,7 +208,14 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       } else if (judge && caseJson && caseJson.expected_last_line !== undefined) judgeLine = 'no run to judge';
       if (recorder && cassetteDir) {
         const judged = judgeReproduced === null ? null : { reproduced: judgeReproduced, line: judgeLine ?? '' };
-        const cassette = recorder.cassette({ caseId: id, issueText, settings, outcome: o, judge: judged, modelNote: io.env.REPGEN_CASSETTE_NOTE });
+        const cassette = recorder.cassette({
+          caseId: id,
+          issueText,
+          settings,
+          outcome: o,
+          judge: judged,
+          modelNote: io.env.REPGEN_CASSETTE_NOTE,
+        });
         io.stderr(`repgen bench: ${id}: cassette ${await writeCassette(cassetteDir, cassette)}\n`);
       }
       const kind = o.expected[0]?.kind ?? 'none';
@@ -189,7 +256,10 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, md);
   const jsonFile = outFile.replace(/\.md$/, '') + '.json';
-  await writeFile(jsonFile, `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, cases: results, totals: benchTotals(results) }, null, 2)}\n`);
+  await writeFile(
+    jsonFile,
+    `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, cases: results, totals: benchTotals(results) }, null, 2)}\n`,
+  );
   io.stdout(md);
   io.stderr(`repgen bench: wrote ${outFile} and ${jsonFile}\n`);
   const totals = benchTotals(results);

@@ -89,7 +89,14 @@ export const command: Command = {
         bundles: result.bundles.map((b) => ({
           rank: b.rank,
           chunks: b.chunks.map(({ path, startLine, endLine, kind, symbol, score, reasons, text }) => ({
-            path, startLine, endLine, kind, ...(symbol ? { symbol } : {}), score, reasons, text,
+            path,
+            startLine,
+            endLine,
+            kind,
+            ...(symbol ? { symbol } : {}),
+            score,
+            reasons,
+            text,
           })),
           tokens: b.tokens,
         })),

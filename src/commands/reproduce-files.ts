@@ -14,12 +14,15 @@ export async function readIssueFile(path: string, shown: string = path): Promise
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw new UsageError(`--issue '${shown}' is a directory, not a file`);
-    if (st.size > MAX_ISSUE_FILE_BYTES) throw new UsageError(`--issue '${shown}' is ${st.size} bytes; the limit is ${MAX_ISSUE_FILE_BYTES}`);
+    if (st.size > MAX_ISSUE_FILE_BYTES)
+      throw new UsageError(`--issue '${shown}' is ${st.size} bytes; the limit is ${MAX_ISSUE_FILE_BYTES}`);
     return decodeUtf8(await readFile(path), `--issue '${shown}'`);
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'ENOENT' ? `--issue '${shown}' does not exist` : `cannot read --issue '${shown}': ${code ?? String(err)}`);
+    throw new UsageError(
+      code === 'ENOENT' ? `--issue '${shown}' does not exist` : `cannot read --issue '${shown}': ${code ?? String(err)}`,
+    );
   }
 }
 
@@ -31,7 +34,11 @@ export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Writes OUT/repro.py (when there is a script), OUT/evidence.json and OUT/comment.md. Returns their paths. */
-export async function writeReproFiles(outDir: string, evidence: ReproEvidence, secrets: readonly string[]): Promise<{ script: string | null; evidence: string; comment: string }> {
+export async function writeReproFiles(
+  outDir: string,
+  evidence: ReproEvidence,
+  secrets: readonly string[],
+): Promise<{ script: string | null; evidence: string; comment: string }> {
   try {
     return await writeAll(outDir, evidence, secrets);
   } catch (err) {
@@ -40,7 +47,11 @@ export async function writeReproFiles(outDir: string, evidence: ReproEvidence, s
   }
 }
 
-async function writeAll(outDir: string, evidence: ReproEvidence, secrets: readonly string[]): Promise<{ script: string | null; evidence: string; comment: string }> {
+async function writeAll(
+  outDir: string,
+  evidence: ReproEvidence,
+  secrets: readonly string[],
+): Promise<{ script: string | null; evidence: string; comment: string }> {
   await mkdir(outDir, { recursive: true });
   const script = evidence.outcome.script ? join(outDir, 'repro.py') : null;
   if (script && evidence.outcome.script) await writeFile(script, redactSecrets(evidence.outcome.script, secrets));

@@ -59,8 +59,13 @@ export interface ReproduceWiring {
 }
 
 /** Builds the model client for `--llm`/`--model` and the environment; null with the reason when there is none. */
-export async function wireLlm(io: CliIo, provider: string | undefined, model: string | undefined): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (provider !== undefined && !['none', 'anthropic', 'openai'].includes(provider)) throw new UsageError(`--llm must be none, anthropic or openai, got '${provider}'`);
+export async function wireLlm(
+  io: CliIo,
+  provider: string | undefined,
+  model: string | undefined,
+): Promise<{ llm: LlmClient | null; reason: string }> {
+  if (provider !== undefined && !['none', 'anthropic', 'openai'].includes(provider))
+    throw new UsageError(`--llm must be none, anthropic or openai, got '${provider}'`);
   const settings = llmSettingsFromEnv(io.env, { provider: provider as LlmProvider | undefined, model });
   const llm = await createLlmClient(settings, { log: createLineLogger((l) => io.stderr(l)) });
   return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (settings.reason ?? 'no LLM configured') };
@@ -68,7 +73,10 @@ export async function wireLlm(io: CliIo, provider: string | undefined, model: st
 
 async function wireContext(io: CliIo): Promise<BuildContextFn> {
   const { buildContext } = await import('../context/index.js');
-  const log = quietInfo(createLineLogger((l) => io.stderr(l)), io.env);
+  const log = quietInfo(
+    createLineLogger((l) => io.stderr(l)),
+    io.env,
+  );
   return (input) => buildContext(input, { env: io.env, log });
 }
 
@@ -79,26 +87,44 @@ function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
 
 /** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
 export async function reproduceOnce(
-  args: { issueText: string; repoDir?: string; workspace?: ReproInput['workspace']; settings: ReproSettings; llm: LlmClient | null; llmReason: string; executor: ScriptExecutor; buildContext?: BuildContextFn; quiet?: boolean; label?: string; checker?: StaticChecker; progress?: ProgressFn },
+  args: {
+    issueText: string;
+    repoDir?: string;
+    workspace?: ReproInput['workspace'];
+    settings: ReproSettings;
+    llm: LlmClient | null;
+    llmReason: string;
+    executor: ScriptExecutor;
+    buildContext?: BuildContextFn;
+    quiet?: boolean;
+    label?: string;
+    checker?: StaticChecker;
+    progress?: ProgressFn;
+  },
   io: CliIo,
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
   const prefix = args.label ? `${args.label} ` : '';
   // Quiet (bench): the caller's sink sees the stages, nothing is printed per stage.
-  const printer = args.quiet ? { progress: args.progress ?? (() => undefined), flush: () => undefined } : stagePrinter((line) => io.stderr(`${prefix}${line}\n`));
+  const printer = args.quiet
+    ? { progress: args.progress ?? (() => undefined), flush: () => undefined }
+    : stagePrinter((line) => io.stderr(`${prefix}${line}\n`));
   try {
     return await runReproWithEvidence(
-    { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, workspace: args.workspace, settings: args.settings },
-    {
-      executor: args.executor,
-      llm: args.llm,
-      llmReason: args.llmReason,
-      buildContext: args.buildContext,
-      ...(args.checker ? { checker: args.checker } : {}),
-      log: quietInfo(createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))), io.env),
-      progress: printer.progress,
-    },
-    signal,
+      { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, workspace: args.workspace, settings: args.settings },
+      {
+        executor: args.executor,
+        llm: args.llm,
+        llmReason: args.llmReason,
+        buildContext: args.buildContext,
+        ...(args.checker ? { checker: args.checker } : {}),
+        log: quietInfo(
+          createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))),
+          io.env,
+        ),
+        progress: printer.progress,
+      },
+      signal,
     );
   } finally {
     printer.flush();
@@ -133,18 +159,35 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     const st = await stat(repoDir).catch(() => null);
     if (!st?.isDirectory()) throw new UsageError(`--repo '${v.repo}' is not a directory`);
   }
-  if (!repoDir && (v.ref !== undefined || v['verify-fix'] !== undefined)) throw new UsageError(`${v.ref !== undefined ? '--ref' : '--verify-fix'} needs --repo DIR (the repository to check out)`);
-  for (const [flag, value] of [['--ref', v.ref], ['--verify-fix', v['verify-fix']]] as const) {
-    if (value !== undefined && !SAFE_REF.test(value)) throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
+  if (!repoDir && (v.ref !== undefined || v['verify-fix'] !== undefined))
+    throw new UsageError(`${v.ref !== undefined ? '--ref' : '--verify-fix'} needs --repo DIR (the repository to check out)`);
+  for (const [flag, value] of [
+    ['--ref', v.ref],
+    ['--verify-fix', v['verify-fix']],
+  ] as const) {
+    if (value !== undefined && !SAFE_REF.test(value))
+      throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
   }
   const settings = reproSettingsFromEnv(io.env, { maxAttempts });
   const cacheDir = checkoutCacheDir(io.env);
   const python = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
   // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.
-  const prepared = repoDir ? await usageOnWorkspaceError(() => prepareWorkspace({ repoDir: repoDir as string, explicitRef: v.ref ?? null, issueText, cacheDir, python })) : null;
-  const fixAt = repoDir && v['verify-fix'] !== undefined ? await usageOnWorkspaceError(() => checkoutRef({ repoDir: repoDir as string, repo: prepared?.ref.repo, ref: v['verify-fix'] as string, cacheDir, python })) : null;
+  const prepared = repoDir
+    ? await usageOnWorkspaceError(() =>
+        prepareWorkspace({ repoDir: repoDir as string, explicitRef: v.ref ?? null, issueText, cacheDir, python }),
+      )
+    : null;
+  const fixAt =
+    repoDir && v['verify-fix'] !== undefined
+      ? await usageOnWorkspaceError(() =>
+          checkoutRef({ repoDir: repoDir as string, repo: prepared?.ref.repo, ref: v['verify-fix'] as string, cacheDir, python }),
+        )
+      : null;
   if (prepared) io.stderr(`repgen reproduce: project ${prepared.workspace.project}\n`);
-  const { llm, reason } = wiring.llm !== undefined ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM: chosen with --llm none' } : await wireLlm(io, v.llm, v.model);
+  const { llm, reason } =
+    wiring.llm !== undefined
+      ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM: chosen with --llm none' }
+      : await wireLlm(io, v.llm, v.model);
   io.stderr(`repgen reproduce: LLM: ${llm ? `${llm.provider} ${llm.model}` : `none (${reason}); tier 0 only`}\n`);
   const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
   const buildContext = repoDir ? (wiring.buildContext ?? (await wireContext(io))) : undefined;
@@ -156,7 +199,20 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   wiring.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   let evidence: ReproEvidence;
   try {
-    evidence = await reproduceOnce({ issueText, repoDir: prepared?.workspace.hostPath ?? repoDir, workspace: prepared?.workspace, settings, llm, llmReason: reason, executor, buildContext }, io, controller.signal);
+    evidence = await reproduceOnce(
+      {
+        issueText,
+        repoDir: prepared?.workspace.hostPath ?? repoDir,
+        workspace: prepared?.workspace,
+        settings,
+        llm,
+        llmReason: reason,
+        executor,
+        buildContext,
+      },
+      io,
+      controller.signal,
+    );
     if (prepared) evidence = withRef(evidence, prepared.ref);
     if (fixAt && v['verify-fix'] !== undefined) {
       io.stderr(`repgen reproduce: checking the fix at ${v['verify-fix']} (${fixAt.sha.slice(0, 12)})\n`);
@@ -177,7 +233,13 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const files = await writeReproFiles(outDir, evidence, hostSecrets(io.env));
   const o = evidence.outcome;
   if (v.json) {
-    const line = { status: o.status, summary: o.summary, confirmation: o.confirmation, attempts: o.attempts.length, needsInfo: o.needsInfo };
+    const line = {
+      status: o.status,
+      summary: o.summary,
+      confirmation: o.confirmation,
+      attempts: o.attempts.length,
+      needsInfo: o.needsInfo,
+    };
     io.stdout(`${JSON.stringify({ ...line, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files })}\n`);
   } else {
     io.stdout(`${o.status}: ${o.summary}\n`);

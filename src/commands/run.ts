@@ -32,7 +32,9 @@ export function readRunCommandSettings(env: NodeJS.ProcessEnv = process.env): Ru
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const name = { maxIssueBytes: 'REPGEN_MAX_ISSUE_BYTES', maxScriptBytes: 'REPGEN_MAX_SCRIPT_BYTES', timeoutMs: 'REPGEN_RUN_TIMEOUT_MS' }[String(issue?.path[0]) as keyof RunCommandSettings];
+    const name = { maxIssueBytes: 'REPGEN_MAX_ISSUE_BYTES', maxScriptBytes: 'REPGEN_MAX_SCRIPT_BYTES', timeoutMs: 'REPGEN_RUN_TIMEOUT_MS' }[
+      String(issue?.path[0]) as keyof RunCommandSettings
+    ];
     throw new UsageError(`invalid ${name ?? 'setting'}: ${issue?.message ?? 'bad value'}`);
   }
   return parsed.data;
@@ -83,7 +85,9 @@ async function readTextFile(path: string, what: string, maxBytes: number): Promi
   } catch (err) {
     if (err instanceof UsageError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${what} '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+    throw new UsageError(
+      `cannot read ${what} '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
+    );
   }
   if (size > maxBytes) {
     throw new UsageError(`${what} '${path}' is ${(size / 1e6).toFixed(1)} MB; the limit is ${(maxBytes / 1e6).toFixed(1)} MB`);
@@ -115,7 +119,9 @@ async function readIssue(path: string, maxBytes: number): Promise<ReportReading>
 function summary(script: string, out: RunCommandOutput): string {
   const lines: string[] = [];
   const ended = out.timedOut ? 'timed out' : out.signal ? `killed by ${out.signal}` : `exit ${out.exitCode ?? '?'}`;
-  lines.push(`ran ${script} in ${(out.durationMs / 1000).toFixed(1)} s (${ended}); network: ${out.isolation.network} (${out.isolation.sandbox})`);
+  lines.push(
+    `ran ${script} in ${(out.durationMs / 1000).toFixed(1)} s (${ended}); network: ${out.isolation.network} (${out.isolation.sandbox})`,
+  );
   for (const note of out.isolation.notes) lines.push(`  note: ${note}`);
   if (out.infra) lines.push(`the sandbox could not run the script (${out.infra.kind}): ${out.infra.message}`);
   if (out.outputTruncated) lines.push('  note: the output passed the cap; its beginning and end were kept, the middle left out');
@@ -150,7 +156,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   const { values, positionals } = parsed;
   const scriptArg = positionals[0];
-  if (!scriptArg) throw new UsageError('missing SCRIPT (usage: repgen run SCRIPT [--issue ISSUE_MD] [--timeout SEC] [--python PATH] [--network] [--json])');
+  if (!scriptArg)
+    throw new UsageError(
+      'missing SCRIPT (usage: repgen run SCRIPT [--issue ISSUE_MD] [--timeout SEC] [--python PATH] [--network] [--json])',
+    );
   const settings = readRunCommandSettings(io.env);
   const timeoutSec = timeoutSeconds(values.timeout) ?? settings.timeoutMs / 1000;
   const scriptPath = resolve(io.cwd, scriptArg);
@@ -161,7 +170,12 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const config = readLocalExecConfig(io.env);
   const { createLocalExecutor } = await import('../exec/local.js');
   const executor = createLocalExecutor(config, { hostEnv: io.env });
-  const python = values.python === undefined ? undefined : isAbsolute(values.python) || !values.python.includes('/') ? values.python : resolve(io.cwd, values.python);
+  const python =
+    values.python === undefined
+      ? undefined
+      : isAbsolute(values.python) || !values.python.includes('/')
+        ? values.python
+        : resolve(io.cwd, values.python);
   checkInterpreter(python);
   const entry = basename(scriptPath).endsWith('.py') ? basename(scriptPath) : 'main.py';
 

@@ -37,7 +37,12 @@ export const command: Command = {
     ]);
     // One set of executors for reproductions and fix checks.
     const executorFor = executorChooser({ log });
-    const handle = await startReproWorker(env, { runPipeline: wirePipeline({ env: io.env, log }, executorFor), runFixCheck: wireFixCheck({ env: io.env, log }, executorFor), log, workRoots: [readLocalExecConfig(io.env).workRoot] });
+    const handle = await startReproWorker(env, {
+      runPipeline: wirePipeline({ env: io.env, log }, executorFor),
+      runFixCheck: wireFixCheck({ env: io.env, log }, executorFor),
+      log,
+      workRoots: [readLocalExecConfig(io.env).workRoot],
+    });
     // The jobs first, then the executors they ran on (the warm pool's sandboxes).
     await runUntilSignal(() => handle.close().finally(() => executorFor.close()), log);
     return 0;

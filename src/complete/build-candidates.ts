@@ -11,9 +11,27 @@ import { defineRole, type Definition, type SynthesisContext } from './synthesize
 import { MAX_CANDIDATES, type Candidate, type CompletionInput, type Missing } from './types.js';
 
 /** The order roles are defined in: what later definitions are shaped by comes first. */
-const DEFINITION_ORDER: Role['kind'][] = ['value', 'namespace', 'module_stub', 'module_fn', 'model', 'criterion', 'input', 'target', 'loader', 'optimizer', 'scheduler'];
+const DEFINITION_ORDER: Role['kind'][] = [
+  'value',
+  'namespace',
+  'module_stub',
+  'module_fn',
+  'model',
+  'criterion',
+  'input',
+  'target',
+  'loader',
+  'optimizer',
+  'scheduler',
+];
 
-export function buildCandidates(a: Analysis, body: string, input: CompletionInput, dataHelpers: string[], edits: string[]): { candidates: Candidate[]; missing: Missing[] } {
+export function buildCandidates(
+  a: Analysis,
+  body: string,
+  input: CompletionInput,
+  dataHelpers: string[],
+  edits: string[],
+): { candidates: Candidate[]; missing: Missing[] } {
   const missing: Missing[] = [];
   const imports: string[] = [];
   const roles = new Map<string, Role>();
@@ -38,18 +56,25 @@ export function buildCandidates(a: Analysis, body: string, input: CompletionInpu
   const baseAt = new Map<string, number>();
   const ctx: SynthesisContext = {
     model: modelAt?.name ?? needsModel,
-    optimizer: [...roles].find(([, r]) => r.kind === 'optimizer')?.[0] ?? (/^\s*(\w*optim\w*)\s*=/m.exec(body)?.[1] ?? null),
+    optimizer: [...roles].find(([, r]) => r.kind === 'optimizer')?.[0] ?? /^\s*(\w*optim\w*)\s*=/m.exec(body)?.[1] ?? null,
     floatFromLabels: /\.float\(\)/.test(body),
     outFeatures: /\.unsqueeze\(\s*1\s*\)|\.view\(\s*-1\s*,\s*1\s*\)|\.reshape\(\s*-1\s*,\s*1\s*\)/.test(body) ? 1 : 4,
     batch: batchSize(body),
   };
-  const pending = [...roles].filter(([, r]) => r.kind !== 'import').sort((x, y) => DEFINITION_ORDER.indexOf(x[1].kind) - DEFINITION_ORDER.indexOf(y[1].kind));
+  const pending = [...roles]
+    .filter(([, r]) => r.kind !== 'import')
+    .sort((x, y) => DEFINITION_ORDER.indexOf(x[1].kind) - DEFINITION_ORDER.indexOf(y[1].kind));
   for (const [name, role] of pending) {
     if (role.kind === 'model' && roots.length) {
       const root = roots[roots.length - 1] as ClassInfo;
       const args = root.initParams.filter((p) => !p.default && !p.splat).map((p) => constructorArg(root, p, 32));
       if (args.every((x) => x !== null)) {
-        base.push({ name, lines: [`${name} = ${root.name}(${args.join(', ')})`], helpers: [], why: `${role.why}; the report's own \`${root.name}\`` });
+        base.push({
+          name,
+          lines: [`${name} = ${root.name}(${args.join(', ')})`],
+          helpers: [],
+          why: `${role.why}; the report's own \`${root.name}\``,
+        });
         baseAt.set(name, firstRunIndex(a, a.undefined.get(name) ?? []));
         continue;
       }
@@ -58,13 +83,19 @@ export function buildCandidates(a: Analysis, body: string, input: CompletionInpu
     const def = role.kind === 'model' ? null : defineRole(name, role, ctx);
     if (!def) {
       const uses = a.undefined.get(name) ?? [];
-      const why = role.kind === 'unknown' ? role.why : role.kind === 'model' ? `${role.why}, but the report never shows the model, and a stand-in could not show a bug in it` : `${role.why}, but there is no model in the code to shape it by`;
+      const why =
+        role.kind === 'unknown'
+          ? role.why
+          : role.kind === 'model'
+            ? `${role.why}, but the report never shows the model, and a stand-in could not show a bug in it`
+            : `${role.why}, but there is no model in the code to shape it by`;
       missing.push({ name, why, blocking: uses.some((u) => u.fn === null) });
       continue;
     }
     base.push(def);
     let at = firstRunIndex(a, a.undefined.get(name) ?? []);
-    if (def.lines.some((l) => ctx.model && new RegExp(`\\b${ctx.model}\\b`).test(l)) && modelAt && at <= modelAt.index) at = modelAt.index + 1;
+    if (def.lines.some((l) => ctx.model && new RegExp(`\\b${ctx.model}\\b`).test(l)) && modelAt && at <= modelAt.index)
+      at = modelAt.index + 1;
     baseAt.set(name, at);
   }
   for (const d of base) edits.push(`defined \`${d.name}\` (${d.why})`);

@@ -25,7 +25,15 @@ const BACKWARD_WORDS = /\.backward\(|\bbackward\b|\bgradient/i;
  * its first layer, at each image size the report states (or the defaults) when it is convolutional; with a backward
  * pass first when the report is about gradients. A constructor value that cannot be inferred stops it (missing).
  */
-export function classHarnesses(a: Analysis, roots: ClassInfo[], body: string, reportText: string, fresh: (n: string) => string, release: (n: string) => void, missing: Missing[]): Harness[] {
+export function classHarnesses(
+  a: Analysis,
+  roots: ClassInfo[],
+  body: string,
+  reportText: string,
+  fresh: (n: string) => string,
+  release: (n: string) => void,
+  missing: Missing[],
+): Harness[] {
   const harnesses: Harness[] = [];
   const backward = BACKWARD_WORDS.test(reportText);
   const sizes = [...statedImageSizes(`${reportText}\n${body}`), ...DEFAULT_IMAGE_SIZES].filter((v, i, all) => all.indexOf(v) === i);
@@ -35,7 +43,13 @@ export function classHarnesses(a: Analysis, roots: ClassInfo[], body: string, re
       const args = root.initParams.filter((p) => !p.default && !p.splat).map((p) => ({ p, v: constructorArg(root, p, size) }));
       const unknown = args.filter((x) => x.v === null).map((x) => x.p.name);
       if (unknown.length) {
-        missing.push({ name: root.name, why: (`the report defines \`${root.name}\` but never instantiates it, and the value of ` + `${unknown.map((u) => `\`${u}\``).join(', ')} cannot be inferred`), blocking: false });
+        missing.push({
+          name: root.name,
+          why:
+            `the report defines \`${root.name}\` but never instantiates it, and the value of ` +
+            `${unknown.map((u) => `\`${u}\``).join(', ')} cannot be inferred`,
+          blocking: false,
+        });
         break;
       }
       const m = fresh('model');
@@ -45,10 +59,21 @@ export function classHarnesses(a: Analysis, roots: ClassInfo[], body: string, re
       if (callableOnOneInput(root)) {
         lines.push(`${x} = repgen_example_input(${m}, batch=2, size=${size})`);
         variants.push({ label: 'forward', lines: [...lines, `out = ${m}(${x})`] });
-        if (backward) variants.unshift({ label: 'forward + backward', lines: [...lines, `out = ${m}(${x})`, '(out[0] if isinstance(out, (tuple, list)) else out).float().mean().backward()'] });
+        if (backward)
+          variants.unshift({
+            label: 'forward + backward',
+            lines: [...lines, `out = ${m}(${x})`, '(out[0] if isinstance(out, (tuple, list)) else out).float().mean().backward()'],
+          });
       } else variants.push({ label: 'instantiate', lines });
       for (const v of variants) {
-        harnesses.push({ label: `harness: ${root.name}${conv ? `, ${size}×${size} input` : ''}, ${v.label}`, lines: v.lines, defs: [], why: (`the report defines \`${root.name}\` but never runs it: ` + `instantiated${v.label === 'instantiate' ? '' : ` and called on an input shaped by its first layer (${v.label})`}`) });
+        harnesses.push({
+          label: `harness: ${root.name}${conv ? `, ${size}×${size} input` : ''}, ${v.label}`,
+          lines: v.lines,
+          defs: [],
+          why:
+            `the report defines \`${root.name}\` but never runs it: ` +
+            `instantiated${v.label === 'instantiate' ? '' : ` and called on an input shaped by its first layer (${v.label})`}`,
+        });
       }
       release(m);
       release(x);
@@ -79,7 +104,8 @@ export function functionHarness(
       const left = asg?.childForFieldName('left');
       const right = asg?.childForFieldName('right');
       if (!left || !right) return [];
-      const names = left.type === 'identifier' ? [left.text] : left.namedChildren.filter((c) => c?.type === 'identifier').map((c) => c?.text ?? '');
+      const names =
+        left.type === 'identifier' ? [left.text] : left.namedChildren.filter((c) => c?.type === 'identifier').map((c) => c?.text ?? '');
       return names;
     })
     .filter((n) => !fn.params.some((p) => p.name === n));
@@ -105,7 +131,8 @@ export function functionHarness(
     if (role.kind === 'model') {
       const root = roots[roots.length - 1];
       const rargs = root ? root.initParams.filter((q) => !q.default && !q.splat).map((q) => constructorArg(root, q, 32)) : [];
-      if (root && rargs.every((x) => x !== null)) defs.push({ name: v, lines: [`${v} = ${root.name}(${rargs.join(', ')})`], helpers: [], why: `the report's own \`${root.name}\`` });
+      if (root && rargs.every((x) => x !== null))
+        defs.push({ name: v, lines: [`${v} = ${root.name}(${rargs.join(', ')})`], helpers: [], why: `the report's own \`${root.name}\`` });
       else {
         const d = defineRole(v, role, local);
         if (d) defs.push(d);
@@ -127,14 +154,27 @@ export function functionHarness(
       bound.set(p.name, next);
       continue;
     }
-    missing.push({ name: `${fn.name}(${p.name})`, why: (`the report defines \`${fn.name}\` but never calls it, and what its parameter \`${p.name}\` should ` + `be cannot be inferred (${role.kind === 'unknown' ? role.why : 'there is no model to shape it by'})`), blocking: false });
+    missing.push({
+      name: `${fn.name}(${p.name})`,
+      why:
+        `the report defines \`${fn.name}\` but never calls it, and what its parameter \`${p.name}\` should ` +
+        `be cannot be inferred (${role.kind === 'unknown' ? role.why : 'there is no model to shape it by'})`,
+      blocking: false,
+    });
     return null;
   }
   for (const p of fn.params) if (!p.default && !p.splat) args.push(bound.get(p.name) ?? 'None');
   void modelParam;
-  const returns = [...descendants(bodyNode)].some((n) => n.type === 'return_statement' && n.namedChildren.length > 0 && enclosingFunction(n)?.id === fn.node.id);
+  const returns = [...descendants(bodyNode)].some(
+    (n) => n.type === 'return_statement' && n.namedChildren.length > 0 && enclosingFunction(n)?.id === fn.node.id,
+  );
   const call = `${fn.name}(${args.join(', ')})`;
-  return { label: `harness: ${call}`, lines: [returns ? `print(${call})` : call], defs, why: `the report defines \`${fn.name}\` but never calls it: called with ${args.length ? 'arguments bound by their use in its body' : 'no arguments'}` };
+  return {
+    label: `harness: ${call}`,
+    lines: [returns ? `print(${call})` : call],
+    defs,
+    why: `the report defines \`${fn.name}\` but never calls it: called with ${args.length ? 'arguments bound by their use in its body' : 'no arguments'}`,
+  };
 }
 
 function rank(r: Role | undefined): number {

@@ -46,7 +46,12 @@ function argumentOf(node: Node): { call: Node; fn: string; index: number; keywor
   if (list?.type !== 'argument_list' || list.parent?.type !== 'call') return null;
   const call = list.parent;
   const positional = list.namedChildren.filter((c) => c && c.type !== 'keyword_argument' && c.type !== 'comment');
-  return { call, fn: call.childForFieldName('function')?.text ?? '', index: keyword ? -1 : positional.findIndex((c) => c?.id === arg.id), keyword };
+  return {
+    call,
+    fn: call.childForFieldName('function')?.text ?? '',
+    index: keyword ? -1 : positional.findIndex((c) => c?.id === arg.id),
+    keyword,
+  };
 }
 
 /** `name.method(...)` method names, and `name.attr` attribute names read. */
@@ -74,7 +79,8 @@ export function iteratingLoop(use: Node): { loop: Node; pattern: Node; enumerate
       const left = p.childForFieldName('left');
       if (!left) return null;
       let pattern = left;
-      if (enumerated && (left.type === 'pattern_list' || left.type === 'tuple_pattern') && left.namedChildren.length === 2) pattern = left.namedChildren[1] ?? left;
+      if (enumerated && (left.type === 'pattern_list' || left.type === 'tuple_pattern') && left.namedChildren.length === 2)
+        pattern = left.namedChildren[1] ?? left;
       return { loop: p, pattern, enumerated };
     }
     if (p.type === 'argument_list' && p.parent?.type === 'call') {
@@ -210,43 +216,74 @@ export function inferRole(a: Analysis, name: string, uses: Node[], param = false
   const { methods, attrs } = attributesOf(uses);
   for (const u of uses) {
     const loop = loaderUse(a, u);
-    if (loop && (loop.arity >= 2 || LOADER_NAME.test(name))) return { kind: 'loader', arity: loop.arity, target: loop.target, why: `the code iterates over it as (${loop.arity === 2 ? 'input, target' : `${loop.arity} values`}) batches` };
+    if (loop && (loop.arity >= 2 || LOADER_NAME.test(name)))
+      return {
+        kind: 'loader',
+        arity: loop.arity,
+        target: loop.target,
+        why: `the code iterates over it as (${loop.arity === 2 ? 'input, target' : `${loop.arity} values`}) batches`,
+      };
   }
   if (methods.includes('apply') && MODEL_NAME.test(name)) return { kind: 'model', why: 'the code calls `.apply()` on it' };
   const argOf = uses.map(argumentOf).filter((x) => x !== null);
-  if (argOf.some((x) => /(?:^|\.)apply$/.test(x.fn) && x.index === 0)) return { kind: 'module_fn', why: 'it is passed to `Module.apply`, which calls it on every sub-module' };
+  if (argOf.some((x) => /(?:^|\.)apply$/.test(x.fn) && x.index === 0))
+    return { kind: 'module_fn', why: 'it is passed to `Module.apply`, which calls it on every sub-module' };
   if ((methods.includes('zero_grad') || methods.includes('step')) && (OPTIMIZER_NAME.test(name) || methods.includes('zero_grad'))) {
     return { kind: 'optimizer', why: 'the code calls `.zero_grad()` / `.step()` on it' };
   }
-  if (methods.includes('step') && SCHEDULER_NAME.test(name)) return { kind: 'scheduler', why: 'the code calls `.step()` on it once per epoch' };
-  const called = uses.filter((u) => u.parent?.type === 'call' && u.parent.childForFieldName('function')?.id === u.id).map((u) => u.parent as Node);
+  if (methods.includes('step') && SCHEDULER_NAME.test(name))
+    return { kind: 'scheduler', why: 'the code calls `.step()` on it once per epoch' };
+  const called = uses
+    .filter((u) => u.parent?.type === 'call' && u.parent.childForFieldName('function')?.id === u.id)
+    .map((u) => u.parent as Node);
   if (called.length && CAMEL.test(name) && called.some((c) => resultIsModule(c, a))) {
     return { kind: 'module_stub', why: 'it is called like a layer class and its result is used as a sub-module' };
   }
-  if (CRITERION_NAME.test(name) || called.some((c) => (c.childForFieldName('arguments')?.namedChildren.length ?? 0) === 2 && /\.backward\(|\.item\(/.test(c.parent?.parent?.text ?? ''))) {
+  if (
+    CRITERION_NAME.test(name) ||
+    called.some(
+      (c) =>
+        (c.childForFieldName('arguments')?.namedChildren.length ?? 0) === 2 && /\.backward\(|\.item\(/.test(c.parent?.parent?.text ?? ''),
+    )
+  ) {
     if (called.length || param) {
-      const scope = called[0] ? enclosingScope(called[0]) : (uses[0] ? enclosingScope(uses[0]) : a.tree.rootNode);
+      const scope = called[0] ? enclosingScope(called[0]) : uses[0] ? enclosingScope(uses[0]) : a.tree.rootNode;
       const targetArg = called[0]?.childForFieldName('arguments')?.namedChildren[1];
       const tname = targetArg ? rootIdentifier(targetArg) : null;
       const float = targetArg && /\.(?:float|double)\(\)/.test(targetArg.text);
-      return { kind: 'criterion', target: float ? 'float' : targetKindIn(scope, tname ? aliases(scope, tname) : [], null), why: 'it is called on (output, target) and its result is the loss' };
+      return {
+        kind: 'criterion',
+        target: float ? 'float' : targetKindIn(scope, tname ? aliases(scope, tname) : [], null),
+        why: 'it is called on (output, target) and its result is the loss',
+      };
     }
   }
-  if (MODEL_NAME.test(name) && (called.length || methods.some((m) => /^(?:parameters|train|eval|to|cuda|state_dict|load_state_dict|forward|named_parameters|zero_grad)$/.test(m)))) {
+  if (
+    MODEL_NAME.test(name) &&
+    (called.length ||
+      methods.some((m) => /^(?:parameters|train|eval|to|cuda|state_dict|load_state_dict|forward|named_parameters|zero_grad)$/.test(m)))
+  ) {
     return { kind: 'model', why: 'the code calls it on inputs and uses its parameters' };
   }
   const stated = HYPERPARAMETER_DEFAULTS[name];
   if (stated && !called.length) return { kind: 'value', expr: stated, why: 'a hyper-parameter; stated default' };
   if (!called.length && EPOCHS_NAME.test(name)) return { kind: 'value', expr: '10', why: 'a number of epochs' };
-  if (!called.length && DEVICE_NAME.test(name)) return { kind: 'value', expr: "torch.device('cuda' if torch.cuda.is_available() else 'cpu')", why: 'a device' };
+  if (!called.length && DEVICE_NAME.test(name))
+    return { kind: 'value', expr: "torch.device('cuda' if torch.cuda.is_available() else 'cpu')", why: 'a device' };
   for (const u of uses) {
     const cmp = u.parent?.type === 'comparison_operator' ? u.parent : null;
     const str = cmp?.namedChildren.find((c) => c?.type === 'string' && c.id !== u.id);
-    if (str && /^(['"])[^'"\n]{1,40}\1$/.test(str.text)) return { kind: 'value', expr: str.text, why: 'the first value the code compares it with' };
+    if (str && /^(['"])[^'"\n]{1,40}\1$/.test(str.text))
+      return { kind: 'value', expr: str.text, why: 'the first value the code compares it with' };
   }
   if (argOf.some((x) => /(?:^|\.)range$/.test(x.fn))) return { kind: 'value', expr: '3', why: 'it is passed to `range()`: a small count' };
   if (!called.length && !methods.length && attrs.length && uses.every((u) => u.parent?.type === 'attribute')) {
-    const numeric = uses.every((u) => /^[\w.]+\s*[-+*/]|[-+*/]\s*[\w.]+$|^\w+\.\w+$/.test(u.parent?.parent?.text ?? '') || u.parent?.parent?.type === 'binary_operator' || u.parent?.parent?.type === 'argument_list');
+    const numeric = uses.every(
+      (u) =>
+        /^[\w.]+\s*[-+*/]|[-+*/]\s*[\w.]+$|^\w+\.\w+$/.test(u.parent?.parent?.text ?? '') ||
+        u.parent?.parent?.type === 'binary_operator' ||
+        u.parent?.parent?.type === 'argument_list',
+    );
     if (numeric) return { kind: 'namespace', attrs: [...new Set(attrs)], why: 'only its attributes are read, as numbers' };
   }
   const feature = uses.some((u) => {
@@ -257,7 +294,11 @@ export function inferRole(a: Analysis, name: string, uses: Node[], param = false
   const target = uses.map(argumentOf).find((s) => s !== null && s.index === 1 && CRITERION_NAME.test(s.fn));
   if (target) return { kind: 'target', target: criterionTargetKind(a, target.fn), why: 'it is the target of the loss' };
   if (param && LOADER_NAME.test(name)) return { kind: 'loader', arity: 2, target: 'class', why: 'its name says it is a data loader' };
-  if (called.length) return { kind: 'unknown', why: `it is called${CAMEL.test(name) ? ' like a class' : ''} but never defined, and what it returns cannot be inferred from the code` };
+  if (called.length)
+    return {
+      kind: 'unknown',
+      why: `it is called${CAMEL.test(name) ? ' like a class' : ''} but never defined, and what it returns cannot be inferred from the code`,
+    };
   return { kind: 'unknown', why: 'its uses do not say what it holds' };
 }
 

@@ -8,7 +8,10 @@ export function statedImageSizes(text: string): number[] {
   const add = (n: number) => {
     if (n >= 8 && n <= 1024 && !out.includes(n)) out.push(n);
   };
-  for (const m of text.matchAll(/\b(?:Resize|CenterCrop|RandomCrop|RandomResizedCrop|img_size|image_size|input_size|im_size|resolution)\s*[(=:]\s*\(?\s*(\d{2,4})/g)) add(Number(m[1]));
+  for (const m of text.matchAll(
+    /\b(?:Resize|CenterCrop|RandomCrop|RandomResizedCrop|img_size|image_size|input_size|im_size|resolution)\s*[(=:]\s*\(?\s*(\d{2,4})/g,
+  ))
+    add(Number(m[1]));
   for (const m of text.matchAll(/\b(\d{2,4})\s*[x×]\s*(\d{2,4})\b/g)) if (m[1] === m[2]) add(Number(m[1]));
   for (const m of text.matchAll(/\[\s*\d+\s*,\s*\d+\s*,\s*(\d{2,4})\s*,\s*(\d{2,4})\s*\]/g)) if (m[1] === m[2]) add(Number(m[1]));
   return out;
@@ -24,7 +27,12 @@ export function moduleLevelModel(a: Analysis): { name: string; index: number } |
     if (!m?.[1] || !m[2]) continue;
     if (modules.has(m[2])) return { name: m[1], index: i };
     // `model = nn.Linear(3, 1)`, `net = models.resnet18()`: a library model bound to a model-like name.
-    if (!named && /^(?:model|net|network|classifier|\w+_model|model_\w+)$/i.test(m[1]) && /^(?:nn|torch\.nn|models|torchvision\.models)\.\w+$|^[A-Z]\w*$/.test(m[2])) named = { name: m[1], index: i };
+    if (
+      !named &&
+      /^(?:model|net|network|classifier|\w+_model|model_\w+)$/i.test(m[1]) &&
+      /^(?:nn|torch\.nn|models|torchvision\.models)\.\w+$|^[A-Z]\w*$/.test(m[2])
+    )
+      named = { name: m[1], index: i };
   }
   return named;
 }

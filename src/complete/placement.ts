@@ -20,7 +20,9 @@ export function firstRunIndex(a: Analysis, uses: { node: Node; fn: Node | null }
     const fnName = outermostDefName(u.fn);
     if (!fnName) continue;
     const defIndex = statementIndex(a, u.fn);
-    const callers = a.statements.flatMap((s, i) => (i !== defIndex && readsOf(s, fnName).length ? readsOf(s, fnName).map((n) => ({ node: n, fn: enclosingFunction(n) })) : []));
+    const callers = a.statements.flatMap((s, i) =>
+      i !== defIndex && readsOf(s, fnName).length ? readsOf(s, fnName).map((n) => ({ node: n, fn: enclosingFunction(n) })) : [],
+    );
     best = Math.min(best, firstRunIndex(a, callers, depth + 1));
   }
   return best;

@@ -34,11 +34,19 @@ function headerLines(plan: RenderPlan, defs: Definition[], harnessText: string, 
     if (!imports.includes(line) && !new RegExp(`^${escapeRegExp(line)}\\s*$`, 'm').test(body)) header.push(line);
   };
   const allText = `${defs.map((d) => d.lines.join('\n')).join('\n')}\n${harnessText}\n${dataHelpers.join('\n')}`;
-  const hasImport = (mod: string) => new RegExp(`^\\s*import ${mod}\\s*(?:$|,|#| as )`, 'm').test(body) || imports.some((i) => i === `import ${mod}`);
+  const hasImport = (mod: string) =>
+    new RegExp(`^\\s*import ${mod}\\s*(?:$|,|#| as )`, 'm').test(body) || imports.some((i) => i === `import ${mod}`);
   if ((helpers.size || /\btorch\./.test(allText)) && !hasImport('torch')) need('import torch');
-  if ((helpers.has('example_input') || /\bnn\./.test(allText)) && !/^\s*(?:import torch\.nn as nn|from torch import nn)\b/m.test(body) && !imports.includes(CONVENTIONAL_IMPORTS.nn ?? '')) need('import torch.nn as nn');
-  if (/\bDataLoader\(/.test(allText) && !/\bimport\b[^\n]*\bDataLoader\b/.test(body) && !imports.some((i) => /DataLoader/.test(i))) need('from torch.utils.data import DataLoader');
-  if (/\bTensorDataset\(/.test(allText) && !/\bimport\b[^\n]*\bTensorDataset\b/.test(body) && !imports.some((i) => /TensorDataset/.test(i))) need('from torch.utils.data import TensorDataset');
+  if (
+    (helpers.has('example_input') || /\bnn\./.test(allText)) &&
+    !/^\s*(?:import torch\.nn as nn|from torch import nn)\b/m.test(body) &&
+    !imports.includes(CONVENTIONAL_IMPORTS.nn ?? '')
+  )
+    need('import torch.nn as nn');
+  if (/\bDataLoader\(/.test(allText) && !/\bimport\b[^\n]*\bDataLoader\b/.test(body) && !imports.some((i) => /DataLoader/.test(i)))
+    need('from torch.utils.data import DataLoader');
+  if (/\bTensorDataset\(/.test(allText) && !/\bimport\b[^\n]*\bTensorDataset\b/.test(body) && !imports.some((i) => /TensorDataset/.test(i)))
+    need('from torch.utils.data import TensorDataset');
   if (helpers.has('types')) need('import types');
   if (dataHelpers.length && !hasImport('torchvision')) need('import torchvision');
   const order = Object.values(CONVENTIONAL_IMPORTS);
@@ -55,7 +63,11 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
   const harnessText = h ? [...h.lines, ...h.defs.flatMap((d) => d.lines)].join('\n') : '';
   if (/repgen_example_input/.test(harnessText)) helpers.add('example_input');
   const top = headerLines(plan, defs, harnessText, helpers);
-  const helperText = [...(helpers.has('example_input') ? [EXAMPLE_INPUT_HELPER] : []), ...(helpers.has('targets') ? [TARGETS_HELPER] : []), ...dataHelpers];
+  const helperText = [
+    ...(helpers.has('example_input') ? [EXAMPLE_INPUT_HELPER] : []),
+    ...(helpers.has('targets') ? [TARGETS_HELPER] : []),
+    ...dataHelpers,
+  ];
   const lines: string[] = [];
   for (const l of top) {
     // There is no notebook in a script run: `notebook.tqdm` gets the console bar (or none).

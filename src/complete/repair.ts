@@ -32,7 +32,9 @@ function bracketBalance(s: string): number {
 /** `tensor([1., 2.])` as printed → an expression that builds it; null when the repr cannot be rebuilt. */
 export function reprToExpression(repr: string): string | null {
   const flat = repr.replace(/\s+/g, ' ').trim();
-  const t = /^tensor\((\[[\d.,\s\-+e[\]]*\])((?:, dtype=torch\.\w+)?)(?:, (?:requires_grad=True|device='[^']*'|grad_fn=<\w+>))*\)$/.exec(flat);
+  const t = /^tensor\((\[[\d.,\s\-+e[\]]*\])((?:, dtype=torch\.\w+)?)(?:, (?:requires_grad=True|device='[^']*'|grad_fn=<\w+>))*\)$/.exec(
+    flat,
+  );
   if (t) return `torch.tensor(${t[1]?.replace(/(\d)\.(?=[\s,\]])/g, '$1.0')}${t[2] ?? ''})`;
   const scalar = /^tensor\((-?[\d.]+(?:e[+-]?\d+)?)((?:, dtype=torch\.\w+)?)/.exec(flat);
   if (scalar) return `torch.tensor(${scalar[1]}${scalar[2] ?? ''})`;
@@ -47,7 +49,7 @@ export function reprToExpression(repr: string): string | null {
  */
 export function stripReplPrompts(code: string): Repaired {
   const lines = code.split('\n');
-  if (!lines.some((l) => PROMPT.test(l) && !/^\s+\.\.\.:/.test(l) ? /^(?:>>>|In \[)/.test(l) : false)) return { code, edits: [] };
+  if (!lines.some((l) => (PROMPT.test(l) && !/^\s+\.\.\.:/.test(l) ? /^(?:>>>|In \[)/.test(l) : false))) return { code, edits: [] };
   const out: string[] = [];
   const assigned = new Set<string>();
   const edits = new Set<string>(['removed the interactive prompts (>>>, ..., In [n]:) and the interpreter output between them']);
@@ -78,7 +80,9 @@ export function stripReplPrompts(code: string): Repaired {
 export function stripMagics(code: string): Repaired {
   const lines = code.split('\n');
   const kept = lines.filter((l) => !/^\s*(?:%{1,2}[A-Za-z]|!\s*\w)/.test(l));
-  return kept.length === lines.length ? { code, edits: [] } : { code: kept.join('\n'), edits: ['removed notebook magics and shell escapes (%…, !pip …)'] };
+  return kept.length === lines.length
+    ? { code, edits: [] }
+    : { code: kept.join('\n'), edits: ['removed notebook magics and shell escapes (%…, !pip …)'] };
 }
 
 const OUTPUT_START = [
@@ -127,7 +131,14 @@ export function stripPastedOutput(code: string): Repaired {
     if (depth < 0) depth = 0;
     out.push(line);
   }
-  return removed ? { code: out.join('\n'), edits: [`removed ${removed} line${removed === 1 ? '' : 's'} of output pasted among the code (printed values, progress, tracebacks)`] } : { code, edits: [] };
+  return removed
+    ? {
+        code: out.join('\n'),
+        edits: [
+          `removed ${removed} line${removed === 1 ? '' : 's'} of output pasted among the code (printed values, progress, tracebacks)`,
+        ],
+      }
+    : { code, edits: [] };
 }
 
 /** Smart quotes, non-breaking spaces and the ellipsis character, as word processors and web pages leave them. */
@@ -150,7 +161,10 @@ export function dedentCommon(code: string): Repaired {
   const indents = lines.filter((l) => l.trim() && !/^\s*#/.test(l)).map((l) => /^ */.exec(l)?.[0].length ?? 0);
   const min = indents.length ? Math.min(...indents) : 0;
   if (min === 0) return { code, edits: [] };
-  return { code: lines.map((l) => (l.slice(0, min).trim() ? l : l.slice(min))).join('\n'), edits: [`removed the common indentation (${min} spaces) the code was pasted with`] };
+  return {
+    code: lines.map((l) => (l.slice(0, min).trim() ? l : l.slice(min))).join('\n'),
+    edits: [`removed the common indentation (${min} spaces) the code was pasted with`],
+  };
 }
 
 /** Python 2: `print x`, `print "a" % b`, `except E, e:`; rewritten to Python 3. */
@@ -173,7 +187,9 @@ export function python2To3(code: string): Repaired {
     }
     return line;
   });
-  return n ? { code: lines.join('\n'), edits: [`rewrote ${n} Python 2 statement${n === 1 ? '' : 's'} (print, except E, e) for Python 3`] } : { code, edits: [] };
+  return n
+    ? { code: lines.join('\n'), edits: [`rewrote ${n} Python 2 statement${n === 1 ? '' : 's'} (print, except E, e) for Python 3`] }
+    : { code, edits: [] };
 }
 
 /**
@@ -231,7 +247,9 @@ export function repairIndentation(code: string): Repaired {
     ({ inTriple, depth, continued } = scanLine(line, inTriple, depth));
     expectIndent = !inTriple && depth === 0 && !continued && BLOCK.test(line) && endsBlock(line);
   }
-  return changed ? { code: out.join('\n'), edits: [`re-indented ${changed} line${changed === 1 ? '' : 's'} whose indentation matched no open block`] } : { code, edits: [] };
+  return changed
+    ? { code: out.join('\n'), edits: [`re-indented ${changed} line${changed === 1 ? '' : 's'} whose indentation matched no open block`] }
+    : { code, edits: [] };
 }
 
 function scanLine(line: string, inTriple: string | null, depth: number): { inTriple: string | null; depth: number; continued: boolean } {

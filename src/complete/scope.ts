@@ -75,7 +75,16 @@ export interface Analysis {
 }
 
 const FUNCTION_TYPES = new Set(['function_definition']);
-const PATTERN_TYPES = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'list_splat_pattern', 'tuple', 'list', 'parenthesized_expression', 'expression_list']);
+const PATTERN_TYPES = new Set([
+  'pattern_list',
+  'tuple_pattern',
+  'list_pattern',
+  'list_splat_pattern',
+  'tuple',
+  'list',
+  'parenthesized_expression',
+  'expression_list',
+]);
 
 function named(node: Node): Node[] {
   return node.namedChildren.filter((c): c is Node => c !== null);
@@ -129,7 +138,11 @@ function collectBindings(node: Node, scope: Scope, scopes: Map<number, Scope>, m
       if (name) scope.names.add(name.text);
       const inner: Scope = { node, kind: node.type === 'function_definition' ? 'function' : 'class', names: new Set(), parent: scope };
       scopes.set(node.id, inner);
-      if (node.type === 'function_definition') bind(paramsOf(node).map((p) => p.name), inner);
+      if (node.type === 'function_definition')
+        bind(
+          paramsOf(node).map((p) => p.name),
+          inner,
+        );
       // Defaults, decorators and bases are evaluated in the enclosing scope: walk them there.
       for (const c of named(node)) {
         if (c.type === 'block') collectBindings(c, inner, scopes, moduleScope);
@@ -195,11 +208,26 @@ function isRead(id: Node): boolean {
   if (p.type === 'attribute' && p.childForFieldName('attribute')?.id === id.id) return false;
   if (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === id.id) return false;
   if ((p.type === 'function_definition' || p.type === 'class_definition') && p.childForFieldName('name')?.id === id.id) return false;
-  if (['parameters', 'lambda_parameters', 'default_parameter', 'typed_parameter', 'typed_default_parameter', 'list_splat_pattern', 'dictionary_splat_pattern'].includes(p.type)) {
+  if (
+    [
+      'parameters',
+      'lambda_parameters',
+      'default_parameter',
+      'typed_parameter',
+      'typed_default_parameter',
+      'list_splat_pattern',
+      'dictionary_splat_pattern',
+    ].includes(p.type)
+  ) {
     if (p.type === 'default_parameter' || p.type === 'typed_default_parameter') return p.childForFieldName('value')?.id === id.id;
     return p.type === 'list_splat_pattern' && p.parent?.type !== 'parameters' && p.parent?.type !== 'lambda_parameters';
   }
-  if (['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement', 'global_statement', 'nonlocal_statement'].includes(p.type)) return false;
+  if (
+    ['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement', 'global_statement', 'nonlocal_statement'].includes(
+      p.type,
+    )
+  )
+    return false;
   return true;
 }
 
@@ -212,11 +240,20 @@ function resolves(name: string, scope: Scope): boolean {
   return false;
 }
 
-function collectReads(node: Node, scope: Scope, scopes: Map<number, Scope>, fn: Node | null, statement: Node | null, out: NameUse[], referenced: Set<string>): void {
+function collectReads(
+  node: Node,
+  scope: Scope,
+  scopes: Map<number, Scope>,
+  fn: Node | null,
+  statement: Node | null,
+  out: NameUse[],
+  referenced: Set<string>,
+): void {
   const inner = scopes.get(node.id);
   if (inner && (node.type === 'function_definition' || node.type === 'class_definition')) {
     for (const c of named(node)) {
-      if (c.type === 'block') collectReads(c, inner, scopes, node.type === 'function_definition' ? node : fn, statement ?? node, out, referenced);
+      if (c.type === 'block')
+        collectReads(c, inner, scopes, node.type === 'function_definition' ? node : fn, statement ?? node, out, referenced);
       else collectReads(c, scope, scopes, fn, statement ?? node, out, referenced);
     }
     return;
@@ -226,7 +263,8 @@ function collectReads(node: Node, scope: Scope, scopes: Map<number, Scope>, fn: 
     if (!resolves(node.text, scope) && !BUILTINS.has(node.text)) out.push({ name: node.text, node, fn, statement: statement ?? node });
     return;
   }
-  for (const c of named(node)) collectReads(c, scope, scopes, fn, statement ?? (node.parent?.type === 'module' ? node : null), out, referenced);
+  for (const c of named(node))
+    collectReads(c, scope, scopes, fn, statement ?? (node.parent?.type === 'module' ? node : null), out, referenced);
 }
 
 function isModuleBase(base: string, moduleClasses: Set<string>): boolean {
@@ -256,7 +294,8 @@ export async function analyzePython(source: string): Promise<Analysis> {
   });
   const readsBeforeBinding: NameUse[] = [];
   const moduleReads: NameUse[] = [];
-  for (const st of statements) collectReads(st, { node: root, kind: 'module', names: new Set(), parent: null }, scopes, null, st, moduleReads, new Set());
+  for (const st of statements)
+    collectReads(st, { node: root, kind: 'module', names: new Set(), parent: null }, scopes, null, st, moduleReads, new Set());
   for (const r of moduleReads) {
     if (r.fn || BUILTINS.has(r.name) || !moduleScope.names.has(r.name)) continue;
     const at = statements.findIndex((st) => st.id === r.statement.id);
@@ -280,13 +319,27 @@ export async function analyzePython(source: string): Promise<Analysis> {
     if (!name) continue;
     if (def.type === 'function_definition') functions.push({ name, node: def, params: paramsOf(def), line: def.startPosition.row + 1 });
     if (def.type === 'class_definition') {
-      const bases = named(def.childForFieldName('superclasses') ?? def).filter((b) => b.type === 'identifier' || b.type === 'attribute').map((b) => b.text);
+      const bases = named(def.childForFieldName('superclasses') ?? def)
+        .filter((b) => b.type === 'identifier' || b.type === 'attribute')
+        .map((b) => b.text);
       const body = named(def.childForFieldName('body') ?? def);
-      const method = (m: string) => body.map((c) => (c.type === 'decorated_definition' ? c.childForFieldName('definition') : c)).find((c) => c?.type === 'function_definition' && c.childForFieldName('name')?.text === m) ?? null;
+      const method = (m: string) =>
+        body
+          .map((c) => (c.type === 'decorated_definition' ? c.childForFieldName('definition') : c))
+          .find((c) => c?.type === 'function_definition' && c.childForFieldName('name')?.text === m) ?? null;
       const init = method('__init__');
       const isModule = bases.some((b) => isModuleBase(b, moduleClasses));
       if (isModule) moduleClasses.add(name);
-      classes.push({ name, node: def, bases, isModule, initParams: init ? paramsOf(init).slice(1) : [], init, forward: method('forward'), line: def.startPosition.row + 1 });
+      classes.push({
+        name,
+        node: def,
+        bases,
+        isModule,
+        initParams: init ? paramsOf(init).slice(1) : [],
+        init,
+        forward: method('forward'),
+        line: def.startPosition.row + 1,
+      });
     }
   }
   // A definition's own name inside its body (recursion, super(Cls, self)) does not make it used.
@@ -314,7 +367,8 @@ export async function analyzePython(source: string): Promise<Analysis> {
 /** Inside a class body or a lambda/comprehension: not run in plain statement order. */
 function isClassBodyOrNested(node: Node): boolean {
   for (let n = node.parent; n && n.type !== 'module'; n = n.parent) {
-    if (n.type === 'class_definition' || n.type === 'lambda' || n.type.endsWith('comprehension') || n.type === 'generator_expression') return true;
+    if (n.type === 'class_definition' || n.type === 'lambda' || n.type.endsWith('comprehension') || n.type === 'generator_expression')
+      return true;
   }
   return false;
 }

@@ -2,8 +2,18 @@ import { MARK, TQDM_FALLBACK, TRAIN_TEST_SPLIT_FALLBACK, marked } from './python
 
 /** Packages with a small, faithful stand-in, and the import lines it replaces. */
 const STAND_INS: { module: string; line: RegExp; fallback: string; what: string }[] = [
-  { module: 'tqdm', line: /^[ \t]*(?:from tqdm(?:\.auto|\.notebook|\.std)? import tqdm|import tqdm)[ \t]*(?:#.*)?$/gm, fallback: TQDM_FALLBACK, what: '`tqdm` (a progress bar) is not installed here: iterating without the bar' },
-  { module: 'sklearn', line: /^[ \t]*from sklearn\.model_selection import train_test_split[ \t]*(?:#.*)?$/gm, fallback: TRAIN_TEST_SPLIT_FALLBACK, what: '`scikit-learn` is not installed here: a small `train_test_split` stand-in takes its place' },
+  {
+    module: 'tqdm',
+    line: /^[ \t]*(?:from tqdm(?:\.auto|\.notebook|\.std)? import tqdm|import tqdm)[ \t]*(?:#.*)?$/gm,
+    fallback: TQDM_FALLBACK,
+    what: '`tqdm` (a progress bar) is not installed here: iterating without the bar',
+  },
+  {
+    module: 'sklearn',
+    line: /^[ \t]*from sklearn\.model_selection import train_test_split[ \t]*(?:#.*)?$/gm,
+    fallback: TRAIN_TEST_SPLIT_FALLBACK,
+    what: '`scikit-learn` is not installed here: a small `train_test_split` stand-in takes its place',
+  },
 ];
 
 /**
@@ -11,7 +21,10 @@ const STAND_INS: { module: string; line: RegExp; fallback: string; what: string 
  * scikit-learn's train_test_split): the import becomes a guarded one with the stand-in. Returns the script
  * unchanged, and no edits, when nothing applies. A module stays "missing" only if one of its other imports remains.
  */
-export function substituteMissingModules(script: string, missing: readonly string[]): { script: string; edits: string[]; substituted: string[] } {
+export function substituteMissingModules(
+  script: string,
+  missing: readonly string[],
+): { script: string; edits: string[]; substituted: string[] } {
   let out = script;
   const edits: string[] = [];
   const substituted: string[] = [];
@@ -23,7 +36,9 @@ export function substituteMissingModules(script: string, missing: readonly strin
       if (line.endsWith(MARK) && /^\s+/.test(line)) return line;
       replaced = true;
       const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
-      return marked(s.fallback).map((l) => (l.trim() ? indent + l : l)).join('\n');
+      return marked(s.fallback)
+        .map((l) => (l.trim() ? indent + l : l))
+        .join('\n');
     });
     if (replaced) edits.push(s.what);
     // No longer needed when every import of the module left is one of the guarded ones.

@@ -50,19 +50,48 @@ export function defineRole(name: string, role: Role, ctx: SynthesisContext): Def
         why: role.why,
       };
     case 'module_fn':
-      return { name, lines: [`def ${name}(m):`, `    """Stand-in for a function the report passes to Module.apply but does not show."""`, '    return None'], helpers: [], why: role.why };
+      return {
+        name,
+        lines: [
+          `def ${name}(m):`,
+          `    """Stand-in for a function the report passes to Module.apply but does not show."""`,
+          '    return None',
+        ],
+        helpers: [],
+        why: role.why,
+      };
     case 'namespace':
-      return { name, lines: [`${name} = types.SimpleNamespace(${role.attrs.map((a) => `${a}=100`).join(', ')})`], helpers: ['types'], why: role.why };
+      return {
+        name,
+        lines: [`${name} = types.SimpleNamespace(${role.attrs.map((a) => `${a}=100`).join(', ')})`],
+        helpers: ['types'],
+        why: role.why,
+      };
     case 'model':
-      return { name, lines: [`${name} = nn.Sequential(nn.Flatten(), nn.LazyLinear(${ctx.outFeatures}))`], helpers: [], why: `${role.why}; the report does not show it, so a stand-in linear model takes its place` };
+      return {
+        name,
+        lines: [`${name} = nn.Sequential(nn.Flatten(), nn.LazyLinear(${ctx.outFeatures}))`],
+        helpers: [],
+        why: `${role.why}; the report does not show it, so a stand-in linear model takes its place`,
+      };
     case 'optimizer':
       if (!ctx.model) return null;
-      return { name, lines: [`${name} = torch.optim.SGD(${ctx.model}.parameters(), lr=0.01)`], helpers: [], why: `${role.why}: an optimizer over the model's parameters` };
+      return {
+        name,
+        lines: [`${name} = torch.optim.SGD(${ctx.model}.parameters(), lr=0.01)`],
+        helpers: [],
+        why: `${role.why}: an optimizer over the model's parameters`,
+      };
     case 'scheduler':
       if (!ctx.optimizer) return null;
       return { name, lines: [`${name} = torch.optim.lr_scheduler.StepLR(${ctx.optimizer}, step_size=7)`], helpers: [], why: role.why };
     case 'criterion':
-      return { name, lines: [`${name} = ${lossFor(role.target, ctx.floatFromLabels)}`], helpers: [], why: `${role.why}; ${role.target === 'class' ? 'targets are class ids' : 'targets are floats'}` };
+      return {
+        name,
+        lines: [`${name} = ${lossFor(role.target, ctx.floatFromLabels)}`],
+        helpers: [],
+        why: `${role.why}; ${role.target === 'class' ? 'targets are class ids' : 'targets are floats'}`,
+      };
     case 'loader': {
       if (!ctx.model) return null;
       const x = `${name}_x`;
@@ -71,14 +100,29 @@ export function defineRole(name: string, role: Role, ctx: SynthesisContext): Def
         lines.push(`${name}_y = repgen_targets(${ctx.model}, ${x}, '${role.target}')`);
         lines.push(`${name} = DataLoader(TensorDataset(${x}, ${name}_y), batch_size=${ctx.batch})`);
       } else lines.push(`${name} = DataLoader(TensorDataset(${x}), batch_size=${ctx.batch})`);
-      return { name, lines, helpers: ['example_input', 'targets'], why: `${role.why}; synthetic ${role.target === 'class' ? 'inputs and class-id targets' : 'inputs and targets'} shaped by the model's first layer` };
+      return {
+        name,
+        lines,
+        helpers: ['example_input', 'targets'],
+        why: `${role.why}; synthetic ${role.target === 'class' ? 'inputs and class-id targets' : 'inputs and targets'} shaped by the model's first layer`,
+      };
     }
     case 'input':
       if (!ctx.model) return null;
-      return { name, lines: [`${name} = repgen_example_input(${ctx.model}, batch=100)`], helpers: ['example_input'], why: `${role.why}: a synthetic input shaped by the model's first layer` };
+      return {
+        name,
+        lines: [`${name} = repgen_example_input(${ctx.model}, batch=100)`],
+        helpers: ['example_input'],
+        why: `${role.why}: a synthetic input shaped by the model's first layer`,
+      };
     case 'target':
       if (!ctx.model) return null;
-      return { name, lines: [`${name} = repgen_targets(${ctx.model}, repgen_example_input(${ctx.model}, batch=100), '${role.target}')`], helpers: ['example_input', 'targets'], why: `${role.why}: synthetic ${role.target === 'class' ? 'class ids' : 'values'} shaped by the model's output` };
+      return {
+        name,
+        lines: [`${name} = repgen_targets(${ctx.model}, repgen_example_input(${ctx.model}, batch=100), '${role.target}')`],
+        helpers: ['example_input', 'targets'],
+        why: `${role.why}: synthetic ${role.target === 'class' ? 'class ids' : 'values'} shaped by the model's output`,
+      };
     default:
       return null;
   }

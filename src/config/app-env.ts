@@ -22,19 +22,44 @@ export const AppEnv = z.object({
   WEBHOOK_PATH: doc(z.string().startsWith('/').default('/api/github/webhooks'), { description: 'path webhooks are posted to' }),
   GHE_HOST: doc(z.string().optional(), { description: 'GitHub Enterprise Server host (as in Probot); unset: github.com', shown: '—' }),
   GHE_PROTOCOL: doc(z.enum(['http', 'https']).default('https'), { description: 'protocol of GHE_HOST' }),
-  LOG_LEVEL: doc(z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'), { description: 'log level of serve and worker' }),
-  REPGEN_QUEUE_PREFIX: doc(z.string().regex(/^[A-Za-z0-9_-]+$/).default('repgen'), { description: 'prefix of every Redis key RepGen writes' }),
-  REPGEN_JOB_ATTEMPTS: doc(Int(1, 20).default(3), { description: 'tries of a job before its final word is "failed" (stalled restarts do not count)' }),
+  LOG_LEVEL: doc(z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).default('info'), {
+    description: 'log level of serve and worker',
+  }),
+  REPGEN_QUEUE_PREFIX: doc(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('repgen'),
+    { description: 'prefix of every Redis key RepGen writes' },
+  ),
+  REPGEN_JOB_ATTEMPTS: doc(Int(1, 20).default(3), {
+    description: 'tries of a job before its final word is "failed" (stalled restarts do not count)',
+  }),
   REPGEN_JOB_BACKOFF_MS: doc(Int(0, 3_600_000).default(30_000), { description: 'first retry delay, doubled each retry' }),
   REPGEN_WORKER_CONCURRENCY: doc(Int(1, 64).default(2), { description: 'jobs one worker process runs at once' }),
-  REPGEN_INSTALLATION_CONCURRENCY: doc(Int(1, 1000).default(2), { description: 'runs one installation may have active across all workers' }),
+  REPGEN_INSTALLATION_CONCURRENCY: doc(Int(1, 1000).default(2), {
+    description: 'runs one installation may have active across all workers',
+  }),
   REPGEN_REPO_RATE_LIMIT: doc(Int(1, 10_000).default(10), { description: 'runs one repository may start per window; later ones wait' }),
   REPGEN_REPO_RATE_WINDOW_S: doc(Int(1, 86_400 * 7).default(3600), { description: 'the rate-limit window, seconds' }),
-  REPGEN_LOCK_MS: doc(Int(1000, 3_600_000).default(60_000), { description: "a worker's lock on a job without renewal; a killed worker's job is retried after it" }),
-  REPGEN_STALLED_INTERVAL_MS: doc(Int(500, 3_600_000).default(30_000), { description: 'how often workers look for jobs whose worker died' }),
+  REPGEN_LOCK_MS: doc(Int(1000, 3_600_000).default(60_000), {
+    description: "a worker's lock on a job without renewal; a killed worker's job is retried after it",
+  }),
+  REPGEN_STALLED_INTERVAL_MS: doc(Int(500, 3_600_000).default(30_000), {
+    description: 'how often workers look for jobs whose worker died',
+  }),
   REPGEN_MAX_STALLED: doc(Int(0, 20).default(2), { description: 'worker restarts one job survives before it fails' }),
-  REPGEN_WORKDIR: doc(z.string().optional(), { description: "where the worker clones repositories (a folder per job; stale ones reaped)", shown: 'the OS temp dir' }),
-  REPGEN_GITHUB_THROTTLE: doc(z.enum(['true', 'false']).default('true').transform((v) => v === 'true'), { description: "pace the worker's GitHub writes (one per second)", shown: '`true`' }),
+  REPGEN_WORKDIR: doc(z.string().optional(), {
+    description: 'where the worker clones repositories (a folder per job; stale ones reaped)',
+    shown: 'the OS temp dir',
+  }),
+  REPGEN_GITHUB_THROTTLE: doc(
+    z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    { description: "pace the worker's GitHub writes (one per second)", shown: '`true`' },
+  ),
   REPGEN_SHUTDOWN_GRACE_S: doc(Int(0, 3600).default(25), { description: 'seconds `repgen worker` waits for running jobs on SIGTERM' }),
 });
 export type AppEnv = z.infer<typeof AppEnv>;

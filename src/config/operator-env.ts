@@ -36,7 +36,14 @@ export const OperatorEnv = z.object({
 export type OperatorEnv = z.infer<typeof OperatorEnv>;
 
 /** Names RepGen sets for a script inside its sandbox or pod, never read from the operator. */
-export const SANDBOX_VARIABLES: ReadonlySet<string> = new Set(['REPGEN_OUT', 'REPGEN_SEED', 'REPGEN_WORKSPACE', 'REPGEN_WORKSPACE_URL', 'REPGEN_WORKSPACE_TOKEN', 'REPGEN_PROBE']);
+export const SANDBOX_VARIABLES: ReadonlySet<string> = new Set([
+  'REPGEN_OUT',
+  'REPGEN_SEED',
+  'REPGEN_WORKSPACE',
+  'REPGEN_WORKSPACE_URL',
+  'REPGEN_WORKSPACE_TOKEN',
+  'REPGEN_PROBE',
+]);
 
 /** Parses the environment; a bad value is a SetupError naming the variable. */
 export function readOperatorEnv(env: NodeJS.ProcessEnv = process.env): OperatorEnv {
@@ -44,7 +51,11 @@ export function readOperatorEnv(env: NodeJS.ProcessEnv = process.env): OperatorE
 }
 
 /** Parses `env` with one group of the schema; `say` words the error. Shared by the older per-module readers. */
-export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv, say: (name: string, message: string) => string): z.infer<S> {
+export function parseEnv<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv,
+  say: (name: string, message: string) => string,
+): z.infer<S> {
   const parsed = schema.safeParse(setVariables(env));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
@@ -54,7 +65,9 @@ export function parseEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEn
 /** REPGEN_* variables that are set but that RepGen does not read (typos such as REPGEN_MAX_COST). */
 export function unknownRepgenVariables(env: NodeJS.ProcessEnv): string[] {
   const known = new Set(Object.keys(OperatorEnv.shape));
-  return Object.keys(setVariables(env)).filter((k) => k.startsWith('REPGEN_') && !known.has(k) && !SANDBOX_VARIABLES.has(k)).sort();
+  return Object.keys(setVariables(env))
+    .filter((k) => k.startsWith('REPGEN_') && !known.has(k) && !SANDBOX_VARIABLES.has(k))
+    .sort();
 }
 
 /** One row of the settings table. */
@@ -69,7 +82,12 @@ export interface SettingRow {
 export function settingRows(schema: z.ZodObject): SettingRow[] {
   return Object.entries(schema.shape).map(([name, field]) => {
     const meta = (z.globalRegistry.get(field as z.ZodType) ?? {}) as Partial<SettingMeta>;
-    return { name, default: meta.shown ?? shownDefault(field as z.ZodType), description: meta.description ?? '', ceiling: meta.ceiling === true };
+    return {
+      name,
+      default: meta.shown ?? shownDefault(field as z.ZodType),
+      description: meta.description ?? '',
+      ceiling: meta.ceiling === true,
+    };
   });
 }
 

@@ -19,18 +19,29 @@ export const RepoConfig = z
     /** Label that starts a run when added to an issue. @defaultValue 'needs-repro' */
     label: z.string().min(1).max(50).default('needs-repro').describe('Label that starts a run when added to an issue.'),
     /** Repository roles allowed to trigger a run (bots never can). Add `triage` to let triagers run it. @defaultValue ['admin','maintain','write'] */
-    trigger: z.array(TriggerRole).min(1).default(['admin', 'maintain', 'write']).describe('Repository roles allowed to trigger a run; bots never can.'),
+    trigger: z
+      .array(TriggerRole)
+      .min(1)
+      .default(['admin', 'maintain', 'write'])
+      .describe('Repository roles allowed to trigger a run; bots never can.'),
     executor: z
       .object({
         /** Where scripts run: the worker's local sandbox or a Kubernetes Job. @defaultValue 'local' */
-        kind: z.enum(['local', 'kubernetes']).default('local').describe("Where scripts run: the worker's local sandbox or a Kubernetes Job."),
+        kind: z
+          .enum(['local', 'kubernetes'])
+          .default('local')
+          .describe("Where scripts run: the worker's local sandbox or a Kubernetes Job."),
         /** Container image for the Kubernetes executor; the image table picks one when absent. */
         image: z.string().min(1).max(300).optional().describe('Container image for the Kubernetes executor.'),
       })
       .strict()
       .default({ kind: 'local' }),
     /** Shell commands run in the script's working directory before each run (e.g. `pip install -e .`). @defaultValue [] */
-    setup: z.array(z.string().min(1).max(1000)).max(20).default([]).describe("Shell commands run in the script's working directory before each run."),
+    setup: z
+      .array(z.string().min(1).max(1000))
+      .max(20)
+      .default([])
+      .describe("Shell commands run in the script's working directory before each run."),
     /** Request a GPU for every run (a `/repgen --gpu` comment asks for one run). @defaultValue false */
     gpu: z.boolean().default(false).describe('Request a GPU for every run.'),
     network: z
@@ -53,15 +64,41 @@ export const RepoConfig = z
      */
     caps: z
       .object({
-        attempts: z.number().int().min(1).max(1000).optional().describe("Script attempts over the whole run; at most the operator's REPGEN_MAX_ATTEMPTS."),
-        tokens: z.number().int().min(1000).max(100_000_000).optional().describe("LLM tokens (input + output) over the whole run; at most the operator's REPGEN_MAX_TOKENS."),
-        costUsd: z.number().min(0).max(10_000).optional().describe("LLM spend in US dollars over the whole run (0: no model); at most the operator's REPGEN_MAX_COST_USD."),
-        minutes: z.number().int().min(1).max(1440).optional().describe("Wall-clock minutes for the whole run; at most the operator's REPGEN_WALL_CLOCK_MS."),
+        attempts: z
+          .number()
+          .int()
+          .min(1)
+          .max(1000)
+          .optional()
+          .describe("Script attempts over the whole run; at most the operator's REPGEN_MAX_ATTEMPTS."),
+        tokens: z
+          .number()
+          .int()
+          .min(1000)
+          .max(100_000_000)
+          .optional()
+          .describe("LLM tokens (input + output) over the whole run; at most the operator's REPGEN_MAX_TOKENS."),
+        costUsd: z
+          .number()
+          .min(0)
+          .max(10_000)
+          .optional()
+          .describe("LLM spend in US dollars over the whole run (0: no model); at most the operator's REPGEN_MAX_COST_USD."),
+        minutes: z
+          .number()
+          .int()
+          .min(1)
+          .max(1440)
+          .optional()
+          .describe("Wall-clock minutes for the whole run; at most the operator's REPGEN_WALL_CLOCK_MS."),
       })
       .strict()
       .default({}),
     /** Regression-test PR: `off`, on `/repgen pr` only (`command`), or opened for every reproduced run (`auto`). @defaultValue 'command' */
-    pr: z.enum(['off', 'command', 'auto']).default('command').describe('Regression-test PR: off, on `/repgen pr` only (command), or for every reproduced run (auto).'),
+    pr: z
+      .enum(['off', 'command', 'auto'])
+      .default('command')
+      .describe('Regression-test PR: off, on `/repgen pr` only (command), or for every reproduced run (auto).'),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;
@@ -72,9 +109,7 @@ export interface ConfigProblem {
   message: string;
 }
 
-export type RepoConfigResult =
-  | { ok: true; config: RepoConfig; source: 'file' | 'defaults' }
-  | { ok: false; problems: ConfigProblem[] };
+export type RepoConfigResult = { ok: true; config: RepoConfig; source: 'file' | 'defaults' } | { ok: false; problems: ConfigProblem[] };
 
 /** Biggest config we read; anything larger is not a hand-written config. */
 const MAX_BYTES = 64 * 1024;
@@ -85,14 +120,23 @@ const MAX_BYTES = 64 * 1024;
  */
 export function parseRepoConfig(text: string | null): RepoConfigResult {
   if (text === null) return { ok: true, config: RepoConfig.parse({}), source: 'defaults' };
-  if (Buffer.byteLength(text) > MAX_BYTES) return { ok: false, problems: [{ key: '(file)', message: `is larger than ${MAX_BYTES} bytes` }] };
+  if (Buffer.byteLength(text) > MAX_BYTES)
+    return { ok: false, problems: [{ key: '(file)', message: `is larger than ${MAX_BYTES} bytes` }] };
   let data: unknown;
   try {
     // maxAliasCount guards against alias bombs ("billion laughs"); uniqueKeys rejects silent overrides.
     data = parseYaml(text, { maxAliasCount: 50, uniqueKeys: true, prettyErrors: true });
   } catch (err) {
     const line = err instanceof YAMLParseError && err.linePos ? ` (line ${err.linePos[0].line})` : '';
-    return { ok: false, problems: [{ key: '(file)', message: `is not valid YAML${line}: ${firstLine((err as Error).message).replace(/ at line \d+, column \d+:?$/, '')}` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          key: '(file)',
+          message: `is not valid YAML${line}: ${firstLine((err as Error).message).replace(/ at line \d+, column \d+:?$/, '')}`,
+        },
+      ],
+    };
   }
   if (data === null || data === undefined) return { ok: true, config: RepoConfig.parse({}), source: 'file' };
   if (typeof data !== 'object' || Array.isArray(data)) {

@@ -78,13 +78,26 @@ function wrap(stored: Searchable): LexicalIndex {
     },
     serialize(): Buffer {
       const terms = stored.encodedTerms();
-      const header = Buffer.from(JSON.stringify({ format: FORMAT, terms: stored.terms.length, termBytes: terms.bytes.length, n, postings: docs.length }));
+      const header = Buffer.from(
+        JSON.stringify({ format: FORMAT, terms: stored.terms.length, termBytes: terms.bytes.length, n, postings: docs.length }),
+      );
       const pad = (4 - ((4 + header.length) % 4)) % 4;
       const lead = Buffer.alloc(4);
       lead.writeUInt32LE(header.length);
       const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
       // The term bytes last: every typed array before them stays 4-byte aligned.
-      return Buffer.concat([lead, header, Buffer.alloc(pad), view(terms.offsets), view(stored.ids), view(stored.lengths), view(offsets), view(docs), view(tf), terms.bytes]);
+      return Buffer.concat([
+        lead,
+        header,
+        Buffer.alloc(pad),
+        view(terms.offsets),
+        view(stored.ids),
+        view(stored.lengths),
+        view(offsets),
+        view(docs),
+        view(tf),
+        terms.bytes,
+      ]);
     },
   };
 }
@@ -179,7 +192,12 @@ export class Bm25Builder {
       docs[at] = inDocs[i]!;
       tf[at] = inTf[i]!;
     }
-    return { terms: order.map((row) => terms[row]!), ids: Int32Array.from(this.ids), lengths: Uint32Array.from(this.lengths), postings: { offsets, docs, tf } };
+    return {
+      terms: order.map((row) => terms[row]!),
+      ids: Int32Array.from(this.ids),
+      lengths: Uint32Array.from(this.lengths),
+      postings: { offsets, docs, tf },
+    };
   }
 }
 
@@ -295,7 +313,13 @@ export const bm25Adapter: LexicalAdapter = {
   load(data: Buffer | string): LexicalIndex {
     const buf = typeof data === 'string' ? Buffer.from(data, 'latin1') : data;
     const headerLen = buf.readUInt32LE(0);
-    const header = JSON.parse(buf.subarray(4, 4 + headerLen).toString('utf8')) as { format: number; terms: number; termBytes: number; n: number; postings: number };
+    const header = JSON.parse(buf.subarray(4, 4 + headerLen).toString('utf8')) as {
+      format: number;
+      terms: number;
+      termBytes: number;
+      n: number;
+      postings: number;
+    };
     if (header.format !== FORMAT) throw new Error(`bm25 index format ${header.format}, expected ${FORMAT}`);
     let at = 4 + headerLen;
     at += (4 - (at % 4)) % 4;
@@ -306,7 +330,10 @@ export const bm25Adapter: LexicalAdapter = {
       const bytes = count * Ctor.BYTES_PER_ELEMENT;
       const from = buf.byteOffset + at;
       if (from + bytes > buf.byteOffset + buf.length) throw new Error('bm25 index is truncated');
-      const out = from % Ctor.BYTES_PER_ELEMENT === 0 ? new Ctor(buf.buffer as ArrayBuffer, from, count) : new Ctor(buf.buffer.slice(from, from + bytes) as ArrayBuffer);
+      const out =
+        from % Ctor.BYTES_PER_ELEMENT === 0
+          ? new Ctor(buf.buffer as ArrayBuffer, from, count)
+          : new Ctor(buf.buffer.slice(from, from + bytes) as ArrayBuffer);
       at += bytes;
       return out;
     };
@@ -321,6 +348,12 @@ export const bm25Adapter: LexicalAdapter = {
     if (offsets[0] !== 0 || offsets[header.terms] !== header.postings) throw new Error('bm25 postings do not match their terms');
     for (let r = 0; r < header.terms; r++) if (offsets[r + 1]! < offsets[r]!) throw new Error('bm25 postings go backwards');
     if (!allInRange(docs, header.n)) throw new Error('bm25 postings hold an unknown document');
-    return wrap({ terms: stringColumn(termOffsets, termBytes), encodedTerms: () => ({ offsets: termOffsets, bytes: termBytes }), ids, lengths, postings: { offsets, docs, tf } });
+    return wrap({
+      terms: stringColumn(termOffsets, termBytes),
+      encodedTerms: () => ({ offsets: termOffsets, bytes: termBytes }),
+      ids,
+      lengths,
+      postings: { offsets, docs, tf },
+    });
   },
 };

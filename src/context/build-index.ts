@@ -47,7 +47,14 @@ export async function chunkRepo(files: RepoFile[]): Promise<{ chunks: Chunk[]; i
 
 export function assembleIndex(
   key: string,
-  parts: { chunks: Chunk[]; files: FileInfo[]; lexical: LexicalIndex; skipped: Record<string, number>; loops?: FoundLoop[]; names?: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'> },
+  parts: {
+    chunks: Chunk[];
+    files: FileInfo[];
+    lexical: LexicalIndex;
+    skipped: Record<string, number>;
+    loops?: FoundLoop[];
+    names?: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'>;
+  },
 ): RepoIndex {
   return {
     key,

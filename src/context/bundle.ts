@@ -52,7 +52,11 @@ export function makeBundles(graph: RepoGraph, ranked: Candidate[], loops: FoundL
       const cost = estimateTokens(loopChunk.text);
       // The loop may take at most half of what is left, so that the candidate's own dependencies still fit.
       if (cost <= (opts.tokenBudget - tokens) / 2) {
-        chunks.push(toContextChunk(loopChunk, scoreOf.get(loopChunk.id) ?? 0, [`training loop (${bestLoop.framework}), the most relevant to the report`]));
+        chunks.push(
+          toContextChunk(loopChunk, scoreOf.get(loopChunk.id) ?? 0, [
+            `training loop (${bestLoop.framework}), the most relevant to the report`,
+          ]),
+        );
         tokens += cost;
       }
     }

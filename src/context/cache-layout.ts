@@ -17,7 +17,9 @@ const KINDS: readonly ChunkKind[] = ['function', 'method', 'class', 'module', 't
 
 /** What a file's lazily parsed JSON holds: every FileInfo field but the two the maps are keyed by. */
 type FileDetails = Omit<FileInfo, 'path' | 'module'>;
-const DETAIL_KEYS = ['imports', 'importRoots', 'defs', 'chunkIds', 'optimizerNames', 'parsed'] as const satisfies ReadonlyArray<keyof FileDetails>;
+const DETAIL_KEYS = ['imports', 'importRoots', 'defs', 'chunkIds', 'optimizerNames', 'parsed'] as const satisfies ReadonlyArray<
+  keyof FileDetails
+>;
 
 interface MetaHeader {
   chunks: number;
@@ -29,7 +31,14 @@ interface MetaHeader {
 
 export function packMeta(
   version: number,
-  parts: { chunks: Chunk[]; files: FileInfo[]; names: GraphNames; loops: FoundLoop[]; skipped: Record<string, number>; lexicalAdapter: string },
+  parts: {
+    chunks: Chunk[];
+    files: FileInfo[];
+    names: GraphNames;
+    loops: FoundLoop[];
+    skipped: Record<string, number>;
+    lexicalAdapter: string;
+  },
 ): Buffer {
   const { chunks, files, names } = parts;
   const fileIndex = new Map(files.map((f, i) => [f.path, i]));
@@ -39,9 +48,20 @@ export function packMeta(
   };
   const table = (prefix: string, map: Map<string, number[]>): Record<string, Int32Array | Buffer> => {
     const packed = packNames(map);
-    return { [`${prefix}.keys.offsets`]: packed.keys.offsets, [`${prefix}.keys.bytes`]: packed.keys.bytes, [`${prefix}.rows`]: packed.rows, [`${prefix}.ids`]: packed.ids };
+    return {
+      [`${prefix}.keys.offsets`]: packed.keys.offsets,
+      [`${prefix}.keys.bytes`]: packed.keys.bytes,
+      [`${prefix}.rows`]: packed.rows,
+      [`${prefix}.ids`]: packed.ids,
+    };
   };
-  const header: MetaHeader = { chunks: chunks.length, files: files.length, loops: parts.loops, skipped: parts.skipped, lexicalAdapter: parts.lexicalAdapter };
+  const header: MetaHeader = {
+    chunks: chunks.length,
+    files: files.length,
+    loops: parts.loops,
+    skipped: parts.skipped,
+    lexicalAdapter: parts.lexicalAdapter,
+  };
   return packSections(version, header, {
     'chunk.file': Int32Array.from(chunks, (c) => fileIndex.get(c.path)!),
     'chunk.startLine': Int32Array.from(chunks, (c) => c.startLine),
@@ -49,12 +69,27 @@ export function packMeta(
     'chunk.textBytes': Int32Array.from(chunks, (c) => Buffer.byteLength(c.text)),
     'chunk.kind': Uint8Array.from(chunks, (c) => KINDS.indexOf(c.kind)),
     'chunk.hasLoop': Uint8Array.from(chunks, (c) => (c.hasLoop ? 1 : 0)),
-    ...column('chunk.symbol', chunks.map((c) => c.symbol ?? '')),
+    ...column(
+      'chunk.symbol',
+      chunks.map((c) => c.symbol ?? ''),
+    ),
     // Calls never contain spaces.
-    ...column('chunk.calls', chunks.map((c) => c.calls.join(' '))),
-    ...column('file.path', files.map((f) => f.path)),
-    ...column('file.module', files.map((f) => f.module)),
-    ...column('file.details', files.map((f) => JSON.stringify(Object.fromEntries(DETAIL_KEYS.map((k) => [k, f[k]]))))),
+    ...column(
+      'chunk.calls',
+      chunks.map((c) => c.calls.join(' ')),
+    ),
+    ...column(
+      'file.path',
+      files.map((f) => f.path),
+    ),
+    ...column(
+      'file.module',
+      files.map((f) => f.module),
+    ),
+    ...column(
+      'file.details',
+      files.map((f) => JSON.stringify(Object.fromEntries(DETAIL_KEYS.map((k) => [k, f[k]])))),
+    ),
     ...table('symbolPart', names.bySymbolPart),
     ...table('callName', names.byCallName),
   });
@@ -87,7 +122,8 @@ function lazyFiles(paths: StringColumn, modules: StringColumn, details: StringCo
       enumerable: true,
       get(this: FileInfo) {
         const parsed = JSON.parse(details.at(row.get(this)!)) as FileDetails;
-        for (const k of DETAIL_KEYS) Object.defineProperty(this, k, { value: parsed[k], enumerable: true, writable: true, configurable: true });
+        for (const k of DETAIL_KEYS)
+          Object.defineProperty(this, k, { value: parsed[k], enumerable: true, writable: true, configurable: true });
         return parsed[key];
       },
     };
@@ -139,11 +175,13 @@ export function unpackMeta(buf: Buffer, version: number, texts: TextSource, text
   const symbol = strings('chunk.symbol');
   const calls = strings('chunk.calls');
   const files = lazyFiles(strings('file.path'), strings('file.module'), strings('file.details'));
-  for (const col of [fileOf, startLine, endLine, textBytes, kind, hasLoop]) if (col.length !== n) throw new Error('chunk columns differ in length');
+  for (const col of [fileOf, startLine, endLine, textBytes, kind, hasLoop])
+    if (col.length !== n) throw new Error('chunk columns differ in length');
   if (symbol.length !== n || calls.length !== n || files.length !== header.files) throw new Error('meta.bin columns differ in length');
   const starts = new Float64Array(n + 1);
   for (let id = 0; id < n; id++) {
-    if (fileOf[id]! < 0 || fileOf[id]! >= files.length || kind[id]! >= KINDS.length || textBytes[id]! < 0) throw new Error('meta.bin holds an impossible chunk');
+    if (fileOf[id]! < 0 || fileOf[id]! >= files.length || kind[id]! >= KINDS.length || textBytes[id]! < 0)
+      throw new Error('meta.bin holds an impossible chunk');
     starts[id + 1] = starts[id]! + textBytes[id]!;
   }
   if (starts[n] !== textsSize) throw new Error('texts.txt does not match meta.bin');
@@ -160,13 +198,29 @@ export function unpackMeta(buf: Buffer, version: number, texts: TextSource, text
   };
   const chunks = lazyChunks(n, (id) => {
     const c = calls.at(id);
-    const chunk = { id, path: files[fileOf[id]!]!.path, startLine: startLine[id]!, endLine: endLine[id]!, kind: KINDS[kind[id]!]!, calls: c ? c.split(' ') : [], hasLoop: hasLoop[id] === 1 } as Chunk;
+    const chunk = {
+      id,
+      path: files[fileOf[id]!]!.path,
+      startLine: startLine[id]!,
+      endLine: endLine[id]!,
+      kind: KINDS[kind[id]!]!,
+      calls: c ? c.split(' ') : [],
+      hasLoop: hasLoop[id] === 1,
+    } as Chunk;
     Object.defineProperty(chunk, 'text', text);
     const s = symbol.at(id);
     if (s) chunk.symbol = s;
     return chunk;
   });
-  const table = (prefix: string) => namesLookup({ keys: { offsets: packed.i32(`${prefix}.keys.offsets`), bytes: packed.u8(`${prefix}.keys.bytes`) }, rows: packed.i32(`${prefix}.rows`), ids: packed.i32(`${prefix}.ids`) }, n);
+  const table = (prefix: string) =>
+    namesLookup(
+      {
+        keys: { offsets: packed.i32(`${prefix}.keys.offsets`), bytes: packed.u8(`${prefix}.keys.bytes`) },
+        rows: packed.i32(`${prefix}.rows`),
+        ids: packed.i32(`${prefix}.ids`),
+      },
+      n,
+    );
   return {
     chunks,
     files,

@@ -134,7 +134,9 @@ function projectImports(files: FileInfo[]): FileInfo[] {
   }
   return files.map((f) => ({
     ...f,
-    imports: Object.fromEntries(Object.entries(f.imports).filter(([, ref]) => ref.module.startsWith('.') || roots.has(ref.module.split('.')[0]!))),
+    imports: Object.fromEntries(
+      Object.entries(f.imports).filter(([, ref]) => ref.module.startsWith('.') || roots.has(ref.module.split('.')[0]!)),
+    ),
   }));
 }
 
@@ -144,7 +146,14 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
   const { bySymbolPart, byCallName } = index.graph;
   // A fresh build holds the name maps as Maps; an index that came from disk holds packed tables.
   const names = bySymbolPart instanceof Map && byCallName instanceof Map ? { bySymbolPart, byCallName } : buildNames(index.chunks);
-  const meta = packMeta(INDEX_VERSION, { chunks: index.chunks, files: projectImports(index.files), names, loops: index.loops, skipped: index.skipped, lexicalAdapter: index.lexical.adapter });
+  const meta = packMeta(INDEX_VERSION, {
+    chunks: index.chunks,
+    files: projectImports(index.files),
+    names,
+    loops: index.loops,
+    skipped: index.skipped,
+    lexicalAdapter: index.lexical.adapter,
+  });
   await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serialize());
   // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
   await writeAtomic(join(dir, 'texts.txt'), index.chunks.map((c) => c.text).join(''));
@@ -161,7 +170,14 @@ export async function loadIndex(cacheDir: string, key: string, adapter: LexicalA
     const meta = unpackMeta(metaBytes, INDEX_VERSION, texts.source, texts.size);
     if (!meta) throw new Error('cache entry of another version');
     const lexical = adapter.load(lexicalBytes);
-    return assembleIndex(key, { chunks: meta.chunks, files: meta.files, lexical, skipped: meta.skipped, loops: meta.loops, names: meta.names });
+    return assembleIndex(key, {
+      chunks: meta.chunks,
+      files: meta.files,
+      lexical,
+      skipped: meta.skipped,
+      loops: meta.loops,
+      names: meta.names,
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     // A corrupt entry is rebuilt, not trusted.
@@ -178,14 +194,17 @@ export async function saveVectors(cacheDir: string, key: string, vectors: ChunkV
   const header = Buffer.alloc(4);
   header.writeUInt32LE(vectors.dim);
   await mkdir(join(cacheDir, key), { recursive: true });
-  await writeAtomic(vectorFile(cacheDir, key, vectors.model), Buffer.concat([header, Buffer.from(vectors.matrix.buffer, vectors.matrix.byteOffset, vectors.matrix.byteLength)]));
+  await writeAtomic(
+    vectorFile(cacheDir, key, vectors.model),
+    Buffer.concat([header, Buffer.from(vectors.matrix.buffer, vectors.matrix.byteOffset, vectors.matrix.byteLength)]),
+  );
 }
 
 export async function loadVectors(cacheDir: string, key: string, model: string, rows: number): Promise<ChunkVectors | null> {
   const buf = await readFile(vectorFile(cacheDir, key, model)).catch(() => null);
   if (!buf || buf.length < 4) return null;
   const dim = buf.readUInt32LE(0);
-  if (dim === 0 || (buf.length - 4) !== rows * dim * 4) return null;
+  if (dim === 0 || buf.length - 4 !== rows * dim * 4) return null;
   const matrix = new Float32Array(rows * dim);
   Buffer.from(matrix.buffer).set(buf.subarray(4));
   return { model, dim, matrix };

@@ -10,12 +10,19 @@ const MODULE_BLOCK_LINES = 60;
 const TEXT_WINDOW_LINES = 50;
 
 export function moduleNameOf(path: string): string {
-  return path.replace(/\.pyi?$/, '').replace(/\/__init__$/, '').split('/').join('.');
+  return path
+    .replace(/\.pyi?$/, '')
+    .replace(/\/__init__$/, '')
+    .split('/')
+    .join('.');
 }
 
 /** Parses the text of an import statement; tree-sitter found it, a regex reads it (faster than walking it). */
 export function parseImport(stmt: string, into: Record<string, ImportRef>, roots: Set<string>): void {
-  const text = stmt.replace(/[()\\\n]/g, ' ').replace(/#.*$/gm, '').trim();
+  const text = stmt
+    .replace(/[()\\\n]/g, ' ')
+    .replace(/#.*$/gm, '')
+    .trim();
   const from = /^from\s+(\S+)\s+import\s+(.+)$/s.exec(text);
   if (from) {
     const module = from[1]!;
@@ -43,8 +50,7 @@ export function parseImport(stmt: string, into: Record<string, ImportRef>, roots
   }
 }
 
-const OPTIMIZER_ASSIGN =
-  regexLines('g')`
+const OPTIMIZER_ASSIGN = regexLines('g')`
     ([\w.]+)\s*=\s*(?:[\w.]*optim(?:izers)?\.)?(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam
     |RAdam|LBFGS|Lion|Adafactor|LAMB|Lamb|create_optimizer\w*|build_optimizer\w*|get_optimizer\w*)\s*\(
   `;

@@ -19,7 +19,11 @@ export interface GraphNames {
   byCallName: Map<string, number[]>;
 }
 
-export function buildGraph(chunks: Chunk[], files: FileInfo[], names: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'> = buildNames(chunks)): RepoGraph {
+export function buildGraph(
+  chunks: Chunk[],
+  files: FileInfo[],
+  names: Pick<RepoGraph, 'bySymbolPart' | 'byCallName'> = buildNames(chunks),
+): RepoGraph {
   const filesByModule = new Map<string, FileInfo>();
   for (const f of files) {
     if (!f.path.endsWith('.py') && !f.path.endsWith('.pyi')) continue;
@@ -27,7 +31,13 @@ export function buildGraph(chunks: Chunk[], files: FileInfo[], names: Pick<RepoG
     const stripped = f.module.replace(/^(?:src|lib|python)\./, '');
     if (!filesByModule.has(stripped)) filesByModule.set(stripped, f);
   }
-  return { chunks, filesByPath: new Map(files.map((f) => [f.path, f])), filesByModule, bySymbolPart: names.bySymbolPart, byCallName: names.byCallName };
+  return {
+    chunks,
+    filesByPath: new Map(files.map((f) => [f.path, f])),
+    filesByModule,
+    bySymbolPart: names.bySymbolPart,
+    byCallName: names.byCallName,
+  };
 }
 
 export function buildNames(chunks: Chunk[]): GraphNames {
@@ -125,7 +135,11 @@ export interface Dependency {
  * The project-local code a chunk needs to run: the import block of its file and the helpers it calls, followed
  * breadth-first across modules up to `depth` calls away, until `tokenBudget` is spent.
  */
-export function dependencyClosure(graph: RepoGraph, root: Chunk, { depth, tokenBudget }: { depth: number; tokenBudget: number }): Dependency[] {
+export function dependencyClosure(
+  graph: RepoGraph,
+  root: Chunk,
+  { depth, tokenBudget }: { depth: number; tokenBudget: number },
+): Dependency[] {
   const out: Dependency[] = [];
   const seen = new Set<number>([root.id]);
   let spent = 0;

@@ -21,7 +21,9 @@ export async function handleShard(req: ShardRequest): Promise<{ reply: ShardRepl
   try {
     const result = indexShard(req.files, await loadPythonParser(), req.bm25);
     const p = result.bm25;
-    const transfer = p ? [p.ids.buffer, p.lengths.buffer, p.postings.offsets.buffer, p.postings.docs.buffer, p.postings.tf.buffer] as ArrayBuffer[] : [];
+    const transfer = p
+      ? ([p.ids.buffer, p.lengths.buffer, p.postings.offsets.buffer, p.postings.docs.buffer, p.postings.tf.buffer] as ArrayBuffer[])
+      : [];
     return { reply: { shard: req.shard, result }, transfer };
   } catch (err) {
     return { reply: { shard: req.shard, error: (err instanceof Error ? err.message : String(err)).split('\n')[0]! }, transfer: [] };

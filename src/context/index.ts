@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
 import { makeBundles } from './bundle.js';
-import {
-  assembleIndex,
-  buildLexical,
-  embedChunks,
-  type ChunkVectors,
-  type RepoIndex,
-} from './build-index.js';
+import { assembleIndex, buildLexical, embedChunks, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { contentIdentity, gitIdentity, IndexLru, INDEX_VERSION, loadIndex, loadVectors, saveIndex, saveVectors, sha256 } from './cache.js';
 import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
 import { ContextInputError } from './errors.js';
@@ -86,7 +80,9 @@ async function checkRepoDir(repoDir: string): Promise<void> {
 }
 
 function settingsKey(identity: string, settings: ContextSettings): string {
-  return sha256(JSON.stringify({ v: INDEX_VERSION, identity, lexical: settings.REPGEN_LEXICAL, maxBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES })).slice(0, 32);
+  return sha256(
+    JSON.stringify({ v: INDEX_VERSION, identity, lexical: settings.REPGEN_LEXICAL, maxBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }),
+  ).slice(0, 32);
 }
 
 function errorText(err: unknown): string {
@@ -102,7 +98,10 @@ async function resolveEmbedder(deps: BuildContextDeps, settings: ContextSettings
   try {
     if (!modelCache.has(cacheKey)) {
       const { createTransformersEmbedder } = await import('./transformers-embedder.js');
-      modelCache.set(cacheKey, createTransformersEmbedder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }));
+      modelCache.set(
+        cacheKey,
+        createTransformersEmbedder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }),
+      );
     }
     return { embedder: (await modelCache.get(cacheKey)) as Embedder };
   } catch (err) {
@@ -119,7 +118,10 @@ async function resolveCrossEncoder(deps: BuildContextDeps, settings: ContextSett
   try {
     if (!modelCache.has(cacheKey)) {
       const { createTransformersCrossEncoder } = await import('./transformers-embedder.js');
-      modelCache.set(cacheKey, createTransformersCrossEncoder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }));
+      modelCache.set(
+        cacheKey,
+        createTransformersCrossEncoder({ model, modelDir: settings.REPGEN_MODEL_DIR, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS }),
+      );
     }
     return (await modelCache.get(cacheKey)) as CrossEncoder;
   } catch (err) {
@@ -151,13 +153,19 @@ async function loadOrBuild(
     // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so the hash is
     // remembered against the files' paths, sizes and mtimes (what git's own index trusts), in this process and
     // next to the disk cache, and the files are re-read only when one of those moved.
-    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
-      throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
-    });
+    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
+      },
+    );
     const fingerprint = sha256(`${repoDir}\n${statFingerprint(listed)}`);
     const memoFile = cacheDir ? join(cacheDir, 'stat-memo', fingerprint) : null;
-    const remembered = contentMemo.get(repoDir)?.fingerprint === fingerprint ? contentMemo.get(repoDir)!.identity
-      : memoFile ? await readFile(memoFile, 'utf8').catch(() => null) : null;
+    const remembered =
+      contentMemo.get(repoDir)?.fingerprint === fingerprint
+        ? contentMemo.get(repoDir)!.identity
+        : memoFile
+          ? await readFile(memoFile, 'utf8').catch(() => null)
+          : null;
     if (remembered) identity = remembered;
     else {
       walked = await readListed(listed, skipped);
@@ -195,7 +203,11 @@ async function loadOrBuild(
   }
   t = now();
   // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
-  const built = await indexFiles(walked.files, { ...indexing, workers: settings.REPGEN_CONTEXT_WORKERS, bm25: settings.REPGEN_LEXICAL === 'bm25' });
+  const built = await indexFiles(walked.files, {
+    ...indexing,
+    workers: settings.REPGEN_CONTEXT_WORKERS,
+    bm25: settings.REPGEN_LEXICAL === 'bm25',
+  });
   const { chunks, infos } = built;
   const skipped = walked.skipped;
   // The file texts are no longer needed (each chunk holds its own): let them go before the rest is built.
@@ -206,7 +218,10 @@ async function loadOrBuild(
   timings.indexShards = built.shards;
   if (built.failures.length) {
     timings.shardsInThread = built.shardsInThread;
-    log.warn({ failures: built.failures, shardsInThread: built.shardsInThread }, 'index workers failed; their shards were indexed on the main thread');
+    log.warn(
+      { failures: built.failures, shardsInThread: built.shardsInThread },
+      'index workers failed; their shards were indexed on the main thread',
+    );
   }
   t = now();
   const lexical = built.lexical ?? buildLexical(adapter, chunks);
@@ -223,13 +238,22 @@ async function loadOrBuild(
   return { index, source: 'built', timings };
 }
 
-async function vectorsFor(index: RepoIndex, embedder: Embedder, settings: ContextSettings, cacheDir: string | null, timings: Record<string, number>): Promise<ChunkVectors> {
+async function vectorsFor(
+  index: RepoIndex,
+  embedder: Embedder,
+  settings: ContextSettings,
+  cacheDir: string | null,
+  timings: Record<string, number>,
+): Promise<ChunkVectors> {
   const cached = index.vectors.get(embedder.name);
   if (cached) return cached;
   const t = now();
   let vectors = cacheDir ? await loadVectors(cacheDir, index.key, embedder.name, index.chunks.length) : null;
   if (!vectors) {
-    vectors = await embedChunks(index.chunks, embedder, { batch: settings.REPGEN_EMBED_BATCH, maxTokens: settings.REPGEN_EMBED_MAX_TOKENS });
+    vectors = await embedChunks(index.chunks, embedder, {
+      batch: settings.REPGEN_EMBED_BATCH,
+      maxTokens: settings.REPGEN_EMBED_MAX_TOKENS,
+    });
     timings.embedMs = now() - t;
     timings.embeddedChunks = index.chunks.length;
     if (cacheDir) await saveVectors(cacheDir, index.key, vectors);
@@ -278,17 +302,22 @@ function phraseCandidates(phrases: string[], index: RepoIndex): Set<number> | un
 function rankLoops(loops: FoundLoop[], ranked: Candidate[], signals: ReportSignals): FoundLoop[] {
   const score = new Map(ranked.map((c) => [c.id, c.score]));
   const value = (l: FoundLoop): number =>
-    (score.get(l.chunkId) ?? 0) + (l.phase === 'train' ? 0.2 : signals.aboutTraining ? 0 : 0.1) + (/(^|\/)train[^/]*\.py$/.test(l.path) ? 0.1 : 0) -
+    (score.get(l.chunkId) ?? 0) +
+    (l.phase === 'train' ? 0.2 : signals.aboutTraining ? 0 : 0.1) +
+    (/(^|\/)train[^/]*\.py$/.test(l.path) ? 0.1 : 0) -
     (/(^|\/)tests?\//.test(l.path) ? 0.5 : 0);
   return [...loops].sort((a, b) => value(b) - value(a) || a.chunkId - b.chunkId);
 }
 
 async function crossRerank(ranked: Candidate[], index: RepoIndex, query: string, encoder: CrossEncoder): Promise<Candidate[]> {
   const pool = ranked.slice(0, CROSS_ENCODER_POOL);
-  const scores = await encoder.score(query.slice(0, 2000), pool.map((c) => {
-    const chunk = index.chunks[c.id]!;
-    return `${chunk.path} ${chunk.symbol ?? ''}\n${chunk.text}`.slice(0, 2000);
-  }));
+  const scores = await encoder.score(
+    query.slice(0, 2000),
+    pool.map((c) => {
+      const chunk = index.chunks[c.id]!;
+      return `${chunk.path} ${chunk.symbol ?? ''}\n${chunk.text}`.slice(0, 2000);
+    }),
+  );
   // Standardized cross-encoder scores move a candidate by about one retrieval rank per standard deviation;
   // the report's hard signals (tracebacks) still dominate.
   const mean = scores.reduce((a, b) => a + b, 0) / (scores.length || 1);
@@ -338,7 +367,10 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
   let t = now();
   const signals = extractReportSignals(input.report);
   const terms = queryTerms(tokenize(signals.query), index);
-  const lexical = index.lexical.search(terms.flatMap(([term, n]) => Array<string>(n).fill(term)), CANDIDATES_PER_LEG);
+  const lexical = index.lexical.search(
+    terms.flatMap(([term, n]) => Array<string>(n).fill(term)),
+    CANDIDATES_PER_LEG,
+  );
   timings.lexicalQueryMs = now() - t;
   let semanticHits: Array<{ id: number; score: number }> = [];
   if (embedder && vectors) {
@@ -354,7 +386,14 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
   t = now();
   const loopIds = new Set(index.loops.map((l) => l.chunkId));
   const phraseScope = phraseCandidates(signals.errorPhrases, index);
-  let ranked = rankCandidates({ graph: index.graph, signals, lexical, semantic: semanticHits, trainingLoopIds: loopIds, ...(phraseScope ? { phraseScope } : {}) });
+  let ranked = rankCandidates({
+    graph: index.graph,
+    signals,
+    lexical,
+    semantic: semanticHits,
+    trainingLoopIds: loopIds,
+    ...(phraseScope ? { phraseScope } : {}),
+  });
   timings.rankMs = now() - t;
   const crossEncoder = await resolveCrossEncoder(deps, settings, log);
   if (crossEncoder && ranked.length) {

@@ -20,7 +20,8 @@ export function encodeStrings(values: readonly string[]): { offsets: Int32Array;
 
 /** Throws when the offsets do not cut `bytes` exactly (a damaged file), so that no later read goes astray. */
 export function stringColumn(offsets: Int32Array, bytes: Buffer): StringColumn {
-  if (offsets.length < 1 || offsets[0] !== 0 || offsets[offsets.length - 1] !== bytes.length) throw new Error('string column does not match its bytes');
+  if (offsets.length < 1 || offsets[0] !== 0 || offsets[offsets.length - 1] !== bytes.length)
+    throw new Error('string column does not match its bytes');
   for (let i = 1; i < offsets.length; i++) if (offsets[i]! < offsets[i - 1]!) throw new Error('string column offsets go backwards');
   return { length: offsets.length - 1, at: (i) => bytes.toString('utf8', offsets[i]!, offsets[i + 1]!) };
 }
@@ -85,7 +86,8 @@ export function packNames(map: ReadonlyMap<string, readonly number[]>): PackedNa
 export function namesLookup(packed: PackedNames, idLimit: number): NameLookup {
   const keys = stringColumn(packed.keys.offsets, packed.keys.bytes);
   const { rows, ids } = packed;
-  if (rows.length !== keys.length + 1 || rows[0] !== 0 || rows[keys.length] !== ids.length) throw new Error('name table does not match its ids');
+  if (rows.length !== keys.length + 1 || rows[0] !== 0 || rows[keys.length] !== ids.length)
+    throw new Error('name table does not match its ids');
   for (let r = 1; r < rows.length; r++) if (rows[r]! < rows[r - 1]!) throw new Error('name table rows go backwards');
   if (!allInRange(ids, idLimit)) throw new Error('name table holds an unknown chunk id');
   return {

@@ -16,7 +16,11 @@ interface Header {
 const align = (n: number): number => (n + 7) & ~7;
 
 export function packSections(version: number, meta: unknown, sections: Record<string, Section>): Buffer {
-  const entries = Object.entries(sections).map(([name, data]) => ({ name, data, kind: (data instanceof Int32Array ? 'i32' : 'u8') as Kind }));
+  const entries = Object.entries(sections).map(([name, data]) => ({
+    name,
+    data,
+    kind: (data instanceof Int32Array ? 'i32' : 'u8') as Kind,
+  }));
   const header: Header = { version, meta, sections: entries.map((e) => ({ name: e.name, kind: e.kind, bytes: e.data.byteLength })) };
   const head = Buffer.from(JSON.stringify(header), 'utf8');
   const parts: Buffer[] = [Buffer.alloc(4), head];
@@ -48,7 +52,8 @@ export function unpackSections(buf: Buffer): Unpacked {
   const found = new Map<string, { kind: Kind; start: number; bytes: number }>();
   let at = 4 + headLen;
   for (const s of header.sections) {
-    if (typeof s.bytes !== 'number' || s.bytes < 0 || (s.kind !== 'i32' && s.kind !== 'u8') || (s.kind === 'i32' && s.bytes % 4)) throw new Error('cache file header is malformed');
+    if (typeof s.bytes !== 'number' || s.bytes < 0 || (s.kind !== 'i32' && s.kind !== 'u8') || (s.kind === 'i32' && s.bytes % 4))
+      throw new Error('cache file header is malformed');
     at = align(at);
     found.set(s.name, { kind: s.kind, start: at, bytes: s.bytes });
     at += s.bytes;

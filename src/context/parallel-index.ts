@@ -124,7 +124,10 @@ function indexHere(files: RepoFile[], py: PythonParser, bm25: boolean): ShardRes
   try {
     return indexShard(files, py, bm25);
   } catch (err) {
-    throw new Error(`indexing ${files[0]?.path ?? '(no file)'} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!}`, { cause: err });
+    throw new Error(
+      `indexing ${files[0]?.path ?? '(no file)'} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]!}`,
+      { cause: err },
+    );
   }
 }
 
@@ -138,7 +141,8 @@ export async function indexFiles(files: RepoFile[], opts: IndexFilesOptions): Pr
   for (const f of files) bytes += f.text.length;
   const out: IndexedFiles = { chunks: [], infos: [], workers: 0, shards: 0, shardsInThread: 0, failures: [], mergeMs: 0 };
   const parallel = opts.workers > 1 && bytes >= (opts.minParallelBytes ?? MIN_PARALLEL_BYTES);
-  const target = opts.shardBytes ?? Math.min(MAX_SHARD_BYTES, Math.max(MIN_SHARD_BYTES, Math.ceil(bytes / (opts.workers * SHARDS_PER_WORKER))));
+  const target =
+    opts.shardBytes ?? Math.min(MAX_SHARD_BYTES, Math.max(MIN_SHARD_BYTES, Math.ceil(bytes / (opts.workers * SHARDS_PER_WORKER))));
   const shards = cutShards(files, parallel ? target : Number.POSITIVE_INFINITY);
   out.shards = shards.length;
   let results: Array<ShardResult | null>;
@@ -163,5 +167,10 @@ export async function indexFiles(files: RepoFile[], opts: IndexFilesOptions): Pr
 }
 
 function emptyPart(): Bm25Part {
-  return { terms: [], ids: new Int32Array(0), lengths: new Uint32Array(0), postings: { offsets: new Int32Array(1), docs: new Int32Array(0), tf: new Uint16Array(0) } };
+  return {
+    terms: [],
+    ids: new Int32Array(0),
+    lengths: new Uint32Array(0),
+    postings: { offsets: new Int32Array(1), docs: new Int32Array(0), tf: new Uint16Array(0) },
+  };
 }

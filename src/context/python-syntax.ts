@@ -85,12 +85,17 @@ export async function parsePython(source: string): Promise<PythonParse> {
         if (!name) continue;
         let params = paramNames(def);
         if (def.type === 'class_definition') {
-          const init = def.childForFieldName('body')?.namedChildren.find(
-            (c) => c?.type === 'function_definition' && c.childForFieldName('name')?.text === '__init__',
-          );
+          const init = def
+            .childForFieldName('body')
+            ?.namedChildren.find((c) => c?.type === 'function_definition' && c.childForFieldName('name')?.text === '__init__');
           params = init ? paramNames(init).slice(1) : [];
         }
-        definitions.push({ name, kind: def.type === 'function_definition' ? 'function' : 'class', line: def.startPosition.row + 1, params });
+        definitions.push({
+          name,
+          kind: def.type === 'function_definition' ? 'function' : 'class',
+          line: def.startPosition.row + 1,
+          params,
+        });
       }
     }
     const calledNames = new Set<string>();

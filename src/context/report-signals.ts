@@ -80,10 +80,13 @@ export function extractReportSignals(report: { title?: string; body: string }): 
   const text = `${report.title ?? ''}\n${report.body}`;
   const exceptions = [...text.matchAll(EXCEPTION)].map((m) => ({ type: m[1]!, message: m[2]!.trim() }));
   const errorPhrases = [...new Set(exceptions.flatMap((e) => phrasesOf(e.message)))];
-  const errorNames = [...new Set(exceptions.flatMap((e) => [...e.message.matchAll(/['"`]([A-Za-z_][\w.]*)['"`]/g)].map((m) => m[1]!.split('.').pop()!)))];
+  const errorNames = [
+    ...new Set(exceptions.flatMap((e) => [...e.message.matchAll(/['"`]([A-Za-z_][\w.]*)['"`]/g)].map((m) => m[1]!.split('.').pop()!))),
+  ];
   const frames = framesOf(text);
   // Frame lines are noise for BM25 (every path word would match); the query keeps the rest.
   const query = text.replace(FRAME, ' ').replace(/https?:\/\/\S+/g, ' ');
-  const aboutTraining = /\b(loss|epochs?|converge\w*|diverg\w*|nan|training|train(s|ed)?|learning rate|optimi[sz]er|gradients?|accuracy)\b/i.test(text);
+  const aboutTraining =
+    /\b(loss|epochs?|converge\w*|diverg\w*|nan|training|train(s|ed)?|learning rate|optimi[sz]er|gradients?|accuracy)\b/i.test(text);
   return { frames, exceptions, identifiers: identifiersOf(text), errorNames, errorPhrases, query, aboutTraining };
 }

@@ -75,12 +75,15 @@ export async function createTransformersCrossEncoder(opts: TransformersModelOpti
     name: opts.model,
     async score(query: string, passages: string[]): Promise<number[]> {
       if (!passages.length) return [];
-      const inputs = tokenizer(passages.map(() => query), {
-        text_pair: passages,
-        padding: true,
-        truncation: true,
-        max_length: maxTokens,
-      });
+      const inputs = tokenizer(
+        passages.map(() => query),
+        {
+          text_pair: passages,
+          padding: true,
+          truncation: true,
+          max_length: maxTokens,
+        },
+      );
       const { logits } = await model(inputs);
       const [rows, labels] = logits.dims as [number, number];
       const data = logits.data as Float32Array;

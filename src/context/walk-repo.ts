@@ -8,9 +8,33 @@ const run = promisify(execFile);
 
 /** Folders that hold someone else's code or build output: never indexed. */
 const SKIP_DIRS = new Set([
-  '.git', '.hg', '.svn', 'node_modules', '__pycache__', '.venv', 'venv', 'env', '.env', 'site-packages',
-  'dist-packages', 'vendor', 'vendored', '_vendor', 'third_party', 'third-party', 'thirdparty', 'external',
-  'build', 'dist', '.eggs', '.tox', '.nox', '.mypy_cache', '.pytest_cache', '.ipynb_checkpoints', 'wandb',
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '__pycache__',
+  '.venv',
+  'venv',
+  'env',
+  '.env',
+  'site-packages',
+  'dist-packages',
+  'vendor',
+  'vendored',
+  '_vendor',
+  'third_party',
+  'third-party',
+  'thirdparty',
+  'external',
+  'build',
+  'dist',
+  '.eggs',
+  '.tox',
+  '.nox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ipynb_checkpoints',
+  'wandb',
 ]);
 
 /** Files read or stat'ed at once: enough to keep the disk busy, few enough to stay polite to the thread pool. */
@@ -79,13 +103,22 @@ function globToRegExp(glob: string): string {
     if (c === '*') {
       if (glob[i + 1] === '*') {
         // "**/" matches any number of folders, a trailing "**" anything below.
-        if (glob[i + 2] === '/') { out += '(?:.*/)?'; i += 2; } else { out += '.*'; i += 1; }
+        if (glob[i + 2] === '/') {
+          out += '(?:.*/)?';
+          i += 2;
+        } else {
+          out += '.*';
+          i += 1;
+        }
       } else out += '[^/]*';
     } else if (c === '?') out += '[^/]';
     else if (c === '[') {
       const end = glob.indexOf(']', i);
       if (end < 0) out += '\\[';
-      else { out += glob.slice(i, end + 1).replace('[!', '[^'); i = end; }
+      else {
+        out += glob.slice(i, end + 1).replace('[!', '[^');
+        i = end;
+      }
     } else out += c.replace(/[.+^${}()|\\]/g, '\\$&');
   }
   return out;
@@ -145,11 +178,20 @@ async function listWithGitignore(repoDir: string, skipped: Record<string, number
     for (const entry of entries) {
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (isSkippedDir(entry.name)) { skipped.vendored = (skipped.vendored ?? 0) + 1; continue; }
-        if (isIgnored(rules, childRel, true)) { skipped.ignored = (skipped.ignored ?? 0) + 1; continue; }
+        if (isSkippedDir(entry.name)) {
+          skipped.vendored = (skipped.vendored ?? 0) + 1;
+          continue;
+        }
+        if (isIgnored(rules, childRel, true)) {
+          skipped.ignored = (skipped.ignored ?? 0) + 1;
+          continue;
+        }
         await visit(childRel, rules);
       } else if (entry.isFile()) {
-        if (isIgnored(rules, childRel, false)) { skipped.ignored = (skipped.ignored ?? 0) + 1; continue; }
+        if (isIgnored(rules, childRel, false)) {
+          skipped.ignored = (skipped.ignored ?? 0) + 1;
+          continue;
+        }
         out.push(childRel);
       }
     }
@@ -167,16 +209,24 @@ export interface ListedFile {
 }
 
 /** The candidate files with their size and mtime, without reading them (cheap enough to run on every call). */
-export async function listRepoFiles(repoDir: string, { maxFileBytes }: { maxFileBytes: number }): Promise<{ listed: ListedFile[]; skipped: Record<string, number> }> {
+export async function listRepoFiles(
+  repoDir: string,
+  { maxFileBytes }: { maxFileBytes: number },
+): Promise<{ listed: ListedFile[]; skipped: Record<string, number> }> {
   const skipped: Record<string, number> = {};
-  const count = (why: string): void => { skipped[why] = (skipped[why] ?? 0) + 1; };
+  const count = (why: string): void => {
+    skipped[why] = (skipped[why] ?? 0) + 1;
+  };
   const paths = (await listWithGit(repoDir)) ?? (await listWithGitignore(repoDir, skipped));
   const wanted: Array<{ path: string; abs: string; language: RepoFile['language'] }> = [];
   for (const rel of paths.sort()) {
     const path = rel.split(sep).join('/');
     const language = languageOf(path);
     if (!language) continue;
-    if (path.split('/').slice(0, -1).some(isSkippedDir)) { count('vendored'); continue; }
+    if (path.split('/').slice(0, -1).some(isSkippedDir)) {
+      count('vendored');
+      continue;
+    }
     wanted.push({ path, abs: join(repoDir, rel), language });
   }
   const infos = await mapLimit(wanted, IO_CONCURRENCY, (w) => stat(w.abs).catch(() => null));
@@ -184,7 +234,10 @@ export async function listRepoFiles(repoDir: string, { maxFileBytes }: { maxFile
   for (const [i, w] of wanted.entries()) {
     const info = infos[i];
     if (!info?.isFile()) continue;
-    if (info.size > maxFileBytes) { count('huge'); continue; }
+    if (info.size > maxFileBytes) {
+      count('huge');
+      continue;
+    }
     listed.push({ ...w, size: info.size, mtimeMs: info.mtimeMs });
   }
   return { listed, skipped };
@@ -206,16 +259,24 @@ export async function walkRepo(repoDir: string, { maxFileBytes }: { maxFileBytes
 }
 
 export async function readListed(listed: ListedFile[], skipped: Record<string, number>): Promise<WalkResult> {
-  const count = (why: string): void => { skipped[why] = (skipped[why] ?? 0) + 1; };
+  const count = (why: string): void => {
+    skipped[why] = (skipped[why] ?? 0) + 1;
+  };
   const files: RepoFile[] = [];
   const buffers = await mapLimit(listed, IO_CONCURRENCY, (f) => readFile(f.abs).catch(() => null));
   for (const [i, f] of listed.entries()) {
     const buf = buffers[i];
     // Gone since it was listed (a checkout in progress): skip it rather than fail the build.
     if (!buf) continue;
-    if (buf.subarray(0, 8192).includes(0)) { count('binary'); continue; }
+    if (buf.subarray(0, 8192).includes(0)) {
+      count('binary');
+      continue;
+    }
     const text = buf.toString('utf8');
-    if (looksGenerated(f.path, text)) { count('generated'); continue; }
+    if (looksGenerated(f.path, text)) {
+      count('generated');
+      continue;
+    }
     files.push({ path: f.path, language: f.language, text });
   }
   return { files, skipped };

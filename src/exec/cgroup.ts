@@ -60,7 +60,9 @@ async function canMakeChild(parent: string): Promise<boolean> {
 }
 
 /** Finds a cgroup hierarchy this process may create run cgroups in; the reason when there is none. */
-export async function detectCgroups(euid: number | undefined = process.geteuid?.()): Promise<{ support: CgroupSupport | null; reason: string }> {
+export async function detectCgroups(
+  euid: number | undefined = process.geteuid?.(),
+): Promise<{ support: CgroupSupport | null; reason: string }> {
   if (euid !== 0) return { support: null, reason: 'not running as root' };
   let mounts: MountLine[];
   let own: Map<string, string>;
@@ -78,7 +80,8 @@ export async function detectCgroups(euid: number | undefined = process.geteuid?.
   const memory = v1('memory');
   const pids = v1('pids');
   if (memory && pids) {
-    if ((await canMakeChild(memory)) && (await canMakeChild(pids))) return { support: { kind: 'v1', parents: { memory, pids } }, reason: '' };
+    if ((await canMakeChild(memory)) && (await canMakeChild(pids)))
+      return { support: { kind: 'v1', parents: { memory, pids } }, reason: '' };
     return { support: null, reason: 'the cgroup v1 memory/pids hierarchies are read-only here' };
   }
   const unified = mounts.find((x) => x.type === 'cgroup2' && x.dir === '/sys/fs/cgroup');
@@ -155,7 +158,12 @@ async function readCounter(file: string, key: string): Promise<number> {
  * The command that joins `procsFiles` and then runs `argv` as `runAs` (joining needs root; the sandbox must not
  * have it). `setpriv` is util-linux's: it drops groups, gid and uid before exec.
  */
-export function joinCgroupArgv(procsFiles: string[], runAs: { uid: number; gid: number } | null, setpriv: string, argv: string[]): string[] {
+export function joinCgroupArgv(
+  procsFiles: string[],
+  runAs: { uid: number; gid: number } | null,
+  setpriv: string,
+  argv: string[],
+): string[] {
   const n = procsFiles.length;
   const joins = procsFiles.map((_, i) => `echo $$ > "$${i + 1}"`).join(' && ');
   const drop = runAs ? [setpriv, `--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--'] : [];

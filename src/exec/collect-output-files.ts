@@ -36,7 +36,10 @@ export async function collectOutputFiles(outDir: string, options: CollectOptions
   const top = await lstat(outDir).catch(() => null);
   if (!top) return { files, notes: ['$REPGEN_OUT is gone: the script removed it'] };
   if (!top.isDirectory()) {
-    return { files, notes: [`$REPGEN_OUT was replaced by ${top.isSymbolicLink() ? 'a symlink' : 'something not a folder'}: nothing collected`] };
+    return {
+      files,
+      notes: [`$REPGEN_OUT was replaced by ${top.isSymbolicLink() ? 'a symlink' : 'something not a folder'}: nothing collected`],
+    };
   }
 
   async function readOne(full: string, rel: string): Promise<void> {
@@ -121,7 +124,10 @@ export async function collectOutputFiles(outDir: string, options: CollectOptions
 
   await walk(outDir, '', 0);
   if (skippedLinks > 0) notes.push(`${skippedLinks} symlink(s) under $REPGEN_OUT not followed`);
-  if (skippedOther > 0) notes.push(`${skippedOther} entr${skippedOther === 1 ? 'y' : 'ies'} under $REPGEN_OUT skipped (not a regular file, unreadable or a name that is not UTF-8)`);
+  if (skippedOther > 0)
+    notes.push(
+      `${skippedOther} entr${skippedOther === 1 ? 'y' : 'ies'} under $REPGEN_OUT skipped (not a regular file, unreadable or a name that is not UTF-8)`,
+    );
   if (overflow > 0) notes.push(`${overflow} output file(s) beyond the first ${options.maxFiles} not listed`);
   if (stoppedEarly) notes.push(`$REPGEN_OUT holds more than ${maxEntries} entries: the listing stopped there`);
   return { files, notes };

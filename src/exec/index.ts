@@ -47,7 +47,10 @@ export async function createExecutor(cfg: ExecConfig, deps: ExecutorDeps = {}): 
  */
 async function createKubernetes(cfg: KubernetesConfig, deps: ExecutorDeps): Promise<ScriptExecutor> {
   // Loads @kubernetes/client-node (and undici) only when a cluster is the executor.
-  const [{ createKubernetesExecutor }, { WorkspaceServer }] = await Promise.all([import('./kubernetes.js'), import('./kubernetes-workspace.js')]);
+  const [{ createKubernetesExecutor }, { WorkspaceServer }] = await Promise.all([
+    import('./kubernetes.js'),
+    import('./kubernetes-workspace.js'),
+  ]);
   const log = deps.log ?? silentLogger;
   const options = { config: cfg, log, ...(deps.kubeConfig ? { kubeConfig: deps.kubeConfig } : {}) };
   if (!cfg.workspaceUrl) {
@@ -57,13 +60,18 @@ async function createKubernetes(cfg: KubernetesConfig, deps: ExecutorDeps): Prom
   const host = new URL(cfg.workspaceUrl).hostname.replace(/^\[|\]$/g, '');
   if (!isIP(host)) {
     // k8s/base gives repro pods no DNS, and a Service would send a fetch to a replica that holds no offer.
-    log.warn({ host }, 'REPGEN_K8S_WORKSPACE_URL names a host, not an IP: repro pods must resolve it and reach this very worker (k8s/ uses the pod IP)');
+    log.warn(
+      { host },
+      'REPGEN_K8S_WORKSPACE_URL names a host, not an IP: repro pods must resolve it and reach this very worker (k8s/ uses the pod IP)',
+    );
   }
   const server = new WorkspaceServer({ publicUrl: cfg.workspaceUrl, port: cfg.workspacePort });
   try {
     await server.start();
   } catch (err) {
-    throw new SetupError(`cannot open the workspace port ${cfg.workspacePort} (REPGEN_K8S_WORKSPACE_PORT): ${err instanceof Error ? err.message : String(err)}`);
+    throw new SetupError(
+      `cannot open the workspace port ${cfg.workspacePort} (REPGEN_K8S_WORKSPACE_PORT): ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   log.info({ port: server.port, url: cfg.workspaceUrl }, 'workspace server listening');
   const executor = createKubernetesExecutor({ ...options, workspaceServer: server });

@@ -41,7 +41,10 @@ export const KubernetesExecConfig = z
   .object({
     kind: z.literal('kubernetes'),
     /** @defaultValue 'repgen-repro' */
-    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).default('repgen-repro'),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+      .default('repgen-repro'),
     /** @defaultValue DEFAULT_IMAGE_TABLE */
     images: z.array(ImageRule).min(1).default(DEFAULT_IMAGE_TABLE),
     /** @defaultValue 'python' */

@@ -104,7 +104,8 @@ export function judgeRun(input: JudgeInput): Verdict {
       kind: 'infra',
       infra: {
         kind: 'evicted',
-        message: `the pod ended without a container result (Job ${failed ? `failed: ${failed.reason ?? ''} ${failed.message ?? ''}` : 'complete'})`.trim(),
+        message:
+          `the pod ended without a container result (Job ${failed ? `failed: ${failed.reason ?? ''} ${failed.message ?? ''}` : 'complete'})`.trim(),
       },
     };
     return (input.settleAttempts ?? 0) >= MAX_SETTLE_ATTEMPTS ? fallback : { kind: 'settle', fallback };
@@ -135,7 +136,15 @@ export function judgeRun(input: JudgeInput): Verdict {
   return { kind: 'wait' };
 }
 
-const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 15: 'SIGTERM', 24: 'SIGXCPU' };
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  15: 'SIGTERM',
+  24: 'SIGXCPU',
+};
 
 export interface ResultContext {
   executor: string;
@@ -185,29 +194,61 @@ export function toRunResult(verdict: Verdict, log: RunnerLog | null, ctx: Result
     const oomKilled = t.reason === 'OOMKilled';
     const notes = oomKilled ? [`the container passed its ${ctx.memoryMb} MiB memory limit and was OOM-killed`] : [];
     if (t.reason === 'StartError' || t.reason === 'ContainerCannotRun') {
-      return { ...base, exitCode: null, signal: null, timedOut: false, oomKilled: false, infra: { kind: 'spawn_failed', message: `the container could not start: ${t.message ?? t.reason}` } };
+      return {
+        ...base,
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        oomKilled: false,
+        infra: { kind: 'spawn_failed', message: `the container could not start: ${t.message ?? t.reason}` },
+      };
     }
     if (log?.spawnFailed) {
-      return { ...base, exitCode: null, signal: null, timedOut: false, oomKilled, infra: { kind: 'spawn_failed', message: `cannot execute the script: ${log.spawnFailed}` } };
+      return {
+        ...base,
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        oomKilled,
+        infra: { kind: 'spawn_failed', message: `cannot execute the script: ${log.spawnFailed}` },
+      };
     }
     if (exit) {
       if (exit.timedOut) notes.push(`killed after the ${ctx.timeoutMs} ms wall-clock limit`);
       if (exit.signal === 'SIGXCPU' || (exit.signal === 'SIGKILL' && !exit.timedOut && exit.cpuMs >= ctx.cpuSeconds * 1000)) {
         notes.push(`stopped by the ${ctx.cpuSeconds} s CPU-time limit`);
       }
-      return { ...base, exitCode: exit.code, signal: exit.signal, timedOut: exit.timedOut, oomKilled, infra: null, ...(notes.length ? { notes } : {}) };
+      return {
+        ...base,
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut: exit.timedOut,
+        oomKilled,
+        infra: null,
+        ...(notes.length ? { notes } : {}),
+      };
     }
     // No exit frame: the runner itself was killed (OOM kill of the container, a node problem).
     const code = t.exitCode ?? null;
     const sigNum = t.signal ?? (code !== null && code > 128 ? code - 128 : undefined);
     if (sigNum !== undefined) {
-      return { ...base, exitCode: null, signal: SIGNALS[sigNum] ?? `SIG${sigNum}`, timedOut: false, oomKilled, infra: null, ...(notes.length ? { notes } : {}) };
+      return {
+        ...base,
+        exitCode: null,
+        signal: SIGNALS[sigNum] ?? `SIG${sigNum}`,
+        timedOut: false,
+        oomKilled,
+        infra: null,
+        ...(notes.length ? { notes } : {}),
+      };
     }
     return { ...base, exitCode: code, signal: null, timedOut: false, oomKilled, infra: null, ...(notes.length ? { notes } : {}) };
   }
   if (verdict.kind === 'deadline') {
     // The Job's activeDeadlineSeconds killed the pod: the run is a timeout like a local one killed at its limit.
-    const notes = [`the Job passed its activeDeadlineSeconds (${ctx.timeoutMs} ms script limit plus the scheduling and setup slack) and was killed`];
+    const notes = [
+      `the Job passed its activeDeadlineSeconds (${ctx.timeoutMs} ms script limit plus the scheduling and setup slack) and was killed`,
+    ];
     return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: true, oomKilled: false, infra: null, notes };
   }
   if (verdict.kind === 'infra') {

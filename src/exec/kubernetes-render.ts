@@ -53,7 +53,11 @@ export function toLabelValue(value: string): string {
 /** `job` → `repgen.dev/job`; a key that already has a prefix keeps it. Invalid names are cleaned, not rejected. */
 export function toLabelKey(key: string): string {
   const [prefix, name] = key.includes('/') ? [key.slice(0, key.indexOf('/')), key.slice(key.indexOf('/') + 1)] : ['repgen.dev', key];
-  const cleanPrefix = prefix.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253) || 'repgen.dev';
+  const cleanPrefix =
+    prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .slice(0, 253) || 'repgen.dev';
   return `${cleanPrefix}/${toLabelValue(name) || 'label'}`;
 }
 
@@ -87,14 +91,25 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
     );
   }
   if (request.workspace && !options.workspace) {
-    throw new InvalidRunRequestError('a Kubernetes run with a workspace needs the worker\'s workspace server (set REPGEN_K8S_WORKSPACE_URL)');
+    throw new InvalidRunRequestError(
+      "a Kubernetes run with a workspace needs the worker's workspace server (set REPGEN_K8S_WORKSPACE_URL)",
+    );
   }
   const name = `repgen-${options.runId}`;
   const gpu = request.gpus > 0;
   const outDir = `${PATHS.work}/.repgen/out`;
   const workspaceMount = request.workspace ? (request.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT) : null;
   const containerEnv = buildContainerEnv(
-    workspaceMount ? { ...request, env: { ...request.env, PYTHONPATH: [workspaceMount, request.env.PYTHONPATH].filter(Boolean).join(':'), REPGEN_WORKSPACE: workspaceMount } } : request,
+    workspaceMount
+      ? {
+          ...request,
+          env: {
+            ...request.env,
+            PYTHONPATH: [workspaceMount, request.env.PYTHONPATH].filter(Boolean).join(':'),
+            REPGEN_WORKSPACE: workspaceMount,
+          },
+        }
+      : request,
     options.hostEnv ?? {},
     outDir,
   );

@@ -65,7 +65,7 @@ export function describeApiError(err: unknown): string {
     message = (body as { message?: string }).message;
   }
   message ??= err instanceof Error ? err.message.split('\n')[0] : String(err);
-  return status === undefined ? message ?? 'connection failed' : `HTTP ${status}: ${message ?? ''}`.trim();
+  return status === undefined ? (message ?? 'connection failed') : `HTTP ${status}: ${message ?? ''}`.trim();
 }
 
 /**

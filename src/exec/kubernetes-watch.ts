@@ -77,7 +77,8 @@ export function startResumableWatch(opts: ResumableWatchOptions): () => void {
         if (type === 'BOOKMARK') return;
         if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') opts.onEvent(type, object);
       },
-      (err: unknown) => resolveEnded(httpStatus(err) === 410 ? { gone: true } : gone ? { gone: true } : { gone: false, error: err ?? undefined }),
+      (err: unknown) =>
+        resolveEnded(httpStatus(err) === 410 ? { gone: true } : gone ? { gone: true } : { gone: false, error: err ?? undefined }),
     );
     return { session: { ended, abort: () => controller.abort() }, lastVersion: () => last };
   }

@@ -99,7 +99,12 @@ export class WorkspaceServer implements WorkspacePublisher {
     const entry = m?.[1] ? this.entries.get(m[1]) : undefined;
     const given = Buffer.from(/^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '');
     // The same answer for an unknown id, a used-up token and a wrong one: nothing to probe.
-    const ok = req.method === 'GET' && entry && entry.expires > Date.now() && given.length === entry.token.length && timingSafeEqual(given, entry.token);
+    const ok =
+      req.method === 'GET' &&
+      entry &&
+      entry.expires > Date.now() &&
+      given.length === entry.token.length &&
+      timingSafeEqual(given, entry.token);
     if (!ok || !m?.[1] || !entry) {
       res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden\n');
       return;

@@ -110,7 +110,11 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
     const offer = request.workspace && options.workspaceServer ? options.workspaceServer.offer(request.workspace.hostPath) : null;
     let rendered: ReturnType<typeof renderRun>;
     try {
-      rendered = renderRun(request, config, { runId, hostEnv: options.hostEnv ?? process.env, ...(offer ? { workspace: { url: offer.url, token: offer.token } } : {}) });
+      rendered = renderRun(request, config, {
+        runId,
+        hostEnv: options.hostEnv ?? process.env,
+        ...(offer ? { workspace: { url: offer.url, token: offer.token } } : {}),
+      });
     } catch (err) {
       offer?.release();
       throw err;
@@ -239,7 +243,8 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
 
       function evaluate(): void {
         if (done) return;
-        if (fatal !== undefined) return finish({ kind: 'infra', infra: { kind: 'api_error', message: `Kubernetes API: ${describeApiError(fatal)}` } });
+        if (fatal !== undefined)
+          return finish({ kind: 'infra', infra: { kind: 'api_error', message: `Kubernetes API: ${describeApiError(fatal)}` } });
         const pod = currentPod();
         const now = Date.now();
         const reason = failingWaitReason(pod);
@@ -262,7 +267,10 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
         if (verdict.kind === 'wait') {
           if (jobGone) return finish({ kind: 'infra', infra: { kind: 'aborted', message: 'the Job was deleted outside RepGen' } });
           if (now - startedAt > guardMs) {
-            return finish({ kind: 'infra', infra: { kind: 'api_error', message: `no end of Job ${name} seen within ${Math.round(guardMs / 1000)}s` } });
+            return finish({
+              kind: 'infra',
+              infra: { kind: 'api_error', message: `no end of Job ${name} seen within ${Math.round(guardMs / 1000)}s` },
+            });
           }
           return;
         }
@@ -295,7 +303,12 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
       }
 
       const listPods = async () => {
-        const list = await withRetry('list pods', () => core.listNamespacedPod({ namespace: ns, labelSelector: `${RUN_ID_LABEL}=${runId}` }), retry, { log });
+        const list = await withRetry(
+          'list pods',
+          () => core.listNamespacedPod({ namespace: ns, labelSelector: `${RUN_ID_LABEL}=${runId}` }),
+          retry,
+          { log },
+        );
         return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
       };
       const stopPods = startResumableWatch({
@@ -319,7 +332,12 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
         path: `/apis/batch/v1/namespaces/${ns}/jobs`,
         query: { fieldSelector: `metadata.name=${name}` },
         list: async () => {
-          const list = await withRetry('list jobs', () => batch.listNamespacedJob({ namespace: ns, fieldSelector: `metadata.name=${name}` }), retry, { log });
+          const list = await withRetry(
+            'list jobs',
+            () => batch.listNamespacedJob({ namespace: ns, fieldSelector: `metadata.name=${name}` }),
+            retry,
+            { log },
+          );
           return { items: list.items, resourceVersion: list.metadata?.resourceVersion };
         },
         onEvent: (type, object) => {
@@ -344,7 +362,11 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Sc
         const verdict = await verdictPromise;
         if (verdict.kind === 'aborted') {
           log.info(runLog, 'kubernetes run aborted');
-          return toRunResult({ kind: 'infra', infra: { kind: 'aborted', message: 'the run was cancelled' } }, null, resultCtx(Date.now() - startedAt));
+          return toRunResult(
+            { kind: 'infra', infra: { kind: 'aborted', message: 'the run was cancelled' } },
+            null,
+            resultCtx(Date.now() - startedAt),
+          );
         }
         const logText = await collectLogs(verdict);
         const decoded = logText === null ? null : parseRunnerLog(logText, cap);

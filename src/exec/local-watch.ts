@@ -152,7 +152,10 @@ export function spawnAndWatch(
       }
       // A warm interpreter's CPU before the run (its imports) is not the script's.
       const cpuMs = report.exit ? Math.max(0, report.exit.cpuMs - (warm?.importCpuMs ?? 0)) : null;
-      if (sigName === 'SIGXCPU' || (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)) {
+      if (
+        sigName === 'SIGXCPU' ||
+        (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)
+      ) {
         notes.push(`stopped by the ${req.limits.cpuSeconds} s CPU-time limit`);
       }
       resolveRun({

@@ -4,7 +4,15 @@ import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
 import { InvalidRunRequestError } from './errors.js';
 import { ensureNativeLauncher } from './launcher-native.js';
 import { ensureDir, resolveInterpreter } from './local-fs.js';
-import { abortedResult, describeIsolation, finishRun, prepareSandbox, writeRequestFiles, type RunContext, type RunShape } from './local-run.js';
+import {
+  abortedResult,
+  describeIsolation,
+  finishRun,
+  prepareSandbox,
+  writeRequestFiles,
+  type RunContext,
+  type RunShape,
+} from './local-run.js';
 import { interpreterFingerprint } from './local-fingerprint.js';
 import { createWarmPool } from './local-warm-pool.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
@@ -21,7 +29,11 @@ export interface LocalExecutorDeps {
 }
 
 /** The local executor: a ScriptExecutor, plus warmUp() for its warm pool. */
-export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(input: RunRequestInput): Promise<boolean>; environmentKey(): Promise<string | null> };
+export type LocalExecutor = ScriptExecutor & {
+  close(): Promise<void>;
+  warmUp(input: RunRequestInput): Promise<boolean>;
+  environmentKey(): Promise<string | null>;
+};
 
 /**
  * The local adapter of ScriptExecutor: each run gets a fresh throwaway work dir, a clean environment, a sandbox
@@ -32,7 +44,10 @@ export type LocalExecutor = ScriptExecutor & { close(): Promise<void>; warmUp(in
  * The parts: local-run.ts prepares a run's sandbox and collects its result, local-watch.ts watches the process
  * tree, local-warm-pool.ts keeps sandboxes started ahead (REPGEN_WARM_POOL), local-fs.ts the host-side files.
  */
-export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kind'> & { kind?: 'local' } = {}, deps: LocalExecutorDeps = {}): LocalExecutor {
+export function createLocalExecutor(
+  configInput: Omit<LocalExecConfigInput, 'kind'> & { kind?: 'local' } = {},
+  deps: LocalExecutorDeps = {},
+): LocalExecutor {
   const config = LocalExecConfig.parse({ ...configInput, kind: 'local' });
   const log = deps.log ?? silentLogger;
   const ctx: RunContext = { config, log, hostEnv: deps.hostEnv ?? process.env };
@@ -116,14 +131,18 @@ export function createLocalExecutor(configInput: Omit<LocalExecConfigInput, 'kin
     }
   }
 
-  async function runCold(workdir: string, shape: RunShape, isolation: Isolation, signal: AbortSignal | undefined, extraNotes: string[]): Promise<RunResult> {
+  async function runCold(
+    workdir: string,
+    shape: RunShape,
+    isolation: Isolation,
+    signal: AbortSignal | undefined,
+    extraNotes: string[],
+  ): Promise<RunResult> {
     const { req, interpreter, plan } = shape;
     await writeRequestFiles(workdir, req);
     const scriptArgv = [interpreter, req.entry, ...req.args];
     const target =
-      req.setup.length > 0
-        ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv]
-        : scriptArgv;
+      req.setup.length > 0 ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv] : scriptArgv;
     const prepared = await prepareSandbox(ctx, workdir, shape, isolation, target, req.limits.cpuSeconds, 'ignore');
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
     return finishRun(ctx, prepared, req, plan, isolation, signal, undefined, extraNotes);

@@ -53,9 +53,7 @@ export function createOutputCapture(capBytes: number): OutputCapture {
     const headEnd = utf8Boundary(headBuf, headBuf.length);
     const tailStart = skipContinuation(tailBuf);
     const kept = headEnd + (tailBuf.length - tailStart);
-    return (
-      headBuf.subarray(0, headEnd).toString('utf8') + omittedMarker(total - kept) + tailBuf.subarray(tailStart).toString('utf8')
-    );
+    return headBuf.subarray(0, headEnd).toString('utf8') + omittedMarker(total - kept) + tailBuf.subarray(tailStart).toString('utf8');
   }
 
   return {

@@ -41,7 +41,14 @@ export function selfIdentity(): SelfIdentity {
 /** Writes `<dir>.owner` for a folder just made under a root; `keep` marks a folder kept for debugging. */
 export async function writeOwnerMarker(dir: string, options: { keep?: boolean } = {}): Promise<void> {
   const self = selfIdentity();
-  const marker: OwnerMarker = { pid: process.pid, start: processStart(process.pid), host: self.host, boot: self.boot, at: Date.now(), ...(options.keep ? { keep: true } : {}) };
+  const marker: OwnerMarker = {
+    pid: process.pid,
+    start: processStart(process.pid),
+    host: self.host,
+    boot: self.boot,
+    at: Date.now(),
+    ...(options.keep ? { keep: true } : {}),
+  };
   // O_EXCL | O_NOFOLLOW: never write through something already planted under that name.
   const fh = await open(`${dir}${OWNER_SUFFIX}`, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {

@@ -287,7 +287,8 @@ async function probeUncached(mode: SandboxMode, options: ProbeOptions): Promise<
   const blocked = await unreachableBy(options.workRoot, plan.runAs);
   if (blocked) {
     throw new SandboxUnavailableError(
-      (`the work root ${options.workRoot} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${blocked}; ` + `make it searchable (chmod o+x) or set REPGEN_SANDBOX_UID`),
+      `the work root ${options.workRoot} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${blocked}; ` +
+        `make it searchable (chmod o+x) or set REPGEN_SANDBOX_UID`,
     );
   }
   if (plan.cgroups && (await tryPlan(plan, options)) !== null) plan.cgroups = null;

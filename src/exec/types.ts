@@ -7,7 +7,10 @@ import { z } from 'zod';
 
 export const ScriptFile = z.object({
   /** Relative path inside the run's working directory (no `..`, not absolute). */
-  path: z.string().min(1).refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a relative path inside the work dir'),
+  path: z
+    .string()
+    .min(1)
+    .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a relative path inside the work dir'),
   content: z.string(),
 });
 export type ScriptFile = z.infer<typeof ScriptFile>;
@@ -28,7 +31,24 @@ export type RunLimits = z.infer<typeof RunLimits>;
 export const DEFAULT_WORKSPACE_MOUNT = '/workspace';
 
 /** Top-level folders a workspace may not be mounted on or under: the sandbox's own system and scratch mounts. */
-const RESERVED_MOUNT_ROOTS = ['bin', 'boot', 'dev', 'etc', 'lib', 'lib32', 'lib64', 'libx32', 'proc', 'root', 'run', 'sbin', 'sys', 'tmp', 'usr', 'var'];
+const RESERVED_MOUNT_ROOTS = [
+  'bin',
+  'boot',
+  'dev',
+  'etc',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'proc',
+  'root',
+  'run',
+  'sbin',
+  'sys',
+  'tmp',
+  'usr',
+  'var',
+];
 
 /**
  * The project checkout a run may import and read but never change: the local sandbox bind-mounts `hostPath`
@@ -37,7 +57,10 @@ const RESERVED_MOUNT_ROOTS = ['bin', 'boot', 'dev', 'etc', 'lib', 'lib32', 'lib6
 export const Workspace = z
   .object({
     /** Absolute host path of the checkout (a directory). */
-    hostPath: z.string().startsWith('/', 'must be an absolute path').refine((p) => !p.split('/').includes('..'), 'must not contain ..'),
+    hostPath: z
+      .string()
+      .startsWith('/', 'must be an absolute path')
+      .refine((p) => !p.split('/').includes('..'), 'must not contain ..'),
     /**
      * Absolute path inside the sandbox, plain segments only, not on or under a system folder (/usr, /tmp, /proc …).
      * @defaultValue '/workspace'

@@ -32,7 +32,9 @@ export function withPolicy(executor: ScriptExecutor, policy: ExecPolicy): Script
     run: (req: RunRequestInput, signal?: AbortSignal) => executor.run(applyPolicy(req, policy), signal),
     ...(executor.close ? { close: () => (executor.close as () => Promise<void>)() } : {}),
     // The same policy as run(): a pooled sandbox serves only requests of its exact shape.
-    ...(executor.warmUp ? { warmUp: (req: RunRequestInput) => (executor.warmUp as (r: RunRequestInput) => Promise<boolean>)(applyPolicy(req, policy)) } : {}),
+    ...(executor.warmUp
+      ? { warmUp: (req: RunRequestInput) => (executor.warmUp as (r: RunRequestInput) => Promise<boolean>)(applyPolicy(req, policy)) }
+      : {}),
     // Setup commands (pip install …) change what imports, run by run: no key then. The image is part of it.
     ...(executor.environmentKey && policy.setup.length === 0 ? { environmentKey: () => policyKey(executor, policy) } : {}),
   };

@@ -35,10 +35,15 @@ export async function cloneAtRef(options: CloneOptions): Promise<{ sha: string }
   };
   if (options.token) {
     const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
-    Object.assign(env, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` });
+    Object.assign(env, {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'http.extraHeader',
+      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    });
   }
   const secrets = options.token ? [options.token, Buffer.from(`x-access-token:${options.token}`).toString('base64')] : [];
-  const run = (args: string[]) => runGit(git, args, { env, cwd: options.dir, signal: options.signal, timeoutMs: options.timeoutMs ?? 120_000, secrets });
+  const run = (args: string[]) =>
+    runGit(git, args, { env, cwd: options.dir, signal: options.signal, timeoutMs: options.timeoutMs ?? 120_000, secrets });
   await mkdir(options.dir, { recursive: true });
   await run(['init', '-q']);
   const fetched = await run(['fetch', '-q', '--depth', '1', '--no-tags', options.url, options.ref]);
@@ -60,7 +65,13 @@ function runGit(
   opts: { env: NodeJS.ProcessEnv; cwd: string; signal?: AbortSignal; timeoutMs: number; secrets: string[] },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(git, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, timeout: opts.timeoutMs });
+    const child = spawn(git, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: opts.signal,
+      timeout: opts.timeoutMs,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -10,7 +10,13 @@ import type { TriggerEvent } from './webhook-payloads.js';
  * The permission gate shared by both triggers: allowed → true. Refused → false, with one polite comment
  * per person and issue (a Redis NX key), so repeating the command does not make the bot repeat itself.
  */
-export async function mayTrigger(octokit: Octokit, event: TriggerEvent, role: string | null, config: RepoConfig, deps: HandlerDeps): Promise<boolean> {
+export async function mayTrigger(
+  octokit: Octokit,
+  event: TriggerEvent,
+  role: string | null,
+  config: RepoConfig,
+  deps: HandlerDeps,
+): Promise<boolean> {
   const owner = event.repository.owner.login;
   const repo = event.repository.name;
   const login = event.sender.login;
@@ -18,6 +24,7 @@ export async function mayTrigger(octokit: Octokit, event: TriggerEvent, role: st
   const key = `${deps.registry.prefix}:refused:${issueKey({ owner, repo, issueNumber: event.issue.number })}:${login.toLowerCase()}`;
   const first = (await deps.redis.set(key, '1', 'EX', 30 * 86_400, 'NX')) === 'OK';
   deps.log.info({ login, repo: event.repository.full_name, first }, 'trigger refused: no permission');
-  if (first) await octokit.rest.issues.createComment({ owner, repo, issue_number: event.issue.number, body: refusalComment(login, config.trigger) });
+  if (first)
+    await octokit.rest.issues.createComment({ owner, repo, issue_number: event.issue.number, body: refusalComment(login, config.trigger) });
   return false;
 }

@@ -26,7 +26,8 @@ export function linkedIssues(body: string | null | undefined, own: RepoRef): num
     for (const m of line.matchAll(re)) {
       const owner = m[1] ?? m[3];
       const repo = m[2] ?? m[4];
-      if (owner !== undefined && (owner.toLowerCase() !== own.owner.toLowerCase() || repo?.toLowerCase() !== own.repo.toLowerCase())) continue;
+      if (owner !== undefined && (owner.toLowerCase() !== own.owner.toLowerCase() || repo?.toLowerCase() !== own.repo.toLowerCase()))
+        continue;
       const n = Number(m[5]);
       if (Number.isSafeInteger(n) && n > 0 && !found.includes(n)) found.push(n);
       if (found.length >= MAX_LINKED_ISSUES) return found;

@@ -9,7 +9,11 @@ export const REPO_CONFIG_PATH = '.github/repgen.yml';
  * (the caller comments them and runs nothing). `rawLabel` is the file's `label` when it can be read at all,
  * so a bad file still lets the label handler know whether the label it saw was meant for RepGen.
  */
-export async function loadRepoConfig(octokit: Octokit, owner: string, repo: string): Promise<RepoConfigResult & { rawLabel: string | null }> {
+export async function loadRepoConfig(
+  octokit: Octokit,
+  owner: string,
+  repo: string,
+): Promise<RepoConfigResult & { rawLabel: string | null }> {
   let text: string | null = null;
   try {
     const { data } = await octokit.rest.repos.getContent({ owner, repo, path: REPO_CONFIG_PATH });

@@ -15,10 +15,12 @@ export const HELP_TEXT = [
   '| `/repgen cancel` | stop the run in progress |',
   '| `/repgen status` | say what the current run is doing |',
   '| `/repgen pr` | open a PR adding the reproduction as an `xfail(strict=True)` regression test |',
-  ('| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes ' + '(or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |'),
+  '| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes ' +
+    '(or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |',
   '| `/repgen help` | this text |',
   '',
-  ('Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a ' + 'run. Only people with write access (or the roles the config lists) can trigger RepGen.'),
+  'Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a ' +
+    'run. Only people with write access (or the roles the config lists) can trigger RepGen.',
 ].join('\n');
 
 /** Stops @mentions and #references copied from users from pinging (the result comment's rule too). */
@@ -31,7 +33,11 @@ export function helpComment(reason?: string): string {
 }
 
 export function refusalComment(login: string, roles: readonly string[]): string {
-  return (`Sorry, @${login} — in this repository only people with the ` + `${roles.map((r) => `\`${r}\``).join(', ')} role can start RepGen. A maintainer can start it with ` + `\`/repgen\` or by adding the trigger label. (RepGen answers this once per person and issue.)`);
+  return (
+    `Sorry, @${login} — in this repository only people with the ` +
+    `${roles.map((r) => `\`${r}\``).join(', ')} role can start RepGen. A maintainer can start it with ` +
+    `\`/repgen\` or by adding the trigger label. (RepGen answers this once per person and issue.)`
+  );
 }
 
 export function alreadyRunningComment(commentUrl: string): string {
@@ -42,7 +48,13 @@ export function alreadyRunningComment(commentUrl: string): string {
 
 export function badConfigComment(problems: readonly { key: string; message: string }[]): string {
   const lines = problems.slice(0, 20).map((p) => `- \`${p.key.replace(/`/g, '')}\`: ${neutralise(p.message)}`);
-  return ['RepGen did not start: `.github/repgen.yml` has a problem, so nothing was run.', '', ...lines, '', 'Fix the file (or delete it to use the defaults) and trigger RepGen again.'].join('\n');
+  return [
+    'RepGen did not start: `.github/repgen.yml` has a problem, so nothing was run.',
+    '',
+    ...lines,
+    '',
+    'Fix the file (or delete it to use the defaults) and trigger RepGen again.',
+  ].join('\n');
 }
 
 export function queuedComment(jobMarker: string, delayMs: number, requestedBy: string): string {

@@ -14,7 +14,12 @@ export type CheckRunResult = StartResult | FixCheckRerunResult | 'ignored' | 'ma
  * "Re-run" on RepGen's check run runs the reproduction again. The check run's `external_id` is the issue
  * key RepGen wrote (`owner/repo#N`); check runs of other apps, or without that id, are not ours.
  */
-export async function onCheckRunRerequested(octokit: Octokit, deliveryId: string, payload: unknown, deps: HandlerDeps): Promise<CheckRunResult> {
+export async function onCheckRunRerequested(
+  octokit: Octokit,
+  deliveryId: string,
+  payload: unknown,
+  deps: HandlerDeps,
+): Promise<CheckRunResult> {
   const parsed = CheckRunRerequestedEvent.safeParse(payload);
   if (!parsed.success) {
     deps.log.warn({ deliveryId, problem: parsed.error.issues[0]?.path.join('.') }, 'malformed check_run payload ignored');
@@ -40,5 +45,11 @@ export async function onCheckRunRerequested(octokit: Octokit, deliveryId: string
     return 'bad_config';
   }
   if (!(await mayTrigger(octokit, trigger, role, loaded.config, deps))) return 'refused';
-  return startRun(octokit, deliveryId, trigger, { kind: 'repro', trigger: 'check_run', gpu: false, ref: null, llm: null, config: loaded.config, commentId: null }, deps);
+  return startRun(
+    octokit,
+    deliveryId,
+    trigger,
+    { kind: 'repro', trigger: 'check_run', gpu: false, ref: null, llm: null, config: loaded.config, commentId: null },
+    deps,
+  );
 }

@@ -11,7 +11,18 @@ import { onVerifyComment, type VerifyCommentResult } from './on-verify-comment.j
 import { startRun, type HandlerDeps, type StartResult } from './start-run.js';
 import { IssueCommentEvent } from './webhook-payloads.js';
 
-export type CommentResult = StartResult | VerifyCommentResult | 'ignored' | 'malformed' | 'refused' | 'bad_config' | 'help' | 'status' | 'cancel' | 'no_run' | 'pr_off';
+export type CommentResult =
+  | StartResult
+  | VerifyCommentResult
+  | 'ignored'
+  | 'malformed'
+  | 'refused'
+  | 'bad_config'
+  | 'help'
+  | 'status'
+  | 'cancel'
+  | 'no_run'
+  | 'pr_off';
 
 /** `issue_comment.created`: `/repgen …` commands. */
 export async function onIssueComment(octokit: Octokit, deliveryId: string, payload: unknown, deps: HandlerDeps): Promise<CommentResult> {
@@ -42,7 +53,9 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
   if (!(await mayTrigger(octokit, event, role, config, deps))) return 'refused';
   if (event.issue.pull_request !== undefined) {
     if (command.kind === 'verify') return onVerifyComment(octokit, deliveryId, event, command, config, deps);
-    await reply('RepGen reproduces bugs reported in issues; on a pull request it runs `/repgen verify` (the linked issue\'s reproduction at the PR head).');
+    await reply(
+      "RepGen reproduces bugs reported in issues; on a pull request it runs `/repgen verify` (the linked issue's reproduction at the PR head).",
+    );
     return 'ignored';
   }
   const key = issueKey({ owner, repo, issueNumber: issue_number });
@@ -61,7 +74,10 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
     case 'retry':
       return run('repro');
     case 'verify':
-      await reply(('`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write ' + '`Fixes #N` in its description and RepGen checks it when the PR opens).'));
+      await reply(
+        '`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write ' +
+          '`Fixes #N` in its description and RepGen checks it when the PR opens).',
+      );
       return 'ignored';
     case 'pr': {
       if (config.pr === 'off') {
@@ -78,7 +94,11 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
       const active = await deps.registry.activeRun(key);
       if (!active) {
         const last = await deps.registry.lastReproduced(key);
-        await reply(last ? `No RepGen run is in progress. The last reproduction is here: ${last.commentUrl}` : 'No RepGen run is in progress on this issue.');
+        await reply(
+          last
+            ? `No RepGen run is in progress. The last reproduction is here: ${last.commentUrl}`
+            : 'No RepGen run is in progress on this issue.',
+        );
         return 'status';
       }
       const job = await deps.queue.getJob(active.jobId);
@@ -102,7 +122,13 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
         await deps.registry.releaseIssue(key, active.jobId);
         if (await deps.registry.claimFinalWord(active.jobId)) {
           const commentId = (job.data as { commentId?: number }).commentId;
-          if (commentId) await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body: cancelledComment(progressMarker(active.jobId), event.sender.login) });
+          if (commentId)
+            await octokit.rest.issues.updateComment({
+              owner,
+              repo,
+              comment_id: commentId,
+              body: cancelledComment(progressMarker(active.jobId), event.sender.login),
+            });
         }
       }
       await octokit.rest.reactions.createForIssueComment({ owner, repo, comment_id: event.comment.id, content: '+1' });

@@ -31,5 +31,11 @@ export async function onIssueLabeled(octokit: Octokit, deliveryId: string, paylo
   }
   if (event.label.name !== loaded.config.label) return 'ignored';
   if (!(await mayTrigger(octokit, event, role, loaded.config, deps))) return 'refused';
-  return startRun(octokit, deliveryId, event, { kind: 'repro', trigger: 'label', gpu: false, ref: null, llm: null, config: loaded.config, commentId: null }, deps);
+  return startRun(
+    octokit,
+    deliveryId,
+    event,
+    { kind: 'repro', trigger: 'label', gpu: false, ref: null, llm: null, config: loaded.config, commentId: null },
+    deps,
+  );
 }

@@ -28,7 +28,8 @@ export type PullRequestEvent = z.infer<typeof PullRequestEvent>;
 /** New code on the PR: opened, a push, reopened. (An edited description is covered by `/repgen verify`.) */
 const ACTIONS = new Set(['opened', 'synchronize', 'reopened']);
 
-export type PullRequestResult = 'ignored' | 'malformed' | 'no_link' | 'no_repro' | 'bad_config' | 'not_permitted' | 'duplicate' | { started: VerifyStart[] };
+export type PullRequestResult =
+  'ignored' | 'malformed' | 'no_link' | 'no_repro' | 'bad_config' | 'not_permitted' | 'duplicate' | { started: VerifyStart[] };
 
 export function verifyTargetOf(event: Pick<PullRequestEvent, 'installation' | 'repository' | 'pull_request'>): VerifyTarget {
   const pr = event.pull_request;
@@ -84,7 +85,11 @@ export async function onPullRequest(octokit: Octokit, deliveryId: string, payloa
           completed_at: new Date().toISOString(),
           output: {
             title: `Not run: a maintainer can start the fix check for #${n}`,
-            summary: (`RepGen has a confirmed reproduction of issue #${n}, which this pull request says it fixes. It runs ` + `it at a PR's head by itself only for PRs from people with the ` + `${loaded.config.trigger.map((r) => `\`${r}\``).join(', ')} role; a maintainer can start it by ` + `commenting \`/repgen verify\` on this pull request.`),
+            summary:
+              `RepGen has a confirmed reproduction of issue #${n}, which this pull request says it fixes. It runs ` +
+              `it at a PR's head by itself only for PRs from people with the ` +
+              `${loaded.config.trigger.map((r) => `\`${r}\``).join(', ')} role; a maintainer can start it by ` +
+              `commenting \`/repgen verify\` on this pull request.`,
           },
         }),
       ),
@@ -92,6 +97,15 @@ export async function onPullRequest(octokit: Octokit, deliveryId: string, payloa
     return 'not_permitted';
   }
   const started: VerifyStart[] = [];
-  for (const n of withRepro) started.push(await startVerify(octokit, deliveryId, target, { issueNumber: n, trigger: 'pull_request', requestedBy: event.sender.login, config: loaded.config }, deps));
+  for (const n of withRepro)
+    started.push(
+      await startVerify(
+        octokit,
+        deliveryId,
+        target,
+        { issueNumber: n, trigger: 'pull_request', requestedBy: event.sender.login, config: loaded.config },
+        deps,
+      ),
+    );
   return { started };
 }

@@ -13,7 +13,14 @@ export type VerifyCommentResult = 'queued' | 'duplicate' | 'no_link' | 'no_repro
  * or else the issues the PR's description links, each with a confirmed reproduction, checked at the PR's
  * head. The comment payload does not carry the head, so the PR is read first.
  */
-export async function onVerifyComment(octokit: Octokit, deliveryId: string, event: IssueCommentEvent, command: { issue: number | null }, config: RepoConfig, deps: HandlerDeps): Promise<VerifyCommentResult> {
+export async function onVerifyComment(
+  octokit: Octokit,
+  deliveryId: string,
+  event: IssueCommentEvent,
+  command: { issue: number | null },
+  config: RepoConfig,
+  deps: HandlerDeps,
+): Promise<VerifyCommentResult> {
   const owner = event.repository.owner.login;
   const repo = event.repository.name;
   const issue_number = event.issue.number;
@@ -27,7 +34,13 @@ export async function onVerifyComment(octokit: Octokit, deliveryId: string, even
     if (httpStatus(err) === 404) return 'pr_gone';
     throw err;
   }
-  const parsed = PullRequestEvent.safeParse({ action: 'verify', installation: event.installation, repository: { ...event.repository, html_url: repoUrlOf(event) }, pull_request: pr, sender: event.sender });
+  const parsed = PullRequestEvent.safeParse({
+    action: 'verify',
+    installation: event.installation,
+    repository: { ...event.repository, html_url: repoUrlOf(event) },
+    pull_request: pr,
+    sender: event.sender,
+  });
   if (!parsed.success) {
     deps.log.warn({ deliveryId, problem: parsed.error.issues[0]?.path.join('.') }, 'pull request unreadable for a fix check');
     return 'pr_gone';
@@ -35,22 +48,36 @@ export async function onVerifyComment(octokit: Octokit, deliveryId: string, even
   const target = verifyTargetOf(parsed.data);
   const asked = command.issue !== null ? [command.issue] : linkedIssues(parsed.data.pull_request.body, { owner, repo });
   if (!asked.length) {
-    await reply("RepGen cannot tell which issue this pull request fixes: its description links none (`Fixes #N`). Name it: `/repgen verify #N`.");
+    await reply(
+      'RepGen cannot tell which issue this pull request fixes: its description links none (`Fixes #N`). Name it: `/repgen verify #N`.',
+    );
     return 'no_link';
   }
   const withRepro = await issuesWithRepro(asked, target, deps);
   const without = asked.filter((n) => !withRepro.includes(n));
   if (!withRepro.length) {
-    await reply(`RepGen has no confirmed reproduction of ${list(without)}, so there is nothing to run at this pull request yet. Comment \`/repgen\` on the issue first.`);
+    await reply(
+      `RepGen has no confirmed reproduction of ${list(without)}, so there is nothing to run at this pull request yet. Comment \`/repgen\` on the issue first.`,
+    );
     return 'no_repro';
   }
   if (!(await deps.registry.claimDelivery(deliveryId))) return 'duplicate';
   await octokit.rest.reactions.createForIssueComment({ owner, repo, comment_id: event.comment.id, content: 'eyes' });
   let result: VerifyCommentResult = 'queued';
   for (const n of withRepro) {
-    if ((await startVerify(octokit, deliveryId, target, { issueNumber: n, trigger: 'comment', requestedBy: event.sender.login, config }, deps)) === 'enqueue_failed') result = 'enqueue_failed';
+    if (
+      (await startVerify(
+        octokit,
+        deliveryId,
+        target,
+        { issueNumber: n, trigger: 'comment', requestedBy: event.sender.login, config },
+        deps,
+      )) === 'enqueue_failed'
+    )
+      result = 'enqueue_failed';
   }
-  if (without.length) await reply(`RepGen has no confirmed reproduction of ${list(without)}; only ${list(withRepro)} is checked at this pull request.`);
+  if (without.length)
+    await reply(`RepGen has no confirmed reproduction of ${list(without)}; only ${list(withRepro)} is checked at this pull request.`);
   return result;
 }
 

@@ -79,7 +79,12 @@ const CONCLUSION: Record<ExitStatus, 'success' | 'neutral' | 'failure' | 'action
  * Error policy, decided here once: cancel, deleted issue, bad ref and budget end the job with a comment
  * (no retry); anything else is retried with backoff, and the last attempt posts the failure itself.
  */
-export async function processReproJob(job: Job, token: string | undefined, signal: AbortSignal | undefined, deps: ProcessDeps): Promise<JobResult> {
+export async function processReproJob(
+  job: Job,
+  token: string | undefined,
+  signal: AbortSignal | undefined,
+  deps: ProcessDeps,
+): Promise<JobResult> {
   const parsed = ReproJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`job data is not a ReproJob (${parsed.error.issues[0]?.path.join('.') ?? '?'})`);
   const data = parsed.data;
@@ -126,10 +131,17 @@ export async function processReproJob(job: Job, token: string | undefined, signa
       await pub.progress(`${progressMarker(jobId)}\n${buildProgressComment(stages, { secrets: [auth.token] })}`).catch(() => undefined);
     };
     // attemptsStarted also counts slot waits and shutdown hand-backs; only a stall means a run was cut short.
-    const restarted = (job.stalledCounter ?? 0) > 0 ? ` (restarted: try ${currentRun(job)}; the previous one stopped before finishing)` : '';
+    const restarted =
+      (job.stalledCounter ?? 0) > 0 ? ` (restarted: try ${currentRun(job)}; the previous one stopped before finishing)` : '';
     await progress('intake', `reading the issue and checking out ${data.ref}${restarted}`);
     const issue = await readIssue(auth.octokit, data);
-    const cloned = await (deps.clone ?? cloneAtRef)({ url: data.cloneUrl, ref: data.ref, token: auth.token, dir: join(dir, 'repo'), signal: runSignal });
+    const cloned = await (deps.clone ?? cloneAtRef)({
+      url: data.cloneUrl,
+      ref: data.ref,
+      token: auth.token,
+      dir: join(dir, 'repo'),
+      signal: runSignal,
+    });
     runSignal.throwIfAborted();
     const outcome = await deps.runPipeline(
       { jobId, issue, repoDir: join(dir, 'repo'), config: data.config, gpu: data.gpu, llm: data.llm },
@@ -139,7 +151,8 @@ export async function processReproJob(job: Job, token: string | undefined, signa
     if (pub.isGone) return await finishGone(ctx);
     return await publishOutcome(ctx, outcome, cloned.sha, auth.token);
   } catch (err) {
-    if (publisher?.isGone || err instanceof IssueGoneError) return await finishGone({ job, data, jobId, deps, pub: publisher, octokit: null });
+    if (publisher?.isGone || err instanceof IssueGoneError)
+      return await finishGone({ job, data, jobId, deps, pub: publisher, octokit: null });
     if (!publisher) throw await failAttempt(job, data, jobId, deps, null, err);
     const ctx: RunContext = { job, data, jobId, deps, pub: publisher, octokit: null };
     if (signal?.aborted && signal.reason === SHUTDOWN_REASON) {
@@ -149,7 +162,13 @@ export async function processReproJob(job: Job, token: string | undefined, signa
     }
     if (signal?.aborted || (await isCancelRequested(deps.redis, deps.registry.prefix, jobId))) return await finishCancelled(ctx);
     if (budget.aborted) {
-      return await finishWith(ctx, (`${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time ` + `budget${data.config.caps.minutes ? ` of ${data.config.caps.minutes} min (\`caps.minutes\`)` : ''}. ` + `Nothing was reproduced in that time.`), 'exit_budget');
+      return await finishWith(
+        ctx,
+        `${progressMarker(jobId)}\n⏱️ **RepGen** stopped: the run passed its time ` +
+          `budget${data.config.caps.minutes ? ` of ${data.config.caps.minutes} min (\`caps.minutes\`)` : ''}. ` +
+          `Nothing was reproduced in that time.`,
+        'exit_budget',
+      );
     }
     if (err instanceof RefNotFoundError) {
       const ref = data.ref.replace(/`/g, '');
@@ -176,7 +195,12 @@ interface RunContext {
 export async function readIssue(octokit: Octokit, data: Pick<ReproJob, 'owner' | 'repo' | 'issueNumber'>): Promise<IssueInput> {
   try {
     const { data: issue } = await octokit.rest.issues.get({ owner: data.owner, repo: data.repo, issue_number: data.issueNumber });
-    const { data: comments } = await octokit.rest.issues.listComments({ owner: data.owner, repo: data.repo, issue_number: data.issueNumber, per_page: 30 });
+    const { data: comments } = await octokit.rest.issues.listComments({
+      owner: data.owner,
+      repo: data.repo,
+      issue_number: data.issueNumber,
+      per_page: 30,
+    });
     // Later comments often carry the missing version or traceback; bots' (RepGen's own included) never do.
     const extra = comments
       .filter((c) => c.user && !isBot({ login: c.user.login, type: c.user.type }) && c.body && !/^\s*\/repgen/i.test(c.body))
@@ -195,11 +219,21 @@ async function publishOutcome(ctx: RunContext, outcome: ReproOutcome, sha: strin
   if (!pub) throw new Error('publisher missing');
   const key = issueKey(data);
   const body = `${progressMarker(jobId)}\n${buildResultComment(outcome, { secrets: [token], evidenceRef: 'the worker log' })}`;
-  const markers = outcome.observed.flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : [])).filter(Boolean);
+  const markers = outcome.observed
+    .flatMap((s) => (s.exception ? [`${s.exception.type}: ${s.exception.message}`.split('\n')[0] ?? ''] : []))
+    .filter(Boolean);
   const reproduced = outcome.status === 'reproduced' && outcome.script !== null;
   // Remembered before the comment says "reproduced", so a `/repgen pr` typed right after finds it.
   if (reproduced && outcome.script) {
-    await deps.registry.setLastReproduced(key, { script: outcome.script, sha, summary: outcome.summary, commentUrl: data.commentUrl, ref: data.ref, markers, at: Date.now() });
+    await deps.registry.setLastReproduced(key, {
+      script: outcome.script,
+      sha,
+      summary: outcome.summary,
+      commentUrl: data.commentUrl,
+      ref: data.ref,
+      markers,
+      at: Date.now(),
+    });
   }
   if (!(await pub.final(body))) return finishGone(ctx);
   await deps.registry.claimFinalWord(jobId);
@@ -233,7 +267,18 @@ async function publishOutcome(ctx: RunContext, outcome: ReproOutcome, sha: strin
   if (reproduced && outcome.script && data.config.pr === 'auto' && octokit) {
     const script = outcome.script;
     await attempt('open the regression-test PR', async () => {
-      const pr = await openReproPr(octokit, { owner: data.owner, repo: data.repo, issueNumber: data.issueNumber, issueUrl: data.issueUrl, baseSha: sha, baseBranch: data.ref, script, markers, summary: outcome.summary, evidenceUrl: data.commentUrl });
+      const pr = await openReproPr(octokit, {
+        owner: data.owner,
+        repo: data.repo,
+        issueNumber: data.issueNumber,
+        issueUrl: data.issueUrl,
+        baseSha: sha,
+        baseBranch: data.ref,
+        script,
+        markers,
+        summary: outcome.summary,
+        evidenceUrl: data.commentUrl,
+      });
       url = pr.url;
       extras.push(`Regression test proposed in ${pr.url}.`);
     });
@@ -247,10 +292,30 @@ async function runPrJob(ctx: RunContext): Promise<JobResult> {
   const { data, deps, jobId, pub, octokit } = ctx;
   const key = issueKey(data);
   const last = await deps.registry.lastReproduced(key);
-  if (!last || !octokit) return finishWith(ctx, `${progressMarker(jobId)}\nThere is no reproduced run on this issue any more, so RepGen opened no PR. Run \`/repgen\` first.`, 'no_reproduction');
+  if (!last || !octokit)
+    return finishWith(
+      ctx,
+      `${progressMarker(jobId)}\nThere is no reproduced run on this issue any more, so RepGen opened no PR. Run \`/repgen\` first.`,
+      'no_reproduction',
+    );
   await pub?.progress(`${progressMarker(jobId)}\n⏳ **RepGen** is opening a PR with the regression test…`);
-  const pr = await openReproPr(octokit, { owner: data.owner, repo: data.repo, issueNumber: data.issueNumber, issueUrl: data.issueUrl, baseSha: last.sha, baseBranch: last.ref, script: last.script, markers: last.markers, summary: last.summary, evidenceUrl: last.commentUrl });
-  const result = await finishWith(ctx, `${progressMarker(jobId)}\n✅ **RepGen** opened ${pr.url}: it adds the reproduction as a regression test marked \`xfail(strict=True)\`.`, 'pr_opened');
+  const pr = await openReproPr(octokit, {
+    owner: data.owner,
+    repo: data.repo,
+    issueNumber: data.issueNumber,
+    issueUrl: data.issueUrl,
+    baseSha: last.sha,
+    baseBranch: last.ref,
+    script: last.script,
+    markers: last.markers,
+    summary: last.summary,
+    evidenceUrl: last.commentUrl,
+  });
+  const result = await finishWith(
+    ctx,
+    `${progressMarker(jobId)}\n✅ **RepGen** opened ${pr.url}: it adds the reproduction as a regression test marked \`xfail(strict=True)\`.`,
+    'pr_opened',
+  );
   return { ...result, url: pr.url };
 }
 
@@ -277,19 +342,31 @@ async function finishGone(ctx: RunContext): Promise<JobResult> {
  * One attempt failed for a reason retrying may fix. Before the last attempt: say so and rethrow (BullMQ
  * retries with backoff). On the last: post the final word and fail for good.
  */
-async function failAttempt(job: Job, data: ReproJob, jobId: string, deps: ProcessDeps, pub: IssuePublisher | null, err: unknown): Promise<Error> {
+async function failAttempt(
+  job: Job,
+  data: ReproJob,
+  jobId: string,
+  deps: ProcessDeps,
+  pub: IssuePublisher | null,
+  err: unknown,
+): Promise<Error> {
   const error = err instanceof Error ? err : new Error(String(err));
   const reason = error instanceof CancelledError ? 'the run was stopped' : error.message;
   const attempt = job.attemptsMade + 1;
   const attempts = job.opts.attempts ?? 1;
   deps.log.warn({ jobId, attempt, attempts, err: reason }, 'attempt failed');
   if (attempt < attempts) {
-    await pub?.progress(`${progressMarker(jobId)}\n⚠️ **RepGen** attempt ${attempt} of ${attempts} failed (${reason.slice(0, 300)}); it will be retried automatically.`).catch(() => undefined);
+    await pub
+      ?.progress(
+        `${progressMarker(jobId)}\n⚠️ **RepGen** attempt ${attempt} of ${attempts} failed (${reason.slice(0, 300)}); it will be retried automatically.`,
+      )
+      .catch(() => undefined);
     return error;
   }
   // Runs that ended with their worker dying are not in attemptsMade (BullMQ bounds them by maxStalledCount): say them.
   const runs = currentRun(job);
-  if (pub && (await deps.registry.claimFinalWord(jobId))) await pub.final(finalFailureComment(progressMarker(jobId), reason, runs, job.stalledCounter ?? 0)).catch(() => undefined);
+  if (pub && (await deps.registry.claimFinalWord(jobId)))
+    await pub.final(finalFailureComment(progressMarker(jobId), reason, runs, job.stalledCounter ?? 0)).catch(() => undefined);
   await deps.registry.releaseIssue(issueKey(data), jobId);
   return new UnrecoverableError(reason);
 }

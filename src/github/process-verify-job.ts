@@ -65,7 +65,12 @@ export interface VerifyResult {
  * the check run says fixed / still failing / inconclusive with the output. Retries as repro jobs do; the last
  * failed attempt completes the check run as neutral, so no check run is left spinning.
  */
-export async function processVerifyJob(job: Job, token: string | undefined, signal: AbortSignal | undefined, deps: VerifyDeps): Promise<VerifyResult> {
+export async function processVerifyJob(
+  job: Job,
+  token: string | undefined,
+  signal: AbortSignal | undefined,
+  deps: VerifyDeps,
+): Promise<VerifyResult> {
   const parsed = VerifyJob.safeParse(job.data);
   if (!parsed.success) throw new UnrecoverableError(`job data is not a VerifyJob (${parsed.error.issues[0]?.path.join('.') ?? '?'})`);
   const data = parsed.data;
@@ -85,11 +90,24 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
   try {
     auth = await deps.auth(data.installationId);
     const octokit = auth.octokit;
-    const complete = (c: { conclusion: CheckConclusion; title: string; summary: string; text?: string }) => completeCheck(octokit, data, c, [auth?.token ?? '']);
-    await octokit.rest.checks.update({ owner: data.owner, repo: data.repo, check_run_id: data.checkRunId, status: 'in_progress', started_at: new Date().toISOString() });
+    const complete = (c: { conclusion: CheckConclusion; title: string; summary: string; text?: string }) =>
+      completeCheck(octokit, data, c, [auth?.token ?? '']);
+    await octokit.rest.checks.update({
+      owner: data.owner,
+      repo: data.repo,
+      check_run_id: data.checkRunId,
+      status: 'in_progress',
+      started_at: new Date().toISOString(),
+    });
     const last = await deps.registry.lastReproduced(issueKey(data));
     if (!last) {
-      await complete({ conclusion: 'neutral', title: `No reproduction of #${data.issueNumber} to run`, summary: (`RepGen no longer holds a confirmed reproduction of ${data.issueUrl} (it keeps one for 30 days). ` + `Comment \`/repgen\` on the issue, then \`/repgen verify\` here.`) });
+      await complete({
+        conclusion: 'neutral',
+        title: `No reproduction of #${data.issueNumber} to run`,
+        summary:
+          `RepGen no longer holds a confirmed reproduction of ${data.issueUrl} (it keeps one for 30 days). ` +
+          `Comment \`/repgen\` on the issue, then \`/repgen verify\` here.`,
+      });
       return { status: 'no_reproduction', sha };
     }
     const issue = await readIssue(octokit, data);
@@ -98,14 +116,37 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
     // mkdtemp makes 0700: the sandbox's unprivileged uid must read the tree it imports.
     await chmod(dir, 0o755);
     runSignal.throwIfAborted();
-    const check = await deps.runFixCheck({ jobId, issue, script: last.script, ref: `pull request #${data.pr.number} (${data.pr.headRef})`, sha: cloned.sha, repoDir, config: data.config, gpu: data.config.gpu }, runSignal);
+    const check = await deps.runFixCheck(
+      {
+        jobId,
+        issue,
+        script: last.script,
+        ref: `pull request #${data.pr.number} (${data.pr.headRef})`,
+        sha: cloned.sha,
+        repoDir,
+        config: data.config,
+        gpu: data.config.gpu,
+      },
+      runSignal,
+    );
     let unmarked: string | undefined;
     let regressionNote = '';
     if (check.verdict === 'fixed') {
       try {
-        const done = await unmarkReproTest(octokit, { owner: data.owner, repo: data.repo, issueNumber: data.issueNumber, issueUrl: data.issueUrl, script: last.script, markers: last.markers, fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha } });
+        const done = await unmarkReproTest(octokit, {
+          owner: data.owner,
+          repo: data.repo,
+          issueNumber: data.issueNumber,
+          issueUrl: data.issueUrl,
+          script: last.script,
+          markers: last.markers,
+          fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
+        });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
-        regressionNote = done.done === 'no_repro_pr' ? 'To keep the bug from coming back, add this test to the pull request (it passes now and fails if the bug returns).' : `RepGen's regression-test PR ${done.prUrl} now holds this test without its xfail marker; merge it after this pull request.`;
+        regressionNote =
+          done.done === 'no_repro_pr'
+            ? 'To keep the bug from coming back, add this test to the pull request (it passes now and fails if the bug returns).'
+            : `RepGen's regression-test PR ${done.prUrl} now holds this test without its xfail marker; merge it after this pull request.`;
       } catch (err) {
         deps.log.warn({ jobId, err: (err as Error).message }, 'could not update the regression-test PR');
         regressionNote = `RepGen could not update its regression-test PR (${httpStatus(err) ?? 'error'}); add this test to the pull request instead.`;
@@ -117,7 +158,21 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
       issueUrl: data.issueUrl,
       evidenceUrl: last.commentUrl,
       secrets: [auth.token],
-      ...(check.verdict === 'fixed' ? { regressionTest: { path: reproTestPath(data.issueNumber), content: buildReproTest({ issueNumber: data.issueNumber, issueUrl: data.issueUrl, script: last.script, markers: last.markers, fixedBy: `pull request #${data.pr.number} at ${cloned.sha.slice(0, 12)}` }), note: regressionNote } } : {}),
+      ...(check.verdict === 'fixed'
+        ? {
+            regressionTest: {
+              path: reproTestPath(data.issueNumber),
+              content: buildReproTest({
+                issueNumber: data.issueNumber,
+                issueUrl: data.issueUrl,
+                script: last.script,
+                markers: last.markers,
+                fixedBy: `pull request #${data.pr.number} at ${cloned.sha.slice(0, 12)}`,
+              }),
+              note: regressionNote,
+            },
+          }
+        : {}),
     });
     await complete(report);
     deps.log.info({ jobId, verdict: check.verdict, pr: data.pr.number, issue: data.issueNumber }, 'fix check finished');
@@ -128,17 +183,31 @@ export async function processVerifyJob(job: Job, token: string | undefined, sign
       throw new DelayedError();
     }
     const octokit = auth?.octokit;
-    const complete = (c: { conclusion: CheckConclusion; title: string; summary: string }) => (octokit ? completeCheck(octokit, data, c, [auth?.token ?? '']).catch(() => undefined) : Promise.resolve());
+    const complete = (c: { conclusion: CheckConclusion; title: string; summary: string }) =>
+      octokit ? completeCheck(octokit, data, c, [auth?.token ?? '']).catch(() => undefined) : Promise.resolve();
     if (err instanceof IssueGoneError) {
-      await complete({ conclusion: 'neutral', title: `Issue #${data.issueNumber} is gone`, summary: 'The issue was deleted, so RepGen has no report to check the fix against.' });
+      await complete({
+        conclusion: 'neutral',
+        title: `Issue #${data.issueNumber} is gone`,
+        summary: 'The issue was deleted, so RepGen has no report to check the fix against.',
+      });
       return { status: 'issue_gone', sha };
     }
     if (err instanceof RefNotFoundError) {
-      await complete({ conclusion: 'neutral', title: 'The commit is gone', summary: `The pull request's head ${sha.slice(0, 12)} no longer exists (force-pushed?). A newer push gets its own check.` });
+      await complete({
+        conclusion: 'neutral',
+        title: 'The commit is gone',
+        summary: `The pull request's head ${sha.slice(0, 12)} no longer exists (force-pushed?). A newer push gets its own check.`,
+      });
       return { status: 'head_gone', sha };
     }
     if (budget.aborted || signal?.aborted) {
-      if (await deps.registry.claimFinalWord(jobId)) await complete({ conclusion: 'neutral', title: 'RepGen stopped the fix check', summary: budget.aborted ? 'It passed its time budget.' : 'The run was stopped.' });
+      if (await deps.registry.claimFinalWord(jobId))
+        await complete({
+          conclusion: 'neutral',
+          title: 'RepGen stopped the fix check',
+          summary: budget.aborted ? 'It passed its time budget.' : 'The run was stopped.',
+        });
       throw new UnrecoverableError('fix check stopped');
     }
     const reason = err instanceof Error ? err.message : String(err);
@@ -160,11 +229,18 @@ function failedCheck(reason: string, attempts: number): { conclusion: CheckConcl
   return {
     conclusion: 'neutral',
     title: 'RepGen could not run the fix check',
-    summary: (`It failed ${attempts} time${attempts === 1 ? '' : 's'}: ${reason.slice(0, 500)}\n\nThis is ` + `RepGen's failure, not a verdict on the fix. Comment \`/repgen verify\` to try again.`),
+    summary:
+      `It failed ${attempts} time${attempts === 1 ? '' : 's'}: ${reason.slice(0, 500)}\n\nThis is ` +
+      `RepGen's failure, not a verdict on the fix. Comment \`/repgen verify\` to try again.`,
   };
 }
 
-async function completeCheck(octokit: Octokit, data: VerifyJob, c: { conclusion: CheckConclusion; title: string; summary: string; text?: string }, secrets: string[]): Promise<void> {
+async function completeCheck(
+  octokit: Octokit,
+  data: VerifyJob,
+  c: { conclusion: CheckConclusion; title: string; summary: string; text?: string },
+  secrets: string[],
+): Promise<void> {
   await octokit.rest.checks.update({
     owner: data.owner,
     repo: data.repo,
@@ -172,7 +248,11 @@ async function completeCheck(octokit: Octokit, data: VerifyJob, c: { conclusion:
     status: 'completed',
     conclusion: c.conclusion,
     completed_at: new Date().toISOString(),
-    output: { title: c.title.slice(0, 250), summary: redactSecrets(c.summary, secrets), ...(c.text ? { text: redactSecrets(c.text, secrets) } : {}) },
+    output: {
+      title: c.title.slice(0, 250),
+      summary: redactSecrets(c.summary, secrets),
+      ...(c.text ? { text: redactSecrets(c.text, secrets) } : {}),
+    },
   });
 }
 
@@ -180,7 +260,11 @@ async function completeCheck(octokit: Octokit, data: VerifyJob, c: { conclusion:
  * A verify job that failed for good without its processor saying so (a worker killed too often): its check
  * run is completed as neutral. Returns false for jobs that are not fix checks.
  */
-export async function finishFailedVerifyJob(job: Job, reason: string, deps: { registry: RunRegistry; auth: (installationId: number) => Promise<InstallationAuth>; log: Logger }): Promise<boolean> {
+export async function finishFailedVerifyJob(
+  job: Job,
+  reason: string,
+  deps: { registry: RunRegistry; auth: (installationId: number) => Promise<InstallationAuth>; log: Logger },
+): Promise<boolean> {
   const parsed = VerifyJob.safeParse(job.data);
   if (!parsed.success || !job.id) return false;
   if (!(await deps.registry.claimFinalWord(job.id))) return true;

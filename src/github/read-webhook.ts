@@ -26,7 +26,11 @@ const SIGNATURE = /^sha256=[0-9a-f]{64}$/;
  * counted while streaming, stopping at the cap), the headers, then the HMAC over the raw bytes, and only
  * then JSON. Nothing is logged here, and an unverified body is never parsed: a refusal carries no body text.
  */
-export async function readWebhook(req: IncomingMessage, secret: string, maxBytes = MAX_WEBHOOK_BYTES): Promise<VerifiedWebhook | WebhookRefusal> {
+export async function readWebhook(
+  req: IncomingMessage,
+  secret: string,
+  maxBytes = MAX_WEBHOOK_BYTES,
+): Promise<VerifiedWebhook | WebhookRefusal> {
   if (req.method !== 'POST') return { status: 405, reason: 'webhooks are POSTed' };
   const declared = req.headers['content-length'];
   if (declared !== undefined && !/^\d{1,15}$/.test(declared)) return { status: 400, reason: 'bad content-length' };
@@ -49,7 +53,8 @@ export async function readWebhook(req: IncomingMessage, secret: string, maxBytes
   } catch {
     return { status: 400, reason: 'body is not JSON' };
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { status: 400, reason: 'body is not a JSON object' };
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return { status: 400, reason: 'body is not a JSON object' };
   return { id, name, payload: payload as Record<string, unknown> };
 }
 

@@ -47,7 +47,13 @@ export type StartResult = 'queued' | 'duplicate' | 'busy' | 'enqueue_failed';
  * nothing": the delivery and issue locks first (cheap, and they make duplicates no-ops), then the 👀 and
  * the progress comment in parallel (the job needs the comment id), then the enqueue.
  */
-export async function startRun(octokit: Octokit, deliveryId: string, event: TriggerEvent, req: RunRequest, deps: HandlerDeps): Promise<StartResult> {
+export async function startRun(
+  octokit: Octokit,
+  deliveryId: string,
+  event: TriggerEvent,
+  req: RunRequest,
+  deps: HandlerDeps,
+): Promise<StartResult> {
   const owner = event.repository.owner.login;
   const repo = event.repository.name;
   const issue_number = event.issue.number;

@@ -19,8 +19,16 @@ export interface VerifyTarget {
 export type VerifyStart = 'queued' | 'enqueue_failed';
 
 /** Issues among `numbers` that have a confirmed reproduction RepGen remembers (Redis, no GitHub call). */
-export async function issuesWithRepro(numbers: readonly number[], target: Pick<VerifyTarget, 'owner' | 'repo'>, deps: HandlerDeps): Promise<number[]> {
-  const found = await Promise.all(numbers.map(async (n) => ((await deps.registry.lastReproduced(issueKey({ owner: target.owner, repo: target.repo, issueNumber: n }))) ? n : null)));
+export async function issuesWithRepro(
+  numbers: readonly number[],
+  target: Pick<VerifyTarget, 'owner' | 'repo'>,
+  deps: HandlerDeps,
+): Promise<number[]> {
+  const found = await Promise.all(
+    numbers.map(async (n) =>
+      (await deps.registry.lastReproduced(issueKey({ owner: target.owner, repo: target.repo, issueNumber: n }))) ? n : null,
+    ),
+  );
   return found.filter((n): n is number => n !== null);
 }
 
@@ -44,7 +52,12 @@ export async function startVerify(
     head_sha: pr.headSha,
     status: 'queued',
     external_id,
-    output: { title: `Queued: the reproduction of #${req.issueNumber} will run at this commit`, summary: (`RepGen re-runs the confirmed reproduction of issue #${req.issueNumber} against this pull request's ` + `head (${pr.headSha.slice(0, 12)}). Asked by ${req.requestedBy}.`) },
+    output: {
+      title: `Queued: the reproduction of #${req.issueNumber} will run at this commit`,
+      summary:
+        `RepGen re-runs the confirmed reproduction of issue #${req.issueNumber} against this pull request's ` +
+        `head (${pr.headSha.slice(0, 12)}). Asked by ${req.requestedBy}.`,
+    },
   });
   const job: VerifyJob = {
     v: 1,
@@ -74,7 +87,10 @@ export async function startVerify(
       status: 'completed',
       conclusion: 'neutral',
       completed_at: new Date().toISOString(),
-      output: { title: 'RepGen could not queue the fix check', summary: 'Its queue is unavailable; nothing ran. Comment `/repgen verify` on this pull request to try again.' },
+      output: {
+        title: 'RepGen could not queue the fix check',
+        summary: 'Its queue is unavailable; nothing ran. Comment `/repgen verify` on this pull request to try again.',
+      },
     });
     return 'enqueue_failed';
   }

@@ -98,8 +98,10 @@ export function createAnthropicClient(settings: LlmSettings, deps: AnthropicDeps
 function toLlmError(err: unknown): unknown {
   // Abort: rethrown as is; the retry layer knows which signal fired (caller or timeout).
   if (err instanceof APIUserAbortError) return err;
-  if (err instanceof APIConnectionTimeoutError) return new LlmTimeoutError(`anthropic: ${err.message}`, { provider: 'anthropic', cause: err });
-  if (err instanceof APIConnectionError) return new LlmConnectionError(`anthropic: ${err.message}${causeText(err)}`, { provider: 'anthropic', cause: err });
+  if (err instanceof APIConnectionTimeoutError)
+    return new LlmTimeoutError(`anthropic: ${err.message}`, { provider: 'anthropic', cause: err });
+  if (err instanceof APIConnectionError)
+    return new LlmConnectionError(`anthropic: ${err.message}${causeText(err)}`, { provider: 'anthropic', cause: err });
   if (err instanceof APIError && typeof err.status === 'number') {
     const headers = err.headers;
     const body = err.error as { error?: { type?: string; message?: string } } | undefined;
@@ -117,7 +119,10 @@ function toLlmError(err: unknown): unknown {
   }
   if (err instanceof LlmError) return err;
   // A 2xx whose body does not parse (the SDK throws SyntaxError from response.json()).
-  return new LlmBadResponseError(`anthropic: unreadable response: ${err instanceof Error ? err.message : String(err)}`, { provider: 'anthropic', cause: err });
+  return new LlmBadResponseError(`anthropic: unreadable response: ${err instanceof Error ? err.message : String(err)}`, {
+    provider: 'anthropic',
+    cause: err,
+  });
 }
 
 function causeText(err: Error): string {

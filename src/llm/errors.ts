@@ -109,14 +109,7 @@ export class LlmSettingsError extends SetupError {
  * - `unknown`: a bug of ours; rethrow.
  */
 export type LlmErrorKind =
-  | 'cancelled'
-  | 'context_too_long'
-  | 'bad_response'
-  | 'unavailable'
-  | 'auth'
-  | 'bad_request'
-  | 'settings'
-  | 'unknown';
+  'cancelled' | 'context_too_long' | 'bad_response' | 'unavailable' | 'auth' | 'bad_request' | 'settings' | 'unknown';
 
 export function classifyLlmError(err: unknown): LlmErrorKind {
   if (err instanceof CancelledError) return 'cancelled';
@@ -164,7 +157,13 @@ export function errorFromStatus(
 // Anthropic: 400 invalid_request_error "prompt is too long: N tokens > M maximum" (and "input length and
 // `max_tokens` exceed context limit"); OpenAI: code context_length_exceeded; vLLM: "This model's maximum
 // context length is N tokens"; llama.cpp: "the request exceeds the available context size".
-const CONTEXT_PATTERNS = [/prompt is too long/i, /exceed(s|ed)? (the )?context (limit|window)/i, /maximum context length/i, /context size/i, /context_length_exceeded/i];
+const CONTEXT_PATTERNS = [
+  /prompt is too long/i,
+  /exceed(s|ed)? (the )?context (limit|window)/i,
+  /maximum context length/i,
+  /context size/i,
+  /context_length_exceeded/i,
+];
 
 function isContextTooLong(info: { code?: string | null; message?: string | null }): boolean {
   if (info.code === 'context_length_exceeded') return true;

@@ -39,6 +39,9 @@ export function createModelDispatcher(timeoutMs: number, slackMs = UNDICI_SLACK_
  */
 export function createModelFetch(timeoutMs: number, dispatcher: Dispatcher = createModelDispatcher(timeoutMs)): typeof fetch {
   const modelFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+    undiciFetch(input as Parameters<typeof undiciFetch>[0], {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher,
+    }) as unknown as Promise<Response>;
   return modelFetch as typeof fetch;
 }

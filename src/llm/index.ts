@@ -26,7 +26,8 @@ export interface LlmDeps {
  */
 export async function createLlmClient(settings: LlmSettingsInput, deps: LlmDeps = {}): Promise<LlmClient | null> {
   const parsed = LlmSettings.safeParse(settings);
-  if (!parsed.success) throw new LlmSettingsError(`invalid LLM settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new LlmSettingsError(`invalid LLM settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   const s = parsed.data;
   const log = deps.log ?? silentLogger;
   switch (s.provider) {

@@ -24,7 +24,10 @@ const ChatCompletion = z.object({
       }),
     )
     .min(1),
-  usage: z.object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) }).nullable().optional(),
+  usage: z
+    .object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0) })
+    .nullable()
+    .optional(),
 });
 
 /** `{error:{message,type,code}}` (OpenAI, llama.cpp) or vLLM's flat `{object:'error', message, type, code}`. */
@@ -43,7 +46,9 @@ export interface OpenAiCompatibleDeps {
 
 export function createOpenAiCompatibleClient(settings: LlmSettings, deps: OpenAiCompatibleDeps): LlmClient {
   if (!settings.baseURL) {
-    throw new LlmSettingsError('the openai provider needs a server: set OPENAI_BASE_URL (e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama)');
+    throw new LlmSettingsError(
+      'the openai provider needs a server: set OPENAI_BASE_URL (e.g. http://localhost:8000/v1 for vLLM, http://localhost:11434/v1 for Ollama)',
+    );
   }
   const model = settings.model ?? DEFAULT_MODELS.openai;
   const endpoint = `${settings.baseURL.replace(/\/+$/, '')}/chat/completions`;
@@ -75,7 +80,10 @@ export function createOpenAiCompatibleClient(settings: LlmSettings, deps: OpenAi
       });
     } catch (err) {
       const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
-      throw new LlmConnectionError(`openai: cannot reach ${endpoint}: ${err instanceof Error ? err.message : String(err)}${cause}`, { provider: 'openai', cause: err });
+      throw new LlmConnectionError(`openai: cannot reach ${endpoint}: ${err instanceof Error ? err.message : String(err)}${cause}`, {
+        provider: 'openai',
+        cause: err,
+      });
     }
     // Reading the body can also be cut by the signal; the retry layer sorts out which one fired.
     const text = await response.text();
@@ -93,11 +101,17 @@ export function createOpenAiCompatibleClient(settings: LlmSettings, deps: OpenAi
     try {
       json = JSON.parse(text);
     } catch {
-      throw new LlmBadResponseError(`openai: the response is not JSON (${text.length === 0 ? 'empty body' : `got ${snippet(text)}`})`, { provider: 'openai', status: response.status });
+      throw new LlmBadResponseError(`openai: the response is not JSON (${text.length === 0 ? 'empty body' : `got ${snippet(text)}`})`, {
+        provider: 'openai',
+        status: response.status,
+      });
     }
     const parsed = ChatCompletion.safeParse(json);
     if (!parsed.success) {
-      throw new LlmBadResponseError(`openai: the response is not a chat completion (got ${snippet(text)})`, { provider: 'openai', status: response.status });
+      throw new LlmBadResponseError(`openai: the response is not a chat completion (got ${snippet(text)})`, {
+        provider: 'openai',
+        status: response.status,
+      });
     }
     const completion = parsed.data;
     const choice = completion.choices[0];

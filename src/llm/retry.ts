@@ -51,7 +51,10 @@ export async function callWithRetries<T>(
       return { value: await callOnce(call, policy, signal), attempts: attempt };
     } catch (err) {
       if (err instanceof CancelledError) throw err;
-      error = err instanceof LlmError ? err : new LlmConnectionError(`${policy.provider}: ${describe(err)}`, { provider: policy.provider, cause: err });
+      error =
+        err instanceof LlmError
+          ? err
+          : new LlmConnectionError(`${policy.provider}: ${describe(err)}`, { provider: policy.provider, cause: err });
     }
     error.attempts = attempt;
     if (!(error.serverSaysRetry ?? error.retryable) || attempt > policy.maxRetries) throw error;
@@ -59,10 +62,16 @@ export async function callWithRetries<T>(
     const delay = backoffMs(attempt, error.retryAfterMs, policy, random);
     if (delay > policy.maxBackoffMs) {
       // The server wants a longer pause than we allow: failing now leaves the budget to the caller.
-      deps.log.warn({ provider: policy.provider, retryAfterMs: error.retryAfterMs, maxBackoffMs: policy.maxBackoffMs }, 'LLM retry-after exceeds the backoff cap; giving up');
+      deps.log.warn(
+        { provider: policy.provider, retryAfterMs: error.retryAfterMs, maxBackoffMs: policy.maxBackoffMs },
+        'LLM retry-after exceeds the backoff cap; giving up',
+      );
       throw error;
     }
-    deps.log.warn({ provider: policy.provider, error: error.name, status: error.status, attempt, delayMs: delay }, 'LLM call failed; retrying');
+    deps.log.warn(
+      { provider: policy.provider, error: error.name, status: error.status, attempt, delayMs: delay },
+      'LLM call failed; retrying',
+    );
     await sleep(delay, signal);
   }
 }
@@ -72,7 +81,12 @@ export async function callWithRetries<T>(
  * `initial * 2^(attempt-1)` capped at `maxBackoffMs`, scaled by a random factor in [0.5, 1) — "equal
  * jitter", so that many workers hit by the same 529 do not come back in lock-step.
  */
-export function backoffMs(attempt: number, retryAfterMs: number | undefined, policy: Pick<RetryPolicy, 'initialBackoffMs' | 'maxBackoffMs'>, random: () => number): number {
+export function backoffMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  policy: Pick<RetryPolicy, 'initialBackoffMs' | 'maxBackoffMs'>,
+  random: () => number,
+): number {
   if (retryAfterMs !== undefined) return retryAfterMs;
   const base = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** (attempt - 1));
   return Math.round(base * (0.5 + random() * 0.5));
@@ -115,7 +129,9 @@ function throwIfCancelled(signal?: AbortSignal): void {
 function cancelled(signal: AbortSignal): CancelledError {
   const reason: unknown = signal.reason;
   if (reason instanceof CancelledError) return reason;
-  return new CancelledError(`LLM call cancelled${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`, { cause: reason });
+  return new CancelledError(`LLM call cancelled${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`, {
+    cause: reason,
+  });
 }
 
 /** Waits `ms`, or rejects with CancelledError as soon as `signal` fires. */

@@ -100,7 +100,6 @@ export function llmSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrid
 
 /** LLM settings from the parsed operator environment (src/config/operator-env.ts); see {@link llmSettingsFromEnv}. */
 export function llmSettingsFrom(e: LlmEnv, overrides: LlmOverrides = {}): LlmSettings {
-
   let provider: LlmProvider;
   let reason: string | undefined;
   if (overrides.provider) {
@@ -147,7 +146,9 @@ function parsePrices(json: string | undefined): LlmPrices {
   }
   const parsed = LlmPrices.safeParse(value);
   if (!parsed.success) {
-    throw new LlmSettingsError(`invalid REPGEN_LLM_PRICES: ${z.prettifyError(parsed.error)}; expected {"model": {"input": $/Mtok, "output": $/Mtok}}`);
+    throw new LlmSettingsError(
+      `invalid REPGEN_LLM_PRICES: ${z.prettifyError(parsed.error)}; expected {"model": {"input": $/Mtok, "output": $/Mtok}}`,
+    );
   }
   return parsed.data;
 }

@@ -49,7 +49,10 @@ export async function completeStructured<S extends z.ZodType>(
     usage = addUsage(usage, response.usage);
     const outcome = parseStructured(response.text, schema);
     if (outcome.ok) return { ok: true, value: outcome.value, text: response.text, usage, calls };
-    const error = response.stopReason === 'max_tokens' || response.stopReason === 'length' ? `${outcome.error} (the answer was cut off at the token limit; be shorter)` : outcome.error;
+    const error =
+      response.stopReason === 'max_tokens' || response.stopReason === 'length'
+        ? `${outcome.error} (the answer was cut off at the token limit; be shorter)`
+        : outcome.error;
     if (calls > maxFixes) return { ok: false, error, text: response.text, usage, calls };
     // An empty assistant turn is rejected by the Messages API, so an empty answer is shown as a placeholder.
     messages = [...messages, { role: 'assistant', content: response.text || '(empty answer)' }, { role: 'user', content: feedback(error) }];
@@ -57,7 +60,10 @@ export async function completeStructured<S extends z.ZodType>(
 }
 
 /** Extracts JSON from `text` and validates it (pure). */
-export function parseStructured<S extends z.ZodType>(text: string, schema: S): { ok: true; value: z.infer<S> } | { ok: false; error: string } {
+export function parseStructured<S extends z.ZodType>(
+  text: string,
+  schema: S,
+): { ok: true; value: z.infer<S> } | { ok: false; error: string } {
   if (text.trim() === '') return { ok: false, error: 'The answer was empty; a JSON value was expected.' };
   const candidates = jsonCandidates(text);
   if (candidates.length === 0) return { ok: false, error: 'No JSON found in the answer; a JSON value was expected.' };
@@ -90,7 +96,10 @@ export function jsonCandidates(text: string): string[] {
   for (const b of blocks) if (b.lang === 'json') out.push(b.code);
   for (const b of blocks) if (b.lang !== 'json') out.push(b.code);
   out.push(text.trim());
-  for (const [open, close] of [['{', '}'], ['[', ']']] as const) {
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
     const start = text.indexOf(open);
     const end = text.lastIndexOf(close);
     if (start !== -1 && end > start) out.push(text.slice(start, end + 1));
@@ -149,6 +158,7 @@ const LANG_ALIASES: Record<string, string[]> = {
 export function extractCodeBlock(text: string, lang: string): string | null {
   const names = LANG_ALIASES[lang.toLowerCase()] ?? [lang.toLowerCase()];
   const blocks = fencedBlocks(text);
-  const longest = (bs: FencedBlock[]): string | null => bs.reduce<string | null>((best, b) => (best === null || b.code.length > best.length ? b.code : best), null);
+  const longest = (bs: FencedBlock[]): string | null =>
+    bs.reduce<string | null>((best, b) => (best === null || b.code.length > best.length ? b.code : best), null);
   return longest(blocks.filter((b) => names.includes(b.lang))) ?? longest(blocks.filter((b) => b.lang === ''));
 }

@@ -15,7 +15,11 @@ export interface LlmRequest {
   stop?: string[];
 }
 
-export const LlmUsage = z.object({ inputTokens: z.number().int().min(0), outputTokens: z.number().int().min(0), costUsd: z.number().min(0) });
+export const LlmUsage = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
 export type LlmUsage = z.infer<typeof LlmUsage>;
 
 export interface LlmResponse {

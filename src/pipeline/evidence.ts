@@ -17,16 +17,36 @@ export function withRef(evidence: ReproEvidence, ref: RefRecord): ReproEvidence 
  */
 export async function checkFix(
   evidence: ReproEvidence,
-  input: { ref: string; sha: string; workspace: Workspace; settings: { runTimeoutMs: number; runMemoryMb: number; confirmRuns: number }; executor: ScriptExecutor },
+  input: {
+    ref: string;
+    sha: string;
+    workspace: Workspace;
+    settings: { runTimeoutMs: number; runMemoryMb: number; confirmRuns: number };
+    executor: ScriptExecutor;
+  },
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
   const o = evidence.outcome;
   let fixCheck: FixCheck;
   if (o.status !== 'reproduced' || !o.script || !evidence.report) {
-    fixCheck = { ref: input.ref, sha: input.sha, verdict: 'inconclusive', reason: `nothing was reproduced (${o.status}), so there is no reproduction to run at the fix`, runs: [] };
+    fixCheck = {
+      ref: input.ref,
+      sha: input.sha,
+      verdict: 'inconclusive',
+      reason: `nothing was reproduced (${o.status}), so there is no reproduction to run at the fix`,
+      runs: [],
+    };
   } else {
     fixCheck = await verifyFix(
-      { script: o.script, report: evidence.report.reading, ref: input.ref, sha: input.sha, workspace: input.workspace, runs: Math.min(3, Math.max(1, input.settings.confirmRuns)), settings: input.settings },
+      {
+        script: o.script,
+        report: evidence.report.reading,
+        ref: input.ref,
+        sha: input.sha,
+        workspace: input.workspace,
+        runs: Math.min(3, Math.max(1, input.settings.confirmRuns)),
+        settings: input.settings,
+      },
       { executor: input.executor },
       signal,
     );

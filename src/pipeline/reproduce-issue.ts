@@ -24,7 +24,8 @@ export interface ReproduceResult extends RunReport {
 export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: AbortSignal): Promise<ReproduceResult> {
   const log = ports.log ?? silentLogger;
   const { source, publisher } = ports;
-  const progress = (stage: Parameters<typeof publisher.progress>[0], message: string) => publisher.progress(stage, message).catch(() => undefined);
+  const progress = (stage: Parameters<typeof publisher.progress>[0], message: string) =>
+    publisher.progress(stage, message).catch(() => undefined);
 
   // 0 intake: the port's half (the pipeline's own intake stage then checks and cuts the text)
   await progress('intake', `reading the issue (${source.label})`);
@@ -65,8 +66,13 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   }
 }
 
-async function modelFor(spec: RunSpec, given: LlmClient | null | undefined, log: Logger): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (given !== undefined) return { llm: given, reason: given ? `${given.provider} ${given.model}` : (spec.llm.reason ?? 'no LLM configured') };
+async function modelFor(
+  spec: RunSpec,
+  given: LlmClient | null | undefined,
+  log: Logger,
+): Promise<{ llm: LlmClient | null; reason: string }> {
+  if (given !== undefined)
+    return { llm: given, reason: given ? `${given.provider} ${given.model}` : (spec.llm.reason ?? 'no LLM configured') };
   const llm = await createLlmClient(spec.llm, { log });
   return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured') };
 }

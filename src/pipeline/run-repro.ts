@@ -1,6 +1,13 @@
 // 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  6 outcome
 // The pipeline knows no GitHub and no Redis: the CLI and the worker wire the same deps and call runRepro.
-import { completeSnippet, createPyflakesChecker, runAgent, type AgentPrompts, type AgentResult, type StaticChecker } from '../agent/index.js';
+import {
+  completeSnippet,
+  createPyflakesChecker,
+  runAgent,
+  type AgentPrompts,
+  type AgentResult,
+  type StaticChecker,
+} from '../agent/index.js';
 import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import type { ContextResult } from '../context/types.js';
 import { CancelledError, SetupError } from '../errors.js';
@@ -8,7 +15,18 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import { createDiskProbeStore, environmentRecord, importedModules, missingModules, probeEnvironment, referencedModules, runPlan, type EnvironmentProbe, type ProbeStore, type ReproPlan } from '../plan/index.js';
+import {
+  createDiskProbeStore,
+  environmentRecord,
+  importedModules,
+  missingModules,
+  probeEnvironment,
+  referencedModules,
+  runPlan,
+  type EnvironmentProbe,
+  type ProbeStore,
+  type ReproPlan,
+} from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
@@ -75,7 +93,17 @@ export interface ReproEvidence {
     candidates: { label: string; added: string[] }[];
     analysisMs: number;
   } | null;
-  finalRun: { script: string; seed: number; exitCode: number | null; timedOut: boolean; durationMs: number; output: string; isolation: unknown; reading: unknown; match: unknown } | null;
+  finalRun: {
+    script: string;
+    seed: number;
+    exitCode: number | null;
+    timedOut: boolean;
+    durationMs: number;
+    output: string;
+    isolation: unknown;
+    reading: unknown;
+    match: unknown;
+  } | null;
   confirm: ConfirmResult | null;
   /** The project's ref the runs used (set by whoever prepared the workspace). */
   ref?: RefRecord;
@@ -115,7 +143,12 @@ export async function runReproWithEvidence(input: ReproInput, deps: ReproDeps, s
   }
 }
 
-async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (infra: string) => ReproEvidence }, signal?: AbortSignal): Promise<ReproEvidence> {
+async function runStages(
+  input: ReproInput,
+  deps: ReproDeps,
+  state: { finish?: (infra: string) => ReproEvidence },
+  signal?: AbortSignal,
+): Promise<ReproEvidence> {
   const now = deps.now ?? Date.now;
   const started = now();
   const s = input.settings;
@@ -139,7 +172,16 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   let environment: Record<string, string> = { executor: deps.executor.name };
 
   const finish = (rejection: string | null): ReproEvidence => {
-    const decision = runOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra });
+    const decision = runOutcome({
+      rejection,
+      report,
+      plan,
+      snippet,
+      agent,
+      confirm,
+      llm: { available: deps.llm !== null, reason: llmReason },
+      infra,
+    });
     const final = agent?.final ?? null;
     const totalUsage = addUsage(usage, agent?.usage ?? NO_USAGE);
     const outcome: ReproOutcome = {
@@ -184,7 +226,17 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
           }
         : null,
       finalRun: final
-        ? { script: final.script, seed: final.seed, exitCode: final.run.exitCode, timedOut: final.run.timedOut, durationMs: final.run.durationMs, output: final.run.output.slice(-20_000), isolation: final.run.isolation, reading: final.reading, match: final.match }
+        ? {
+            script: final.script,
+            seed: final.seed,
+            exitCode: final.run.exitCode,
+            timedOut: final.run.timedOut,
+            durationMs: final.run.durationMs,
+            output: final.run.output.slice(-20_000),
+            isolation: final.run.isolation,
+            reading: final.reading,
+            match: final.match,
+          }
         : null,
       confirm,
     };
@@ -210,9 +262,23 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   if (input.repoDir && deps.buildContext) {
     await deps.progress('context', `indexing ${input.repoDir}`);
     try {
-      const ctx = await deps.buildContext({ repoDir: input.repoDir, report: { title: intake.issue.title, body: intake.issue.body }, top: s.contextTop, tokenBudget: s.contextTokenBudget }, signal);
+      const ctx = await deps.buildContext(
+        {
+          repoDir: input.repoDir,
+          report: { title: intake.issue.title, body: intake.issue.body },
+          top: s.contextTop,
+          tokenBudget: s.contextTokenBudget,
+        },
+        signal,
+      );
       bundles = ctx.bundles;
-      context = { bundles: ctx.bundles.length, semantic: ctx.semantic, trainingLoops: ctx.trainingLoops.length, error: null, ranks: ctx.bundles.map((b) => b.rank) };
+      context = {
+        bundles: ctx.bundles.length,
+        semantic: ctx.semantic,
+        trainingLoops: ctx.trainingLoops.length,
+        error: null,
+        ranks: ctx.bundles.map((b) => b.rank),
+      };
       await deps.progress('context', `${ctx.bundles.length} bundle(s); semantic: ${ctx.semantic}`);
     } catch (err) {
       checkAbort(signal);
@@ -239,7 +305,10 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   usage = addUsage(usage, reported.usage);
   report = { reading: reported.reading, facts: reported.facts, bug: reported.bug, notes: reported.notes };
   notes.push(...reported.notes);
-  await deps.progress('report', `${report.facts.pythonBlocks.length} Python block(s), ${report.reading.expected.length} expected symptom(s)${report.facts.truncated ? ', issue cut' : ''}`);
+  await deps.progress(
+    'report',
+    `${report.facts.pythonBlocks.length} Python block(s), ${report.reading.expected.length} expected symptom(s)${report.facts.truncated ? ', issue cut' : ''}`,
+  );
   checkAbort(signal);
   if (!report.reading.expected.length) return finish(null);
 
@@ -247,13 +316,22 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   await deps.progress('plan', 'probing the environment and planning');
   // No code block, but the traceback shows the statement the reporter ran against the project (`import timm`
   // in a notebook): that statement is the report's code.
-  const ranProject = input.workspace?.packages?.length ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages) : [];
+  const ranProject = input.workspace?.packages?.length
+    ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages)
+    : [];
   const blocks = report.facts.pythonBlocks.length ? report.facts.pythonBlocks : ranProject.length ? [ranProject.join('\n')] : [];
-  const workspace = input.workspace ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) } : undefined;
+  const workspace = input.workspace
+    ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) }
+    : undefined;
   // The runs' shape is known now: their sandboxes warm while the plan and tier 0's analysis go on.
-  if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, confirmRuns: s.confirmRuns, workspace }, deps.log);
+  if ((blocks.length && s.tier0) || deps.llm)
+    warmRuns(deps.executor, { report: report.reading, settings: s, confirmRuns: s.confirmRuns, workspace }, deps.log);
   if (blocks.length) {
-    snippet = await completeSnippet({ blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` }, { checker: firstChecker }, signal);
+    snippet = await completeSnippet(
+      { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` },
+      { checker: firstChecker },
+      signal,
+    );
     if (lateLint) {
       const linted = snippet.script;
       // The report replaces pyflakes' alone once it lands (the same pyflakes findings, plus pylint's); a failed
@@ -265,11 +343,20 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
         () => undefined,
       );
     }
-    if (!report.facts.pythonBlocks.length) notes.push(`the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`);
+    if (!report.facts.pythonBlocks.length)
+      notes.push(
+        `the report has no code block; ran the statement its traceback shows it ran: ${ranProject.map((l) => `\`${l}\``).join(', ')}`,
+      );
   }
   const code = snippet?.script ?? '';
   const probeOptions = { store: deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined) };
-  const probed = await probeEnvironment(deps.executor, [...importedModules(code), ...referencedModules(code)], signal, workspace, probeOptions);
+  const probed = await probeEnvironment(
+    deps.executor,
+    [...importedModules(code), ...referencedModules(code)],
+    signal,
+    workspace,
+    probeOptions,
+  );
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
@@ -279,20 +366,44 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   }
   // The project's own packages are in the workspace: one that fails to import is not missing, its import may be the bug.
   const projectPackages = new Set(input.workspace?.packages ?? []);
-  probe = projectPackages.size ? { ...probed.probe, modules: Object.fromEntries(Object.entries(probed.probe.modules).map(([m, v]) => [m, v === null && projectPackages.has(m) && probed.probe?.importErrors?.[m] ? 'workspace (fails to import)' : v])) } : probed.probe;
+  probe = projectPackages.size
+    ? {
+        ...probed.probe,
+        modules: Object.fromEntries(
+          Object.entries(probed.probe.modules).map(([m, v]) => [
+            m,
+            v === null && projectPackages.has(m) && probed.probe?.importErrors?.[m] ? 'workspace (fails to import)' : v,
+          ]),
+        ),
+      }
+    : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
   // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
-  if (input.workspace) environment.project = (`${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` + `PYTHONPATH, read-only); import it as the report does`);
-  const deviceBug = report.reading.expected.some((x) => ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind));
+  if (input.workspace)
+    environment.project =
+      `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` +
+      `PYTHONPATH, read-only); import it as the report does`;
+  const deviceBug = report.reading.expected.some((x) =>
+    ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
+  );
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
   if (snippet) {
     // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.
-    const stood = standInMissingModules(snippet, Object.entries(probe.modules).filter(([, v]) => v === null).map(([m]) => m));
+    const stood = standInMissingModules(
+      snippet,
+      Object.entries(probe.modules)
+        .filter(([, v]) => v === null)
+        .map(([m]) => m),
+    );
     snippet = stood.snippet;
-    if (stood.substituted.length) probe = { ...probe, modules: { ...probe.modules, ...Object.fromEntries(stood.substituted.map((m) => [m, 'stand-in'])) } };
+    if (stood.substituted.length)
+      probe = { ...probe, modules: { ...probe.modules, ...Object.fromEntries(stood.substituted.map((m) => [m, 'stand-in'])) } };
   }
   plan = runPlan({ report, code: snippet?.script ?? code, probe });
-  await deps.progress('plan', `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`);
+  await deps.progress(
+    'plan',
+    `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`,
+  );
 
   // 4 agent
   await deps.progress('agent', deps.llm ? (s.tier0 ? 'tier 0, then tier 1' : 'tier 1 only (tier 0 off)') : 'tier 0 only (no LLM)');
@@ -326,7 +437,8 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
       now: deps.now,
       onActivity: (what) => deps.progress('agent', what),
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
-      checkImports: async (modules, sig) => (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
+      checkImports: async (modules, sig) =>
+        (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
     },
     signal,
   );
@@ -339,7 +451,11 @@ async function runStages(input: ReproInput, deps: ReproDeps, state: { finish?: (
   // 5 confirm
   if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
     await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
-    confirm = await runConfirm({ final: agent.final, report: report.reading, runs: s.confirmRuns, parallel: s.parallelRuns, settings: s }, { executor: deps.executor, workspace }, signal);
+    confirm = await runConfirm(
+      { final: agent.final, report: report.reading, runs: s.confirmRuns, parallel: s.parallelRuns, settings: s },
+      { executor: deps.executor, workspace },
+      signal,
+    );
     if (confirm.infra) notes.push(`a confirmation run failed for infrastructure reasons: ${confirm.infra}`);
     await deps.progress('confirm', `reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} runs`);
   } else {

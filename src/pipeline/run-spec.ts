@@ -100,8 +100,12 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
   const caps = Object.fromEntries(
     CAP_NAMES.map((name) => {
       const cap = lowest(ceilings[name], repoConfig?.caps[name], req.caps[name]);
-      for (const [who, asked] of [['the repository config', repoConfig?.caps[name]], ['the request', req.caps[name]]] as const) {
-        if (asked !== undefined && asked > cap.ceiling) notes.push(`${who} asked for ${UNIT[name](asked)} (${name}); the operator's ceiling of ${UNIT[name](cap.ceiling)} applies`);
+      for (const [who, asked] of [
+        ['the repository config', repoConfig?.caps[name]],
+        ['the request', req.caps[name]],
+      ] as const) {
+        if (asked !== undefined && asked > cap.ceiling)
+          notes.push(`${who} asked for ${UNIT[name](asked)} (${name}); the operator's ceiling of ${UNIT[name](cap.ceiling)} applies`);
       }
       return [name, cap];
     }),
@@ -131,7 +135,8 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     maxTimeoutMs: settings.runTimeoutMs,
     maxMemoryMb: settings.runMemoryMb,
   };
-  if (allow.length > 0 && executor.kind !== 'kubernetes') notes.push('network.allow needs the Kubernetes executor; the local sandbox stays offline');
+  if (allow.length > 0 && executor.kind !== 'kubernetes')
+    notes.push('network.allow needs the Kubernetes executor; the local sandbox stays offline');
   return { settings, llm, executor, context: contextSettings(op), policy, caps, notes };
 }
 
@@ -156,6 +161,8 @@ function executorFor(op: OperatorEnv, repoConfig: RepoConfig | null): ExecConfig
 }
 
 function contextSettings(op: OperatorEnv): ContextSettings {
-  const entries = Object.keys(ContextEnv.shape).flatMap((k) => (op[k as keyof OperatorEnv] === undefined ? [] : [[k, op[k as keyof OperatorEnv]]]));
+  const entries = Object.keys(ContextEnv.shape).flatMap((k) =>
+    op[k as keyof OperatorEnv] === undefined ? [] : [[k, op[k as keyof OperatorEnv]]],
+  );
   return Object.fromEntries(entries) as ContextSettings;
 }

@@ -50,7 +50,10 @@ export type ReproSettingsInput = z.input<typeof ReproSettings>;
 
 /** Reads ReproSettings from the environment; `overrides` (the CLI's own flags) win. Throws SetupError naming a bad variable. */
 export function reproSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: ReproSettingsInput = {}): ReproSettings {
-  return reproSettingsFrom(parseEnv(PipelineEnv, env, (name, message) => `invalid ${name}: ${message}`), overrides);
+  return reproSettingsFrom(
+    parseEnv(PipelineEnv, env, (name, message) => `invalid ${name}: ${message}`),
+    overrides,
+  );
 }
 
 /** ReproSettings from the parsed operator environment (src/config/operator-env.ts); `overrides` win. */

@@ -21,7 +21,17 @@ export { AttemptOutcome, AttemptRecord } from '../agent/types.js';
  * The headline verdict of a run, finer than the exit status (docs/verdicts.md): a flaky reproduction and a
  * reproduced pattern end `not_reproduced`; a report needing its own data, `needs_info`; no model, `not_reproduced`.
  */
-export const Verdict = z.enum(['reproduced', 'flaky', 'pattern_reproduced', 'not_reproduced', 'needs_info', 'needs_data', 'no_model', 'exit_budget', 'exit_infra']);
+export const Verdict = z.enum([
+  'reproduced',
+  'flaky',
+  'pattern_reproduced',
+  'not_reproduced',
+  'needs_info',
+  'needs_data',
+  'no_model',
+  'exit_budget',
+  'exit_infra',
+]);
 export type Verdict = z.infer<typeof Verdict>;
 
 /** One seeded confirmation run, as the comment tells it. */

@@ -9,12 +9,66 @@ export { StoredProbe, type ProbeStore } from './probe-store.js';
 export { createDiskProbeStore } from './probe-store-disk.js';
 
 /** Standard-library modules never worth probing. */
-const STDLIB = new Set(['os', 'sys', 'math', 'time', 'random', 'json', 're', 'copy', 'collections', 'itertools', 'functools', 'typing', 'dataclasses', 'pathlib', 'abc', 'argparse', 'logging', 'warnings', 'pickle', 'io', 'string', 'datetime', 'glob', 'shutil', 'subprocess', 'threading', 'multiprocessing', 'enum', 'operator', 'statistics', 'csv', 'gc', 'inspect', 'traceback', 'contextlib', 'tempfile', 'unittest', 'platform', 'struct', 'uuid', 'hashlib', 'heapq', 'bisect', 'queue', 'signal', 'socket', 'zipfile', 'gzip', 'textwrap', 'pprint', '__future__']);
+const STDLIB = new Set([
+  'os',
+  'sys',
+  'math',
+  'time',
+  'random',
+  'json',
+  're',
+  'copy',
+  'collections',
+  'itertools',
+  'functools',
+  'typing',
+  'dataclasses',
+  'pathlib',
+  'abc',
+  'argparse',
+  'logging',
+  'warnings',
+  'pickle',
+  'io',
+  'string',
+  'datetime',
+  'glob',
+  'shutil',
+  'subprocess',
+  'threading',
+  'multiprocessing',
+  'enum',
+  'operator',
+  'statistics',
+  'csv',
+  'gc',
+  'inspect',
+  'traceback',
+  'contextlib',
+  'tempfile',
+  'unittest',
+  'platform',
+  'struct',
+  'uuid',
+  'hashlib',
+  'heapq',
+  'bisect',
+  'queue',
+  'signal',
+  'socket',
+  'zipfile',
+  'gzip',
+  'textwrap',
+  'pprint',
+  '__future__',
+]);
 
 /** Top-level module names a script imports (pure). */
 export function importedModules(code: string): string[] {
   const mods = new Set<string>();
-  for (const m of code.matchAll(/^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))/gm)) {
+  for (const m of code.matchAll(
+    /^\s*(?:from\s+([\w.]+)\s+import\b|import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*))/gm,
+  )) {
     const names = m[1] ? [m[1]] : (m[2] ?? '').split(',').map((s) => s.trim().split(/\s+/)[0] ?? '');
     for (const n of names) {
       const top = n.split('.')[0];
@@ -82,20 +136,38 @@ export function runPlan(input: PlanInput): ReproPlan {
   const blockers: Blocker[] = [
     ...networkNeeds(code).map((what) => ({ kind: 'network' as const, what: `${what}; runs here have no network` })),
     ...missingModules.map((m) => ({ kind: 'missing_package' as const, what: `package \`${m}\` is not installed in this runner's Python` })),
-    ...localDataNeeds(code).map((p) => ({ kind: 'data' as const, what: `the report's data file(s) (\`${p}\`), which are on the reporter's machine, not in the report` })),
+    ...localDataNeeds(code).map((p) => ({
+      kind: 'data' as const,
+      what: `the report's data file(s) (\`${p}\`), which are on the reporter's machine, not in the report`,
+    })),
   ];
   const versions = report.reading.versions.map((v) => `${v.name}==${v.version}`).join(', ');
-  const installed = probe ? Object.entries(probe.modules).filter(([, v]) => v).map(([k, v]) => (v === 'installed' ? k : `${k} ${v}`)) : [];
-  const absent = probe ? Object.entries(probe.modules).filter(([, v]) => v === null).map(([k]) => k) : [];
+  const installed = probe
+    ? Object.entries(probe.modules)
+        .filter(([, v]) => v)
+        .map(([k, v]) => (v === 'installed' ? k : `${k} ${v}`))
+    : [];
+  const absent = probe
+    ? Object.entries(probe.modules)
+        .filter(([, v]) => v === null)
+        .map(([k]) => k)
+    : [];
   const dataFacts = report.facts.dataDescriptions.filter((d) => d.startsWith('code '));
   const loadsData = dataFacts.some((d) => d.startsWith('code loads data')) || blockers.some((b) => b.kind !== 'missing_package');
   const showsNoData = dataFacts.some((d) => d.startsWith('code uses data it does not show'));
   // A missing package anywhere in the report's code rules its data path out too: the model must not be sent
   // back to a loader that cannot import here.
-  const dataStrategy: ReproPlan['dataStrategy'] = loadsData || missingModules.length || showsNoData ? 'synthetic' : code.trim() ? 'report_code' : 'synthetic';
+  const dataStrategy: ReproPlan['dataStrategy'] =
+    loadsData || missingModules.length || showsNoData ? 'synthetic' : code.trim() ? 'report_code' : 'synthetic';
   const expected = report.reading.expected;
   const assertion = expected.length
-    ? expected.map((s) => (s.exception ? `the run ends with ${s.exception.type}: ${s.exception.message}` : `the run shows ${s.kind.replace(/_/g, ' ')}${s.metric ? ` in ${s.metric}` : ''}`)).join('; and ')
+    ? expected
+        .map((s) =>
+          s.exception
+            ? `the run ends with ${s.exception.type}: ${s.exception.message}`
+            : `the run shows ${s.kind.replace(/_/g, ' ')}${s.metric ? ` in ${s.metric}` : ''}`,
+        )
+        .join('; and ')
     : 'the behaviour the report describes (it shows no error or output to match)';
   const missingText = missingModules.map((m) => `\`${m}\``).join(', ');
   const why = [
@@ -107,26 +179,40 @@ export function runPlan(input: PlanInput): ReproPlan {
     {
       kind: 'environment',
       description: probe
-        ? (`Python ${probe.python} with ` + `${installed.join(', ') || 'the standard library only'}${versions ? `; the report used ${versions}` : ''}; ` + `CPU${probe.cuda ? ' and CUDA' : ' only, no CUDA'}; no ` + `network.${absent.length ? ` Not installed here, never import: ${absent.join(', ')}.` : ''}`)
+        ? `Python ${probe.python} with ` +
+          `${installed.join(', ') || 'the standard library only'}${versions ? `; the report used ${versions}` : ''}; ` +
+          `CPU${probe.cuda ? ' and CUDA' : ' only, no CUDA'}; no ` +
+          `network.${absent.length ? ` Not installed here, never import: ${absent.join(', ')}.` : ''}`
         : `Python of unknown contents${versions ? `; the report used ${versions}` : ''}; no network.`,
     },
     {
       kind: 'data',
       description:
         dataStrategy === 'synthetic'
-          ? (`Do not use the report's own data ` + `path${why.length ? ` (${why.join('; ')})` : ''}${dataFacts.length ? `. What the report shows of it: ${dataFacts.slice(0, 3).join('; ')}` : ''}. ` + `Generate synthetic tensors with torch/numpy of the same shapes and dtypes, seeded from REPGEN_SEED.`)
+          ? `Do not use the report's own data ` +
+            `path${why.length ? ` (${why.join('; ')})` : ''}${dataFacts.length ? `. What the report shows of it: ${dataFacts.slice(0, 3).join('; ')}` : ''}. ` +
+            `Generate synthetic tensors with torch/numpy of the same shapes and dtypes, seeded from REPGEN_SEED.`
           : `Use the data the report's code builds itself${dataFacts.length ? ` (${dataFacts.slice(0, 2).join('; ')})` : ''}.`,
     },
     {
       kind: 'model',
       description: report.facts.pythonBlocks.length
         ? missingModules.length
-          ? (`Use the report's own model/code where it carries the bug, but it imports ${missingText}, not ` + `installed here: rebuild what needs ${missingModules.length === 1 ? 'it' : 'them'} with installed ` + `packages only and never import ${missingText}.`)
+          ? `Use the report's own model/code where it carries the bug, but it imports ${missingText}, not ` +
+            `installed here: rebuild what needs ${missingModules.length === 1 ? 'it' : 'them'} with installed ` +
+            `packages only and never import ${missingText}.`
           : "Use the report's own model/code, unchanged where it carries the bug."
         : `Write the smallest model/code that exercises: ${report.bug.coreProblem}`,
     },
-    { kind: 'run', description: 'One self-contained script, CPU, seconds not minutes: few epochs, small batches, print metrics per step/epoch in the report\'s format.' },
-    { kind: 'assertion', description: `Let the bug show by itself: ${assertion}. Never raise the reported exception or print the reported text yourself.` },
+    {
+      kind: 'run',
+      description:
+        "One self-contained script, CPU, seconds not minutes: few epochs, small batches, print metrics per step/epoch in the report's format.",
+    },
+    {
+      kind: 'assertion',
+      description: `Let the bug show by itself: ${assertion}. Never raise the reported exception or print the reported text yourself.`,
+    },
   ];
   return { steps, dataStrategy, assertion, blockers, imports, missingModules };
 }

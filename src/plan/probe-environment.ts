@@ -37,7 +37,25 @@ export const BASE_MODULES = ['torch', 'numpy'];
  * Packages a reproduction of a DL bug commonly reaches for. Probed once per executor (cached), so the
  * plan can tell the model which of them it may use and which it must not import.
  */
-export const COMMON_MODULES = ['torchvision', 'torchaudio', 'torchtext', 'transformers', 'timm', 'sklearn', 'scipy', 'pandas', 'PIL', 'cv2', 'matplotlib', 'tqdm', 'tensorflow', 'keras', 'jax', 'lightning', 'pytorch_lightning'];
+export const COMMON_MODULES = [
+  'torchvision',
+  'torchaudio',
+  'torchtext',
+  'transformers',
+  'timm',
+  'sklearn',
+  'scipy',
+  'pandas',
+  'PIL',
+  'cv2',
+  'matplotlib',
+  'tqdm',
+  'tensorflow',
+  'keras',
+  'jax',
+  'lightning',
+  'pytorch_lightning',
+];
 
 interface ProbeCache {
   base: Omit<EnvironmentProbe, 'modules' | 'importErrors'>;
@@ -63,7 +81,13 @@ export interface ProbeOptions {
  * executor: a module is probed once; with a `store`, also on disk under the executor's environment key.
  * Null when the probe itself could not run (the caller treats that as an infrastructure problem).
  */
-export async function probeEnvironment(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace, options: ProbeOptions = {}): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
+export async function probeEnvironment(
+  executor: ScriptExecutor,
+  modules: string[],
+  signal?: AbortSignal,
+  workspace?: Workspace,
+  options: ProbeOptions = {},
+): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
   const wanted = [...new Set([...BASE_MODULES, ...COMMON_MODULES, ...modules])].filter((m) => VALID_MODULE.test(m));
   // The workspace is on the scripts' import path, so what imports depends on it too.
   const key = workspace ? `${workspace.hostPath}\u0000${workspace.mountPath ?? ''}` : '';
@@ -85,12 +109,19 @@ export async function probeEnvironment(executor: ScriptExecutor, modules: string
   const unknown = missing();
   if (known && unknown.length === 0) return { probe: fromCache(known), error: null };
   const result = await executor.run(
-    { files: [{ path: 'probe.py', content: PROBE }], entry: 'probe.py', args: [JSON.stringify(unknown)], limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 }, ...(workspace ? { workspace } : {}) },
+    {
+      files: [{ path: 'probe.py', content: PROBE }],
+      entry: 'probe.py',
+      args: [JSON.stringify(unknown)],
+      limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 },
+      ...(workspace ? { workspace } : {}),
+    },
     signal,
   );
   if (result.infra) return { probe: null, error: `${result.infra.kind}: ${result.infra.message}` };
   const line = result.stdout.split('\n').find((l) => l.startsWith('REPGEN_PROBE '));
-  if (!line) return { probe: null, error: `the environment probe printed nothing usable (exit ${result.exitCode}): ${result.output.slice(-300)}` };
+  if (!line)
+    return { probe: null, error: `the environment probe printed nothing usable (exit ${result.exitCode}): ${result.output.slice(-300)}` };
   let parsed: ReturnType<typeof EnvironmentProbe.safeParse>;
   try {
     parsed = EnvironmentProbe.safeParse(JSON.parse(line.slice('REPGEN_PROBE '.length)));
@@ -99,7 +130,11 @@ export async function probeEnvironment(executor: ScriptExecutor, modules: string
   }
   if (!parsed.success) return { probe: null, error: 'the environment probe answered in an unexpected shape' };
   const p = parsed.data;
-  const entry: ProbeCache = known ?? { base: { python: p.python, executable: p.executable, platform: p.platform, cuda: p.cuda, cudaVersion: p.cudaVersion }, modules: new Map(), importErrors: new Map() };
+  const entry: ProbeCache = known ?? {
+    base: { python: p.python, executable: p.executable, platform: p.platform, cuda: p.cuda, cudaVersion: p.cudaVersion },
+    modules: new Map(),
+    importErrors: new Map(),
+  };
   for (const m of unknown) entry.modules.set(m, m in p.modules ? (p.modules[m] ?? null) : 'unknown');
   for (const [m, e] of Object.entries(p.importErrors ?? {})) entry.importErrors.set(m, e);
   perWorkspace.set(key, entry);
@@ -135,7 +170,13 @@ function fromCache(c: ProbeCache): EnvironmentProbe {
  * Which of `modules` the executor's interpreter cannot import, probing (once, cached) the ones it was
  * not asked about yet. A module the probe could not answer for counts as importable: the run will say.
  */
-export async function missingModules(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace, options: ProbeOptions = {}): Promise<string[]> {
+export async function missingModules(
+  executor: ScriptExecutor,
+  modules: string[],
+  signal?: AbortSignal,
+  workspace?: Workspace,
+  options: ProbeOptions = {},
+): Promise<string[]> {
   const valid = modules.filter((m) => VALID_MODULE.test(m));
   if (!valid.length) return [];
   const { probe } = await probeEnvironment(executor, valid, signal, workspace, options);

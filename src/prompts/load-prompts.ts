@@ -89,16 +89,22 @@ export async function loadPrompt(name: string, dir: string = DEFAULT_PROMPTS_DIR
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new PromptLoadError(code === 'ENOENT' ? `prompt '${name}' not found: ${file} does not exist` : `cannot read prompt ${file}: ${String(err)}`);
+    throw new PromptLoadError(
+      code === 'ENOENT' ? `prompt '${name}' not found: ${file} does not exist` : `cannot read prompt ${file}: ${String(err)}`,
+    );
   }
   return parsePrompt(name, text, file);
 }
 
 /** Loads several prompts; reports every broken one in one error, so a start-up check lists them all. */
-export async function loadPrompts<const N extends string>(names: readonly N[], dir: string = DEFAULT_PROMPTS_DIR): Promise<Record<N, Prompt>> {
+export async function loadPrompts<const N extends string>(
+  names: readonly N[],
+  dir: string = DEFAULT_PROMPTS_DIR,
+): Promise<Record<N, Prompt>> {
   const results = await Promise.allSettled(names.map((n) => loadPrompt(n, dir)));
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason instanceof Error ? r.reason.message : String(r.reason)] : []));
-  if (errors.length) throw new PromptLoadError(errors.length === 1 ? (errors[0] ?? '') : `${errors.length} prompts are broken:\n- ${errors.join('\n- ')}`);
+  if (errors.length)
+    throw new PromptLoadError(errors.length === 1 ? (errors[0] ?? '') : `${errors.length} prompts are broken:\n- ${errors.join('\n- ')}`);
   const out = {} as Record<N, Prompt>;
   names.forEach((n, i) => {
     const r = results[i];

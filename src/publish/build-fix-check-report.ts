@@ -17,7 +17,9 @@ export function fixCheckExternalId(x: { owner: string; repo: string; issueNumber
 }
 
 /** Reads an external id written by {@link fixCheckExternalId}; null for anything else. Pure. */
-export function parseFixCheckExternalId(id: string | null | undefined): { owner: string; repo: string; issueNumber: number; prNumber: number } | null {
+export function parseFixCheckExternalId(
+  id: string | null | undefined,
+): { owner: string; repo: string; issueNumber: number; prNumber: number } | null {
   const m = /^verify:([\w.-]+)\/([\w.-]+)#(\d{1,9})@pr(\d{1,9})$/.exec(id ?? '');
   return m?.[1] && m[2] ? { owner: m[1], repo: m[2], issueNumber: Number(m[3]), prNumber: Number(m[4]) } : null;
 }
@@ -25,7 +27,11 @@ export function parseFixCheckExternalId(id: string | null | undefined): { owner:
 export type CheckConclusion = 'success' | 'failure' | 'neutral';
 
 /** Fixed passes the check; a bug that still shows fails it; anything RepGen cannot decide is neutral (never blocks a merge). */
-export const FIX_CONCLUSION: Record<FixVerdict, CheckConclusion> = { fixed: 'success', still_reproduces: 'failure', inconclusive: 'neutral' };
+export const FIX_CONCLUSION: Record<FixVerdict, CheckConclusion> = {
+  fixed: 'success',
+  still_reproduces: 'failure',
+  inconclusive: 'neutral',
+};
 
 export interface FixCheckReportInput {
   check: FixCheck;
@@ -58,7 +64,10 @@ export function buildFixCheckReport(input: FixCheckReportInput): FixCheckReport 
       : check.verdict === 'still_reproduces'
         ? `Still failing: the bug of #${issueNumber} still shows at ${at}`
         : `Inconclusive: RepGen cannot tell whether #${issueNumber} is fixed at ${at}`;
-  const rows = check.runs.map((r) => `| ${r.seed} | ${r.outcome.replace('_', ' ')} | ${r.timedOut ? 'timed out' : (r.exitCode ?? r.signal ?? '—')} | ${tableCell(r.observed, 200)} |`);
+  const rows = check.runs.map(
+    (r) =>
+      `| ${r.seed} | ${r.outcome.replace('_', ' ')} | ${r.timedOut ? 'timed out' : (r.exitCode ?? r.signal ?? '—')} | ${tableCell(r.observed, 200)} |`,
+  );
   const summary = [
     `RepGen re-ran the confirmed reproduction of ${input.issueUrl} against this pull request's head (${at}). ${neutralizeMentions(check.reason)}.`,
     '',
@@ -76,7 +85,16 @@ export function buildFixCheckReport(input: FixCheckReportInput): FixCheckReport 
   }
   if (input.regressionTest) {
     const fence = fenceFor(input.regressionTest.content);
-    sections.push('', `### Regression test: \`${input.regressionTest.path}\``, '', neutralizeMentions(input.regressionTest.note), '', `${fence}python`, input.regressionTest.content, fence);
+    sections.push(
+      '',
+      `### Regression test: \`${input.regressionTest.path}\``,
+      '',
+      neutralizeMentions(input.regressionTest.note),
+      '',
+      `${fence}python`,
+      input.regressionTest.content,
+      fence,
+    );
   }
   return {
     conclusion: FIX_CONCLUSION[check.verdict],

@@ -113,7 +113,11 @@ function sawRow(outcome: ReproOutcome): string {
   if (crash) return symptomText(crash);
   const pattern = outcome.expected.filter((s) => s.kind !== 'wrong_values');
   const line = outcome.reportedOutput ? `the output ending \`${inline(outcome.reportedOutput, 160)}\`` : '';
-  if (pattern.length) return `${pattern.slice(0, 3).map((s) => SYMPTOM_NAMES[s.kind]).join('; ')}${line ? `, in ${line}` : ''}`;
+  if (pattern.length)
+    return `${pattern
+      .slice(0, 3)
+      .map((s) => SYMPTOM_NAMES[s.kind])
+      .join('; ')}${line ? `, in ${line}` : ''}`;
   if (line) return line.replace(/^the output/, 'output');
   return outcome.expected.length ? listSymptoms(outcome.expected) : 'no error or output in the report';
 }
@@ -134,7 +138,10 @@ function comparedSection(outcome: ReproOutcome): string {
     if (outcome.scriptRan === false || !outcome.match) return '';
     return `**Compared:** ${tableCell(outcome.match.reasons.join('; '), 500)}`;
   }
-  const lines = compared.map((c) => `- ${c.what}: report \`${inline(c.report, 200)}\`, run \`${inline(c.run, 200)}\` — ${c.agree ? 'agree' : 'differ'}: ${tableCell(c.note, 400)}`);
+  const lines = compared.map(
+    (c) =>
+      `- ${c.what}: report \`${inline(c.report, 200)}\`, run \`${inline(c.run, 200)}\` — ${c.agree ? 'agree' : 'differ'}: ${tableCell(c.note, 400)}`,
+  );
   return `**Compared:**\n${lines.join('\n')}`;
 }
 
@@ -145,7 +152,12 @@ export function versionFlags(outcome: ReproOutcome): string[] {
     const here = outcome.environment[pin.name.toLowerCase()];
     if (!here) continue;
     const mm = (v: string) => v.split(/[.+]/).slice(0, 2).join('.');
-    if (mm(here) !== mm(pin.version)) flags.push((`⚠️ ${pin.name} ${pin.version} in the report, ${here} here: a different ` + `${here.split('.')[0] === pin.version.split('.')[0] ? 'minor' : 'major'} version, which could matter ` + `for this bug`));
+    if (mm(here) !== mm(pin.version))
+      flags.push(
+        `⚠️ ${pin.name} ${pin.version} in the report, ${here} here: a different ` +
+          `${here.split('.')[0] === pin.version.split('.')[0] ? 'minor' : 'major'} version, which could matter ` +
+          `for this bug`,
+      );
   }
   return flags;
 }
@@ -163,7 +175,9 @@ function chartSection(outcome: ReproOutcome): string {
   if (!series) return '';
   const chart = metricChart(series);
   const bad = series.nonFinite ?? 0;
-  const note = bad ? `_${series.name.replace(/_/g, ' ')}: ${bad} of ${series.values.length + bad} printed values were NaN or infinite; the chart shows only the finite ones._` : '';
+  const note = bad
+    ? `_${series.name.replace(/_/g, ' ')}: ${bad} of ${series.values.length + bad} printed values were NaN or infinite; the chart shows only the finite ones._`
+    : '';
   return [chart ?? '', note].filter(Boolean).join('\n\n');
 }
 
@@ -195,13 +209,12 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   const lines = script.split('\n').length;
   const added = script.split('\n').filter((l) => l.includes(ADDED_MARK)).length;
   const tier = outcome.attempts.at(-1)?.tier;
-  const who = added
-    ? `, ${added} added by RepGen`
-    : tier === 1
-      ? ', written by the model'
-      : '';
+  const who = added ? `, ${added} added by RepGen` : tier === 1 ? ', written by the model' : '';
   const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
-  return (`<details><summary>Reproduction script (<code>repro.py</code>, ${lines} ` + `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`);
+  return (
+    `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} ` +
+    `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`
+  );
 }
 
 /** The part of the output that shows the bug: the last traceback, or the lines that carry the symptoms. */
@@ -211,7 +224,8 @@ export function bugExcerpt(outcome: ReproOutcome, maxLines = 30): string {
   let lines: string[];
   if (tb >= 0) {
     lines = out.slice(tb).split('\n');
-    if (lines.length > maxLines) lines = [...lines.slice(0, 4), `  … ${lines.length - maxLines + 4} lines of frames left out …`, ...lines.slice(-(maxLines - 5))];
+    if (lines.length > maxLines)
+      lines = [...lines.slice(0, 4), `  … ${lines.length - maxLines + 4} lines of frames left out …`, ...lines.slice(-(maxLines - 5))];
   } else {
     const wanted = new Set<string>();
     for (const s of outcome.observed) for (const l of s.evidence.split('\n')) if (l.trim()) wanted.add(l.trim());
@@ -247,7 +261,11 @@ function attemptsSection(outcome: ReproOutcome, maxRows: number): string {
   if (!all.length) return '';
   const shown = all.length > maxRows ? all.slice(-maxRows) : all;
   const items = shown.map((a) => {
-    const lines = a.feedback.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 8);
+    const lines = a.feedback
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(0, 8);
     const detail = lines.map((l) => `  - ${neutralizeMentions(l.length > 300 ? `${l.slice(0, 299)}…` : l)}`).join('\n');
     return `- **Attempt ${a.n}** (tier ${a.tier}${a.bundle ? `, context bundle ${a.bundle}` : ''}): ${ATTEMPT_NAMES[a.outcome]}${detail ? `\n${detail}` : ''}`;
   });
@@ -259,11 +277,17 @@ function askSection(outcome: ReproOutcome): string {
   const v = verdictOf(outcome);
   if (!outcome.needsInfo.length || !['needs_info', 'needs_data'].includes(v)) return '';
   const intro = v === 'needs_data' ? 'To run it here, could you add one of these to the issue?' : 'Could you add these to the issue?';
-  return `${intro}\n\n${outcome.needsInfo.slice(0, 5).map((n) => `- ${neutralizeMentions(n)}`).join('\n')}`;
+  return `${intro}\n\n${outcome.needsInfo
+    .slice(0, 5)
+    .map((n) => `- ${neutralizeMentions(n)}`)
+    .join('\n')}`;
 }
 
 function assemble(p: Parts): string {
-  return [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.environment, p.attempts, p.footer].filter(Boolean).join('\n\n') + '\n';
+  return (
+    [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.environment, p.attempts, p.footer].filter(Boolean).join('\n\n') +
+    '\n'
+  );
 }
 
 /**
@@ -293,7 +317,10 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
       (flags.length ? `\n\n${flags.map((f) => `- ${neutralizeMentions(f)}`).join('\n')}` : '')
     : '';
   const usage = outcome.usage;
-  const footer = (`<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} ` + `out · cost $${usage.costUsd.toFixed(4)} · judged by RepGen's symptom matcher on the script's own ` + `output, not by a model (rules: RepGen's docs/verdicts.md).</sub>`);
+  const footer =
+    `<sub>Time ${formatMs(outcome.durationMs)} · tokens ${usage.inputTokens} in / ${usage.outputTokens} ` +
+    `out · cost $${usage.costUsd.toFixed(4)} · judged by RepGen's symptom matcher on the script's own ` +
+    `output, not by a model (rules: RepGen's docs/verdicts.md).</sub>`;
 
   // Shrink the big parts step by step until the comment fits; say what was cut.
   const budgets = [
@@ -337,7 +364,10 @@ export interface StageProgress {
 const MARK: Record<StageState, string> = { pending: '⬜', running: '⏳', done: '✅', failed: '❌', skipped: '➖' };
 
 /** The progress comment: one line per stage, edited in place as the job moves on. */
-export function buildProgressComment(stages: readonly StageProgress[], options: { title?: string; secrets?: readonly string[] } = {}): string {
+export function buildProgressComment(
+  stages: readonly StageProgress[],
+  options: { title?: string; secrets?: readonly string[] } = {},
+): string {
   const lines = [`### ${options.title ?? 'RepGen is reproducing this issue'}`, ''];
   for (const s of stages) lines.push(`- ${MARK[s.state]} **${s.stage}**${s.note ? ` — ${tableCell(s.note, 200)}` : ''}`);
   lines.push('', '<sub>This comment is updated as each stage finishes.</sub>');

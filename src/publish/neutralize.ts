@@ -6,11 +6,13 @@ const ZWJ = '\u200D';
  * when RepGen posts it. Applied outside code fences only (GitHub links nothing inside them).
  */
 export function neutralizeMentions(text: string): string {
-  return text
-    .replace(/(^|[^\w`])@([A-Za-z0-9][\w-]*)/g, `$1@${ZWJ}$2`)
-    // Any `#123`, also `owner/repo#123` (a cross-reference event in another repository); not `&#123;`.
-    .replace(/(^|[^&`])#(\d+)/g, `$1#${ZWJ}$2`)
-    .replace(/\b(GH-)(\d+)/gi, `$1${ZWJ}$2`);
+  return (
+    text
+      .replace(/(^|[^\w`])@([A-Za-z0-9][\w-]*)/g, `$1@${ZWJ}$2`)
+      // Any `#123`, also `owner/repo#123` (a cross-reference event in another repository); not `&#123;`.
+      .replace(/(^|[^&`])#(\d+)/g, `$1#${ZWJ}$2`)
+      .replace(/\b(GH-)(\d+)/gi, `$1${ZWJ}$2`)
+  );
 }
 
 /** Token shapes of the services RepGen talks to, and private keys: never echoed, whatever the source. */

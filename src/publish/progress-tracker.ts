@@ -16,7 +16,10 @@ export interface ProgressTracker {
  * hands the re-rendered progress comment to `onChange` — what the App edits on the issue. Pure apart
  * from the callback.
  */
-export function createProgressTracker(onChange: (markdown: string, stages: StageProgress[]) => void | Promise<void> = () => undefined, options: { secrets?: readonly string[] } = {}): ProgressTracker {
+export function createProgressTracker(
+  onChange: (markdown: string, stages: StageProgress[]) => void | Promise<void> = () => undefined,
+  options: { secrets?: readonly string[] } = {},
+): ProgressTracker {
   const states = new Map<StageName, StageProgress>(ORDER.map((stage) => [stage, { stage, state: 'pending' }]));
   const list = (): StageProgress[] => ORDER.map((s) => states.get(s) ?? { stage: s, state: 'pending' });
   const markdown = (): string => buildProgressComment(list(), { secrets: options.secrets });
@@ -27,9 +30,16 @@ export function createProgressTracker(onChange: (markdown: string, stages: Stage
       const at = ORDER.indexOf(stage);
       for (const earlier of ORDER.slice(0, at)) {
         const s = states.get(earlier);
-        if (s && (s.state === 'running' || s.state === 'pending')) states.set(earlier, { ...s, state: s.state === 'running' ? 'done' : 'skipped' });
+        if (s && (s.state === 'running' || s.state === 'pending'))
+          states.set(earlier, { ...s, state: s.state === 'running' ? 'done' : 'skipped' });
       }
-      const state = /^skipped\b/.test(message) ? 'skipped' : /^(failed|rejected)\b/.test(message) ? 'failed' : stage === 'publish' ? 'done' : 'running';
+      const state = /^skipped\b/.test(message)
+        ? 'skipped'
+        : /^(failed|rejected)\b/.test(message)
+          ? 'failed'
+          : stage === 'publish'
+            ? 'done'
+            : 'running';
       states.set(stage, { stage, state, note: message.split('\n')[0] });
       await onChange(markdown(), list());
     },

@@ -41,7 +41,10 @@ export class InstallationSlots {
 
   /** Keeps the lease alive until the returned function is called. */
   keepAlive(installationId: number, jobId: string): () => void {
-    const timer = setInterval(() => void this.acquire(installationId, jobId).catch(() => undefined), Math.max(200, this.options.leaseMs / 3));
+    const timer = setInterval(
+      () => void this.acquire(installationId, jobId).catch(() => undefined),
+      Math.max(200, this.options.leaseMs / 3),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }

@@ -71,7 +71,10 @@ export class RunRegistry {
     if (ok === 'OK') return { ok: true };
     const active = await this.activeRun(issue);
     // The lock vanished between SET and GET (the run just ended): try once more.
-    if (!active) return (await this.redis.set(key, JSON.stringify(run), 'EX', this.activeTtlS, 'NX')) === 'OK' ? { ok: true } : { ok: false, active: run };
+    if (!active)
+      return (await this.redis.set(key, JSON.stringify(run), 'EX', this.activeTtlS, 'NX')) === 'OK'
+        ? { ok: true }
+        : { ok: false, active: run };
     return { ok: false, active };
   }
 

@@ -23,7 +23,14 @@ export const VerifyJob = z
     issueNumber: z.number().int().positive(),
     issueUrl: z.string().url(),
     /** The pull request, its head commit (what is tested) and branch (what the check run names). */
-    pr: z.object({ number: z.number().int().positive(), headSha: z.string().regex(/^[0-9a-f]{40}$/), headRef: z.string().min(1), url: z.string().url() }).strict(),
+    pr: z
+      .object({
+        number: z.number().int().positive(),
+        headSha: z.string().regex(/^[0-9a-f]{40}$/),
+        headRef: z.string().min(1),
+        url: z.string().url(),
+      })
+      .strict(),
     /** The base repository's clone URL: the head commit is fetched from it (fork PRs included), never from the fork. */
     cloneUrl: z.string().min(1),
     /** The check run the handler created (queued); the worker moves it on. */
@@ -43,7 +50,11 @@ export function verifyJobId(job: Pick<VerifyJob, 'deliveryId' | 'issueNumber'>):
 }
 
 /** The only producer of verify jobs; validates with the schema the worker parses with. */
-export async function enqueueVerify(queue: Queue, data: VerifyJob, options: { attempts: number; backoffMs: number }): Promise<{ jobId: string }> {
+export async function enqueueVerify(
+  queue: Queue,
+  data: VerifyJob,
+  options: { attempts: number; backoffMs: number },
+): Promise<{ jobId: string }> {
   const job = VerifyJob.parse(data);
   const jobId = verifyJobId(job);
   try {

@@ -5,8 +5,63 @@ import type { ReportFacts } from './types.js';
 import { regexLines } from '../regex.js';
 
 const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
-const OTHER_LANGS = new Set(['c', 'cpp', 'c++', 'cuda', 'java', 'javascript', 'js', 'ts', 'typescript', 'go', 'rust', 'rs', 'bash', 'sh', 'shell', 'console', 'powershell', 'r', 'julia', 'matlab', 'scala', 'kotlin', 'swift', 'cs', 'csharp', 'lua', 'ruby', 'php', 'sql', 'dockerfile', 'makefile', 'cmake']);
-const OUTPUT_LANGS = new Set(['text', 'txt', 'log', 'output', 'plain', 'plaintext', 'stderr', 'stdout', 'pytb', 'traceback', 'yaml', 'yml', 'json', 'toml', 'ini', 'diff', 'markdown', 'md', 'html', 'xml', 'csv']);
+const OTHER_LANGS = new Set([
+  'c',
+  'cpp',
+  'c++',
+  'cuda',
+  'java',
+  'javascript',
+  'js',
+  'ts',
+  'typescript',
+  'go',
+  'rust',
+  'rs',
+  'bash',
+  'sh',
+  'shell',
+  'console',
+  'powershell',
+  'r',
+  'julia',
+  'matlab',
+  'scala',
+  'kotlin',
+  'swift',
+  'cs',
+  'csharp',
+  'lua',
+  'ruby',
+  'php',
+  'sql',
+  'dockerfile',
+  'makefile',
+  'cmake',
+]);
+const OUTPUT_LANGS = new Set([
+  'text',
+  'txt',
+  'log',
+  'output',
+  'plain',
+  'plaintext',
+  'stderr',
+  'stdout',
+  'pytb',
+  'traceback',
+  'yaml',
+  'yml',
+  'json',
+  'toml',
+  'ini',
+  'diff',
+  'markdown',
+  'md',
+  'html',
+  'xml',
+  'csv',
+]);
 
 /** Output, tracebacks and version lists pasted in unlabelled fences: not code. */
 function looksLikeOutput(code: string): boolean {
@@ -97,9 +152,22 @@ export function dataInCode(code: string): string[] {
   // Names are read with strings and comments blanked (a path 'data/x' names nothing), keyword arguments skipped.
   const bare = code.replace(/("""|'''|"|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
   const defined = new Set<string>();
-  for (const m of bare.matchAll(/^[ \t]*(?!def\b|class\b|if\b|elif\b|while\b|return\b)(?:for\s+)?([\w, ()[\]]+?)\s*(?:[-+*/]?=(?!=)|\bin\b)/gm)) for (const n of (m[1] ?? '').split(/[\s,()[\]]+/)) if (n) defined.add(n);
-  const unseen = [...new Set([...bare.matchAll(LOADER_NAME)].filter((m) => !/^\s*=(?!=)/.test(bare.slice((m.index ?? 0) + m[0].length))).map((m) => m[1] ?? ''))].filter((n) => n && !defined.has(n));
-  if (unseen.length) add(`code uses data it does not show: ${unseen.slice(0, 4).map((n) => `\`${n}\``).join(', ')}`);
+  for (const m of bare.matchAll(
+    /^[ \t]*(?!def\b|class\b|if\b|elif\b|while\b|return\b)(?:for\s+)?([\w, ()[\]]+?)\s*(?:[-+*/]?=(?!=)|\bin\b)/gm,
+  ))
+    for (const n of (m[1] ?? '').split(/[\s,()[\]]+/)) if (n) defined.add(n);
+  const unseen = [
+    ...new Set(
+      [...bare.matchAll(LOADER_NAME)].filter((m) => !/^\s*=(?!=)/.test(bare.slice((m.index ?? 0) + m[0].length))).map((m) => m[1] ?? ''),
+    ),
+  ].filter((n) => n && !defined.has(n));
+  if (unseen.length)
+    add(
+      `code uses data it does not show: ${unseen
+        .slice(0, 4)
+        .map((n) => `\`${n}\``)
+        .join(', ')}`,
+    );
   return out;
 }
 
@@ -107,7 +175,11 @@ export function dataInCode(code: string): string[] {
  * Deterministic facts beyond the symptom reader: which blocks are Python, hardware hints, data
  * descriptions, attachments. Pure: the body in, facts out.
  */
-export async function extractFacts(body: string, reading: ReportReading, { bodyChars = body.length, truncated = false } = {}): Promise<ReportFacts> {
+export async function extractFacts(
+  body: string,
+  reading: ReportReading,
+  { bodyChars = body.length, truncated = false } = {},
+): Promise<ReportFacts> {
   const pythonBlocks: string[] = [];
   const otherLanguageBlocks: ReportFacts['otherLanguageBlocks'] = [];
   for (const block of reading.codeBlocks) {
@@ -158,8 +230,27 @@ export async function extractFacts(body: string, reading: ReportReading, { bodyC
     ...notebookStatements(body),
   ];
   const allCode = pythonBlocks.join('\n');
-  const frameworks = ['torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'lightning', 'pytorch_lightning', 'sklearn', 'numpy'].filter((fw) =>
-    new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode),
-  );
-  return { pythonBlocks, otherLanguageBlocks, hardwareHints, dataDescriptions, attachments, tracebackModuleLines, frameworks, bodyChars, truncated };
+  const frameworks = [
+    'torch',
+    'tensorflow',
+    'keras',
+    'jax',
+    'flax',
+    'transformers',
+    'lightning',
+    'pytorch_lightning',
+    'sklearn',
+    'numpy',
+  ].filter((fw) => new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode));
+  return {
+    pythonBlocks,
+    otherLanguageBlocks,
+    hardwareHints,
+    dataDescriptions,
+    attachments,
+    tracebackModuleLines,
+    frameworks,
+    bodyChars,
+    truncated,
+  };
 }

@@ -58,7 +58,11 @@ export async function runReport(
   const title = reading.title || input.issue.title;
   const fallback = deterministicBugReport(title, markdown, reading, facts);
   if (!deps.llm || !deps.prompts) return { reading, facts, bug: fallback, notes, usage: NO_USAGE };
-  const restructured = await restructureWithLlm({ title, body: markdown, fallback, maxBodyChars: input.settings.maxLlmIssueChars }, { llm: deps.llm, prompts: deps.prompts }, signal);
+  const restructured = await restructureWithLlm(
+    { title, body: markdown, fallback, maxBodyChars: input.settings.maxLlmIssueChars },
+    { llm: deps.llm, prompts: deps.prompts },
+    signal,
+  );
   if (restructured.note) {
     notes.push(restructured.note);
     deps.log.warn({ note: restructured.note }, 'report restructuring fell back to the deterministic report');

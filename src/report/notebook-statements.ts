@@ -4,7 +4,8 @@
  * or `Cell In[n], line k` (IPython 8). Library frames (`/…/site-packages/x.py in f()`) are not the
  * reporter's code and are skipped. Pure.
  */
-const CELL_HEADER = /^\s*(?:<ipython-input-[\w-]+>\s+in\s+<module>|Cell\s+In\s*\[\s*\d*\s*\],\s*line\s+\d+|File\s+<ipython-input-[\w-]+>:\d+,\s+in\s+<module>)/;
+const CELL_HEADER =
+  /^\s*(?:<ipython-input-[\w-]+>\s+in\s+<module>|Cell\s+In\s*\[\s*\d*\s*\],\s*line\s+\d+|File\s+<ipython-input-[\w-]+>:\d+,\s+in\s+<module>)/;
 const OTHER_FRAME = /^\s*(?:\S+\.py\s+in\s+\S+\(|File\s+\S+:\d+,\s+in\s+|<ipython-input-[\w-]+>\s+in\s+(?!<module>))/;
 const MARKED = /^\s*-+>\s*\d+\s(.*)$/;
 

@@ -12,17 +12,30 @@ const EXPECTATION = /\b(?:expect(?:ed|ing)?|should|supposed to|instead of|would 
 /** The deterministic BugReport: built from the reading and facts alone (no model). Pure. */
 export function deterministicBugReport(title: string, body: string, reading: ReportReading, facts: ReportFacts): BugReport {
   const prose = body.replace(/```[\s\S]*?```/g, ' ');
-  const sentences = prose.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s.length > 3 && !s.startsWith('#'));
+  const sentences = prose
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 3 && !s.startsWith('#'));
   const crash = reading.expected.find((s) => s.exception);
-  const coreProblem = title.trim() || (crash?.exception ? `${crash.exception.type}: ${crash.exception.message}` : sentences[0] ?? 'not stated');
+  const coreProblem =
+    title.trim() || (crash?.exception ? `${crash.exception.type}: ${crash.exception.message}` : (sentences[0] ?? 'not stated'));
   const observed = reading.expected.length
-    ? reading.expected.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message}` : `${s.kind.replace(/_/g, ' ')}: ${s.evidence}`)).join('\n')
+    ? reading.expected
+        .map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message}` : `${s.kind.replace(/_/g, ' ')}: ${s.evidence}`))
+        .join('\n')
     : reading.outputText.trim().slice(0, 500) || 'not stated';
   const said = sentences.find((s) => EXPECTATION.test(s));
-  const expected = said ?? (crash ? 'the code runs without raising this error' : reading.expected.length ? 'training behaves normally (the metrics improve)' : 'not stated');
+  const expected =
+    said ??
+    (crash
+      ? 'the code runs without raising this error'
+      : reading.expected.length
+        ? 'training behaves normally (the metrics improve)'
+        : 'not stated');
   const steps: string[] = [];
   for (const m of prose.matchAll(/^\s*(?:\d+[.)]|[-*])\s+(.{5,200})$/gm)) if (steps.length < 8) steps.push((m[1] ?? '').trim());
-  if (facts.pythonBlocks.length) steps.push(`run the report's Python code (${facts.pythonBlocks.length} block${facts.pythonBlocks.length === 1 ? '' : 's'}, in order)`);
+  if (facts.pythonBlocks.length)
+    steps.push(`run the report's Python code (${facts.pythonBlocks.length} block${facts.pythonBlocks.length === 1 ? '' : 's'}, in order)`);
   return BugReport.parse({
     title,
     coreProblem,
@@ -54,7 +67,10 @@ export async function restructureWithLlm(
   deps: RestructureDeps,
   signal?: AbortSignal,
 ): Promise<{ bug: BugReport; usage: LlmUsage; note: string | null }> {
-  const body = input.body.length > input.maxBodyChars ? `${input.body.slice(0, input.maxBodyChars)}\n[… issue cut at ${input.maxBodyChars} characters]` : input.body;
+  const body =
+    input.body.length > input.maxBodyChars
+      ? `${input.body.slice(0, input.maxBodyChars)}\n[… issue cut at ${input.maxBodyChars} characters]`
+      : input.body;
   const prompt = renderPrompt(deps.prompts.report, {
     title: input.title,
     body,
@@ -65,7 +81,12 @@ export async function restructureWithLlm(
       signal,
       feedback: (error) => renderPrompt(deps.prompts.formatError, { error, format: 'one JSON object in a ```json block' }),
     });
-    if (!result.ok) return { bug: input.fallback, usage: result.usage, note: `the model's restructured report was unusable twice (${result.error.split('\n')[0]}); used the deterministic one` };
+    if (!result.ok)
+      return {
+        bug: input.fallback,
+        usage: result.usage,
+        note: `the model's restructured report was unusable twice (${result.error.split('\n')[0]}); used the deterministic one`,
+      };
     const v = result.value;
     const f = input.fallback;
     const bug = BugReport.parse({
@@ -85,7 +106,12 @@ export async function restructureWithLlm(
     });
     return { bug, usage: result.usage, note: null };
   } catch (err) {
-    if (err instanceof CancelledError || classifyLlmError(err) === 'cancelled') throw err instanceof CancelledError ? err : new CancelledError('cancelled');
-    return { bug: input.fallback, usage: NO_USAGE, note: `the model could not restructure the report (${err instanceof Error ? err.message : String(err)}); used the deterministic one` };
+    if (err instanceof CancelledError || classifyLlmError(err) === 'cancelled')
+      throw err instanceof CancelledError ? err : new CancelledError('cancelled');
+    return {
+      bug: input.fallback,
+      usage: NO_USAGE,
+      note: `the model could not restructure the report (${err instanceof Error ? err.message : String(err)}); used the deterministic one`,
+    };
   }
 }

@@ -58,7 +58,10 @@ const MESSAGE_RULES: Array<[SymptomKind, RegExp]> = [
     `,
   ],
   ['import_error', /No module named|cannot import name|DLL load failed|undefined symbol/i],
-  ['api_error', /has no attribute|unexpected keyword argument|is deprecated|has been removed|no longer supported|is not supported in this version/i],
+  [
+    'api_error',
+    /has no attribute|unexpected keyword argument|is deprecated|has been removed|no longer supported|is not supported in this version/i,
+  ],
 ];
 
 const CLASS_RULES: Array<[SymptomKind, RegExp]> = [

@@ -25,8 +25,7 @@ const SEEDS = regexLines()`
   |tf\.random\.set_seed|tf\.set_random_seed|set_seed|seed_everything|keras\.utils\.set_random_seed
   |jax\.random\.(?:PRNGKey|key))\s*\(|\bdefault_rng\s*\(\s*\d
 `;
-const OUTSIDE_DATA =
-  regexLines()`
+const OUTSIDE_DATA = regexLines()`
     \b(?:open|read_csv|read_json|read_parquet|loadtxt|genfromtxt|ImageFolder|DatasetFolder|load_dataset
     |from_pretrained|load_state_dict|imread|Image\.open)\s*\(|\b(?:np|numpy|torch|pickle
     |joblib)\.load\s*\(|\bdatasets\.[A-Z]\w*\(|\bkeras\.datasets\.|['"](?:\/|\.\/
@@ -35,20 +34,49 @@ const OUTSIDE_DATA =
 const RANDOMNESS: Array<[RegExp, string]> = [
   [/\btorch\.(?:rand|randn|randint|randperm|normal|bernoulli|multinomial|rand_like|randn_like)\s*\(/, 'random tensors'],
   [/\b(?:np|numpy)\.random\.\w+\s*\(|\brandom\.(?:random|randint|choice|shuffle|uniform|gauss|sample)\s*\(/, 'random numbers'],
-  [/\bnn\.(?:Linear|Conv[123]d|ConvTranspose[123]d|LSTM|GRU|RNN|Embedding|Bilinear|MultiheadAttention|Transformer\w*|LazyLinear)\s*\(/, 'random weight initialisation'],
+  [
+    /\bnn\.(?:Linear|Conv[123]d|ConvTranspose[123]d|LSTM|GRU|RNN|Embedding|Bilinear|MultiheadAttention|Transformer\w*|LazyLinear)\s*\(/,
+    'random weight initialisation',
+  ],
   [/\b(?:Dense|Conv[123]D|LSTM|GRU|Embedding)\s*\(|\bnn\.init\.|\btf\.random\./, 'random weight initialisation'],
   [/\bshuffle\s*=\s*True|\bDropout\s*\(|\bRandom\w+\s*\(/, 'shuffling, dropout or random augmentation'],
 ];
 
 /** Names a training snippet uses for its model and data: when the code never builds them, they are the reporter's. */
-const OUTSIDE_OBJECTS = ['model', 'net', 'network', 'train_loader', 'val_loader', 'test_loader', 'dataloader', 'data_loader', 'loader', 'dataset', 'train_dataset', 'train_data', 'x_train', 'y_train', 'X_train', 'X', 'y', 'train_features', 'train_targets', 'features', 'targets', 'labels', 'inputs'];
+const OUTSIDE_OBJECTS = [
+  'model',
+  'net',
+  'network',
+  'train_loader',
+  'val_loader',
+  'test_loader',
+  'dataloader',
+  'data_loader',
+  'loader',
+  'dataset',
+  'train_dataset',
+  'train_data',
+  'x_train',
+  'y_train',
+  'X_train',
+  'X',
+  'y',
+  'train_features',
+  'train_targets',
+  'features',
+  'targets',
+  'labels',
+  'inputs',
+];
 
 /** Whether the code gives `name` a value itself (`name = …`, `for name in`, `name, x = …`, `with … as name`), a parameter not counting. */
 function assigned(code: string, name: string): boolean {
   const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const item = `[\\w.\\[\\]'"()]+`;
   const assignment = `^\\s*(?:${item}\\s*,\\s*)*${n}\\s*(?:,\\s*${item}\\s*)*(?::[^=\\n]+)?=(?!=)`;
-  return new RegExp(`${assignment}|\\bfor\\b[^\\n]*\\b${n}\\b[^\\n]*\\bin\\b|\\bas\\s+${n}\\b|\\bimport\\b[^\\n]*\\b${n}\\b`, 'm').test(code);
+  return new RegExp(`${assignment}|\\bfor\\b[^\\n]*\\b${n}\\b[^\\n]*\\bin\\b|\\bas\\s+${n}\\b|\\bimport\\b[^\\n]*\\b${n}\\b`, 'm').test(
+    code,
+  );
 }
 
 /** Whether the report's printed values are determined by its code, and why, in words. */
@@ -56,10 +84,17 @@ export function valueBasis(report: ReportReading): { basis: ValueBasis; why: str
   const code = report.codeBlocks.map((b) => b.code).join('\n');
   if (!code.trim()) return { basis: 'random_state', why: 'the report has no code that shows how its values were made' };
   const data = OUTSIDE_DATA.exec(code);
-  if (data) return { basis: 'random_state', why: `the values come from data or weights only the reporter has (\`${clip(data[0].trim(), 60)}\`)` };
+  if (data)
+    return { basis: 'random_state', why: `the values come from data or weights only the reporter has (\`${clip(data[0].trim(), 60)}\`)` };
   const undefinedNames = OUTSIDE_OBJECTS.filter((n) => new RegExp(`\\b${n}\\b`).test(code) && !assigned(code, n));
   if (undefinedNames.length) {
-    return { basis: 'random_state', why: `the values depend on a model or data the report's code uses but never builds (${undefinedNames.slice(0, 3).map((n) => `\`${n}\``).join(', ')})` };
+    return {
+      basis: 'random_state',
+      why: `the values depend on a model or data the report's code uses but never builds (${undefinedNames
+        .slice(0, 3)
+        .map((n) => `\`${n}\``)
+        .join(', ')})`,
+    };
   }
   const seed = SEEDS.exec(code);
   if (seed) return { basis: 'determined', why: `the report's code seeds its random generator (\`${seed[0].replace(/\s*\($/, '')}\`)` };
@@ -68,7 +103,11 @@ export function valueBasis(report: ReportReading): { basis: ValueBasis; why: str
     const m = re.exec(code);
     if (m && !sources.has(what)) sources.set(what, `${what} (\`${m[0].replace(/\s*\($/, '')}\`)`);
   }
-  if (sources.size) return { basis: 'random_state', why: `the values depend on the reporter's random state: ${[...sources.values()].join(', ')} with no seed` };
+  if (sources.size)
+    return {
+      basis: 'random_state',
+      why: `the values depend on the reporter's random state: ${[...sources.values()].join(', ')} with no seed`,
+    };
   return { basis: 'determined', why: "the report's code uses no randomness and no outside data" };
 }
 
@@ -105,7 +144,12 @@ function valueTokens(line: string): string[] {
 export function compareLine(reportLine: string, runLine: string, basis: { basis: ValueBasis; why: string }): ValueComparison {
   const want = valueTokens(reportLine);
   const got = valueTokens(runLine);
-  const base = { what: "the report's last output line", report: clip(reportLine.trim(), 200), run: clip(runLine.trim(), 200), basis: basis.basis };
+  const base = {
+    what: "the report's last output line",
+    report: clip(reportLine.trim(), 200),
+    run: clip(runLine.trim(), 200),
+    basis: basis.basis,
+  };
   if (want.length !== got.length) return { ...base, agree: false, note: `the lines hold ${want.length} and ${got.length} numbers` };
   if (basis.basis === 'determined') {
     const off = want.findIndex((w, i) => {
@@ -115,7 +159,11 @@ export function compareLine(reportLine: string, runLine: string, basis: { basis:
       return !closeEnough(a, b);
     });
     if (off < 0) return { ...base, agree: true, note: `values agree ${VALUE_TOLERANCE_TEXT} (${basis.why})` };
-    return { ...base, agree: false, note: `${want[off]} in the report, ${got[off]} in the run: not ${VALUE_TOLERANCE_TEXT}, and these values are determined (${basis.why})` };
+    return {
+      ...base,
+      agree: false,
+      note: `${want[off]} in the report, ${got[off]} in the run: not ${VALUE_TOLERANCE_TEXT}, and these values are determined (${basis.why})`,
+    };
   }
   const off = want.findIndex((w, i) => {
     const p = patternOf(w);
@@ -124,7 +172,11 @@ export function compareLine(reportLine: string, runLine: string, basis: { basis:
   });
   if (off >= 0) {
     const p = patternOf(want[off] ?? '');
-    return { ...base, agree: false, note: `${want[off]} in the report, ${got[off]} in the run: the pattern differs${p !== 'other' ? ` (the report shows ${PATTERN_WORDS[p]})` : ''}` };
+    return {
+      ...base,
+      agree: false,
+      note: `${want[off]} in the report, ${got[off]} in the run: the pattern differs${p !== 'other' ? ` (the report shows ${PATTERN_WORDS[p]})` : ''}`,
+    };
   }
   const kept = [...new Set(want.filter((w) => patternOf(w) !== 'other').map((w) => PATTERN_WORDS[patternOf(w)]))];
   const free = want.filter((w, i) => patternOf(w) === 'other' && w !== got[i]);

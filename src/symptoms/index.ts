@@ -8,6 +8,14 @@ export { readReport } from './read-report.js';
 export { matchRun, type MatchOptions } from './match-run.js';
 export { classifyException, categoryOf } from './classify.js';
 export { classifySeries, classifyPrintedValues } from './classify-series.js';
-export { parseTracebacks, parseTracebackFragments, parseExceptionLine, parseWarnings, findErrorLines, lastExceptionLine, isLibraryFile } from './parse-tracebacks.js';
+export {
+  parseTracebacks,
+  parseTracebackFragments,
+  parseExceptionLine,
+  parseWarnings,
+  findErrorLines,
+  lastExceptionLine,
+  isLibraryFile,
+} from './parse-tracebacks.js';
 export { parseMetrics, parseMetricPoints, canonicalMetricName, isMetricLine, type MetricPoint } from './parse-metrics.js';
 export { lineShape } from './text.js';

@@ -1,4 +1,13 @@
-import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, SymptomKind, ValueComparison } from './types.js';
+import type {
+  ExceptionInfo,
+  MatchResult,
+  MatchVerdict,
+  ReportReading,
+  RunReading,
+  Symptom,
+  SymptomKind,
+  ValueComparison,
+} from './types.js';
 import { compareLine, valueBasis } from './compare-values.js';
 import { classifyException } from './classify.js';
 import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
@@ -38,7 +47,12 @@ function headline(message: string): string {
   return message.split('\n')[0]?.trim() ?? '';
 }
 
-function result(verdict: MatchVerdict, score: number, reasons: string[], extra: Pick<MatchResult, 'compared' | 'patternOnly'> = {}): MatchResult {
+function result(
+  verdict: MatchVerdict,
+  score: number,
+  reasons: string[],
+  extra: Pick<MatchResult, 'compared' | 'patternOnly'> = {},
+): MatchResult {
   const out: MatchResult = { verdict, score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, reasons };
   if (extra.compared?.length) out.compared = extra.compared;
   if (extra.patternOnly && verdict === 'partial') out.patternOnly = true;
@@ -116,7 +130,8 @@ function fakeSigns(report: ReportReading, rawScript: string): string[] {
     // A `raise ValueError("no data")` guard is fine; one whose message is the reported one is not.
     const want = maskedWords(headline(s.exception?.message ?? ''));
     const faked = raisesOf(script, type).find((args) => !own.has(args) && jaccard(maskedWords(args), want) >= 0.5);
-    if (faked !== undefined) signs.push(`the script raises ${type} itself, with the reported message, instead of letting the library raise it`);
+    if (faked !== undefined)
+      signs.push(`the script raises ${type} itself, with the reported message, instead of letting the library raise it`);
   }
   if (/Traceback \(most recent call last\)/.test(script) && !/Traceback \(most recent call last\)/.test(reportCode)) {
     signs.push('the script prints a traceback text of its own');
@@ -140,7 +155,16 @@ function compareCrash(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
     : got.type !== want.type
       ? 'another exception class'
       : `same class; message word overlap ${jaccard(words(headline(want.message)), words(headline(got.message))).toFixed(2)} (${MESSAGE_OVERLAP} needed)`;
-  const compared = [{ what: 'the exception', report: clip(`${want.type}: ${headline(want.message)}`, 200), run: got ? clip(`${got.type}: ${headline(got.message)}`, 200) : 'no exception', basis: 'determined' as const, agree, note }];
+  const compared = [
+    {
+      what: 'the exception',
+      report: clip(`${want.type}: ${headline(want.message)}`, 200),
+      run: got ? clip(`${got.type}: ${headline(got.message)}`, 200) : 'no exception',
+      basis: 'determined' as const,
+      agree,
+      note,
+    },
+  ];
   return { ...scored, compared };
 }
 
@@ -154,17 +178,27 @@ function compareCrashOnly(want: ExceptionInfo, got: ExceptionInfo | null): Score
   const gotKind = classifyException(got);
   const numsA = numbersIn(a).join(', ');
   const numsB = numbersIn(b).join(', ');
-  const numberNote = numsA !== numsB ? [`numbers differ (report: ${numsA || 'none'}; run: ${numsB || 'none'}) — shapes and sizes may legitimately differ`] : [];
+  const numberNote =
+    numsA !== numsB
+      ? [`numbers differ (report: ${numsA || 'none'}; run: ${numsB || 'none'}) — shapes and sizes may legitimately differ`]
+      : [];
   if (got.type !== want.type) {
     const sameKind = wantKind === gotKind && !GENERIC_KINDS.has(wantKind);
     return {
       verdict: sameKind ? 'partial' : 'not_reproduced',
       score: sameKind ? 0.3 : 0.1 * overlap,
-      reasons: [`raised ${got.type}, the report shows ${want.type}${sameKind ? ` (same kind: ${wantKind})` : ''}`, `run message: ${clip(b, 160)}`],
+      reasons: [
+        `raised ${got.type}, the report shows ${want.type}${sameKind ? ` (same kind: ${wantKind})` : ''}`,
+        `run message: ${clip(b, 160)}`,
+      ],
     };
   }
   if (overlap >= MESSAGE_OVERLAP) {
-    return { verdict: 'reproduced', score: 0.5 + 0.5 * overlap, reasons: [`same exception ${got.type} (${gotKind}), message overlap ${overlap.toFixed(2)}`, ...numberNote] };
+    return {
+      verdict: 'reproduced',
+      score: 0.5 + 0.5 * overlap,
+      reasons: [`same exception ${got.type} (${gotKind}), message overlap ${overlap.toFixed(2)}`, ...numberNote],
+    };
   }
   if (masked >= MESSAGE_OVERLAP) {
     return {
@@ -197,11 +231,18 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
     if (c.verdict === 'reproduced' && opts.output !== undefined) {
       // Stay at least as strict as the benchmark judge: its last exception-looking line must agree too.
       const judged = lastExceptionLine(opts.output);
-      const ok = judged !== null && judged.type === s.exception.type && messageOverlap(headline(s.exception.message), judged.message) >= MESSAGE_OVERLAP;
+      const ok =
+        judged !== null &&
+        judged.type === s.exception.type &&
+        messageOverlap(headline(s.exception.message), judged.message) >= MESSAGE_OVERLAP;
       if (!ok) {
         c.verdict = 'partial';
         c.score = Math.min(c.score, 0.6);
-        c.reasons.push((`but the output's last exception line is ` + `${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads ` + `that line)`));
+        c.reasons.push(
+          `but the output's last exception line is ` +
+            `${judged ? `${judged.type}: ${clip(judged.message, 100)}` : 'missing'} (the benchmark judge reads ` +
+            `that line)`,
+        );
       }
     }
     for (const v of c.compared ?? []) v.agree = c.verdict === 'reproduced';
@@ -223,7 +264,9 @@ function sameMetricFamily(a: string | undefined, b: string | undefined): boolean
  */
 function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
   const reasons: string[] = [];
-  const crashed = reading.traceback !== null || (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null);
+  const crashed =
+    reading.traceback !== null ||
+    (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null);
   if (crashed) {
     const e = reading.exception ?? (opts.output ? lastExceptionLine(opts.output) : null);
     return { verdict: 'not_reproduced', score: 0, reasons: [`the run crashed${e ? ` (${e.type})` : ''} where the report shows no crash`] };
@@ -236,8 +279,18 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
 
   const target = report.lastOutputLine ? lineShape(report.lastOutputLine) : '';
   if (!target) {
-    if (matched.length > 0 && missing.length === 0) return { verdict: 'reproduced', score: 0.6 + 0.3 * (matched.length / required.length), reasons: [...reasons, 'the report pasted no output; matched on the symptom it describes'] };
-    if (matched.length > 0) return { verdict: 'partial', score: 0.5, reasons: [...reasons, 'the report pasted no output; some of the symptoms it describes are missing'] };
+    if (matched.length > 0 && missing.length === 0)
+      return {
+        verdict: 'reproduced',
+        score: 0.6 + 0.3 * (matched.length / required.length),
+        reasons: [...reasons, 'the report pasted no output; matched on the symptom it describes'],
+      };
+    if (matched.length > 0)
+      return {
+        verdict: 'partial',
+        score: 0.5,
+        reasons: [...reasons, 'the report pasted no output; some of the symptoms it describes are missing'],
+      };
     return { verdict: 'not_reproduced', score: 0, reasons: reasons.length ? reasons : ['the run shows none of the reported symptoms'] };
   }
   const runLines = opts.output !== undefined ? screenLines(opts.output).map((l) => l.trim()) : null;
@@ -263,7 +316,8 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
   const hardMissing = missing.filter((m) => report.outputText.includes(m.evidence.split('\n')[0] ?? '\u0000'));
   if (required.length > 0) {
     if (missing.length === 0 && (cmp === undefined || cmp.agree)) return { verdict: 'reproduced', score: cmp ? 1 : 0.9, reasons, compared };
-    if (missing.length === 0) return { verdict: 'partial', score: 0.6, reasons: [...reasons, 'the symptom shows, but not with the reported values'], compared };
+    if (missing.length === 0)
+      return { verdict: 'partial', score: 0.6, reasons: [...reasons, 'the symptom shows, but not with the reported values'], compared };
     if (valuesHeld && hardMissing.length === 0) return { verdict: 'reproduced', score: 0.8, reasons, compared };
     if (matched.length > 0) return { verdict: 'partial', score: 0.6, reasons, compared };
     return { verdict: 'partial', score: valuesHeld ? 0.5 : 0.4, reasons, compared };
@@ -275,7 +329,10 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
     return {
       verdict: 'partial',
       score: 0.7,
-      reasons: [...reasons, `pattern reproduced: the remaining values cannot be compared because ${basis.why.replace(/^the values /, 'they ')}`],
+      reasons: [
+        ...reasons,
+        `pattern reproduced: the remaining values cannot be compared because ${basis.why.replace(/^the values /, 'they ')}`,
+      ],
       compared,
       patternOnly: true,
     };
@@ -316,7 +373,9 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
     fakes.push(`the run's exception was raised by the script's own code (${runFrom.code ?? ''}), the report's inside a library`);
   }
   if (fakes.length > 0) {
-    return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`], { compared: scored.compared?.map((c) => ({ ...c, agree: false })) });
+    return result('not_reproduced', 0, [...fakes, `(without that it would be ${scored.verdict}: ${scored.reasons.join('; ')})`], {
+      compared: scored.compared?.map((c) => ({ ...c, agree: false })),
+    });
   }
   return result(scored.verdict, scored.score, scored.reasons, scored);
 }

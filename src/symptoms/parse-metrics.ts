@@ -18,21 +18,63 @@ export interface MetricPoint {
   lineNo: number;
 }
 
-const PAIR =
-  regexLines('gi')`
+const PAIR = regexLines('gi')`
     (?:^|[\s,|{([;\-\t])['"]?([A-Za-z][A-Za-z0-9_]*(?: +[A-Za-z][A-Za-z0-9_]*){0,3})['"]? *[:=] *(?:tensor\(\s*)?(-?(?:\d+\.?\d*(?:[eE][-+]?\d+)?
     |\.\d+)|[-+]?nan|[-+]?inf(?:inity)?)(?!\w)(?: *\/ *(\d+)(?: *\((\d+(?:\.\d+)?)%\))?)?
   `;
 
 const METRIC_WORDS = new Set([
-  'loss', 'accuracy', 'mae', 'mse', 'rmse', 'f1', 'auc', 'precision', 'recall', 'perplexity', 'ppl',
-  'iou', 'miou', 'dice', 'bleu', 'reward', 'nll', 'error', 'memory', 'mem', 'allocated', 'rss', 'vram',
+  'loss',
+  'accuracy',
+  'mae',
+  'mse',
+  'rmse',
+  'f1',
+  'auc',
+  'precision',
+  'recall',
+  'perplexity',
+  'ppl',
+  'iou',
+  'miou',
+  'dice',
+  'bleu',
+  'reward',
+  'nll',
+  'error',
+  'memory',
+  'mem',
+  'allocated',
+  'rss',
+  'vram',
 ]);
 const PHASES = new Set(['train', 'val', 'test', 'eval']);
-const QUALIFIERS = new Set(['best', 'top1', 'top5', 'avg', 'average', 'mean', 'running', 'total', 'grad', 'norm', 'gpu', 'cuda', 'cpu', 'max', 'peak']);
+const QUALIFIERS = new Set([
+  'best',
+  'top1',
+  'top5',
+  'avg',
+  'average',
+  'mean',
+  'running',
+  'total',
+  'grad',
+  'norm',
+  'gpu',
+  'cuda',
+  'cpu',
+  'max',
+  'peak',
+]);
 const SYNONYMS: Record<string, string> = {
-  training: 'train', validation: 'val', valid: 'val', testing: 'test', evaluation: 'eval',
-  acc: 'accuracy', gradient: 'grad', gradients: 'grad',
+  training: 'train',
+  validation: 'val',
+  valid: 'val',
+  testing: 'test',
+  evaluation: 'eval',
+  acc: 'accuracy',
+  gradient: 'grad',
+  gradients: 'grad',
 };
 const STEP_TIME = /(\d+(?:\.\d+)?)\s*(ms\/step|s\/step|us\/step|s\/it|it\/s)\b/;
 const LINE_PHASE = /^\s*(train(?:ing)?|val(?:id(?:ation)?)?|test(?:ing)?|eval(?:uation)?)\b/i;
@@ -87,7 +129,16 @@ export function parseMetricPoints(text: string): MetricPoint[] {
     if (st) {
       const v = Number(st[1]);
       const unit = st[2] ?? '';
-      const seconds = unit === 'it/s' ? (v > 0 ? 1 / v : Number.POSITIVE_INFINITY) : unit.startsWith('ms') ? v / 1000 : unit.startsWith('us') ? v / 1e6 : v;
+      const seconds =
+        unit === 'it/s'
+          ? v > 0
+            ? 1 / v
+            : Number.POSITIVE_INFINITY
+          : unit.startsWith('ms')
+            ? v / 1000
+            : unit.startsWith('us')
+              ? v / 1e6
+              : v;
       points.push({ name: 'step_time', value: seconds, line: line.trim(), lineNo });
     }
   }

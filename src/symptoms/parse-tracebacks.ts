@@ -90,7 +90,8 @@ export function parseTracebacks(text: string): Traceback[] {
         frames.push(frame);
         continue;
       }
-      if (raw.trim() === '' || /^\s*[\^~]+\s*$/.test(raw) || /^\s*\[Previous line repeated/.test(raw) || /^\s+\.\.\.\s*$/.test(raw)) continue;
+      if (raw.trim() === '' || /^\s*[\^~]+\s*$/.test(raw) || /^\s*\[Previous line repeated/.test(raw) || /^\s+\.\.\.\s*$/.test(raw))
+        continue;
       if (/^\s+/.test(raw) && frames.length === 0) continue;
       exception = parseExceptionLine(raw);
       if (exception) break;
@@ -160,7 +161,10 @@ export function parseTracebackFragments(text: string): Traceback[] {
 
 /** The last exception-looking line of a text, by the benchmark judge's own rule (used to stay as strict as it). */
 export function lastExceptionLine(text: string): ExceptionInfo | null {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && l.length <= MAX_SCAN_LINE);
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && l.length <= MAX_SCAN_LINE);
   for (let i = lines.length - 1; i >= 0; i -= 1) {
     const m = JUDGE_EXC.exec(lines[i] ?? '');
     if (m) return { type: m[1] ?? '', message: (m[2] ?? '').trim() };

@@ -19,14 +19,27 @@ interface Block {
 }
 
 const CODE_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'ipython3', 'jupyter']);
-const OUTPUT_LANGS = new Set(['text', 'txt', 'console', 'output', 'log', 'logs', 'shell-session', 'pytb', 'pycon', 'plaintext', 'stderr', 'stdout', 'error']);
+const OUTPUT_LANGS = new Set([
+  'text',
+  'txt',
+  'console',
+  'output',
+  'log',
+  'logs',
+  'shell-session',
+  'pytb',
+  'pycon',
+  'plaintext',
+  'stderr',
+  'stdout',
+  'error',
+]);
 const PIN = /^\s*[-*]?\s*([A-Za-z][\w.-]*)\s*(?:==|@|>=|~=)\s*v?(\d[\w.+-]*)/;
-const KNOWN_PACKAGES =
-  [
-    'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib',
-    'scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton',
-    'nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle',
-  ].join('|');
+const KNOWN_PACKAGES = [
+  'torch|pytorch|python|cuda|cudnn|numpy|tensorflow|tf|keras|timm|torchvision|torchaudio|transformers|jax|jaxlib',
+  'scikit-learn|sklearn|pandas|onnx|onnxruntime|accelerate|lightning|pytorch-lightning|pytorch_lightning|triton',
+  'nvidia driver|driver|cupy|scipy|tokenizers|datasets|peft|diffusers|xformers|coremltools|mlx|paddlepaddle',
+].join('|');
 const VERSION_IN_TEXT = new RegExp(
   `(?:^|[\\s(\`*,|-])(${KNOWN_PACKAGES})(?:\\s+version)?\\s*(?:[:=]+|\\bis\\b)?\\s*v?(\\d+(?:\\.\\d+){0,3}(?:[+a-z][\\w.+-]*)?)(?!\\w|\\.\\d)`,
   'gi',
@@ -77,7 +90,9 @@ function blockKind(lang: string, code: string): Block['kind'] {
   if (nonBlank.length > 0 && nonBlank.every((l) => PIN.test(l) || /^\s*#/.test(l))) return 'versions';
   if (CODE_LANGS.has(lang)) {
     // A python-tagged block holding only error lines (no code) is pasted output.
-    const errorOnly = nonBlank.length > 0 && nonBlank.every((l) => /^\s*(\.\.\.|\^+|File ")/.test(l) || parseExceptionLine(l) !== null || /^\s{2,}/.test(l));
+    const errorOnly =
+      nonBlank.length > 0 &&
+      nonBlank.every((l) => /^\s*(\.\.\.|\^+|File ")/.test(l) || parseExceptionLine(l) !== null || /^\s{2,}/.test(l));
     return errorOnly && findErrorLines(code).length > 0 ? 'output' : 'code';
   }
   if (OUTPUT_LANGS.has(lang)) return 'output';
@@ -109,13 +124,21 @@ function parseVersions(markdown: string): VersionPin[] {
 
 const PROSE_RULES: Array<[Symptom['kind'], Symptom['category'], RegExp]> = [
   ['nan_inf', 'silent', /\b(nan|inf)s?\b(?! ?=)/i],
-  ['loss_not_decreasing', 'silent', regexLines('i')`
+  [
+    'loss_not_decreasing',
+    'silent',
+    regexLines('i')`
     loss\b.{0,60}\b(not|n't|never)\b.{0,20}(decreas|go(es|ing)? down|chang|improv|mov)
     |loss (is |stays |remains )?(constant|stuck|the same|flat)|(constant|same|stuck) loss
-  `],
+  `,
+  ],
   ['loss_diverging', 'silent', /loss\b.{0,40}(increas|explod|diverg|blow(s|ing)? up)/i],
   ['accuracy_stuck', 'silent', /accuracy\b.{0,60}(stuck|constant|the same|(not|n't|never)\b.{0,20}(improv|chang|increas))/i],
-  ['constant_predictions', 'silent', /(predicts?|predictions?|outputs?)\b.{0,40}(always|all) (the same|identical|zero|one class)|same (prediction|output) for (all|every)/i],
+  [
+    'constant_predictions',
+    'silent',
+    /(predicts?|predictions?|outputs?)\b.{0,40}(always|all) (the same|identical|zero|one class)|same (prediction|output) for (all|every)/i,
+  ],
   ['out_of_memory', 'crash', /out of memory|\bOOM\b/],
   ['timeout', 'hang', /\b(hangs?|hanging|freezes|deadlocks?|never (finishes|returns|ends))\b/i],
 ];
@@ -157,7 +180,8 @@ export function readReport(markdown: string): ReportReading {
   const outputLines = pasted.split('\n').filter((l) => l.trim() !== '');
   const points = parseMetricPoints(pasted);
   const metricLines: string[] = [];
-  for (let i = 0; i < points.length; i += 1) if (i === 0 || points[i]?.lineNo !== points[i - 1]?.lineNo) metricLines.push(points[i]?.line ?? '');
+  for (let i = 0; i < points.length; i += 1)
+    if (i === 0 || points[i]?.lineNo !== points[i - 1]?.lineNo) metricLines.push(points[i]?.line ?? '');
 
   const expected: Symptom[] = [];
   const seen = new Set<string>();

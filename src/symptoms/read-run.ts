@@ -66,16 +66,31 @@ export function readRun(output: string, run: RunFlags = {}): RunReading {
   const silent = classifySeries(points);
   symptoms.push(...silent, ...classifyPrintedValues(output, silent));
   const lines = screenLines(output);
-  const tail = lines.filter((l) => l.trim() !== '').slice(-3).join('\n');
+  const tail = lines
+    .filter((l) => l.trim() !== '')
+    .slice(-3)
+    .join('\n');
   if (run.oomKilled && !symptoms.some((s) => s.kind === 'out_of_memory')) {
-    symptoms.push({ kind: 'out_of_memory', category: 'crash', evidence: clip(`killed by the memory limit${tail ? `; last output:\n${tail}` : ''}`) });
+    symptoms.push({
+      kind: 'out_of_memory',
+      category: 'crash',
+      evidence: clip(`killed by the memory limit${tail ? `; last output:\n${tail}` : ''}`),
+    });
   }
   if (run.signal && !run.timedOut && !run.oomKilled && !exception) {
     // A native crash (SIGSEGV in a CUDA or BLAS library, SIGABRT from a C++ assert) prints no Python traceback.
-    symptoms.push({ kind: 'other_crash', category: 'crash', evidence: clip(`killed by ${run.signal}${tail ? `; last output:\n${tail}` : ''}`) });
+    symptoms.push({
+      kind: 'other_crash',
+      category: 'crash',
+      evidence: clip(`killed by ${run.signal}${tail ? `; last output:\n${tail}` : ''}`),
+    });
   }
   if (run.timedOut) {
-    symptoms.push({ kind: 'timeout', category: 'hang', evidence: clip(`no exit before the time limit${tail ? `; last output:\n${tail}` : ''}`) });
+    symptoms.push({
+      kind: 'timeout',
+      category: 'hang',
+      evidence: clip(`no exit before the time limit${tail ? `; last output:\n${tail}` : ''}`),
+    });
   }
   return {
     exception,

@@ -28,7 +28,12 @@ export function words(text: string): Set<string> {
 
 /** Word set with every number replaced by `#`: compares messages whose shapes or sizes differ. */
 export function maskedWords(text: string): Set<string> {
-  return new Set(text.toLowerCase().replace(/\d+/g, ' # ').match(/[a-z_]+|#/g) ?? []);
+  return new Set(
+    text
+      .toLowerCase()
+      .replace(/\d+/g, ' # ')
+      .match(/[a-z_]+|#/g) ?? [],
+  );
 }
 
 /** Jaccard overlap of two word sets (1 when both are empty). */

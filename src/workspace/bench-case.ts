@@ -44,9 +44,20 @@ export async function prepareF2p(
   if (!c) return { buggy: null, fixed: null, fixRef: '' };
   if (!mirrors) throw new UsageError(`case ${caseDir} is a fail-to-pass case of ${c.repo}: pass --mirrors DIR with a clone of it`);
   const source = await findMirror(mirrors, c.repo);
-  if (!source) throw new UsageError((`no clone of ${c.repo} under --mirrors ${mirrors} (looked for ${c.repo.replace('/', '+')}/repo, ` + `${c.repo.replace('/', '+')}, ${c.repo}, ${c.repo.split('/')[1]})`));
+  if (!source)
+    throw new UsageError(
+      `no clone of ${c.repo} under --mirrors ${mirrors} (looked for ${c.repo.replace('/', '+')}/repo, ` +
+        `${c.repo.replace('/', '+')}, ${c.repo}, ${c.repo.split('/')[1]})`,
+    );
   try {
-    const buggy = await prepareWorkspace({ repoDir: source, repo: c.repo, explicitRef: c.buggy_commit, issueText: opts.issueText, cacheDir: opts.cacheDir, python: opts.python });
+    const buggy = await prepareWorkspace({
+      repoDir: source,
+      repo: c.repo,
+      explicitRef: c.buggy_commit,
+      issueText: opts.issueText,
+      cacheDir: opts.cacheDir,
+      python: opts.python,
+    });
     const fixed = await checkoutRef({ repoDir: source, repo: c.repo, ref: c.fix_commit, cacheDir: opts.cacheDir, python: opts.python });
     return { buggy, fixed, fixRef: c.fix_commit };
   } catch (err) {
@@ -62,7 +73,12 @@ export interface RunClaims {
 }
 
 /** The posted repro.py by hand at both commits, and whether the tool's claims hold against it. */
-export async function f2pByHand(evidence: RunClaims, buggyDir: string, fixedDir: string, opts: { python: string; timeoutMs: number }): Promise<F2pRow> {
+export async function f2pByHand(
+  evidence: RunClaims,
+  buggyDir: string,
+  fixedDir: string,
+  opts: { python: string; timeoutMs: number },
+): Promise<F2pRow> {
   const o = evidence.outcome;
   const fixCheck = o.status === 'reproduced' ? (evidence.fixCheck?.verdict ?? null) : null;
   if (!o.script) return { fixCheck, buggyExit: null, fixedExit: null, byHand: null, falseClaim: false, note: 'no script' };
@@ -70,14 +86,18 @@ export async function f2pByHand(evidence: RunClaims, buggyDir: string, fixedDir:
   const after = await runByHand(o.script, fixedDir, opts);
   const byHand = handF2p(before, after);
   const claims: string[] = [];
-  if (o.status === 'reproduced' && (before.exitCode === 0 || before.timedOut)) claims.push('claimed reproduced, but by hand it exits 0 at buggy_commit');
-  if (fixCheck === 'fixed' && after.exitCode !== 0) claims.push(`claimed fixed, but by hand it exits ${after.exitCode ?? 'by a signal'} at fix_commit`);
+  if (o.status === 'reproduced' && (before.exitCode === 0 || before.timedOut))
+    claims.push('claimed reproduced, but by hand it exits 0 at buggy_commit');
+  if (fixCheck === 'fixed' && after.exitCode !== 0)
+    claims.push(`claimed fixed, but by hand it exits ${after.exitCode ?? 'by a signal'} at fix_commit`);
   return {
     fixCheck,
     buggyExit: before.exitCode,
     fixedExit: after.exitCode,
     byHand,
     falseClaim: claims.length > 0,
-    note: claims.join('; ') || `by hand: exit ${before.exitCode ?? 'signal'} before, ${after.exitCode ?? 'signal'} after (${before.lastLine.slice(0, 120)})`,
+    note:
+      claims.join('; ') ||
+      `by hand: exit ${before.exitCode ?? 'signal'} before, ${after.exitCode ?? 'signal'} after (${before.lastLine.slice(0, 120)})`,
   };
 }

@@ -50,7 +50,14 @@ export async function runByHand(script: string, checkout: string, opts: { python
     return await new Promise<HandRun>((resolve) => {
       const child = spawn(opts.python, ['repro.py'], {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, PYTHONPATH: checkout, PYTHONDONTWRITEBYTECODE: '1', MPLBACKEND: 'Agg', LANG: 'C.UTF-8' },
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: dir,
+          PYTHONPATH: checkout,
+          PYTHONDONTWRITEBYTECODE: '1',
+          MPLBACKEND: 'Agg',
+          LANG: 'C.UTF-8',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: opts.timeoutMs,
         killSignal: 'SIGKILL',

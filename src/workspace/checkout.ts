@@ -18,7 +18,10 @@ export function checkoutCacheDir(env: NodeJS.ProcessEnv): string {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return access(p).then(() => true, () => false);
+  return access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Whether `dir` is a git repository (a work tree or a bare one). */
@@ -47,7 +50,10 @@ export function gitRefLookup(gitDir: string): RefLookup {
 
 /** `owner/name` → a folder name safe in any file system. */
 export function repoSlug(repo: string): string {
-  return repo.toLowerCase().replace(/[^a-z0-9._-]+/g, '+').replace(/^\.+/, '_');
+  return repo
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '+')
+    .replace(/^\.+/, '_');
 }
 
 export interface CheckoutOptions {
@@ -72,7 +78,8 @@ export interface CheckoutOptions {
  * detached checkout: no object is copied, the source's history is borrowed). Returns the folder.
  */
 export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: string; sha: string; cached: boolean }> {
-  if (!/^[0-9a-f]{40}$/.test(options.sha)) throw new WorkspaceError(`checkoutAt needs a full commit SHA, got '${options.sha.slice(0, 60)}'`);
+  if (!/^[0-9a-f]{40}$/.test(options.sha))
+    throw new WorkspaceError(`checkoutAt needs a full commit SHA, got '${options.sha.slice(0, 60)}'`);
   const parent = join(options.cacheDir, repoSlug(options.repo ?? options.source));
   const dir = join(parent, options.sha);
   if (await exists(join(dir, '.git'))) return { dir, sha: options.sha, cached: true };
@@ -83,11 +90,18 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
   }
   const scratch = await mkdtemp(join(parent, `.tmp-${options.sha.slice(0, 12)}-`));
   try {
-    const clone = await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--', options.source, scratch], { cwd: parent, signal: options.signal });
+    const clone = await runGit(['clone', '--quiet', '--shared', '--no-checkout', '--', options.source, scratch], {
+      cwd: parent,
+      signal: options.signal,
+    });
     if (clone.code !== 0) throw new WorkspaceError(`cannot clone '${options.source}': ${lastLine(clone.stderr)}`);
-    const co = await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', options.sha, '--'], { cwd: scratch, signal: options.signal });
+    const co = await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', options.sha, '--'], {
+      cwd: scratch,
+      signal: options.signal,
+    });
     if (co.code !== 0) {
-      if (/reference is not a tree|did not match|unknown revision|bad object/i.test(co.stderr)) throw new RefNotFoundError(`the commit ${options.sha} is not in '${options.source}'`);
+      if (/reference is not a tree|did not match|unknown revision|bad object/i.test(co.stderr))
+        throw new RefNotFoundError(`the commit ${options.sha} is not in '${options.source}'`);
       throw new WorkspaceError(`git checkout ${options.sha.slice(0, 12)} failed: ${lastLine(co.stderr)}`);
     }
     if (options.python) await compileTree(options.python, scratch, options.signal);
@@ -97,7 +111,8 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
       await rename(scratch, dir);
     } catch (err) {
       // Another process made the same checkout first: theirs is as good as ours.
-      if (!(await exists(join(dir, '.git')))) throw new WorkspaceError(`cannot move the checkout into '${dir}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      if (!(await exists(join(dir, '.git'))))
+        throw new WorkspaceError(`cannot move the checkout into '${dir}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       await rm(scratch, { recursive: true, force: true });
     }
     return { dir, sha: options.sha, cached: false };
@@ -114,7 +129,12 @@ function lastLine(text: string): string {
 /** Best effort: a tree that does not compile (a syntax error is sometimes the bug) is still used as it is. */
 function compileTree(python: string, dir: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', '-x', '(^|/)\\.git/', dir], { stdio: 'ignore', signal, timeout: 300_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', '-x', '(^|/)\\.git/', dir], {
+      stdio: 'ignore',
+      signal,
+      timeout: 300_000,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     child.on('error', () => resolve());
     child.on('close', () => resolve());
   });
@@ -127,7 +147,12 @@ function compileTree(python: string, dir: string, signal?: AbortSignal): Promise
 export async function findMirror(mirrorsDir: string, repo: string): Promise<string | null> {
   const [owner, name] = repo.split('/');
   if (!owner || !name || !/^[\w.-]+$/.test(owner) || !/^[\w.-]+$/.test(name) || owner.startsWith('.') || name.startsWith('.')) return null;
-  const candidates = [join(mirrorsDir, `${owner}+${name}`, 'repo'), join(mirrorsDir, `${owner}+${name}`), join(mirrorsDir, owner, name), join(mirrorsDir, name)];
+  const candidates = [
+    join(mirrorsDir, `${owner}+${name}`, 'repo'),
+    join(mirrorsDir, `${owner}+${name}`),
+    join(mirrorsDir, owner, name),
+    join(mirrorsDir, name),
+  ];
   for (const c of candidates) if ((await stat(c).catch(() => null))?.isDirectory() && (await isGitRepo(c))) return c;
   return null;
 }
@@ -142,7 +167,8 @@ export interface TreeReader {
 
 export function diskTree(root: string): TreeReader {
   return {
-    folders: async (dir) => (await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name),
+    folders: async (dir) =>
+      (await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name),
     read: (path) => readFile(join(root, path), 'utf8').catch(() => null),
   };
 }
@@ -174,7 +200,8 @@ export async function projectPackages(tree: TreeReader): Promise<string[]> {
   }
   const pyproject = (await tree.read('pyproject.toml')) ?? '';
   const setup = (await tree.read('setup.py')) ?? '';
-  const dist = /^\s*name\s*=\s*["']([A-Za-z0-9._-]+)["']/m.exec(pyproject)?.[1] ?? /\bname\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(setup)?.[1];
+  const dist =
+    /^\s*name\s*=\s*["']([A-Za-z0-9._-]+)["']/m.exec(pyproject)?.[1] ?? /\bname\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(setup)?.[1];
   if (dist) names.add(dist.toLowerCase());
   return [...names];
 }

@@ -68,7 +68,9 @@ export function fixVerdict(outcomes: readonly FixRunOutcome[]): { verdict: FixVe
   if (count('reproduces') > 0 && count('passed') === 0) {
     return { verdict: 'still_reproduces', reason: `the reported bug still shows in ${count('reproduces')}/${n} runs` };
   }
-  const parts = (['passed', 'reproduces', 'fails_otherwise', 'infra'] as const).filter((o) => count(o)).map((o) => `${o.replace('_', ' ')} ${count(o)}`);
+  const parts = (['passed', 'reproduces', 'fails_otherwise', 'infra'] as const)
+    .filter((o) => count(o))
+    .map((o) => `${o.replace('_', ' ')} ${count(o)}`);
   if (count('infra') === n) return { verdict: 'inconclusive', reason: 'every run failed for infrastructure reasons' };
   if (count('fails_otherwise') && !count('passed') && !count('reproduces')) {
     return { verdict: 'inconclusive', reason: `the reproduction now fails for another reason (not the reported bug): ${parts.join(', ')}` };

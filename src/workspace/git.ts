@@ -25,7 +25,13 @@ export function gitEnv(): NodeJS.ProcessEnv {
 export function runGit(args: string[], opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string }): Promise<GitResult> {
   const git = opts.git ?? 'git';
   return new Promise((resolve, reject) => {
-    const child = spawn(git, args, { cwd: opts.cwd, env: gitEnv(), stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, timeout: opts.timeoutMs ?? 300_000 });
+    const child = spawn(git, args, {
+      cwd: opts.cwd,
+      env: gitEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      signal: opts.signal,
+      timeout: opts.timeoutMs ?? 300_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));

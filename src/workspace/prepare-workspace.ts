@@ -64,11 +64,23 @@ export async function prepareWorkspace(input: {
   if (!st?.isDirectory()) throw new WorkspaceError(`'${input.repoDir}' is not a directory`);
   const git = await isGitRepo(input.repoDir);
   if (!git) {
-    if (input.explicitRef) throw new WorkspaceError(`a ref was asked for (${input.explicitRef}) but '${input.repoDir}' is not a git repository`);
+    if (input.explicitRef)
+      throw new WorkspaceError(`a ref was asked for (${input.explicitRef}) but '${input.repoDir}' is not a git repository`);
     const packages = await projectPackages(diskTree(input.repoDir));
     return {
-      workspace: { hostPath: input.repoDir, project: `${packages[0] ?? 'the project'} (the folder as it is; not a git repository)`, packages },
-      ref: { repo: input.repo ?? null, ref: 'working tree', sha: null, source: 'default', why: 'the folder as given (not a git repository)', notes: [] },
+      workspace: {
+        hostPath: input.repoDir,
+        project: `${packages[0] ?? 'the project'} (the folder as it is; not a git repository)`,
+        packages,
+      },
+      ref: {
+        repo: input.repo ?? null,
+        ref: 'working tree',
+        sha: null,
+        source: 'default',
+        why: 'the folder as given (not a git repository)',
+        notes: [],
+      },
     };
   }
   const bare = (await runGit(['rev-parse', '--is-bare-repository'], { cwd: input.repoDir })).stdout.trim() === 'true';
@@ -76,15 +88,32 @@ export async function prepareWorkspace(input: {
   const repoLabel = repo ? `${repo.owner}/${repo.name}` : null;
   const packages = await projectPackages(bare ? gitTree(input.repoDir, 'HEAD') : diskTree(input.repoDir));
   const lookup = gitRefLookup(input.repoDir);
-  const resolved: ResolvedRef = await resolveRef(refCandidates({ explicit: input.explicitRef, text: input.issueText, repo, packages }), lookup);
+  const resolved: ResolvedRef = await resolveRef(
+    refCandidates({ explicit: input.explicitRef, text: input.issueText, repo, packages }),
+    lookup,
+  );
   const name = `${repoLabel ?? packages[0] ?? 'the project'}`;
   if (resolved.source === 'default' && !bare) {
     return {
       workspace: { hostPath: input.repoDir, project: `${name} @ ${resolved.sha.slice(0, 12)} (the given work tree)`, packages },
-      ref: { repo: repoLabel, ref: 'working tree', sha: resolved.sha, source: 'default', why: `the given work tree as it is (HEAD ${resolved.sha.slice(0, 12)}): the report names no commit or released version`, notes: resolved.notes },
+      ref: {
+        repo: repoLabel,
+        ref: 'working tree',
+        sha: resolved.sha,
+        source: 'default',
+        why: `the given work tree as it is (HEAD ${resolved.sha.slice(0, 12)}): the report names no commit or released version`,
+        notes: resolved.notes,
+      },
     };
   }
-  const co = await checkoutAt({ source: input.repoDir, sha: resolved.sha, cacheDir: input.cacheDir, repo: repoLabel ?? input.repoDir, python: input.python, signal: input.signal });
+  const co = await checkoutAt({
+    source: input.repoDir,
+    sha: resolved.sha,
+    cacheDir: input.cacheDir,
+    repo: repoLabel ?? input.repoDir,
+    python: input.python,
+    signal: input.signal,
+  });
   return {
     workspace: { hostPath: co.dir, project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})`, packages },
     ref: { repo: repoLabel, ref: resolved.ref, sha: resolved.sha, source: resolved.source, why: resolved.why, notes: resolved.notes },
@@ -92,10 +121,25 @@ export async function prepareWorkspace(input: {
 }
 
 /** A second checkout of the same repository at another ref (the fixing one), for `--verify-fix`. */
-export async function checkoutRef(input: { repoDir: string; repo?: string | null; ref: string; cacheDir: string; python?: string; signal?: AbortSignal }): Promise<{ workspace: Workspace; sha: string }> {
-  if (!(await isGitRepo(input.repoDir))) throw new WorkspaceError(`'${input.repoDir}' is not a git repository, so it has no ref ${input.ref}`);
+export async function checkoutRef(input: {
+  repoDir: string;
+  repo?: string | null;
+  ref: string;
+  cacheDir: string;
+  python?: string;
+  signal?: AbortSignal;
+}): Promise<{ workspace: Workspace; sha: string }> {
+  if (!(await isGitRepo(input.repoDir)))
+    throw new WorkspaceError(`'${input.repoDir}' is not a git repository, so it has no ref ${input.ref}`);
   const resolved = await resolveRef(refCandidates({ explicit: input.ref, text: '' }), gitRefLookup(input.repoDir));
   const repo = parseRepoName(input.repo) ?? (await originRepo(input.repoDir));
-  const co = await checkoutAt({ source: input.repoDir, sha: resolved.sha, cacheDir: input.cacheDir, repo: repo ? `${repo.owner}/${repo.name}` : input.repoDir, python: input.python, signal: input.signal });
+  const co = await checkoutAt({
+    source: input.repoDir,
+    sha: resolved.sha,
+    cacheDir: input.cacheDir,
+    repo: repo ? `${repo.owner}/${repo.name}` : input.repoDir,
+    python: input.python,
+    signal: input.signal,
+  });
   return { workspace: { hostPath: co.dir }, sha: resolved.sha };
 }

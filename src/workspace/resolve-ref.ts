@@ -57,7 +57,10 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
  * Branch links (`/blob/main/…`) name no commit and are skipped. Pure.
  */
 export function linkedCommits(text: string, repo: RepoName): RefCandidate[] {
-  const re = new RegExp(`github\\.com/${escapeRe(repo.owner)}/${escapeRe(repo.name)}/(blob|tree|commit|blame)/([0-9a-f]{7,40})(?![0-9a-z])`, 'gi');
+  const re = new RegExp(
+    `github\\.com/${escapeRe(repo.owner)}/${escapeRe(repo.name)}/(blob|tree|commit|blame)/([0-9a-f]{7,40})(?![0-9a-z])`,
+    'gi',
+  );
   const seen = new Set<string>();
   const out: RefCandidate[] = [];
   for (const m of text.matchAll(re)) {
@@ -95,13 +98,23 @@ export function namedVersions(text: string, packages: readonly string[]): RefCan
     const version = m[2] ?? '';
     if (seen.has(version)) continue;
     seen.add(version);
-    out.push({ source: 'version', ref: `v${version}`, why: `the report names ${pkg} ${version}`, alternatives: [version, `${pkg}-v${version}`, `${pkg}-${version}`] });
+    out.push({
+      source: 'version',
+      ref: `v${version}`,
+      why: `the report names ${pkg} ${version}`,
+      alternatives: [version, `${pkg}-v${version}`, `${pkg}-${version}`],
+    });
   }
   return out;
 }
 
 /** The candidates in the order they are tried. Pure. */
-export function refCandidates(input: { explicit?: string | null; text: string; repo?: RepoName | null; packages?: readonly string[] }): RefCandidate[] {
+export function refCandidates(input: {
+  explicit?: string | null;
+  text: string;
+  repo?: RepoName | null;
+  packages?: readonly string[];
+}): RefCandidate[] {
   if (input.explicit) return [{ source: 'explicit', ref: input.explicit, why: `asked for ${input.explicit}` }];
   return [...(input.repo ? linkedCommits(input.text, input.repo) : []), ...namedVersions(input.text, input.packages ?? [])];
 }
@@ -123,11 +136,20 @@ export async function resolveRef(candidates: readonly RefCandidate[], lookup: Re
       if (sha) return { sha, ref, source: c.source, why: c.source === 'version' ? `${c.why} (tag ${ref})` : c.why, notes };
     }
     if (c.source === 'explicit') throw new RefNotFoundError(`the ref '${c.ref}' does not exist in the repository`);
-    if (c.source === 'version') notes.push(`${c.why}, but the repository has no tag for it (tried ${[c.ref, ...(c.alternatives ?? [])].join(', ')}); used the default branch instead`);
+    if (c.source === 'version')
+      notes.push(
+        `${c.why}, but the repository has no tag for it (tried ${[c.ref, ...(c.alternatives ?? [])].join(', ')}); used the default branch instead`,
+      );
     else notes.push(`${c.why}, but that commit is not in the repository`);
   }
   const head = await lookup.defaultHead();
-  return { sha: head.sha, ref: head.name, source: 'default', why: `the default branch (${head.name}) head: the report names no commit or released version`, notes };
+  return {
+    sha: head.sha,
+    ref: head.name,
+    source: 'default',
+    why: `the default branch (${head.name}) head: the report names no commit or released version`,
+    notes,
+  };
 }
 
 /** Whether `ref` looks like a commit SHA (abbreviated or full). */

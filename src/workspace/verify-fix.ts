@@ -27,11 +27,34 @@ export async function verifyFix(input: VerifyFixInput, deps: { executor: ScriptE
   const n = Math.max(1, input.runs ?? 2);
   for (let i = 0; i < n; i++) {
     const seed = 7 + i * 1000;
-    const c = await runCandidate(input.script, { report: input.report, seed, settings: input.settings, labels: { purpose: 'fix-check' } }, { executor: deps.executor, workspace: input.workspace }, signal);
+    const c = await runCandidate(
+      input.script,
+      { report: input.report, seed, settings: input.settings, labels: { purpose: 'fix-check' } },
+      { executor: deps.executor, workspace: input.workspace },
+      signal,
+    );
     const infra = c.run.infra ? `${c.run.infra.kind}: ${c.run.infra.message}` : null;
-    const outcome = classifyFixRun({ exitCode: c.run.exitCode, signal: c.run.signal, timedOut: c.run.timedOut, infra, reproduces: c.match.verdict === 'reproduced' });
-    const observed = infra ?? (c.reading.symptoms.length ? c.reading.symptoms.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.kind)).join('; ') : `no symptom; exit ${c.run.exitCode ?? c.run.signal ?? 'none'}`);
-    runs.push({ seed, outcome, exitCode: c.run.exitCode, signal: c.run.signal, timedOut: c.run.timedOut, observed: observed.slice(0, 500), outputExcerpt: outputTail(c.run, 2000) });
+    const outcome = classifyFixRun({
+      exitCode: c.run.exitCode,
+      signal: c.run.signal,
+      timedOut: c.run.timedOut,
+      infra,
+      reproduces: c.match.verdict === 'reproduced',
+    });
+    const observed =
+      infra ??
+      (c.reading.symptoms.length
+        ? c.reading.symptoms.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.kind)).join('; ')
+        : `no symptom; exit ${c.run.exitCode ?? c.run.signal ?? 'none'}`);
+    runs.push({
+      seed,
+      outcome,
+      exitCode: c.run.exitCode,
+      signal: c.run.signal,
+      timedOut: c.run.timedOut,
+      observed: observed.slice(0, 500),
+      outputExcerpt: outputTail(c.run, 2000),
+    });
     // One infrastructure failure ends the check: the others would fail the same way.
     if (infra) break;
   }

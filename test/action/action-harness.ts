@@ -41,11 +41,16 @@ export async function makeCheckout(opts: { extraheader?: boolean } = {}): Promis
   const dir = await mkdtemp(join(tmpdir(), 'repgen-action-ws-'));
   await mkdir(join(dir, 'mylib'));
   await writeFile(join(dir, 'mylib', '__init__.py'), 'def double(x):\n    return 2 * x\n');
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: dir },
+    });
   git('init', '-q', '-b', 'master');
   git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
   git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '-m', 'init');
-  if (opts.extraheader) git('config', '--local', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA==');
+  if (opts.extraheader)
+    git('config', '--local', 'http.https://github.com/.extraheader', 'AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3NlY3JldA==');
   return dir;
 }
 
@@ -53,7 +58,14 @@ export function headOf(dir: string): string {
   return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir }).toString().trim();
 }
 
-export async function actionRun(opts: { event: string; payload: unknown; apiUrl: string; workspace: string; inputs?: Record<string, string>; env?: Record<string, string> }): Promise<ActionRun> {
+export async function actionRun(opts: {
+  event: string;
+  payload: unknown;
+  apiUrl: string;
+  workspace: string;
+  inputs?: Record<string, string>;
+  env?: Record<string, string>;
+}): Promise<ActionRun> {
   const dir = await mkdtemp(join(tmpdir(), 'repgen-action-run-'));
   const eventPath = join(dir, 'event.json');
   const outputPath = join(dir, 'output.txt');

@@ -8,7 +8,11 @@ import { ACTION_INPUTS, ACTION_OUTPUTS } from '../../src/action/read-action-env.
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const actionYml = readFileSync(join(root, 'action.yml'), 'utf8');
-const action = parseYaml(actionYml) as { inputs: Record<string, unknown>; outputs: Record<string, unknown>; runs: { using: string; main: string } };
+const action = parseYaml(actionYml) as {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  runs: { using: string; main: string };
+};
 
 /** The ```yaml blocks of a page that use RepGen's action. */
 function workflowsIn(page: string): string[] {
@@ -17,11 +21,20 @@ function workflowsIn(page: string): string[] {
 }
 
 type Step = { uses?: string; with?: Record<string, unknown> };
-type Workflow = { on: Record<string, { types: string[] }>; permissions: unknown; jobs: Record<string, { permissions: Record<string, string>; concurrency: { group: string; 'cancel-in-progress': boolean }; steps: Step[]; if?: string }> };
+type Workflow = {
+  on: Record<string, { types: string[] }>;
+  permissions: unknown;
+  jobs: Record<
+    string,
+    { permissions: Record<string, string>; concurrency: { group: string; 'cancel-in-progress': boolean }; steps: Step[]; if?: string }
+  >;
+};
 
 /** The `with:` keys of RepGen's step that action.yml does not declare. */
 function undeclaredInputs(workflow: Workflow): string[] {
-  const steps = Object.values(workflow.jobs).flatMap((j) => j.steps).filter((s) => s.uses?.startsWith('repgen/repgen@'));
+  const steps = Object.values(workflow.jobs)
+    .flatMap((j) => j.steps)
+    .filter((s) => s.uses?.startsWith('repgen/repgen@'));
   return steps.flatMap((s) => Object.keys(s.with ?? {})).filter((k) => !Object.hasOwn(action.inputs, k));
 }
 

@@ -19,7 +19,14 @@ const BASE = {
 describe('readActionEnv', () => {
   it('reads inputs under the names the runner gives them (upper case, hyphens kept)', () => {
     expect(inputVariable('llm-api-key')).toBe('INPUT_LLM-API-KEY');
-    const env = readActionEnv({ ...BASE, 'INPUT_LLM-PROVIDER': 'openai', 'INPUT_MAX-MINUTES': ' 20 ', 'INPUT_OPEN-PR': 'true', 'INPUT_TRIGGER-LABEL': '', INPUT_PYTHON: '/opt/py/bin/python' });
+    const env = readActionEnv({
+      ...BASE,
+      'INPUT_LLM-PROVIDER': 'openai',
+      'INPUT_MAX-MINUTES': ' 20 ',
+      'INPUT_OPEN-PR': 'true',
+      'INPUT_TRIGGER-LABEL': '',
+      INPUT_PYTHON: '/opt/py/bin/python',
+    });
     expect(env.inputs).toMatchObject({ 'llm-provider': 'openai', 'max-minutes': 20, 'open-pr': true, python: '/opt/py/bin/python' });
     expect(env.inputs['trigger-label']).toBeUndefined();
     expect(env.apiUrl).toBe('https://api.github.com');
@@ -51,12 +58,26 @@ describe('readActionEnv', () => {
 
 describe('operatorEnv', () => {
   it('lays the inputs over the step env as the settings the pipeline reads, and drops the GitHub token', () => {
-    const env = operatorEnv({ GITHUB_TOKEN: 'ghs_x', 'INPUT_LLM-API-KEY': 'sk-x', REPGEN_CONFIRM_RUNS: '1' }, { 'llm-api-key': 'sk-ant', 'max-minutes': 20, 'max-cost-usd': 0.5, python: '/py', sandbox: 'bwrap' });
-    expect(env).toEqual({ REPGEN_CONFIRM_RUNS: '1', ANTHROPIC_API_KEY: 'sk-ant', REPGEN_WALL_CLOCK_MS: '1200000', REPGEN_MAX_COST_USD: '0.5', REPGEN_PYTHON: '/py', REPGEN_SANDBOX: 'bwrap' });
+    const env = operatorEnv(
+      { GITHUB_TOKEN: 'ghs_x', 'INPUT_LLM-API-KEY': 'sk-x', REPGEN_CONFIRM_RUNS: '1' },
+      { 'llm-api-key': 'sk-ant', 'max-minutes': 20, 'max-cost-usd': 0.5, python: '/py', sandbox: 'bwrap' },
+    );
+    expect(env).toEqual({
+      REPGEN_CONFIRM_RUNS: '1',
+      ANTHROPIC_API_KEY: 'sk-ant',
+      REPGEN_WALL_CLOCK_MS: '1200000',
+      REPGEN_MAX_COST_USD: '0.5',
+      REPGEN_PYTHON: '/py',
+      REPGEN_SANDBOX: 'bwrap',
+    });
   });
 
   it('routes the key and base URL to the OpenAI-compatible provider, and to nobody with none', () => {
-    expect(operatorEnv({}, { 'llm-provider': 'openai', 'llm-api-key': 'k', 'llm-base-url': 'http://vllm:8000/v1' })).toEqual({ REPGEN_LLM_PROVIDER: 'openai', OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://vllm:8000/v1' });
+    expect(operatorEnv({}, { 'llm-provider': 'openai', 'llm-api-key': 'k', 'llm-base-url': 'http://vllm:8000/v1' })).toEqual({
+      REPGEN_LLM_PROVIDER: 'openai',
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: 'http://vllm:8000/v1',
+    });
     expect(operatorEnv({}, { 'llm-provider': 'none', 'llm-api-key': 'k' })).toEqual({ REPGEN_LLM_PROVIDER: 'none' });
   });
 });
@@ -74,7 +95,10 @@ describe('readActionEvent (real payloads)', () => {
   it('calls anything else unsupported, and a payload missing what it needs too', () => {
     expect(readActionEvent('push', { ref: 'x' })).toMatchObject({ kind: 'unsupported', why: expect.stringContaining('not on push') });
     expect(readActionEvent('issues', { ...labeledPayload('x'), action: 'opened' })).toMatchObject({ kind: 'unsupported' });
-    expect(readActionEvent('issues', { action: 'labeled', issue: {} })).toMatchObject({ kind: 'unsupported', why: expect.stringContaining('lacks') });
+    expect(readActionEvent('issues', { action: 'labeled', issue: {} })).toMatchObject({
+      kind: 'unsupported',
+      why: expect.stringContaining('lacks'),
+    });
     expect(readActionEvent('issues', null)).toMatchObject({ kind: 'unsupported' });
   });
 });
@@ -99,11 +123,15 @@ describe('checkSandbox', () => {
 
   it('names the AppArmor sysctl when Ubuntu 24.04 restricts user namespaces', async () => {
     const readSysctl = async (p: string) => (p.endsWith('apparmor_restrict_unprivileged_userns') ? '1\n' : null);
-    await expect(checkSandbox({}, { probe: unavailable, readSysctl })).rejects.toThrow(/sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/);
+    await expect(checkSandbox({}, { probe: unavailable, readSysctl })).rejects.toThrow(
+      /sudo sysctl -w kernel\.apparmor_restrict_unprivileged_userns=0/,
+    );
   });
 
   it('names user.max_user_namespaces when namespaces are off, and apt otherwise', async () => {
-    await expect(checkSandbox({}, { probe: unavailable, readSysctl: async (p) => (p.endsWith('max_user_namespaces') ? '0' : null) })).rejects.toThrow(/max_user_namespaces/);
+    await expect(
+      checkSandbox({}, { probe: unavailable, readSysctl: async (p) => (p.endsWith('max_user_namespaces') ? '0' : null) }),
+    ).rejects.toThrow(/max_user_namespaces/);
     await expect(checkSandbox({}, { probe: unavailable, readSysctl: async () => null })).rejects.toThrow(/apt-get install -y bubblewrap/);
   });
 

@@ -33,8 +33,19 @@ beforeEach(() => {
 
 const commentsOn = (n: number) => [...gh.comments.values()].filter((c) => c.issue === n);
 
-async function runEntry(event: string, payload: unknown, opts: { inputs?: Record<string, string>; executor?: FakeExecutor; ws?: string } = {}) {
-  const run = await actionRun({ event, payload, apiUrl: gh.url, workspace: opts.ws ?? workspace, inputs: { 'llm-provider': 'none', ...opts.inputs }, env: SPEED });
+async function runEntry(
+  event: string,
+  payload: unknown,
+  opts: { inputs?: Record<string, string>; executor?: FakeExecutor; ws?: string } = {},
+) {
+  const run = await actionRun({
+    event,
+    payload,
+    apiUrl: gh.url,
+    workspace: opts.ws ?? workspace,
+    inputs: { 'llm-provider': 'none', ...opts.inputs },
+    env: SPEED,
+  });
   const executor = opts.executor ?? new FakeExecutor(simulate);
   const lines: string[] = [];
   const code = await main(run.env, { executor, log: silentLogger, minEditIntervalMs: 0 }, (l) => void lines.push(l));
@@ -42,7 +53,7 @@ async function runEntry(event: string, payload: unknown, opts: { inputs?: Record
 }
 
 describe('issues.labeled (a real payload) runs the pipeline and publishes like the App', () => {
-  it('posts the result comment, a check run on the checkout\'s commit, the repro:confirmed label, and the outputs', async () => {
+  it("posts the result comment, a check run on the checkout's commit, the repro:confirmed label, and the outputs", async () => {
     const { code, outputs, executor } = await runEntry('issues', labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }));
     expect(code).toBe(0);
     expect(executor.requests.length).toBeGreaterThan(0);
@@ -53,18 +64,31 @@ describe('issues.labeled (a real payload) runs the pipeline and publishes like t
     expect(comments[0]?.body).toContain('mat1 and mat2 shapes cannot be multiplied');
     expect(comments[0]?.body).not.toContain('ghs_workflowTokenForTests');
     expect(gh.callsTo('POST', new RegExp(`/issues/${issue}/reactions$`)).map((c) => c.body)).toEqual([{ content: 'eyes' }]);
-    expect(gh.checkRuns.at(-1)).toMatchObject({ name: 'RepGen reproduction', head_sha: headOf(workspace), status: 'completed', conclusion: 'success', external_id: `codertocat/hello-world#${issue}`, output: { title: 'Bug reproduced' } });
+    expect(gh.checkRuns.at(-1)).toMatchObject({
+      name: 'RepGen reproduction',
+      head_sha: headOf(workspace),
+      status: 'completed',
+      conclusion: 'success',
+      external_id: `codertocat/hello-world#${issue}`,
+      output: { title: 'Bug reproduced' },
+    });
     expect(gh.labels.get(issue)).toEqual(['repro:confirmed']);
     expect(outputs).toMatchObject({ status: 'ran', verdict: 'reproduced', 'comment-url': comments[0]?.html_url });
     expect(await readFile(outputs['repro-path'] ?? '', 'utf8')).toContain('nn.Linear(5, 2)');
-    expect(JSON.parse(await readFile(outputs['evidence-path'] ?? '', 'utf8')).ref).toMatchObject({ repo: 'Codertocat/Hello-World', sha: headOf(workspace) });
+    expect(JSON.parse(await readFile(outputs['evidence-path'] ?? '', 'utf8')).ref).toMatchObject({
+      repo: 'Codertocat/Hello-World',
+      sha: headOf(workspace),
+    });
     // Every script run carried the checkout, read-only and importable.
     expect(executor.requests.every((r) => r.workspace?.hostPath === workspace)).toBe(true);
   });
 
   it('ignores another label, and a label added by a bot, without a call that writes', async () => {
     const other = await runEntry('issues', labeledPayload('bug', { issueNumber: issue, sender: ADMIN }));
-    const bot = await runEntry('issues', labeledPayload('needs-repro', { issueNumber: issue, sender: { login: 'dependabot[bot]', type: 'Bot' } }));
+    const bot = await runEntry(
+      'issues',
+      labeledPayload('needs-repro', { issueNumber: issue, sender: { login: 'dependabot[bot]', type: 'Bot' } }),
+    );
     expect([other.outputs.status, bot.outputs.status]).toEqual(['ignored', 'ignored']);
     expect([other.code, bot.code]).toEqual([0, 0]);
     expect(other.executor.requests).toEqual([]);
@@ -73,7 +97,9 @@ describe('issues.labeled (a real payload) runs the pipeline and publishes like t
   });
 
   it('takes the trigger-label input over the default', async () => {
-    const { outputs } = await runEntry('issues', labeledPayload('repro-me', { issueNumber: issue, sender: ADMIN }), { inputs: { 'trigger-label': 'repro-me' } });
+    const { outputs } = await runEntry('issues', labeledPayload('repro-me', { issueNumber: issue, sender: ADMIN }), {
+      inputs: { 'trigger-label': 'repro-me' },
+    });
     expect(outputs.status).toBe('ran');
   });
 });
@@ -114,7 +140,10 @@ describe('issue_comment.created (a real payload)', () => {
   });
 
   it('/repgen --ref to a ref that does not exist says so on the issue, and runs nothing', async () => {
-    const { outputs, executor, code } = await runEntry('issue_comment', commentPayload('/repgen --ref no-such-branch', { issueNumber: issue, sender: ADMIN, cloneUrl: workspace }));
+    const { outputs, executor, code } = await runEntry(
+      'issue_comment',
+      commentPayload('/repgen --ref no-such-branch', { issueNumber: issue, sender: ADMIN, cloneUrl: workspace }),
+    );
     expect(outputs.status).toBe('bad_ref');
     expect(code).toBe(0);
     expect(executor.requests).toEqual([]);
@@ -124,7 +153,10 @@ describe('issue_comment.created (a real payload)', () => {
   it('answers help and unknown commands, ignores plain comments and bots', async () => {
     const help = await runEntry('issue_comment', commentPayload('/repgen --frobnicate', { issueNumber: issue, sender: ADMIN }));
     const plain = await runEntry('issue_comment', commentPayload('thanks, /repgen later maybe', { issueNumber: issue, sender: ADMIN }));
-    const bot = await runEntry('issue_comment', commentPayload('/repgen', { issueNumber: issue, sender: { login: 'repgen[bot]', type: 'Bot' } }));
+    const bot = await runEntry(
+      'issue_comment',
+      commentPayload('/repgen', { issueNumber: issue, sender: { login: 'repgen[bot]', type: 'Bot' } }),
+    );
     expect([help.outputs.status, plain.outputs.status, bot.outputs.status]).toEqual(['help', 'ignored', 'ignored']);
     expect(commentsOn(issue).map((c) => c.body)).toEqual([expect.stringContaining('unknown option `--frobnicate`')]);
   });
@@ -141,7 +173,11 @@ describe('issue_comment.created (a real payload)', () => {
 describe('runner set-up failures are said on the issue and fail the step', () => {
   it('a checkout that kept the workflow token is refused before any script runs', async () => {
     const ws = await makeCheckout({ extraheader: true });
-    const { code, outputs, executor, log } = await runEntry('issues', labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }), { ws });
+    const { code, outputs, executor, log } = await runEntry(
+      'issues',
+      labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }),
+      { ws },
+    );
     expect(code).toBe(1);
     expect(outputs.status).toBe('setup_failed');
     expect(executor.requests).toEqual([]);
@@ -150,10 +186,19 @@ describe('runner set-up failures are said on the issue and fail the step', () =>
   });
 
   it('a sandbox that cannot start names the AppArmor sysctl, and nothing runs', async () => {
-    const run = await actionRun({ event: 'issues', payload: labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }), apiUrl: gh.url, workspace, inputs: { 'llm-provider': 'none' }, env: SPEED });
+    const run = await actionRun({
+      event: 'issues',
+      payload: labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }),
+      apiUrl: gh.url,
+      workspace,
+      inputs: { 'llm-provider': 'none' },
+      env: SPEED,
+    });
     const lines: string[] = [];
     const checkSandbox = async () => {
-      throw new ActionSetupError('no sandbox: bubblewrap failed: setting up uid map: Permission denied. AppArmor restricts unprivileged user namespaces on this runner; add a step before RepGen: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`');
+      throw new ActionSetupError(
+        'no sandbox: bubblewrap failed: setting up uid map: Permission denied. AppArmor restricts unprivileged user namespaces on this runner; add a step before RepGen: `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`',
+      );
     };
     const code = await main(run.env, { log: silentLogger, checkSandbox, minEditIntervalMs: 0 }, (l) => void lines.push(l));
     expect(code).toBe(1);
@@ -164,8 +209,13 @@ describe('runner set-up failures are said on the issue and fail the step', () =>
 });
 
 describe('bin/action.js, as the runner starts it (node, env only)', () => {
-  it('refuses a reader\'s /repgen with no run, and writes the outputs', async () => {
-    const run = await actionRun({ event: 'issue_comment', payload: commentPayload('/repgen', { issueNumber: issue, sender: { login: 'stranger' } }), apiUrl: gh.url, workspace });
+  it("refuses a reader's /repgen with no run, and writes the outputs", async () => {
+    const run = await actionRun({
+      event: 'issue_comment',
+      payload: commentPayload('/repgen', { issueNumber: issue, sender: { login: 'stranger' } }),
+      apiUrl: gh.url,
+      workspace,
+    });
     const { code, out } = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(process.execPath, ['bin/action.js'], { env: run.env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';

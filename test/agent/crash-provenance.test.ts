@@ -19,7 +19,11 @@ RuntimeError: The size of tensor a (128) must match the size of tensor b (64) at
 const opts = { projectRoots: ['/workspace'], scriptFile: 'repro.py' };
 
 function tb(frames: Array<[string, number, string, string]>): ReturnType<typeof readRun>['traceback'] {
-  const text = ['Traceback (most recent call last):', ...frames.flatMap(([f, l, fn, code]) => [`  File "${f}", line ${l}, in ${fn}`, `    ${code}`]), 'RuntimeError: The size of tensor a (128) must match the size of tensor b (64) at non-singleton dimension 1'].join('\n');
+  const text = [
+    'Traceback (most recent call last):',
+    ...frames.flatMap(([f, l, fn, code]) => [`  File "${f}", line ${l}, in ${fn}`, `    ${code}`]),
+    'RuntimeError: The size of tensor a (128) must match the size of tensor b (64) at non-singleton dimension 1',
+  ].join('\n');
   return readRun(text, { exitCode: 1 }).traceback;
 }
 
@@ -39,9 +43,7 @@ describe('crashProvenance', () => {
   });
 
   it('rejects the same exception raised by code the script wrote around plain torch', () => {
-    const t = tb([
-      ['/tmp/run-1/repro.py', 3, '<module>', 'torch.zeros(1, 128) + torch.zeros(1, 64)'],
-    ]);
+    const t = tb([['/tmp/run-1/repro.py', 3, '<module>', 'torch.zeros(1, 128) + torch.zeros(1, 64)']]);
     const p = crashProvenance(t, report, opts);
     expect(p.ok).toBe(false);
     expect(p.reason).toMatch(/neither in the project's code nor by the report's own code/);

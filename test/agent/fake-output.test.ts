@@ -130,7 +130,7 @@ KeyError: 'fc'
 ${fence}
 `;
 
-describe('reportSides: the report\'s code apart from its output', () => {
+describe("reportSides: the report's code apart from its output", () => {
   it('counts the lines a traceback quotes and console input as code, the rest as output', async () => {
     const crash = await report(CRASH);
     const sides = reportSides(crash.reading, crash.facts);
@@ -146,7 +146,9 @@ describe('reportSides: the report\'s code apart from its output', () => {
 
 describe('scriptLiterals', () => {
   it('joins implicit and + concatenation, keeps format placeholders as gaps, reads f-string expressions and skips comments', () => {
-    const lit = scriptLiterals(`x = ("ab" 'cd'\n     "ef") + "gh"  # "not me"\nprint(f"v={1.25:.2f} {{x}}", "%d items" % 3)\ns = r"a\\tb"\nt = "a\\tb"\n`);
+    const lit = scriptLiterals(
+      `x = ("ab" 'cd'\n     "ef") + "gh"  # "not me"\nprint(f"v={1.25:.2f} {{x}}", "%d items" % 3)\ns = r"a\\tb"\nt = "a\\tb"\n`,
+    );
     expect(lit.strings.map((s) => s.text)).toEqual(['abcdefgh', 'v=\u0000 {x}', '\u0000 items', 'a\\tb', 'a\tb']);
     expect(lit.numbers.map((n) => `${n.raw}@${n.line}`)).toEqual(['1.25@3', '3@3']);
     expect(lit.strings.map((s) => s.line)).toEqual([1, 3, 3, 4, 5]);
@@ -155,15 +157,23 @@ describe('scriptLiterals', () => {
 
 describe('the fake-output check rejects printed or raised copies of the output', () => {
   const crashFakes: Record<string, string> = {
-    'prints the error line': 'print("RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")',
-    'raises the reported message': 'raise RuntimeError("Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")',
-    'splits it over implicit concatenation': 'raise RuntimeError(\n    "Given groups=1, weight of size [16, 3, 3, 3], "\n    "expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead"\n)',
-    'joins it with +': 'msg = "Given groups=1, weight of size " + "[16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels"\nraise RuntimeError(msg)',
-    'formats it with %': 'raise RuntimeError("Given groups=1, weight of size [%d, %d, 3, 3], expected input[2, %d, 32, 32] to have 3 channels, but got %d channels instead" % (16, 3, 5, 5))',
-    'formats it with an f-string': 'c = 5\nraise RuntimeError(f"Given groups=1, weight of size [16, 3, 3, 3], expected input[2, {c}, 32, 32] to have 3 channels, but got {c} channels instead")',
-    'exits with it': 'import sys\nsys.exit("RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels")',
+    'prints the error line':
+      'print("RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")',
+    'raises the reported message':
+      'raise RuntimeError("Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")',
+    'splits it over implicit concatenation':
+      'raise RuntimeError(\n    "Given groups=1, weight of size [16, 3, 3, 3], "\n    "expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead"\n)',
+    'joins it with +':
+      'msg = "Given groups=1, weight of size " + "[16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels"\nraise RuntimeError(msg)',
+    'formats it with %':
+      'raise RuntimeError("Given groups=1, weight of size [%d, %d, 3, 3], expected input[2, %d, 32, 32] to have 3 channels, but got %d channels instead" % (16, 3, 5, 5))',
+    'formats it with an f-string':
+      'c = 5\nraise RuntimeError(f"Given groups=1, weight of size [16, 3, 3, 3], expected input[2, {c}, 32, 32] to have 3 channels, but got {c} channels instead")',
+    'exits with it':
+      'import sys\nsys.exit("RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels")',
     'logs it': 'import logging\nlogging.error("expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")',
-    'dumps a traceback': 'import sys\nsys.stderr.write("""Traceback (most recent call last):\n  File "train.py", line 41, in <module>\n""")',
+    'dumps a traceback':
+      'import sys\nsys.stderr.write("""Traceback (most recent call last):\n  File "train.py", line 41, in <module>\n""")',
   };
   for (const [how, fake] of Object.entries(crashFakes)) {
     it(`a script that ${how}`, async () => {
@@ -212,25 +222,28 @@ describe('the fake-output check rejects printed or raised copies of the output',
   });
 });
 
-describe('the fake-output check never rejects the reporter\'s calls', () => {
+describe("the fake-output check never rejects the reporter's calls", () => {
   it('accepts a faithful script calling the model the way the traceback shows', async () => {
     const { reading, facts } = await report(CRASH);
     expect(checkRelevance(FAITHFUL_CRASH, reading, facts)).toEqual({ ok: true, outcome: 'relevant', reasons: [] });
   });
 
-  it('accepts metrics printed in the report\'s format from computed values, and an assertion on the reported value', async () => {
+  it("accepts metrics printed in the report's format from computed values, and an assertion on the reported value", async () => {
     const { reading, facts } = await report(SILENT);
     expect(fakeOutputReasons(FAITHFUL_SILENT, reading, facts)).toEqual([]);
   });
 
-  it('accepts the report\'s own line even when it holds a printed string, and a docstring quoting the error', async () => {
-    const md = CRASH.replace('model = LandmarkNet()\n', 'model = LandmarkNet()\nprint("expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")\n');
+  it("accepts the report's own line even when it holds a printed string, and a docstring quoting the error", async () => {
+    const md = CRASH.replace(
+      'model = LandmarkNet()\n',
+      'model = LandmarkNet()\nprint("expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")\n',
+    );
     const { reading, facts } = await report(md);
     const script = `"""Reproduces: RuntimeError: Given groups=1, weight of size [16, 3, 3, 3], expected input[2, 5, 32, 32] to have 3 channels."""\n${FAITHFUL_CRASH}print("expected input[2, 5, 32, 32] to have 3 channels, but got 5 channels instead")\n`;
     expect(fakeOutputReasons(script, reading, facts)).toEqual([]);
   });
 
-  it('accepts the console session\'s own input lines', async () => {
+  it("accepts the console session's own input lines", async () => {
     const { reading, facts } = await report(CONSOLE);
     const script = "import torch.nn as nn\nmodel = nn.Sequential(nn.Linear(2, 2))\nsd = model.state_dict()\nsd['fc']\n";
     expect(fakeOutputReasons(script, reading, facts)).toEqual([]);
@@ -238,7 +251,8 @@ describe('the fake-output check never rejects the reporter\'s calls', () => {
 
   it('accepts computing the printed tensors', async () => {
     const { reading, facts } = await report(PRINTED);
-    const script = 'import torch\ndata = torch.tensor([[3, 4, 7, 8, 9, 2], [1, 5, 3, 4, 7, 2]])\nprint([row[1:5] for row in data])\nassert data[0, 1:5].tolist() == [4, 7, 8, 9]\n';
+    const script =
+      'import torch\ndata = torch.tensor([[3, 4, 7, 8, 9, 2], [1, 5, 3, 4, 7, 2]])\nprint([row[1:5] for row in data])\nassert data[0, 1:5].tolist() == [4, 7, 8, 9]\n';
     expect(fakeOutputReasons(script, reading, facts)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPrompts, renderPrompt } from '../../src/prompts/load-prompts.js';
 
-describe('the agent\'s prompt files', () => {
+describe("the agent's prompt files", () => {
   it('load with their declared variables and render untrusted values literally', async () => {
     const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
     expect(p.generate.variables).toEqual(['report', 'plan', 'environment', 'snippet', 'context']);

@@ -39,7 +39,8 @@ describe('checkRelevance', () => {
   });
 
   it('rejects printing a reported metric line literally (silent bugs)', async () => {
-    const md = '# loss stuck\n\n```python\nimport torch\nfor epoch in range(3):\n    print(f"epoch: {epoch} loss: {1.0986:.4f}")\n```\n\n```\nepoch: 1 loss: 1.0986\nepoch: 2 loss: 1.0986\n```\n';
+    const md =
+      '# loss stuck\n\n```python\nimport torch\nfor epoch in range(3):\n    print(f"epoch: {epoch} loss: {1.0986:.4f}")\n```\n\n```\nepoch: 1 loss: 1.0986\nepoch: 2 loss: 1.0986\n```\n';
     const { reading, facts } = await report(md);
     const fake = 'import torch\nfor e in range(3):\n    print("epoch: 2 loss: 1.0986")\n';
     expect(checkRelevance(fake, reading, facts).outcome).toBe('faked_bug');

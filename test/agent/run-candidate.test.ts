@@ -22,7 +22,11 @@ describe('runCandidate', () => {
     const killed = { ...fakeRunResult({ stdout: 'step 1\n', exitCode: null }), signal: 'SIGSEGV' };
     const executor = fixedExecutor(killed);
     const report = readReport('# Segmentation fault in my conv layer\n\n```python\nimport torch\n```\n');
-    const out = await runCandidate('import torch\n', { report, seed: 1, settings: { runTimeoutMs: 10_000, runMemoryMb: 512 } }, { executor });
+    const out = await runCandidate(
+      'import torch\n',
+      { report, seed: 1, settings: { runTimeoutMs: 10_000, runMemoryMb: 512 } },
+      { executor },
+    );
     expect(executor.requests).toHaveLength(1);
     expect(out.reading.symptoms.map((s) => s.kind)).toContain('other_crash');
     expect(out.reading.symptoms[0]?.evidence).toContain('SIGSEGV');
@@ -40,12 +44,22 @@ describe('mismatchFeedback', () => {
       verdict: 'partial' as const,
       score: 0.5,
       reasons: ['the loss does not fall'],
-      compared: compared.map((c) => ({ what: "the report's last output line", report: 'r', run: 'r', basis: 'random_state' as const, agree: true, note: 'n', ...c })),
+      compared: compared.map((c) => ({
+        what: "the report's last output line",
+        report: 'r',
+        run: 'r',
+        basis: 'random_state' as const,
+        agree: true,
+        note: 'n',
+        ...c,
+      })),
     },
   });
 
   it("tells the model not to aim for values of the reporter's random state, and says nothing of the kind when there are none", () => {
-    expect(mismatchFeedback(report, candidate([{ notCompared: ['0.9857'] }]))).toContain("Do not aim for the report's exact 0.9857: they come from the reporter's random state or data; match the pattern instead.");
+    expect(mismatchFeedback(report, candidate([{ notCompared: ['0.9857'] }]))).toContain(
+      "Do not aim for the report's exact 0.9857: they come from the reporter's random state or data; match the pattern instead.",
+    );
     expect(mismatchFeedback(report, candidate([{}]))).not.toContain('Do not aim for');
   });
 });

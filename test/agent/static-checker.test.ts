@@ -5,7 +5,9 @@ import { parsePython, pythonLikelihood } from '../../src/context/python-syntax.j
 
 describe('static check', () => {
   it('reads pyflakes output: undefined names are errors, unused imports are warnings', () => {
-    const r = parsePyflakesOutput("<stdin>:1:1: 'os' imported but unused\n<stdin>:2:5: undefined name 'np'\n<stdin>:3:7: undefined name 'np'\n");
+    const r = parsePyflakesOutput(
+      "<stdin>:1:1: 'os' imported but unused\n<stdin>:2:5: undefined name 'np'\n<stdin>:3:7: undefined name 'np'\n",
+    );
     expect(r.undefinedNames).toEqual(['np']);
     expect(r.findings.map((f) => f.severity)).toEqual(['warning', 'error', 'error']);
   });
@@ -30,8 +32,13 @@ describe('static check', () => {
     const p = await parsePython('def f(a, b=1):\n    return a\nclass M:\n    def __init__(self, n):\n        pass\nx = (1,\n');
     expect(p.ok).toBe(false);
     expect(p.problems[0]?.line).toBe(6);
-    expect(p.definitions.map((d) => [d.name, d.params])).toEqual([['f', ['a', 'b']], ['M', ['n']]]);
+    expect(p.definitions.map((d) => [d.name, d.params])).toEqual([
+      ['f', ['a', 'b']],
+      ['M', ['n']],
+    ]);
     expect(await pythonLikelihood('import torch\nx = torch.ones(3)\nprint(x)\n')).toBe(1);
-    expect(await pythonLikelihood('Traceback (most recent call last):\n  File "x.py", line 3, in <module>\nRuntimeError: boom\n')).toBeLessThan(0.8);
+    expect(
+      await pythonLikelihood('Traceback (most recent call last):\n  File "x.py", line 3, in <module>\nRuntimeError: boom\n'),
+    ).toBeLessThan(0.8);
   });
 });

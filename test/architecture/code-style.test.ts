@@ -24,9 +24,7 @@ function filesUnder(dir: string): string[] {
 
 /** `file:line (N chars)` for each line over the limit. */
 export function longLines(file: string, text: string, max = MAX_LINE): string[] {
-  return text
-    .split('\n')
-    .flatMap((line, i) => (line.length > max ? [`${file}:${i + 1} (${line.length} chars)`] : []));
+  return text.split('\n').flatMap((line, i) => (line.length > max ? [`${file}:${i + 1} (${line.length} chars)`] : []));
 }
 
 /**
@@ -50,7 +48,7 @@ describe('formatting (Prettier, config in .prettierrc.json)', () => {
   it('would catch an unformatted file', async () => {
     const options = await prettier.resolveConfig(path.join(ROOT, 'src/x.ts'));
     expect(await prettier.check('const  a = {b:1}\n', { ...options, parser: 'typescript' })).toBe(false);
-    expect(await prettier.check("const a = { b: 1 };\n", { ...options, parser: 'typescript' })).toBe(true);
+    expect(await prettier.check('const a = { b: 1 };\n', { ...options, parser: 'typescript' })).toBe(true);
     // The ignore file lets code in and keeps docs and recorded fixtures out: an empty file list would pass vacuously.
     const ignorePath = path.join(ROOT, '.prettierignore');
     expect((await prettier.getFileInfo(path.join(ROOT, 'src/app.ts'), { ignorePath })).ignored).toBe(false);

@@ -53,7 +53,7 @@ describe('the cycle finder', () => {
     const cycles = folderCycles(root, ['src']);
     expect(cycles).toHaveLength(1);
     expect(cycles[0]).toContain('cycle between src/a, src/b');
-    expect(cycles[0]).toContain("src/b/y.ts imports ../a/z.js");
+    expect(cycles[0]).toContain('src/b/y.ts imports ../a/z.js');
   });
 
   it('finds a three-folder cycle through re-exports and dynamic imports, and ignores imports inside the same folder', () => {

@@ -21,20 +21,48 @@ function scriptedLlm(replies: (string | Error)[]): LlmClient {
     },
   };
 }
-const checker: StaticChecker = { check: async (script) => ({ findings: script.includes('undefined_name') ? [{ line: 1, message: "undefined name 'undefined_name'", severity: 'error', tool: 'pyflakes' }] : [], undefinedNames: [], tools: ['pyflakes'] }) };
-const executor = { name: 'fake', run: async (req: { files: { content: string }[] }) => fakeRunResult({ stdout: `ran ${req.files[0]?.content.length}\n` }) };
-const outcome = { status: 'not_reproduced', summary: 's', attempts: [{ n: 1, tier: 1, bundle: null, outcome: 'run_mismatch', feedback: '', script: 'x' }], confirmation: null, usage: { inputTokens: 20, outputTokens: 10, costUsd: 0 }, durationMs: 5 } as unknown as ReproOutcome;
+const checker: StaticChecker = {
+  check: async (script) => ({
+    findings: script.includes('undefined_name')
+      ? [{ line: 1, message: "undefined name 'undefined_name'", severity: 'error', tool: 'pyflakes' }]
+      : [],
+    undefinedNames: [],
+    tools: ['pyflakes'],
+  }),
+};
+const executor = {
+  name: 'fake',
+  run: async (req: { files: { content: string }[] }) => fakeRunResult({ stdout: `ran ${req.files[0]?.content.length}\n` }),
+};
+const outcome = {
+  status: 'not_reproduced',
+  summary: 's',
+  attempts: [{ n: 1, tier: 1, bundle: null, outcome: 'run_mismatch', feedback: '', script: 'x' }],
+  confirmation: null,
+  usage: { inputTokens: 20, outputTokens: 10, costUsd: 0 },
+  durationMs: 5,
+} as unknown as ReproOutcome;
 const ask = (content: string, system = 'sys'): LlmRequest => ({ system, messages: [{ role: 'user', content }] });
 
 async function recorded(): Promise<Cassette> {
-  const rec = recordSession(scriptedLlm(['first', new LlmTimeoutError('no answer within 10 ms', { provider: 'openai' }), 'third']), executor, checker);
+  const rec = recordSession(
+    scriptedLlm(['first', new LlmTimeoutError('no answer within 10 ms', { provider: 'openai' }), 'third']),
+    executor,
+    checker,
+  );
   await rec.llm.complete(ask('one'));
   await expect(rec.llm.complete(ask('two'))).rejects.toThrow(LlmTimeoutError);
   await rec.llm.complete(ask('three'));
   await rec.executor.run({ files: [{ path: 'repro.py', content: 'print(1)' }], entry: 'repro.py', seed: 1 });
   await rec.executor.run({ files: [{ path: 'repro.py', content: 'print(22)' }], entry: 'repro.py' });
   await rec.checker.check('undefined_name\n');
-  return rec.cassette({ caseId: 'case-a', issueText: 'issue', settings: { maxAttempts: 2 }, outcome, judge: { reproduced: false, line: 'no' } });
+  return rec.cassette({
+    caseId: 'case-a',
+    issueText: 'issue',
+    settings: { maxAttempts: 2 },
+    outcome,
+    judge: { reproduced: false, line: 'no' },
+  });
 }
 
 describe('recording a session', () => {
@@ -43,10 +71,19 @@ describe('recording a session', () => {
     expect(c.calls.map((k) => k.response?.text ?? k.error?.name)).toEqual(['first', 'LlmTimeoutError', 'third']);
     expect(c.executor).toBe('fake');
     expect(c.calls[0]?.requestHash).toBe(hashLlmRequest(ask('one')));
-    expect(c.runs.map((r) => [r.seed, r.result.stdout])).toEqual([[1, 'ran 8\n'], [null, 'ran 9\n']]);
+    expect(c.runs.map((r) => [r.seed, r.result.stdout])).toEqual([
+      [1, 'ran 8\n'],
+      [null, 'ran 9\n'],
+    ]);
     expect(c.checks[0]?.report.findings[0]?.message).toMatch(/undefined name/);
-    expect(c.outcome).toMatchObject({ status: 'not_reproduced', attempts: [{ n: 1, tier: 1, outcome: 'run_mismatch' }], judge: { reproduced: false } });
-    expect(() => Cassette.parse({ ...c, calls: [{ ...c.calls[0], response: null, error: null }] })).toThrow(/either a response or an error/);
+    expect(c.outcome).toMatchObject({
+      status: 'not_reproduced',
+      attempts: [{ n: 1, tier: 1, outcome: 'run_mismatch' }],
+      judge: { reproduced: false },
+    });
+    expect(() => Cassette.parse({ ...c, calls: [{ ...c.calls[0], response: null, error: null }] })).toThrow(
+      /either a response or an error/,
+    );
     expect(() => Cassette.parse({ ...c, extra: 1 })).toThrow();
   });
 
@@ -68,7 +105,9 @@ describe('replaying a cassette', () => {
     expect((await r.llm.complete(ask('three'))).text).toBe('third');
     // Runs out of their recorded order are still found by what they run.
     expect((await r.executor.run({ files: [{ path: 'repro.py', content: 'print(22)' }], entry: 'repro.py' })).stdout).toBe('ran 9\n');
-    expect((await r.executor.run({ files: [{ path: 'repro.py', content: 'print(1)' }], entry: 'repro.py', seed: 1 })).stdout).toBe('ran 8\n');
+    expect((await r.executor.run({ files: [{ path: 'repro.py', content: 'print(1)' }], entry: 'repro.py', seed: 1 })).stdout).toBe(
+      'ran 8\n',
+    );
     expect((await r.checker.check('undefined_name\n')).findings).toHaveLength(1);
     expect(r.drift).toEqual([]);
     expect(r.callsServed()).toBe(3);

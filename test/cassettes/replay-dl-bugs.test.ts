@@ -15,7 +15,9 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
 const DIR = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs');
 /** Real-model sessions recorded: at least one per dev case. */
 const MIN_SESSIONS = 10;
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
   it(`has at least ${MIN_SESSIONS} recorded sessions, each with at least one model call`, () => {
@@ -28,18 +30,33 @@ describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
     const replay = replayCassette(cassette);
     const evidence = await runReproWithEvidence(
       { issue: { title: '', body: cassette.issueText }, settings: ReproSettings.parse(cassette.settings) },
-      { executor: replay.executor, llm: replay.llm, llmReason: 'cassette', checker: replay.checker, progress: () => undefined, log: silentLogger },
+      {
+        executor: replay.executor,
+        llm: replay.llm,
+        llmReason: 'cassette',
+        checker: replay.checker,
+        progress: () => undefined,
+        log: silentLogger,
+      },
     );
     expect(replay.drift).toEqual([]);
     const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
-    expect({ status: replayed.status, verdict: replayed.verdict, tier: replayed.tier, attempts: replayed.attempts, confirmation: replayed.confirmation }).toEqual({
+    expect({
+      status: replayed.status,
+      verdict: replayed.verdict,
+      tier: replayed.tier,
+      attempts: replayed.attempts,
+      confirmation: replayed.confirmation,
+    }).toEqual({
       status: cassette.outcome.status,
       verdict: cassette.outcome.verdict,
       tier: cassette.outcome.tier,
       attempts: cassette.outcome.attempts,
       confirmation: cassette.outcome.confirmation,
     });
-    expect(replayed.usage.inputTokens + replayed.usage.outputTokens).toBe(cassette.outcome.usage.inputTokens + cassette.outcome.usage.outputTokens);
+    expect(replayed.usage.inputTokens + replayed.usage.outputTokens).toBe(
+      cassette.outcome.usage.inputTokens + cassette.outcome.usage.outputTokens,
+    );
     expect(replay.callsServed()).toBe(cassette.calls.length);
     // A session recorded with tier 0 off (REPGEN_TIER0=0) is the model's alone: every attempt is tier 1's.
     if (cassette.settings.tier0 === false) expect(replayed.attempts.every((a) => a.tier === 1)).toBe(true);

@@ -25,7 +25,9 @@ describe('the cassette bench table', () => {
   });
 
   it('flags a "reproduced" that judge.py did not confirm, or never judged', () => {
-    expect(cassetteRow(withOutcome('so-046.json', { judge: { reproduced: false, line: 'not reproduced: raised TypeError' } })).unconfirmed).toBe(true);
+    expect(
+      cassetteRow(withOutcome('so-046.json', { judge: { reproduced: false, line: 'not reproduced: raised TypeError' } })).unconfirmed,
+    ).toBe(true);
     expect(cassetteRow(withOutcome('so-046.json', { judge: null })).unconfirmed).toBe(true);
     expect(cassetteRow(withOutcome('so-046.json', {})).unconfirmed).toBe(false);
     const table = cassetteTable([withOutcome('so-046.json', { judge: { reproduced: false, line: 'not reproduced: x' } })]);

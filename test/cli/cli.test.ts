@@ -40,7 +40,7 @@ describe('repgen cli dispatch', () => {
     }
   });
 
-  it("loads a subcommand in-process and prints its help", async () => {
+  it('loads a subcommand in-process and prints its help', async () => {
     const io = captureIo();
     expect(await main(['run', '--help'], io)).toBe(0);
     expect(io.out.join('')).toContain('repgen run');

@@ -57,7 +57,11 @@ describe('stagePrinter', () => {
     p.progress('confirm', 'skipped: nothing reproduced');
     clock.advance(100);
     p.flush();
-    expect(lines).toEqual(['[report 0.5 s] 2 Python block(s), 1 expected symptom(s)', '[plan 3.2 s] 4 steps; data: synthetic', '[confirm 0.1 s] skipped: nothing reproduced']);
+    expect(lines).toEqual([
+      '[report 0.5 s] 2 Python block(s), 1 expected symptom(s)',
+      '[plan 3.2 s] 4 steps; data: synthetic',
+      '[confirm 0.1 s] skipped: nothing reproduced',
+    ]);
   });
 
   it('a stage quiet for 10 s gets a heartbeat saying what it is still doing, every 10 s of quiet', () => {
@@ -119,12 +123,17 @@ describe('benchProgress', () => {
     const b = benchProgress((l) => lines.push(l), 3, { clock });
     const a = b.caseStarted('so-039');
     const c = b.caseStarted('so-046');
-    expect(lines).toEqual(['repgen bench: [1/3] so-039 started; 0/3 done, running so-039', 'repgen bench: [2/3] so-046 started; 0/3 done, running so-039, so-046']);
+    expect(lines).toEqual([
+      'repgen bench: [1/3] so-039 started; 0/3 done, running so-039',
+      'repgen bench: [2/3] so-046 started; 0/3 done, running so-039, so-046',
+    ]);
     a('plan', 'probing the environment and planning');
     c('agent', 'running tier 0 candidates 3–4 of 6');
     c('agent', 'attempt 3 (tier 0): run_mismatch');
     clock.advance(10_000);
-    expect(lines[2]).toBe('repgen bench: 0/3 done, 10 s in; still running so-039 (10 s, plan: probing the environment and planning); so-046 (10 s, agent: running tier 0 candidates 3–4 of 6)');
+    expect(lines[2]).toBe(
+      'repgen bench: 0/3 done, 10 s in; still running so-039 (10 s, plan: probing the environment and planning); so-046 (10 s, agent: running tier 0 candidates 3–4 of 6)',
+    );
     clock.advance(2_500);
     b.caseFinished('so-039', 'reproduced; judge: REPRODUCED');
     expect(lines[3]).toBe('repgen bench: so-039 (12 s): reproduced; judge: REPRODUCED; 1/3 done, running so-046');
@@ -133,7 +142,10 @@ describe('benchProgress', () => {
     expect(lines).toHaveLength(5);
     b.caseFinished('so-046', 'needs_info');
     b.caseFinished('so-050', 'not_reproduced');
-    expect(lines.slice(5)).toEqual(['repgen bench: so-046 (22 s): needs_info; 2/3 done, running so-050', 'repgen bench: so-050 (9.9 s): not_reproduced; 3/3 done, none running']);
+    expect(lines.slice(5)).toEqual([
+      'repgen bench: so-046 (22 s): needs_info; 2/3 done, running so-050',
+      'repgen bench: so-050 (9.9 s): not_reproduced; 3/3 done, none running',
+    ]);
     clock.advance(60_000);
     expect(lines).toHaveLength(7);
     b.stop();

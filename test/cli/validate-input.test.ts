@@ -23,24 +23,65 @@ const latin1 = join(dir, 'latin1.md');
 writeFileSync(latin1, Buffer.from('# caf\xe9\n```python\nimport torch\n```\nRuntimeError: x\n', 'latin1'));
 
 const CASES: Array<[string, string[], RegExp]> = [
-  ['reproduce --out under /proc', ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', '/proc/x'], /^repgen reproduce: --out '\/proc\/x' is inside \/proc: choose a normal folder for the results$/],
-  ['reproduce --out at a file', ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', aFile], /^repgen reproduce: --out '.*a-file' is a file, not a folder$/],
-  ['reproduce --out below a file', ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', join(aFile, 'sub')], /is a file, not a folder$/],
-  ['bench --out under /proc', ['bench', join(ROOT, 'fixtures/bench/dl-bugs'), '--llm', 'none', '--out', '/proc/x/results.md'], /^repgen bench: --out '\/proc\/x' is inside \/proc/],
-  ['run --timeout 1e9', ['run', SCRIPT, '--timeout', '1e9'], /^repgen run: --timeout must be a number of seconds above 0 and at most 86400, got '1e9'$/],
-  ['run --timeout -1', ['run', SCRIPT, '--timeout', '-1'], /^repgen run: --timeout must be a number of seconds above 0 and at most 86400, got '-1'$/],
+  [
+    'reproduce --out under /proc',
+    ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', '/proc/x'],
+    /^repgen reproduce: --out '\/proc\/x' is inside \/proc: choose a normal folder for the results$/,
+  ],
+  [
+    'reproduce --out at a file',
+    ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', aFile],
+    /^repgen reproduce: --out '.*a-file' is a file, not a folder$/,
+  ],
+  [
+    'reproduce --out below a file',
+    ['reproduce', '--issue', ISSUE, '--llm', 'none', '--out', join(aFile, 'sub')],
+    /is a file, not a folder$/,
+  ],
+  [
+    'bench --out under /proc',
+    ['bench', join(ROOT, 'fixtures/bench/dl-bugs'), '--llm', 'none', '--out', '/proc/x/results.md'],
+    /^repgen bench: --out '\/proc\/x' is inside \/proc/,
+  ],
+  [
+    'run --timeout 1e9',
+    ['run', SCRIPT, '--timeout', '1e9'],
+    /^repgen run: --timeout must be a number of seconds above 0 and at most 86400, got '1e9'$/,
+  ],
+  [
+    'run --timeout -1',
+    ['run', SCRIPT, '--timeout', '-1'],
+    /^repgen run: --timeout must be a number of seconds above 0 and at most 86400, got '-1'$/,
+  ],
   ['run --timeout 0', ['run', SCRIPT, '--timeout', '0'], /^repgen run: --timeout must be/],
   ['run an empty script', ['run', empty], /^repgen run: script '.*empty\.py' is empty: nothing to run$/],
-  ['run --python /etc/hostname', ['run', SCRIPT, '--python', '/etc/hostname'], /^repgen run: --python '\/etc\/hostname' is not executable: name a Python interpreter$/],
+  [
+    'run --python /etc/hostname',
+    ['run', SCRIPT, '--python', '/etc/hostname'],
+    /^repgen run: --python '\/etc\/hostname' is not executable: name a Python interpreter$/,
+  ],
   ['run --python missing', ['run', SCRIPT, '--python', '/no/such/python'], /^repgen run: --python '\/no\/such\/python' does not exist$/],
-  ['reproduce a non-UTF-8 issue', ['reproduce', '--issue', latin1, '--llm', 'none', '--out', join(dir, 'o')], /^repgen reproduce: --issue '.*latin1\.md' is not valid UTF-8 text$/],
-  ['context a non-UTF-8 issue', ['context', '--repo', join(ROOT, 'fixtures/repos/tiny-classifier'), '--issue', latin1], /^repgen context: issue file .*latin1\.md is not valid UTF-8 text$/],
+  [
+    'reproduce a non-UTF-8 issue',
+    ['reproduce', '--issue', latin1, '--llm', 'none', '--out', join(dir, 'o')],
+    /^repgen reproduce: --issue '.*latin1\.md' is not valid UTF-8 text$/,
+  ],
+  [
+    'context a non-UTF-8 issue',
+    ['context', '--repo', join(ROOT, 'fixtures/repos/tiny-classifier'), '--issue', latin1],
+    /^repgen context: issue file .*latin1\.md is not valid UTF-8 text$/,
+  ],
   ['run a non-UTF-8 issue', ['run', SCRIPT, '--issue', latin1], /is not valid UTF-8 text$/],
 ];
 
 describe('bad CLI input: one line, exit 2, no pipeline work', () => {
   it.each(CASES)('%s', (_name, args, message) => {
-    const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, cwd: dir, env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' } });
+    const r = spawnSync(process.execPath, [BIN, ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      cwd: dir,
+      env: { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_BASE_URL: '' },
+    });
     expect(r.status).toBe(2);
     const lines = r.stderr.split('\n').filter((l) => l.trim() && !/^npm warn/.test(l));
     expect(lines).toHaveLength(1);

@@ -29,7 +29,14 @@ const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', imp
 function captureIo(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
-  return { out, err, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env: { REPGEN_CONTEXT_CACHE_DIR: 'off' }, cwd: process.cwd() };
+  return {
+    out,
+    err,
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env: { REPGEN_CONTEXT_CACHE_DIR: 'off' },
+    cwd: process.cwd(),
+  };
 }
 
 function issueFile(text: string): string {
@@ -38,7 +45,9 @@ function issueFile(text: string): string {
   return join(dir, 'issue.md');
 }
 
-const ISSUE = issueFile('# Validation crashes with two classes\n\n```\n  File "vision/utils/metrics.py", line 26, in accuracy\nRuntimeError: selected index k out of range\n```\n');
+const ISSUE = issueFile(
+  '# Validation crashes with two classes\n\n```\n  File "vision/utils/metrics.py", line 26, in accuracy\nRuntimeError: selected index k out of range\n```\n',
+);
 
 describe('repgen context', () => {
   it('prints one JSON object with bundles, training loops, semantic and timings', async () => {
@@ -49,7 +58,12 @@ describe('repgen context', () => {
     expect(out.bundles).toHaveLength(2);
     expect(out.bundles[0]).toMatchObject({ rank: 1, tokens: expect.any(Number) });
     expect((out.bundles[0]!.chunks as Array<Record<string, unknown>>)[0]).toMatchObject({
-      path: 'vision/utils/metrics.py', startLine: 23, endLine: 30, kind: 'function', score: expect.any(Number), reasons: expect.any(Array),
+      path: 'vision/utils/metrics.py',
+      startLine: 23,
+      endLine: 30,
+      kind: 'function',
+      score: expect.any(Number),
+      reasons: expect.any(Array),
     });
     expect(out.semantic).toMatch(/^off: /);
     expect(out.trainingLoops).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'train.py', framework: 'pytorch' })]));
@@ -65,12 +79,16 @@ describe('repgen context', () => {
     ['a folder that does not exist', () => join(tmpdir(), 'no-such-repgen-dir'), /repository folder .* does not exist/],
     ['a file instead of a folder', () => ISSUE, /is not a folder/],
     ['an empty folder', () => mkdtempSync(join(tmpdir(), 'repgen-empty-')), /is empty/],
-    ['a folder without Python', () => {
-      const dir = mkdtempSync(join(tmpdir(), 'repgen-nopy-'));
-      mkdirSync(join(dir, 'conf'));
-      writeFileSync(join(dir, 'conf', 'a.yaml'), 'a: 1\n');
-      return dir;
-    }, /has no Python files/],
+    [
+      'a folder without Python',
+      () => {
+        const dir = mkdtempSync(join(tmpdir(), 'repgen-nopy-'));
+        mkdirSync(join(dir, 'conf'));
+        writeFileSync(join(dir, 'conf', 'a.yaml'), 'a: 1\n');
+        return dir;
+      },
+      /has no Python files/,
+    ],
   ])('exits 2 with one clear line for %s', async (_case, repo, message) => {
     const io = captureIo();
     expect(await main(['context', '--repo', repo(), '--issue', ISSUE], io)).toBe(2);

@@ -7,7 +7,10 @@ import { command } from '../../src/commands/k8s.js';
 import { SetupError, UsageError } from '../../src/errors.js';
 
 /** What `repgen k8s …` would do: the CLI maps UsageError and SetupError to one line and exit 2. */
-async function main(argv: string[], cli: { stdout: (t: string) => void; stderr: (t: string) => void; env: NodeJS.ProcessEnv; cwd: string }): Promise<number> {
+async function main(
+  argv: string[],
+  cli: { stdout: (t: string) => void; stderr: (t: string) => void; env: NodeJS.ProcessEnv; cwd: string },
+): Promise<number> {
   try {
     return await command.run(argv.slice(1), cli);
   } catch (err) {
@@ -29,7 +32,10 @@ describe('repgen k8s render', () => {
 
   it('prints the ConfigMap and the GPU Job it would apply', async () => {
     const t = io({ REPGEN_K8S_NAMESPACE: 'team-repro' }, dir);
-    const code = await main(['k8s', 'render', '--script', 'repro.py', '--gpu', '1', '--version', 'torch=2.2.1', '--setup', 'pip list'], t.io);
+    const code = await main(
+      ['k8s', 'render', '--script', 'repro.py', '--gpu', '1', '--version', 'torch=2.2.1', '--setup', 'pip list'],
+      t.io,
+    );
     expect(code).toBe(0);
     const [cm, job] = parseAllDocuments(t.out.join('')).map((d) => d.toJS());
     expect(cm.kind).toBe('ConfigMap');

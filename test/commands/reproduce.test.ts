@@ -39,9 +39,18 @@ describe('repgen reproduce', () => {
   it('writes repro.py, evidence.json and comment.md; progress one line per stage on stderr; exit 0 when reproduced', async () => {
     const dir = await tempIssue(CRASH_ISSUE);
     server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(GOOD_SCRIPT)]);
-    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
+    const llm = await createLlmClient({
+      provider: 'anthropic',
+      apiKey: 'sk-test-key',
+      baseURL: server.url,
+      maxRetries: 0,
+      initialBackoffMs: 1,
+    });
     const t = io(dir, { GITHUB_TOKEN: 'ghs_secretsecretsecret123' });
-    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'out', '--json'], t, { executor: new FakeExecutor(simulate), llm });
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'out', '--json'], t, {
+      executor: new FakeExecutor(simulate),
+      llm,
+    });
     expect(code).toBe(0);
     const result = JSON.parse(t.out);
     expect(result).toMatchObject({ status: 'reproduced', confirmation: { reproducedRuns: 3, totalRuns: 3 }, attempts: 1 });
@@ -52,7 +61,15 @@ describe('repgen reproduce', () => {
     expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced \(3 of 3 seeded runs\)/);
     // Each stage line carries the time the stage took: `[plan 0.2 s] …`.
     const stageLines = t.err.split('\n').filter((l) => /^\[(intake|context|report|plan|agent|confirm|publish) \d+(?:\.\d)? s\]/.test(l));
-    expect(stageLines.map((l) => l.slice(1, l.indexOf(' ')))).toEqual(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
+    expect(stageLines.map((l) => l.slice(1, l.indexOf(' ')))).toEqual([
+      'intake',
+      'context',
+      'report',
+      'plan',
+      'agent',
+      'confirm',
+      'publish',
+    ]);
     const withoutTimes = stageLines.map((l) => l.replace(/^\[(\w+) [^\]]*\]/, '[$1]'));
     expect(withoutTimes).toContain('[agent] attempt 1 (tier 1): reproduced');
     expect(withoutTimes).toContain('[confirm] reproduced 3/3 runs');
@@ -62,7 +79,9 @@ describe('repgen reproduce', () => {
   it('exit 1 with the status and what the report lacks when it needs info (--llm none)', async () => {
     const dir = await tempIssue('# Loss goes weird\n\nMy loss does strange things. Help?\n');
     const t = io(dir);
-    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--llm', 'none'], t, { executor: new FakeExecutor(simulate) });
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--llm', 'none'], t, {
+      executor: new FakeExecutor(simulate),
+    });
     expect(code).toBe(1);
     expect(t.out).toMatch(/^needs_info: /);
     expect(t.out).toMatch(/the report lacks:\n {2}- /);
@@ -72,9 +91,15 @@ describe('repgen reproduce', () => {
 
   it('defaults --llm to openai when OPENAI_BASE_URL is set, and refines over that wire format (vLLM/Ollama)', async () => {
     const dir = await tempIssue(CRASH_ISSUE);
-    server = await startScriptedOpenAiServer(['```json\n{}\n```', answer(GOOD_SCRIPT.replace('nn.Linear(5, 2)', 'nn.Linear(5, 2)  # WRONG')), answer(GOOD_SCRIPT)]);
+    server = await startScriptedOpenAiServer([
+      '```json\n{}\n```',
+      answer(GOOD_SCRIPT.replace('nn.Linear(5, 2)', 'nn.Linear(5, 2)  # WRONG')),
+      answer(GOOD_SCRIPT),
+    ]);
     const t = io(dir, { OPENAI_BASE_URL: `${server.url}/v1`, REPGEN_LLM_MAX_RETRIES: '0' });
-    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--model', 'qwen2.5-coder:7b'], t, { executor: new FakeExecutor(simulate) });
+    const code = await runReproduceCommand(['--issue', 'issue.md', '--out', 'o', '--model', 'qwen2.5-coder:7b'], t, {
+      executor: new FakeExecutor(simulate),
+    });
     expect(t.err).toMatch(/LLM: openai qwen2.5-coder:7b/);
     expect(code).toBe(0);
     expect(server.requests).toHaveLength(3);
@@ -126,9 +151,9 @@ describe('repgen reproduce', () => {
   it('an unwritable --out is a one-line usage error, not a stack trace', async () => {
     const dir = await tempIssue(CRASH_ISSUE);
     const t = io(dir);
-    await expect(runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'issue.md/sub'], t, { executor: new FakeExecutor(simulate) })).rejects.toThrow(
-      /^--out '.*issue\.md\/sub': '.*issue\.md' is a file, not a folder$/,
-    );
+    await expect(
+      runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'issue.md/sub'], t, { executor: new FakeExecutor(simulate) }),
+    ).rejects.toThrow(/^--out '.*issue\.md\/sub': '.*issue\.md' is a file, not a folder$/);
   });
 
   it('prints its help', async () => {

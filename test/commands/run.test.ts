@@ -37,8 +37,14 @@ describe('repgen run: matching a run against an issue', { timeout: 200_000 }, ()
     expect(r.exception).toEqual({ type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' });
     expect(r.symptoms.map((s) => s.kind)).toEqual(['shape_mismatch']);
     expect(r.isolation.network).toBe('none');
-    expect(r.match).toMatchObject({ verdict: 'reproduced', score: 1, reasons: ['same exception RuntimeError (shape_mismatch), message overlap 1.00'] });
-    expect(r.match?.compared).toEqual([expect.objectContaining({ what: 'the exception', agree: true, note: 'same class; message word overlap 1.00 (0.6 needed)' })]);
+    expect(r.match).toMatchObject({
+      verdict: 'reproduced',
+      score: 1,
+      reasons: ['same exception RuntimeError (shape_mismatch), message overlap 1.00'],
+    });
+    expect(r.match?.compared).toEqual([
+      expect.objectContaining({ what: 'the exception', agree: true, note: 'same class; message word overlap 1.00 (0.6 needed)' }),
+    ]);
   });
 
   it('an unrelated script does not', async () => {
@@ -78,12 +84,19 @@ describe('repgen run: matching a run against an issue', { timeout: 200_000 }, ()
     expect(await command.run(['fixtures/scripts/dl-unrelated.py', '--issue', SO046], cli)).toBe(0);
     const text = cli.out.join('');
     expect(text).toMatch(/^ran fixtures\/scripts\/dl-unrelated.py in [\d.]+ s \(exit 0\); network: none \(\w+\)\n/);
-    expect(text).toContain('exception: none\nsymptoms: none\nmatch: not_reproduced (score 0.00)\n  - no exception in the run; the report shows RuntimeError\n');
+    expect(text).toContain(
+      'exception: none\nsymptoms: none\nmatch: not_reproduced (score 0.00)\n  - no exception in the run; the report shows RuntimeError\n',
+    );
   });
 });
 
 describe('repgen run: bad input gets one clear message', () => {
-  async function rejects(args: string[], error: typeof UsageError | typeof SetupError, message: RegExp, env?: NodeJS.ProcessEnv): Promise<void> {
+  async function rejects(
+    args: string[],
+    error: typeof UsageError | typeof SetupError,
+    message: RegExp,
+    env?: NodeJS.ProcessEnv,
+  ): Promise<void> {
     const cli = io(env);
     const err = await command.run(args, cli).then(
       () => null,
@@ -114,28 +127,55 @@ describe('repgen run: bad input gets one clear message', () => {
   it('an empty issue, an issue with no code and no error, a missing issue', async () => {
     const empty = join(tmp, 'empty.md');
     await writeFile(empty, '  \n\n');
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--issue', empty], UsageError, /^issue '.*empty\.md' is empty: nothing to match the run against$/);
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--issue', empty],
+      UsageError,
+      /^issue '.*empty\.md' is empty: nothing to match the run against$/,
+    );
     const prose = join(tmp, 'prose.md');
     await writeFile(prose, '# Help\n\nHow do I make my model train faster? Thanks!\n');
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--issue', prose], UsageError, /^issue '.*prose\.md' has no code block and no error or output: nothing to match the run against$/);
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--issue', 'missing.md'], UsageError, /^cannot read issue '.*missing\.md': no such file$/);
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--issue', prose],
+      UsageError,
+      /^issue '.*prose\.md' has no code block and no error or output: nothing to match the run against$/,
+    );
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--issue', 'missing.md'],
+      UsageError,
+      /^cannot read issue '.*missing\.md': no such file$/,
+    );
   });
 
   it('a 5 MB issue', async () => {
     const big = join(tmp, 'big.md');
     await writeFile(big, `# Big\n\n\`\`\`\n${'Epoch 1/10 - loss: 0.5\n'.repeat(230_000)}\`\`\`\n`);
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--issue', big], UsageError, /^issue '.*big\.md' is 5\.\d MB; the limit is 1\.0 MB$/);
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--issue', big],
+      UsageError,
+      /^issue '.*big\.md' is 5\.\d MB; the limit is 1\.0 MB$/,
+    );
   });
 
   it('bad options and settings', async () => {
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--timeout', 'soon'], UsageError, /^--timeout must be a number of seconds above 0 and at most 86400, got 'soon'$/);
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--timeout', 'soon'],
+      UsageError,
+      /^--timeout must be a number of seconds above 0 and at most 86400, got 'soon'$/,
+    );
     await rejects(['fixtures/scripts/dl-unrelated.py', '--gpu'], UsageError, /Unknown option '--gpu'/);
-    await rejects(['fixtures/scripts/dl-unrelated.py'], UsageError, /^invalid REPGEN_MAX_ISSUE_BYTES: /, { ...ENV, REPGEN_MAX_ISSUE_BYTES: 'lots' });
+    await rejects(['fixtures/scripts/dl-unrelated.py'], UsageError, /^invalid REPGEN_MAX_ISSUE_BYTES: /, {
+      ...ENV,
+      REPGEN_MAX_ISSUE_BYTES: 'lots',
+    });
     expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutMs: 120_000 });
   });
 
   it('a missing interpreter is a setup error', async () => {
-    await rejects(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3'], SetupError, /^--python '\/nonexistent\/python3' does not exist$/);
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3'],
+      SetupError,
+      /^--python '\/nonexistent\/python3' does not exist$/,
+    );
   });
 });
 
@@ -157,7 +197,12 @@ describe('repgen run through bin/repgen.js: exit codes and one-line messages', {
     expect(RunCommandOutput.parse(JSON.parse(ok.stdout)).exitCode).toBe(0);
     const missing = await cli(['missing.py']);
     expect(missing).toMatchObject({ code: 2, stdout: '' });
-    expect(missing.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toEqual([`repgen run: cannot read script '${join(ROOT, 'missing.py')}': no such file`]);
+    expect(
+      missing.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn')),
+    ).toEqual([`repgen run: cannot read script '${join(ROOT, 'missing.py')}': no such file`]);
     const nopy = await cli(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3']);
     expect(nopy.code).toBe(2);
     expect(nopy.stderr).toMatch(/^repgen run: --python '\/nonexistent\/python3' does not exist$/m);

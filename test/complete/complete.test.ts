@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { completeCode, statedImageSizes, type Completion } from '../../src/complete/index.js';
 
-async function complete(code: string | string[], extra: { reportText?: string; tracebackModuleLines?: string[] } = {}): Promise<Completion> {
+async function complete(
+  code: string | string[],
+  extra: { reportText?: string; tracebackModuleLines?: string[] } = {},
+): Promise<Completion> {
   return completeCode({ blocks: Array.isArray(code) ? code : [code], ...extra });
 }
 
 /** The lines of a script tier 0 added, without the mark. */
 function addedLines(script: string): string[] {
-  return script.split('\n').filter((l) => l.endsWith('# added by RepGen')).map((l) => l.replace(/\s+# added by RepGen$/, ''));
+  return script
+    .split('\n')
+    .filter((l) => l.endsWith('# added by RepGen'))
+    .map((l) => l.replace(/\s+# added by RepGen$/, ''));
 }
 
 describe('inference of undefined names from their uses', () => {
@@ -20,7 +26,9 @@ describe('inference of undefined names from their uses', () => {
   });
 
   it('a CamelCase call whose result is added to a module becomes an identity layer stand-in', async () => {
-    const c = await complete('import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.features = nn.Sequential()\n        t = Transition(4, 8)\n        self.features.add_module("t", t)\n\nnet = Net()\n');
+    const c = await complete(
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.features = nn.Sequential()\n        t = Transition(4, 8)\n        self.features.add_module("t", t)\n\nnet = Net()\n',
+    );
     const script = c.candidates[0]?.script ?? '';
     expect(script).toContain('class Transition(nn.Module):  # added by RepGen');
     expect(script).toContain('        return x  # added by RepGen');
@@ -63,26 +71,33 @@ describe('inference of undefined names from their uses', () => {
   });
 
   it('MSELoss targets are floats, `.float()` on the target means floats, `.eq(target)` means class ids', async () => {
-    const mse = await complete('import torch.nn as nn\nmodel = nn.Linear(3, 1)\ncrit = nn.MSELoss()\nfor x, y in loader:\n    crit(model(x), y)\n');
+    const mse = await complete(
+      'import torch.nn as nn\nmodel = nn.Linear(3, 1)\ncrit = nn.MSELoss()\nfor x, y in loader:\n    crit(model(x), y)\n',
+    );
     expect(addedLines(mse.candidates[0]?.script ?? '')).toContain("loader_y = repgen_targets(model, loader_x, 'float')");
-    const eq = await complete('import torch.nn as nn\nmodel = nn.Linear(3, 4)\nfor x, y in loader:\n    out = model(x)\n    acc = out.argmax(1).eq(y).sum()\n');
+    const eq = await complete(
+      'import torch.nn as nn\nmodel = nn.Linear(3, 4)\nfor x, y in loader:\n    out = model(x)\n    acc = out.argmax(1).eq(y).sum()\n',
+    );
     expect(addedLines(eq.candidates[0]?.script ?? '')).toContain("loader_y = repgen_targets(model, loader_x, 'class')");
   });
 
-  it('the batch size the code states is the synthetic loader\'s', async () => {
+  it("the batch size the code states is the synthetic loader's", async () => {
     const c = await complete('import torch.nn as nn\nbatch_size = 8\nmodel = nn.Linear(3, 1)\nfor x, y in loader:\n    model(x)\n');
-    expect(addedLines(c.candidates[0]?.script ?? '')).toContain("loader = DataLoader(TensorDataset(loader_x, loader_y), batch_size=8)");
+    expect(addedLines(c.candidates[0]?.script ?? '')).toContain('loader = DataLoader(TensorDataset(loader_x, loader_y), batch_size=8)');
   });
 
-  it('an optimizer over the model\'s parameters, a criterion from the targets\' use', async () => {
-    const code = 'import torch.nn as nn\nmodel = nn.Linear(3, 2)\nfor x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n    print((model(x).argmax(1) == y).float().mean())\n';
+  it("an optimizer over the model's parameters, a criterion from the targets' use", async () => {
+    const code =
+      'import torch.nn as nn\nmodel = nn.Linear(3, 2)\nfor x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()\n    print((model(x).argmax(1) == y).float().mean())\n';
     const added = addedLines((await complete(code)).candidates[0]?.script ?? '');
     expect(added).toContain('optimizer = torch.optim.SGD(model.parameters(), lr=0.01)');
     expect(added).toContain('criterion = nn.CrossEntropyLoss()');
   });
 
   it('a name compared with a string gets that string; hyper-parameters get stated defaults', async () => {
-    const added = addedLines((await complete('import torch\nif mode == "train":\n    x = torch.ones(batch_size)\n')).candidates[0]?.script ?? '');
+    const added = addedLines(
+      (await complete('import torch\nif mode == "train":\n    x = torch.ones(batch_size)\n')).candidates[0]?.script ?? '',
+    );
     expect(added).toContain('mode = "train"');
     expect(added).toContain('batch_size = 32');
   });
@@ -92,7 +107,13 @@ describe('"cannot know": the engine says what is missing instead of guessing', (
   it('a function called at module level whose result is used is not invented, and the script is not run', async () => {
     const c = await complete('import torch\ndf = load_my_data("x.csv")\nprint(df.shape)\n');
     expect(c.candidates).toEqual([]);
-    expect(c.missing).toEqual([{ name: 'load_my_data', why: expect.stringMatching(/called but never defined, and what it returns cannot be inferred/), blocking: true }]);
+    expect(c.missing).toEqual([
+      {
+        name: 'load_my_data',
+        why: expect.stringMatching(/called but never defined, and what it returns cannot be inferred/),
+        blocking: true,
+      },
+    ]);
   });
 
   it('a name whose uses say nothing is reported, blocking only where it runs at import time', async () => {
@@ -103,7 +124,9 @@ describe('"cannot know": the engine says what is missing instead of guessing', (
   });
 
   it('a model class whose constructor takes an argument it cannot read is not instantiated with a guess', async () => {
-    const c = await complete('import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, block):\n        super().__init__()\n        self.b = block(3)\n    def forward(self, x):\n        return self.b(x)\n');
+    const c = await complete(
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, block):\n        super().__init__()\n        self.b = block(3)\n    def forward(self, x):\n        return self.b(x)\n',
+    );
     expect(c.candidates.every((k) => !/Net\(/.test(k.added.join('\n')))).toBe(true);
     expect(c.missing[0]).toMatchObject({ name: 'Net', why: expect.stringMatching(/`block` cannot be inferred/), blocking: false });
   });
@@ -111,7 +134,11 @@ describe('"cannot know": the engine says what is missing instead of guessing', (
   it('a data loader with no model to shape it by is reported, not invented', async () => {
     const c = await complete('for x, y in train_loader:\n    print(x.shape)\n');
     expect(c.candidates).toEqual([]);
-    expect(c.missing[0]).toMatchObject({ name: 'train_loader', why: expect.stringMatching(/no model in the code to shape it by/), blocking: true });
+    expect(c.missing[0]).toMatchObject({
+      name: 'train_loader',
+      why: expect.stringMatching(/no model in the code to shape it by/),
+      blocking: true,
+    });
   });
 });
 
@@ -158,7 +185,9 @@ describe('harness synthesis', () => {
   });
 
   it('a Linear-first model gets one candidate (no image size to search)', async () => {
-    const c = await complete('import torch.nn as nn\nclass MLP(nn.Module):\n    def __init__(self, input_size, hidden):\n        super().__init__()\n        self.fc = nn.Linear(input_size, hidden)\n    def forward(self, x):\n        return self.fc(x)\n');
+    const c = await complete(
+      'import torch.nn as nn\nclass MLP(nn.Module):\n    def __init__(self, input_size, hidden):\n        super().__init__()\n        self.fc = nn.Linear(input_size, hidden)\n    def forward(self, x):\n        return self.fc(x)\n',
+    );
     expect(c.candidates).toHaveLength(1);
     expect(c.candidates[0]?.added).toContain('model = MLP(10, 16)');
   });
@@ -180,30 +209,33 @@ describe('harness synthesis', () => {
     const c = await complete(code);
     const k = c.candidates[0];
     expect(k?.label).toBe('harness: train(model, optimizer, loader, epochs)');
-    expect(k?.added).toEqual(expect.arrayContaining([
-      'criterion = nn.CrossEntropyLoss()',
-      'model = nn.Sequential(nn.Flatten(), nn.LazyLinear(4))',
-      'epochs = 10',
-      "loader_y = repgen_targets(model, loader_x, 'class')",
-      'optimizer = torch.optim.SGD(model.parameters(), lr=0.01)',
-      'train(model, optimizer, loader, epochs)',
-    ]));
+    expect(k?.added).toEqual(
+      expect.arrayContaining([
+        'criterion = nn.CrossEntropyLoss()',
+        'model = nn.Sequential(nn.Flatten(), nn.LazyLinear(4))',
+        'epochs = 10',
+        "loader_y = repgen_targets(model, loader_x, 'class')",
+        'optimizer = torch.optim.SGD(model.parameters(), lr=0.01)',
+        'train(model, optimizer, loader, epochs)',
+      ]),
+    );
     // The default `criterion=criterion` is evaluated when the def runs: the definition comes before it.
     expect(k?.script.indexOf('criterion = nn.CrossEntropyLoss()')).toBeLessThan(k?.script.indexOf('def train(') ?? 0);
   });
 
-  it('uses the snippet\'s own never-instantiated model class where a function needs a model', async () => {
-    const code = 'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(5, 2)\n    def forward(self, x):\n        return self.fc(x)\n\ndef fit(model, loader):\n    for x, y in loader:\n        model(x)\n';
+  it("uses the snippet's own never-instantiated model class where a function needs a model", async () => {
+    const code =
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(5, 2)\n    def forward(self, x):\n        return self.fc(x)\n\ndef fit(model, loader):\n    for x, y in loader:\n        model(x)\n';
     const c = await complete(code);
     expect(c.candidates[0]?.added).toEqual(expect.arrayContaining(['model = Net()', 'fit(model, loader)']));
   });
 
-  it('prints what a never-called function returns, binding parameters to the module\'s own values', async () => {
+  it("prints what a never-called function returns, binding parameters to the module's own values", async () => {
     const c = await complete('import torch\na, b = 1, 3\ndata = torch.arange(5)\ndef part(self, data, s, e):\n    return data[s:e]\n');
     expect(c.candidates[0]?.added.at(-1)).toBe('print(part(None, data, a, b))');
   });
 
-  it('appends the traceback\'s module-level statement when it runs something the snippet never calls', async () => {
+  it("appends the traceback's module-level statement when it runs something the snippet never calls", async () => {
     const c = await complete('import torch\ndef run():\n    return torch.ones(2) @ torch.ones(3)\n', { tracebackModuleLines: ['run()'] });
     expect(c.candidates[0]?.script).toContain('\nrun()  # added by RepGen');
     expect(c.edits).toContain("appended `run()`, the statement the report's traceback shows it ran");
@@ -211,8 +243,10 @@ describe('harness synthesis', () => {
 });
 
 describe('data substitution and reporting', () => {
-  it('an ImageFolder on the reporter\'s disk becomes FakeData through the same transforms, with worker processes off', async () => {
-    const c = await complete('import torch\nfrom torchvision import datasets, transforms\nds = datasets.ImageFolder("/kaggle/input/x", transforms.ToTensor())\ndl = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=4)\n');
+  it("an ImageFolder on the reporter's disk becomes FakeData through the same transforms, with worker processes off", async () => {
+    const c = await complete(
+      'import torch\nfrom torchvision import datasets, transforms\nds = datasets.ImageFolder("/kaggle/input/x", transforms.ToTensor())\ndl = torch.utils.data.DataLoader(ds, batch_size=4, num_workers=4)\n',
+    );
     const script = c.candidates[0]?.script ?? '';
     expect(script).toContain('ds = RepgenFakeImages("/kaggle/input/x", transforms.ToTensor())');
     expect(script).toContain('num_workers=0)');
@@ -221,7 +255,9 @@ describe('data substitution and reporting', () => {
   });
 
   it('reads stated image sizes from transforms, NxN and shapes', () => {
-    expect(statedImageSizes('transforms.Resize(256), transforms.CenterCrop(224); input 64x64; shape [8, 3, 128, 128]')).toEqual([256, 224, 64, 128]);
+    expect(statedImageSizes('transforms.Resize(256), transforms.CenterCrop(224); input 64x64; shape [8, 3, 128, 128]')).toEqual([
+      256, 224, 64, 128,
+    ]);
     expect(statedImageSizes('batch of 3x4 matrices')).toEqual([]);
   });
 
@@ -234,19 +270,25 @@ describe('data substitution and reporting', () => {
 
 describe('scope analysis', () => {
   it('`from torch import nn` binds nn, not torch; `import a.b` binds a', async () => {
-    const c = await complete('from torch.autograd import Variable\nfrom torch import nn\nimport os.path\nx = Variable(torch.ones(1))\nprint(nn, os.path)\n');
+    const c = await complete(
+      'from torch.autograd import Variable\nfrom torch import nn\nimport os.path\nx = Variable(torch.ones(1))\nprint(nn, os.path)\n',
+    );
     expect(c.candidates[0]?.added).toEqual(['import torch']);
   });
 
   it('class-body names are not visible in methods; comprehension and lambda variables are bound', async () => {
-    const c = await complete('class A:\n    k = 3\n    def f(self):\n        return k\nys = [v * 2 for v in range(3)]\ng = lambda q: q + 1\n');
+    const c = await complete(
+      'class A:\n    k = 3\n    def f(self):\n        return k\nys = [v * 2 for v in range(3)]\ng = lambda q: q + 1\n',
+    );
     expect(c.missing.map((m) => m.name)).toEqual(['k']);
   });
 });
 
 describe('module-level order', () => {
   it('a name read at module level before the statement that binds it is completed there', async () => {
-    const c = await complete('import torch.nn as nn\nif loss == "MSE":\n    criterion = nn.MSELoss()\nfor i in range(2):\n    loss = criterion\n');
+    const c = await complete(
+      'import torch.nn as nn\nif loss == "MSE":\n    criterion = nn.MSELoss()\nfor i in range(2):\n    loss = criterion\n',
+    );
     const script = c.candidates[0]?.script ?? '';
     expect(script).toContain('loss = "MSE"  # added by RepGen\nif loss == "MSE":');
   });
@@ -257,7 +299,7 @@ describe('module-level order', () => {
   });
 });
 
-describe('the reporter\'s own model', () => {
+describe("the reporter's own model", () => {
   it('an undefined model called at module level is reported, not replaced by a stand-in', async () => {
     const c = await complete('import torch\nout = model(torch.zeros(2))\n');
     expect(c.candidates).toEqual([]);

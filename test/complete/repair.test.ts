@@ -13,7 +13,9 @@ import {
 
 describe('extraction and repair rules', () => {
   it('strips >>> / ... prompts and drops the interpreter output between them', () => {
-    const r = stripReplPrompts('>>> import torch\n>>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> torch.ones(2).sum()\ntensor(2.)\n');
+    const r = stripReplPrompts(
+      '>>> import torch\n>>> for i in range(2):\n...     print(i)\n...\n0\n1\n>>> torch.ones(2).sum()\ntensor(2.)\n',
+    );
     expect(r.code).toBe('import torch\nfor i in range(2):\n    print(i)\n\ntorch.ones(2).sum()');
     expect(r.edits[0]).toMatch(/prompts/);
   });
@@ -83,7 +85,9 @@ describe('extraction and repair rules', () => {
 
   it('rewrites Python 2 print statements and except clauses', () => {
     const r = python2To3('print "loss", loss\nprint x,\nprint\nprint(y)\ntry:\n    pass\nexcept ValueError, e:\n    pass\nprinted = 1\n');
-    expect(r.code).toBe('print("loss", loss)\nprint(x, end=\' \')\nprint()\nprint(y)\ntry:\n    pass\nexcept ValueError as e:\n    pass\nprinted = 1\n');
+    expect(r.code).toBe(
+      'print("loss", loss)\nprint(x, end=\' \')\nprint()\nprint(y)\ntry:\n    pass\nexcept ValueError as e:\n    pass\nprinted = 1\n',
+    );
   });
 
   it('re-indents a line whose dedent matches no open block, to the nearest open level', () => {
@@ -100,7 +104,8 @@ describe('extraction and repair rules', () => {
   it('leaves correctly indented code untouched, multi-line signatures and one-line blocks included', () => {
     const code = 'class A:\n    def f(self):\n        if True:\n            return 1\n        return 2\n';
     expect(repairIndentation(code).edits).toEqual([]);
-    const signature = 'def f(\n    self,\n    s: int,\n) -> list[str]:\n    for r in s:\n        try: x = 1\n        except E: continue\n    return s\n';
+    const signature =
+      'def f(\n    self,\n    s: int,\n) -> list[str]:\n    for r in s:\n        try: x = 1\n        except E: continue\n    return s\n';
     expect(repairIndentation(signature).edits).toEqual([]);
   });
 

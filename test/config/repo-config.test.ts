@@ -28,24 +28,49 @@ describe('.github/repgen.yml', () => {
         pr: 'auto',
       },
     },
-    { name: 'missing sections: each defaulted', text: fixture('missing'), source: 'file', expected: { ...DEFAULTS, label: 'repro-please' } },
-    { name: 'partial caps: the rest defaulted', text: 'caps:\n  minutes: 5\n', source: 'file', expected: { ...DEFAULTS, caps: { ...DEFAULTS.caps, minutes: 5 } } },
+    {
+      name: 'missing sections: each defaulted',
+      text: fixture('missing'),
+      source: 'file',
+      expected: { ...DEFAULTS, label: 'repro-please' },
+    },
+    {
+      name: 'partial caps: the rest defaulted',
+      text: 'caps:\n  minutes: 5\n',
+      source: 'file',
+      expected: { ...DEFAULTS, caps: { ...DEFAULTS.caps, minutes: 5 } },
+    },
   ])('$name', ({ text, source, expected }) => {
     const result = parseRepoConfig(text);
     expect(result).toEqual({ ok: true, source, config: expected });
   });
 
   it.each([
-    { name: 'malformed YAML names the file and the line', text: fixture('malformed'), keys: ['(file)'], message: /not valid YAML \(line \d\)/ },
+    {
+      name: 'malformed YAML names the file and the line',
+      text: fixture('malformed'),
+      keys: ['(file)'],
+      message: /not valid YAML \(line \d\)/,
+    },
     { name: 'evil alias bomb is refused, not expanded', text: fixture('evil'), keys: ['(file)'], message: /not valid YAML/ },
     { name: 'typos and bad values name each key', text: fixture('typo'), keys: ['caps.minutes', 'executor.kind', 'gpus'], message: /./ },
     { name: 'a list instead of a mapping', text: '- a\n- b\n', keys: ['(file)'], message: /mapping/ },
     { name: 'a scalar instead of a mapping', text: 'yes\n', keys: ['(file)'], message: /mapping/ },
     { name: 'duplicate keys', text: 'label: a\nlabel: b\n', keys: ['(file)'], message: /unique/ },
     { name: 'a role that does not exist', text: 'trigger: [owner]\n', keys: ['trigger.0'], message: /./ },
-    { name: 'a network entry that is a URL, not a host', text: 'network:\n  allow: ["https://evil.example/x"]\n', keys: ['network.allow.0'], message: /host name/ },
+    {
+      name: 'a network entry that is a URL, not a host',
+      text: 'network:\n  allow: ["https://evil.example/x"]\n',
+      keys: ['network.allow.0'],
+      message: /host name/,
+    },
     { name: 'a file far too large', text: `label: x\n#${'a'.repeat(70_000)}\n`, keys: ['(file)'], message: /larger than/ },
-    { name: 'prototype keys are just unknown keys', text: '__proto__:\n  gpu: true\n', keys: ['__proto__'], message: /not a known setting/ },
+    {
+      name: 'prototype keys are just unknown keys',
+      text: '__proto__:\n  gpu: true\n',
+      keys: ['__proto__'],
+      message: /not a known setting/,
+    },
   ])('$name', ({ text, keys, message }) => {
     const result = parseRepoConfig(text);
     expect(result.ok).toBe(false);

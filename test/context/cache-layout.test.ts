@@ -38,7 +38,9 @@ describe('context cache layout (meta.bin)', () => {
     expect('' in loaded.chunks).toBe(false);
     expect(loaded.chunks.map((c) => c.id)).toEqual(index.chunks.map((c) => c.id));
     expect(loaded.chunks.filter((c) => c.hasLoop).map((c) => c.id)).toEqual(index.chunks.filter((c) => c.hasLoop).map((c) => c.id));
-    expect(loaded.graph.filesByModule.get('vision.utils.metrics')?.defs).toEqual(index.graph.filesByModule.get('vision.utils.metrics')?.defs);
+    expect(loaded.graph.filesByModule.get('vision.utils.metrics')?.defs).toEqual(
+      index.graph.filesByModule.get('vision.utils.metrics')?.defs,
+    );
     expect(loaded.loops).toEqual(index.loops);
   });
 

@@ -12,7 +12,8 @@ async function graph() {
   return buildGraph(chunks, infos);
 }
 
-const name = (g: Awaited<ReturnType<typeof graph>>, id: number): string => `${g.chunks[id]!.path}::${g.chunks[id]!.symbol ?? g.chunks[id]!.kind}`;
+const name = (g: Awaited<ReturnType<typeof graph>>, id: number): string =>
+  `${g.chunks[id]!.path}::${g.chunks[id]!.symbol ?? g.chunks[id]!.kind}`;
 
 describe('dependency closure', () => {
   it('resolves calls across modules: relative imports, package re-exports, self methods and classes', async () => {
@@ -28,7 +29,9 @@ describe('dependency closure', () => {
     const block = find('vision/models/convnet.py', 'ConvBlock.__init__');
     expect(resolveCall(g, block, 'GroupNorm').map((id) => name(g, id))).toContain('vision/layers/norm.py::GroupNorm.__init__');
     const features = find('vision/models/convnet.py', 'ConvNet.forward');
-    expect(resolveCall(g, features, 'self.forward_features').map((id) => name(g, id))).toEqual(['vision/models/convnet.py::ConvNet.forward_features']);
+    expect(resolveCall(g, features, 'self.forward_features').map((id) => name(g, id))).toEqual([
+      'vision/models/convnet.py::ConvNet.forward_features',
+    ]);
     expect(resolveCall(g, features, 'torch.cat')).toEqual([]);
   });
 
@@ -36,7 +39,14 @@ describe('dependency closure', () => {
     const g = await graph();
     const main = g.chunks.find((c) => c.path === 'train.py' && c.symbol === 'main')!;
     const shallow = dependencyClosure(g, main, { depth: 1, tokenBudget: 10_000 }).map((d) => name(g, d.id));
-    expect(shallow).toEqual(expect.arrayContaining(['train.py::module', 'train.py::train_one_epoch', 'train.py::validate', 'vision/models/factory.py::create_model']));
+    expect(shallow).toEqual(
+      expect.arrayContaining([
+        'train.py::module',
+        'train.py::train_one_epoch',
+        'train.py::validate',
+        'vision/models/factory.py::create_model',
+      ]),
+    );
     expect(shallow).not.toContain('vision/utils/metrics.py::accuracy');
     const deep = dependencyClosure(g, main, { depth: 2, tokenBudget: 10_000 }).map((d) => name(g, d.id));
     expect(deep).toContain('vision/utils/metrics.py::accuracy');

@@ -4,9 +4,21 @@ import { lexicalAdapter, type LexicalAdapterName } from '../../src/context/lexic
 import { tokenize } from '../../src/context/tokenize.js';
 
 const DOCS = [
-  { id: 0, name: tokenize('accuracy vision/utils/metrics'), body: tokenize('maxk = max(topk); _, pred = output.topk(maxk, 1, True, True)') },
-  { id: 1, name: tokenize('GroupNorm.__init__ vision/layers/norm'), body: tokenize("raise ValueError('num_channels must be divisible by num_groups')") },
-  { id: 2, name: tokenize('resize_image vision/data/transforms'), body: tokenize("F.interpolate(img, size=(width, height), mode='bilinear')") },
+  {
+    id: 0,
+    name: tokenize('accuracy vision/utils/metrics'),
+    body: tokenize('maxk = max(topk); _, pred = output.topk(maxk, 1, True, True)'),
+  },
+  {
+    id: 1,
+    name: tokenize('GroupNorm.__init__ vision/layers/norm'),
+    body: tokenize("raise ValueError('num_channels must be divisible by num_groups')"),
+  },
+  {
+    id: 2,
+    name: tokenize('resize_image vision/data/transforms'),
+    body: tokenize("F.interpolate(img, size=(width, height), mode='bilinear')"),
+  },
 ];
 
 describe.each(['bm25', 'lunr', 'minisearch'] as LexicalAdapterName[])('lexical adapter %s', (name) => {
@@ -42,7 +54,8 @@ describe('BM25 builder and part merge', () => {
     const out = new Map<string, Array<[number, number]>>();
     for (const [r, term] of part.terms.entries()) {
       const list: Array<[number, number]> = [];
-      for (let p = part.postings.offsets[r]!; p < part.postings.offsets[r + 1]!; p++) list.push([part.postings.docs[p]!, part.postings.tf[p]!]);
+      for (let p = part.postings.offsets[r]!; p < part.postings.offsets[r + 1]!; p++)
+        list.push([part.postings.docs[p]!, part.postings.tf[p]!]);
       out.set(term, list);
     }
     return out;
@@ -51,7 +64,7 @@ describe('BM25 builder and part merge', () => {
   it('gives the one-pass postings, and the same index from any split into consecutive parts', () => {
     // Deterministic pseudo-random documents over a small vocabulary (with non-ASCII and upper-case terms).
     let seed = 7;
-    const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const vocab = ['loss', 'grad', 'Zeta', 'é', 'step', 'optim', 'a_b', 'topk', 'x1', 'norm', 'ünï', 'backward'];
     const docs = Array.from({ length: 60 }, (_, id) => ({
       id: id + 100,
@@ -65,7 +78,12 @@ describe('BM25 builder and part merge', () => {
     expect([...one.ids]).toEqual(docs.map((d) => d.id));
     expect([...one.lengths]).toEqual(docs.map((d) => d.name.length + d.body.length));
     const bytes = Buffer.from(bm25FromParts([one]).serialize() as Buffer);
-    for (const cuts of [[0, 60], [0, 1, 60], [0, 7, 8, 30, 59, 60], [0, 0, 20, 20, 60]]) {
+    for (const cuts of [
+      [0, 60],
+      [0, 1, 60],
+      [0, 7, 8, 30, 59, 60],
+      [0, 0, 20, 20, 60],
+    ]) {
       const parts: Bm25Part[] = [];
       for (let i = 0; i + 1 < cuts.length; i++) {
         const b = new Bm25Builder();

@@ -52,13 +52,19 @@ describe('parallel indexing', () => {
 
   it('ranks the same bundles through buildContext with workers as on one thread', async () => {
     const reports = [
-      { title: 'selected index k out of range', body: 'File "vision/utils/metrics.py", line 26, in accuracy\n_, pred = output.topk(maxk, 1, True, True)' },
+      {
+        title: 'selected index k out of range',
+        body: 'File "vision/utils/metrics.py", line 26, in accuracy\n_, pred = output.topk(maxk, 1, True, True)',
+      },
       { title: 'GroupNorm accepts num_groups that does not divide num_channels', body: 'vision.layers.norm.GroupNorm(3, 64)' },
       { title: 'Loss becomes NaN with label smoothing', body: 'training diverges after a few steps' },
     ];
     for (const report of reports) {
       const base = { embedder: null, crossEncoder: null, cacheDir: 'off' } as const;
-      const one = await buildContext({ repoDir: REPOS[0]!, report }, { ...base, memory: new IndexLru(1), env: { REPGEN_CONTEXT_WORKERS: '1' } });
+      const one = await buildContext(
+        { repoDir: REPOS[0]!, report },
+        { ...base, memory: new IndexLru(1), env: { REPGEN_CONTEXT_WORKERS: '1' } },
+      );
       const many = await buildContext(
         { repoDir: REPOS[0]!, report },
         { ...base, memory: new IndexLru(1), env: { REPGEN_CONTEXT_WORKERS: '2' }, indexing: { minParallelBytes: 0, shardBytes: 1500 } },
@@ -101,7 +107,10 @@ describe('parallel indexing', () => {
     // counts towards the shard sizes, goes to a worker first, and fails again on the main thread.
     for (const text of [{ length: 500 }, 42]) {
       const bad = [...files.slice(0, 3), { path: 'evil.py', language: 'python', text } as unknown as RepoFile, ...files.slice(3)];
-      const err = await indexFiles(bad, SMALL).then(() => null, (e: Error) => e);
+      const err = await indexFiles(bad, SMALL).then(
+        () => null,
+        (e: Error) => e,
+      );
       expect(err?.message).toMatch(/^indexing \S+ failed: .+$/);
       expect(err?.message).not.toContain('\n');
     }

@@ -77,7 +77,10 @@ describe('buildContext on a DL-shaped fixture repository', () => {
   });
 
   it('finds the call that an error message names', async () => {
-    const report = { title: 'Export to CoreML fails', body: "RuntimeError: PyTorch convert function for op 'tensor_split' not implemented." };
+    const report = {
+      title: 'Export to CoreML fails',
+      body: "RuntimeError: PyTorch convert function for op 'tensor_split' not implemented.",
+    };
     const result = await buildContext({ repoDir: REPO, report, top: 3 }, lexicalOnly);
     const hit = result.bundles.map((b) => b.chunks[0]!).find((c) => c.symbol === 'apply_rotary_embedding');
     expect(hit?.reasons).toContain('calls tensor_split, which the error message names');
@@ -93,7 +96,9 @@ describe('buildContext on a DL-shaped fixture repository', () => {
     expect(validate.chunks.some((c) => c.symbol === 'AverageMeter.__init__')).toBe(true);
     const first = result.bundles[0]!;
     expect(first.chunks.some((c) => c.reasons.some((r) => r.startsWith('training loop (pytorch)')))).toBe(true);
-    expect(result.trainingLoops.map((l) => `${l.symbol}:${l.phase}`)).toEqual(expect.arrayContaining(['train_one_epoch:train', 'validate:eval']));
+    expect(result.trainingLoops.map((l) => `${l.symbol}:${l.phase}`)).toEqual(
+      expect.arrayContaining(['train_one_epoch:train', 'validate:eval']),
+    );
     // StepScheduler.step and warmup_schedule loop over .step() of a scheduler: not training loops.
     expect(result.trainingLoops.map((l) => l.symbol)).not.toContain('warmup_schedule');
   });

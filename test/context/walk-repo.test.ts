@@ -35,8 +35,17 @@ describe('walkRepo', () => {
     expect(paths).toContain('vision/utils/metrics.py');
     expect(paths).toContain('configs/convnet.yaml');
     expect(paths).toContain('vision/keep.py');
-    for (const gone of ['outputs/run1/model.py', 'vision/ops.generated.py', 'third_party/fastops/kernels.py', '.venv/lib/site.py',
-      'vision/proto/model_pb2.py', 'vision/tables.py', 'vision/blob.py', 'vision/huge.py', 'notes/data.bin']) {
+    for (const gone of [
+      'outputs/run1/model.py',
+      'vision/ops.generated.py',
+      'third_party/fastops/kernels.py',
+      '.venv/lib/site.py',
+      'vision/proto/model_pb2.py',
+      'vision/tables.py',
+      'vision/blob.py',
+      'vision/huge.py',
+      'notes/data.bin',
+    ]) {
       expect(paths).not.toContain(gone);
     }
     expect(skipped).toMatchObject({ ignored: 2, generated: 2, binary: 1, huge: 1 });

@@ -4,11 +4,20 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
 function anchor(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchorsOf(text: string): Set<string> {
@@ -50,7 +59,16 @@ describe('README and docs/', () => {
 
   it('the docs pages keep the facts the long README had: every setting table is still there', () => {
     const all = pages.map((p) => readFileSync(join(root, p), 'utf8')).join('\n');
-    for (const name of ['REPGEN_SANDBOX', 'REPGEN_K8S_NAMESPACE', 'APP_ID', 'REPGEN_LLM_TIMEOUT_MS', 'REPGEN_CONFIRM_RUNS', 'REPGEN_EMBED_MODEL', 'caps.attempts', 'REPGEN_MAX_ISSUE_BYTES']) {
+    for (const name of [
+      'REPGEN_SANDBOX',
+      'REPGEN_K8S_NAMESPACE',
+      'APP_ID',
+      'REPGEN_LLM_TIMEOUT_MS',
+      'REPGEN_CONFIRM_RUNS',
+      'REPGEN_EMBED_MODEL',
+      'caps.attempts',
+      'REPGEN_MAX_ISSUE_BYTES',
+    ]) {
       expect(all).toContain(`\`${name}\``);
     }
   });

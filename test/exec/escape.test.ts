@@ -421,7 +421,12 @@ for i in range(0, 1500 << 20, 4096):
 report(all=True)`,
       { limits: { memoryMb: limitMb } },
     );
-    const touched = Math.max(...r.stdout.split('\n').filter((l) => l.startsWith('touched ')).map((l) => Number(l.split(' ')[1])));
+    const touched = Math.max(
+      ...r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('touched '))
+        .map((l) => Number(l.split(' ')[1])),
+    );
     expect(r.stdout).not.toContain('REPORT');
     expect(touched).toBeLessThanOrEqual(limitMb * 1.1);
     expect(r.oomKilled || r.signal === 'SIGBUS' || r.exitCode !== 0).toBe(true);
@@ -440,7 +445,13 @@ for i in range(100):
 report(all=True)`,
       { limits: { memoryMb: limitMb } },
     );
-    const wrote = Math.max(0, ...r.stdout.split('\n').filter((l) => l.startsWith('wrote ')).map((l) => Number(l.split(' ')[1])));
+    const wrote = Math.max(
+      0,
+      ...r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('wrote '))
+        .map((l) => Number(l.split(' ')[1])),
+    );
     expect(r.stdout).not.toContain('REPORT');
     expect(wrote).toBeLessThanOrEqual(limitMb * 1.1);
   });
@@ -496,7 +507,9 @@ report(opened=len(fds), err=err)`,
     const burn = await hostile(`\nwhile True:\n    pass`, { limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
     expect(burn.r.signal).toBe('SIGXCPU');
     expect(burn.r.cpuMs as number).toBeLessThanOrEqual(1000 * 1.1);
-    const ignorer = await hostile(`\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass`, { limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
+    const ignorer = await hostile(`\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass`, {
+      limits: { cpuSeconds: 1, timeoutMs: 30_000 },
+    });
     expect(ignorer.r.timedOut).toBe(false);
     expect(ignorer.r.signal).toBe('SIGKILL');
     // The hard limit: the soft one plus max(1 s, 10 %), so within 10 % for limits of 10 s and more.
@@ -562,7 +575,16 @@ import pkg
 report(imported=pkg.VALUE, **res)`,
       { workspace: { hostPath: checkout } },
     );
-    expect(found).toEqual({ imported: 1, write: 'refused', create: 'refused', rename: 'refused', unlink: 'refused', chmod: 'refused', mkdir: 'refused', utime: 'refused' });
+    expect(found).toEqual({
+      imported: 1,
+      write: 'refused',
+      create: 'refused',
+      rename: 'refused',
+      unlink: 'refused',
+      chmod: 'refused',
+      mkdir: 'refused',
+      utime: 'refused',
+    });
     expect(readdirSync(checkout)).toEqual(['pkg']);
     expect(readFileSync(join(checkout, 'pkg', '__init__.py'), 'utf8')).toBe('VALUE = 1\n');
   });

@@ -3,4 +3,6 @@ import { describeExecutorConformance } from './executor-conformance.js';
 
 describeExecutorConformance('local (auto sandbox, native launcher)', () => createLocalExecutor({ launcher: 'native' }));
 describeExecutorConformance('local (auto sandbox, Python launcher)', () => createLocalExecutor({ launcher: 'python' }));
-describeExecutorConformance('local (warm pool: a sandbox started ahead with torch imported)', () => createLocalExecutor({ warmPool: 'always' }));
+describeExecutorConformance('local (warm pool: a sandbox started ahead with torch imported)', () =>
+  createLocalExecutor({ warmPool: 'always' }),
+);

@@ -51,7 +51,11 @@ function recordingLog(): Logger & { lines: string[] } {
   return { lines, debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-const env = (port: number, url = `http://127.0.0.1:${port}`) => ({ REPGEN_EXECUTOR: 'kubernetes', REPGEN_K8S_WORKSPACE_URL: url, REPGEN_K8S_WORKSPACE_PORT: String(port) });
+const env = (port: number, url = `http://127.0.0.1:${port}`) => ({
+  REPGEN_EXECUTOR: 'kubernetes',
+  REPGEN_K8S_WORKSPACE_URL: url,
+  REPGEN_K8S_WORKSPACE_PORT: String(port),
+});
 const SCRIPT = 'import os, toylib\nprint("MARK", toylib.MARK)\nprint("ENV", sorted(k for k in os.environ if "WORKSPACE" in k))\n';
 
 describe('createExecutor: the Kubernetes kind with the workspace server', () => {
@@ -60,7 +64,11 @@ describe('createExecutor: the Kubernetes kind with the workspace server', () => 
     // The pod waits before starting, so the offer is still live while a wrong token knocks.
     api = await startFakeKubeApi({ startDelayMs: 1500 });
     executor = await createExecutor(readExecConfig(env(port)), { kubeConfig: api.kubeConfig() });
-    const running = executor.run({ files: [{ path: 'repro.py', content: SCRIPT }], entry: 'repro.py', workspace: { hostPath: checkout() } });
+    const running = executor.run({
+      files: [{ path: 'repro.py', content: SCRIPT }],
+      entry: 'repro.py',
+      workspace: { hostPath: checkout() },
+    });
 
     await api.waitFor(() => api!.created.some((c) => c.kind === 'jobs'));
     const job = api.created.find((c) => c.kind === 'jobs')!.object;

@@ -19,7 +19,11 @@ const base: JudgeInput = {
 const waiting = (reason: string, message = ''): PodView => ({
   metadata: { name: 'p' },
   spec: { nodeName: 'n1' },
-  status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }], containerStatuses: [{ name: 'repro', state: { waiting: { reason, message } } }] },
+  status: {
+    phase: 'Pending',
+    conditions: [{ type: 'PodScheduled', status: 'True' }],
+    containerStatuses: [{ name: 'repro', state: { waiting: { reason, message } } }],
+  },
 });
 const frame = (o: unknown) => `${FRAME_PREFIX}${JSON.stringify(o)}\n`;
 
@@ -32,19 +36,38 @@ describe('judgeRun', () => {
 
   it('ends on image pull errors past the grace, and at once on an invalid image name', () => {
     const v = judgeRun({ ...base, pod: waiting('ImagePullBackOff', 'Back-off pulling image'), waitingSince: 4_000 });
-    expect(v).toEqual({ kind: 'infra', infra: { kind: 'image_pull', message: "image 'img:1' could not be pulled (ImagePullBackOff): Back-off pulling image" } });
+    expect(v).toEqual({
+      kind: 'infra',
+      infra: { kind: 'image_pull', message: "image 'img:1' could not be pulled (ImagePullBackOff): Back-off pulling image" },
+    });
     expect(judgeRun({ ...base, pod: waiting('InvalidImageName'), waitingSince: 10_000 })).toMatchObject({ infra: { kind: 'image_pull' } });
-    expect(judgeRun({ ...base, pod: waiting('CreateContainerConfigError', 'configmap "x" not found'), waitingSince: 0 })).toMatchObject({ infra: { kind: 'spawn_failed' } });
+    expect(judgeRun({ ...base, pod: waiting('CreateContainerConfigError', 'configmap "x" not found'), waitingSince: 0 })).toMatchObject({
+      infra: { kind: 'spawn_failed' },
+    });
   });
 
   it('ends unschedulable only after the wait limit, with the scheduler message or the missing pod', () => {
     const pending: PodView = {
       metadata: { name: 'p' },
-      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.' }] },
+      status: {
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.',
+          },
+        ],
+      },
     };
     expect(judgeRun({ ...base, pod: pending, now: 59_999 }).kind).toBe('wait');
-    expect(judgeRun({ ...base, pod: pending, now: 60_000 })).toMatchObject({ infra: { kind: 'unschedulable', message: expect.stringContaining('Insufficient nvidia.com/gpu') } });
-    expect(judgeRun({ ...base, now: 60_000 })).toMatchObject({ infra: { kind: 'unschedulable', message: expect.stringContaining('no pod was created') } });
+    expect(judgeRun({ ...base, pod: pending, now: 60_000 })).toMatchObject({
+      infra: { kind: 'unschedulable', message: expect.stringContaining('Insufficient nvidia.com/gpu') },
+    });
+    expect(judgeRun({ ...base, now: 60_000 })).toMatchObject({
+      infra: { kind: 'unschedulable', message: expect.stringContaining('no pod was created') },
+    });
     // A scheduled pod pulling a big CUDA image is not unschedulable, however long it takes.
     expect(judgeRun({ ...base, pod: waiting('ContainerCreating'), now: 600_000 }).kind).toBe('wait');
   });
@@ -52,9 +75,17 @@ describe('judgeRun', () => {
   it('prefers eviction over the container state, and the deadline over a missing pod', () => {
     const evicted: PodView = {
       metadata: { name: 'p' },
-      status: { phase: 'Failed', reason: 'Evicted', message: 'low on memory', containerStatuses: [{ state: { terminated: { exitCode: 137, reason: 'Error' } } }] },
+      status: {
+        phase: 'Failed',
+        reason: 'Evicted',
+        message: 'low on memory',
+        containerStatuses: [{ state: { terminated: { exitCode: 137, reason: 'Error' } } }],
+      },
     };
-    expect(judgeRun({ ...base, pod: evicted })).toEqual({ kind: 'infra', infra: { kind: 'evicted', message: 'pod evicted: low on memory' } });
+    expect(judgeRun({ ...base, pod: evicted })).toEqual({
+      kind: 'infra',
+      infra: { kind: 'evicted', message: 'pod evicted: low on memory' },
+    });
     const job = { status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded' }] } };
     expect(judgeRun({ ...base, job })).toEqual({ kind: 'deadline' });
   });
@@ -75,25 +106,55 @@ describe('toRunResult and the runner log', () => {
         frame({ t: 'text', s: 'o', d: 'hi\n', n: 3 }) +
         frame({ t: 'text', s: 'e', d: '', n: 0 }) +
         frame({ t: 'text', s: 'a', d: 'hi\n', n: 3 }) +
-        frame({ t: 'exit', code: 4, signal: null, timedOut: false, cpuMs: 12, maxrssKb: 2048, durationMs: 30, bytes: { o: 3, e: 0 }, files: [{ p: 'r.txt', n: 2, c: 'ok' }] }),
+        frame({
+          t: 'exit',
+          code: 4,
+          signal: null,
+          timedOut: false,
+          cpuMs: 12,
+          maxrssKb: 2048,
+          durationMs: 30,
+          bytes: { o: 3, e: 0 },
+          files: [{ p: 'r.txt', n: 2, c: 'ok' }],
+        }),
       1000,
     );
     const r = toRunResult({ kind: 'finished', terminated: { exitCode: 4, reason: 'Error' } }, log, ctx);
-    expect(r).toMatchObject({ exitCode: 4, signal: null, stdout: 'hi\n', cpuMs: 12, peakMemoryMb: 2, durationMs: 30, oomKilled: false, files: [{ path: 'r.txt', size: 2, content: 'ok' }] });
-    const oom = toRunResult({ kind: 'finished', terminated: { exitCode: 137, reason: 'OOMKilled' } }, parseRunnerLog(frame({ s: 'o', d: 'alloc\n' }), 1000), ctx);
+    expect(r).toMatchObject({
+      exitCode: 4,
+      signal: null,
+      stdout: 'hi\n',
+      cpuMs: 12,
+      peakMemoryMb: 2,
+      durationMs: 30,
+      oomKilled: false,
+      files: [{ path: 'r.txt', size: 2, content: 'ok' }],
+    });
+    const oom = toRunResult(
+      { kind: 'finished', terminated: { exitCode: 137, reason: 'OOMKilled' } },
+      parseRunnerLog(frame({ s: 'o', d: 'alloc\n' }), 1000),
+      ctx,
+    );
     expect(oom).toMatchObject({ exitCode: null, signal: 'SIGKILL', oomKilled: true, stdout: 'alloc\n', cpuMs: null });
     expect(oom.notes).toEqual(['the container passed its 512 MiB memory limit and was OOM-killed']);
   });
 
   it('keeps foreign lines as stderr and drops a line the log limit cut', () => {
-    const log = parseRunnerLog(`exec: "python": executable file not found in $PATH\n${frame({ s: 'o', d: 'a' })}${FRAME_PREFIX}{"s":"o","d":"cut`, 1000);
+    const log = parseRunnerLog(
+      `exec: "python": executable file not found in $PATH\n${frame({ s: 'o', d: 'a' })}${FRAME_PREFIX}{"s":"o","d":"cut`,
+      1000,
+    );
     expect(log.stderr).toBe('exec: "python": executable file not found in $PATH\n');
     expect(log.stdout).toBe('a');
     expect(log.exit).toBeNull();
   });
 
   it('reports a container that could not start as spawn_failed', () => {
-    const r = toRunResult({ kind: 'finished', terminated: { exitCode: 128, reason: 'StartError', message: 'exec: "python": not found' } }, null, ctx);
+    const r = toRunResult(
+      { kind: 'finished', terminated: { exitCode: 128, reason: 'StartError', message: 'exec: "python": not found' } },
+      null,
+      ctx,
+    );
     expect(r.infra).toEqual({ kind: 'spawn_failed', message: 'the container could not start: exec: "python": not found' });
   });
 });

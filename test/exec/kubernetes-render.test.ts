@@ -7,7 +7,8 @@ import { RunRequest, type RunRequestInput } from '../../src/exec/types.js';
 import { parseDocument } from 'yaml';
 
 const config = KubernetesExecConfig.parse({ kind: 'kubernetes' });
-const req = (extra: Partial<RunRequestInput> = {}) => RunRequest.parse({ files: [{ path: 'main.py', content: 'print(1)\n' }], entry: 'main.py', ...extra });
+const req = (extra: Partial<RunRequestInput> = {}) =>
+  RunRequest.parse({ files: [{ path: 'main.py', content: 'print(1)\n' }], entry: 'main.py', ...extra });
 
 describe('image table', () => {
   it.each([
@@ -33,12 +34,24 @@ describe('image table', () => {
 describe('settings', () => {
   it('reads defaults from an empty environment', () => {
     const c = readKubernetesConfig({});
-    expect(c).toMatchObject({ namespace: 'repgen-repro', python: 'python', cpu: '2', scheduleTimeoutMs: 600_000, imagePullGraceMs: 60_000, deadlineSlackSeconds: 900, ttlSecondsAfterFinished: 300, runAsUser: 1000 });
+    expect(c).toMatchObject({
+      namespace: 'repgen-repro',
+      python: 'python',
+      cpu: '2',
+      scheduleTimeoutMs: 600_000,
+      imagePullGraceMs: 60_000,
+      deadlineSlackSeconds: 900,
+      ttlSecondsAfterFinished: 300,
+      runAsUser: 1000,
+    });
     expect(c.images).toEqual(DEFAULT_IMAGE_TABLE);
   });
 
   it('parses JSON settings and names the variable when one is wrong', () => {
-    const c = readKubernetesConfig({ REPGEN_K8S_IMAGES: '[{"match":{"torch":"2.2"},"gpu":true,"image":"x:1"}]', REPGEN_K8S_SCHEDULE_TIMEOUT_SECONDS: '30' });
+    const c = readKubernetesConfig({
+      REPGEN_K8S_IMAGES: '[{"match":{"torch":"2.2"},"gpu":true,"image":"x:1"}]',
+      REPGEN_K8S_SCHEDULE_TIMEOUT_SECONDS: '30',
+    });
     expect(c.images).toEqual([{ match: { torch: '2.2' }, gpu: true, image: 'x:1' }]);
     expect(c.scheduleTimeoutMs).toBe(30_000);
     expect(() => readKubernetesConfig({ REPGEN_K8S_IMAGES: '[{' })).toThrow(SetupError);
@@ -50,7 +63,10 @@ describe('settings', () => {
   it('reads the workspace URL and port, and refuses a URL the init container could not use or that would leak', () => {
     expect(readKubernetesConfig({})).toMatchObject({ workspacePort: 8472 });
     expect(readKubernetesConfig({}).workspaceUrl).toBeUndefined();
-    expect(readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: 'http://10.4.0.17:8472', REPGEN_K8S_WORKSPACE_PORT: '9000' })).toMatchObject({ workspaceUrl: 'http://10.4.0.17:8472', workspacePort: 9000 });
+    expect(readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: 'http://10.4.0.17:8472', REPGEN_K8S_WORKSPACE_PORT: '9000' })).toMatchObject({
+      workspaceUrl: 'http://10.4.0.17:8472',
+      workspacePort: 9000,
+    });
     expect(readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: 'https://[fd00::7]:8472/' }).workspaceUrl).toBe('https://[fd00::7]:8472/');
     const refused: Array<[string, RegExp]> = [
       ['ftp://10.0.0.1:8472', /http:\/\/ or https:\/\//],
@@ -63,7 +79,9 @@ describe('settings', () => {
     ];
     for (const [url, why] of refused) {
       expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: url }), url).toThrow(SetupError);
-      expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: url }), url).toThrow(new RegExp(`REPGEN_K8S_WORKSPACE_URL: .*${why.source}`));
+      expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_URL: url }), url).toThrow(
+        new RegExp(`REPGEN_K8S_WORKSPACE_URL: .*${why.source}`),
+      );
     }
     expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_PORT: '0' })).toThrow(/REPGEN_K8S_WORKSPACE_PORT/);
     expect(() => readKubernetesConfig({ REPGEN_K8S_WORKSPACE_PORT: '65536' })).toThrow(/REPGEN_K8S_WORKSPACE_PORT/);
@@ -83,7 +101,14 @@ describe('labels', () => {
 describe('renderRun', () => {
   it('builds a ConfigMap with the runner, request and files, and a locked-down Job', () => {
     const r = renderRun(
-      req({ files: [{ path: 'pkg/a.py', content: 'x = 1' }, { path: 'main.py', content: 'import pkg.a' }], setup: ['pip list'], limits: { timeoutMs: 30_000, memoryMb: 2048 } }),
+      req({
+        files: [
+          { path: 'pkg/a.py', content: 'x = 1' },
+          { path: 'main.py', content: 'import pkg.a' },
+        ],
+        setup: ['pip list'],
+        limits: { timeoutMs: 30_000, memoryMb: 2048 },
+      }),
       config,
       { runId: 'abc123' },
     );
@@ -94,7 +119,10 @@ describe('renderRun', () => {
       interpreter: 'python',
       setup: ['pip list'],
       timeoutMs: 30_000,
-      files: [{ key: 'file-0', path: 'pkg/a.py' }, { key: 'file-1', path: 'main.py' }],
+      files: [
+        { key: 'file-0', path: 'pkg/a.py' },
+        { key: 'file-1', path: 'main.py' },
+      ],
     });
     const spec = r.job.spec!;
     expect(spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 30 + 900, ttlSecondsAfterFinished: 300 });
@@ -104,12 +132,21 @@ describe('renderRun', () => {
     expect(pod.tolerations).toBeUndefined();
     const c = pod.containers[0]!;
     expect(c.resources!.limits).toEqual({ cpu: '2', memory: '2048Mi', 'ephemeral-storage': '10Gi' });
-    expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(c.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(c.volumeMounts!.map((m) => m.mountPath)).toEqual(['/repgen', '/work', '/tmp', '/dev/shm']);
   });
 
   it('adds GPU limits, node selector and tolerations only for GPU runs', () => {
-    const cfg = KubernetesExecConfig.parse({ kind: 'kubernetes', gpuNodeSelector: { pool: 'a100' }, gpuTolerations: [{ key: 'gpu', operator: 'Exists' }] });
+    const cfg = KubernetesExecConfig.parse({
+      kind: 'kubernetes',
+      gpuNodeSelector: { pool: 'a100' },
+      gpuTolerations: [{ key: 'gpu', operator: 'Exists' }],
+    });
     const pod = renderRun(req({ gpus: 2 }), cfg, { runId: 'g' }).job.spec!.template.spec!;
     expect(pod.containers[0]!.resources!.limits!['nvidia.com/gpu']).toBe('2');
     expect(pod.containers[0]!.resources!.requests!['nvidia.com/gpu']).toBe('2');
@@ -131,17 +168,23 @@ describe('renderRun', () => {
 
   it('labels network runs for the allowlist policy and others for none', () => {
     expect(renderRun(req(), config, { runId: 'n' }).job.spec!.template.metadata!.labels!['repgen.dev/network']).toBe('none');
-    expect(renderRun(req({ network: true }), config, { runId: 'n' }).job.spec!.template.metadata!.labels!['repgen.dev/network']).toBe('allowlist');
+    expect(renderRun(req({ network: true }), config, { runId: 'n' }).job.spec!.template.metadata!.labels!['repgen.dev/network']).toBe(
+      'allowlist',
+    );
   });
 
   it('rejects a run whose entry is missing or whose files pass the ConfigMap size', () => {
     expect(() => renderRun(req({ entry: 'other.py' }), config, { runId: 'x' })).toThrow(InvalidRunRequestError);
-    expect(() => renderRun(req({ files: [{ path: 'main.py', content: 'a'.repeat(MAX_CONFIGMAP_BYTES) }] }), config, { runId: 'x' })).toThrow(/at most/);
+    expect(() =>
+      renderRun(req({ files: [{ path: 'main.py', content: 'a'.repeat(MAX_CONFIGMAP_BYTES) }] }), config, { runId: 'x' }),
+    ).toThrow(/at most/);
   });
 
   it('renders YAML that parses back to the same two objects', () => {
     const r = renderRun(req({ gpus: 1 }), config, { runId: 'y' });
-    const [cm, job] = renderYaml(r).split(/^---$/m).map((d) => parseDocument(d).toJS());
+    const [cm, job] = renderYaml(r)
+      .split(/^---$/m)
+      .map((d) => parseDocument(d).toJS());
     expect(cm).toEqual(JSON.parse(JSON.stringify(r.configMap)));
     expect(job).toEqual(JSON.parse(JSON.stringify(r.job)));
   });

@@ -89,7 +89,12 @@ describe('kubernetes executor: the workspace', () => {
     expect(token.length).toBeGreaterThan(20);
     // Nothing the script could see holds the token: its environment and every file it can reach.
     expect(r.output).not.toContain(token);
-    const seen = JSON.parse(r.stdout.split('\n').find((l) => l.startsWith('SEEN '))!.slice(5)) as { env: Record<string, string>; files: Record<string, string> };
+    const seen = JSON.parse(
+      r.stdout
+        .split('\n')
+        .find((l) => l.startsWith('SEEN '))!
+        .slice(5),
+    ) as { env: Record<string, string>; files: Record<string, string> };
     expect(Object.values(seen.env).join('\n')).not.toContain(token);
     expect(Object.keys(seen.files).some((p) => p.endsWith('toylib/__init__.py'))).toBe(true);
 
@@ -114,8 +119,14 @@ describe('kubernetes executor: the workspace', () => {
 
   it('a workspace run without a workspace server is refused, not run without its project', async () => {
     api = await startFakeKubeApi();
-    const exec = createKubernetesExecutor({ config: KubernetesExecConfig.parse({ kind: 'kubernetes' }), kubeConfig: api.kubeConfig(), tickMs: 50 });
-    await expect(exec.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py', workspace: { hostPath: checkout() } })).rejects.toBeInstanceOf(InvalidRunRequestError);
+    const exec = createKubernetesExecutor({
+      config: KubernetesExecConfig.parse({ kind: 'kubernetes' }),
+      kubeConfig: api.kubeConfig(),
+      tickMs: 50,
+    });
+    await expect(
+      exec.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py', workspace: { hostPath: checkout() } }),
+    ).rejects.toBeInstanceOf(InvalidRunRequestError);
   });
 
   it('the workspace server answers 403 to a wrong token and an unknown id alike', async () => {
@@ -123,7 +134,10 @@ describe('kubernetes executor: the workspace', () => {
     server.setPublicUrl(`http://127.0.0.1:${server.port}`);
     const o = server.offer(checkout());
     expect((await fetch(o.url, { headers: { authorization: 'Bearer nope' } })).status).toBe(403);
-    expect((await fetch(`http://127.0.0.1:${server.port}/workspace/${'0'.repeat(24)}`, { headers: { authorization: `Bearer ${o.token}` } })).status).toBe(403);
+    expect(
+      (await fetch(`http://127.0.0.1:${server.port}/workspace/${'0'.repeat(24)}`, { headers: { authorization: `Bearer ${o.token}` } }))
+        .status,
+    ).toBe(403);
     o.release();
     expect((await fetch(o.url, { headers: { authorization: `Bearer ${o.token}` } })).status).toBe(403);
   });

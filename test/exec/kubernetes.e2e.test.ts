@@ -21,14 +21,23 @@ const config = () =>
 describe.runIf(enabled)('kubernetes executor on a real cluster', () => {
   describeExecutorConformance('kubernetes (real cluster)', () => createKubernetesExecutor({ config: config() }), { killSlackMs: 60_000 });
 
-  it.runIf(process.env.E2E_K8S_GPU === '1')('sees a GPU when it asks for one', async () => {
-    const exec = createKubernetesExecutor({ config: config() });
-    const r = await exec.run({
-      files: [{ path: 'gpu.py', content: 'import subprocess\nprint(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout)\n' }],
-      entry: 'gpu.py',
-      gpus: 1,
-    });
-    expect(r.infra).toBeNull();
-    expect(r.stdout).toMatch(/GPU 0:/);
-  }, 600_000);
+  it.runIf(process.env.E2E_K8S_GPU === '1')(
+    'sees a GPU when it asks for one',
+    async () => {
+      const exec = createKubernetesExecutor({ config: config() });
+      const r = await exec.run({
+        files: [
+          {
+            path: 'gpu.py',
+            content: 'import subprocess\nprint(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout)\n',
+          },
+        ],
+        entry: 'gpu.py',
+        gpus: 1,
+      });
+      expect(r.infra).toBeNull();
+      expect(r.stdout).toMatch(/GPU 0:/);
+    },
+    600_000,
+  );
 });

@@ -74,11 +74,17 @@ describe('kubernetes executor', () => {
     expect(r.stdout).toBe('from-setup 7\n');
     expect(r.isolation).toMatchObject({ network: 'none', sandbox: 'kubernetes' });
     const job = createdJob(api);
-    expect(job.metadata.labels).toMatchObject({ 'repgen.dev/job': 'octo-repo-12-attempt-3', 'repgen.dev/issue': '12', 'app.kubernetes.io/managed-by': 'repgen' });
+    expect(job.metadata.labels).toMatchObject({
+      'repgen.dev/job': 'octo-repo-12-attempt-3',
+      'repgen.dev/issue': '12',
+      'app.kubernetes.io/managed-by': 'repgen',
+    });
     expect(job.spec).toMatchObject({ backoffLimit: 0, ttlSecondsAfterFinished: 300 });
     expect(job.spec.template.spec).toMatchObject({ restartPolicy: 'Never', automountServiceAccountToken: false });
     expect(job.spec.template.spec.containers[0].resources.limits).not.toHaveProperty('nvidia.com/gpu');
-    expect(api.requests.filter((q) => q.method === 'DELETE').map((q) => q.path)).toContain(`/apis/batch/v1/namespaces/repgen-repro/jobs/${job.metadata.name}`);
+    expect(api.requests.filter((q) => q.method === 'DELETE').map((q) => q.path)).toContain(
+      `/apis/batch/v1/namespaces/repgen-repro/jobs/${job.metadata.name}`,
+    );
     await expectCleanedUp(api);
   });
 
@@ -95,9 +101,12 @@ describe('kubernetes executor', () => {
   it('reports OOMKilled when the container passes its memory limit, keeping what was printed before', async () => {
     const { api, exec } = await setup();
     const r = await exec.run(
-      py('import time\nprint("allocating", flush=True)\nkeep = []\nfor _ in range(200):\n    keep.append(b"x" * (8 << 20))\n    time.sleep(0.01)\nprint("survived")\n', {
-        limits: { memoryMb: 64 },
-      }),
+      py(
+        'import time\nprint("allocating", flush=True)\nkeep = []\nfor _ in range(200):\n    keep.append(b"x" * (8 << 20))\n    time.sleep(0.01)\nprint("survived")\n',
+        {
+          limits: { memoryMb: 64 },
+        },
+      ),
     );
     expect(r.oomKilled).toBe(true);
     expect(r.exitCode).toBeNull();
@@ -187,7 +196,8 @@ describe('kubernetes executor', () => {
     const r = await exec.run(py('print("ok")\n'));
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('ok\n');
-    const seen = (method: string, re: RegExp) => api!.requests.filter((q) => q.method === method && re.test(q.path) && !q.query.watch).map((q) => q.status);
+    const seen = (method: string, re: RegExp) =>
+      api!.requests.filter((q) => q.method === method && re.test(q.path) && !q.query.watch).map((q) => q.status);
     expect(seen('POST', /\/configmaps$/)).toEqual([500, 500, 201]);
     expect(seen('POST', /\/jobs$/)).toEqual([429, 201]);
     expect(seen('PUT', /\/configmaps\//)).toEqual([409, 200]);

@@ -20,7 +20,10 @@ describe('ensureNativeLauncher', () => {
 
   it('speaks the launcher protocol: limits, wait4 report on fd 3, exit status passed on', async () => {
     const { path } = await ensureNativeLauncher(root);
-    const run = (argv: string[]) => spawnSync(path as string, ['5', String(2 ** 30), String(2 ** 20), '0', '300', '200', ...argv], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const run = (argv: string[]) =>
+      spawnSync(path as string, ['5', String(2 ** 30), String(2 ** 20), '0', '300', '200', ...argv], {
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      });
     const ok = run(['/usr/bin/python3', '-c', 'import sys; print("hi"); sys.exit(4)']);
     expect(ok.status).toBe(4);
     expect(String(ok.stdout)).toBe('hi\n');

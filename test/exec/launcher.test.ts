@@ -16,6 +16,8 @@ describe('parseLauncherReport', () => {
   });
 
   it('carries an exec failure', () => {
-    expect(parseLauncherReport('{"started": true}\n{"execError": "/x: [Errno 2] No such file"}\n').execError).toBe('/x: [Errno 2] No such file');
+    expect(parseLauncherReport('{"started": true}\n{"execError": "/x: [Errno 2] No such file"}\n').execError).toBe(
+      '/x: [Errno 2] No such file',
+    );
   });
 });

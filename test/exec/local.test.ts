@@ -23,7 +23,12 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
   const marker = `repgen-fork-${randomUUID()}`;
   const controller = new AbortController();
   const run = executor.run(
-    { files: [fixtureFile('sandbox-fork-and-sleep.py')], entry: 'sandbox-fork-and-sleep.py', args: [marker], limits: { timeoutMs: stopWith === 'timeout' ? 5000 : 60_000 } },
+    {
+      files: [fixtureFile('sandbox-fork-and-sleep.py')],
+      entry: 'sandbox-fork-and-sleep.py',
+      args: [marker],
+      limits: { timeoutMs: stopWith === 'timeout' ? 5000 : 60_000 },
+    },
     controller.signal,
   );
   // The script, its two children and the orphaned grandchild: the python processes running the fixture file.
@@ -142,7 +147,10 @@ describe('local executor (auto sandbox)', () => {
   });
 
   it('removes the work dir and its owner marker afterwards (the marker sits outside the script’s reach)', async () => {
-    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os\nprint(os.getcwd(), os.path.exists(os.getcwd() + ".owner"))' }], entry: 'a.py' });
+    const r = await executor.run({
+      files: [{ path: 'a.py', content: 'import os\nprint(os.getcwd(), os.path.exists(os.getcwd() + ".owner"))' }],
+      entry: 'a.py',
+    });
     const [cwd = '', seen] = r.stdout.trim().split(' ');
     expect(cwd.startsWith(join(workRoot, 'repgen-run-'))).toBe(true);
     expect(seen).toBe('False');
@@ -152,7 +160,12 @@ describe('local executor (auto sandbox)', () => {
 
   it('reports CPU time and peak memory of the script, measured by wait4', async () => {
     const r = await executor.run({
-      files: [{ path: 'a.py', content: 'import time\nb = bytearray(200 * 1024 * 1024)\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n' }],
+      files: [
+        {
+          path: 'a.py',
+          content: 'import time\nb = bytearray(200 * 1024 * 1024)\nt = time.process_time()\nwhile time.process_time() - t < 0.6: pass\n',
+        },
+      ],
       entry: 'a.py',
     });
     expect(r.exitCode).toBe(0);
@@ -163,7 +176,10 @@ describe('local executor (auto sandbox)', () => {
   });
 
   it('a script killed by a signal reports the signal, not an exit code', async () => {
-    const r = await executor.run({ files: [{ path: 'a.py', content: 'import os, signal\nprint("about to crash", flush=True)\nos.kill(os.getpid(), signal.SIGSEGV)\n' }], entry: 'a.py' });
+    const r = await executor.run({
+      files: [{ path: 'a.py', content: 'import os, signal\nprint("about to crash", flush=True)\nos.kill(os.getpid(), signal.SIGSEGV)\n' }],
+      entry: 'a.py',
+    });
     expect(r.exitCode).toBeNull();
     expect(r.signal).toBe('SIGSEGV');
     expect(r.timedOut).toBe(false);
@@ -172,7 +188,11 @@ describe('local executor (auto sandbox)', () => {
   });
 
   it('stops a script at its CPU-time limit and says so', async () => {
-    const r = await executor.run({ files: [fixtureFile('sandbox-cpu-burn.py')], entry: 'sandbox-cpu-burn.py', limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
+    const r = await executor.run({
+      files: [fixtureFile('sandbox-cpu-burn.py')],
+      entry: 'sandbox-cpu-burn.py',
+      limits: { cpuSeconds: 1, timeoutMs: 30_000 },
+    });
     expect(r.timedOut).toBe(false);
     expect(r.exitCode).toBeNull();
     expect(r.signal).toBe('SIGXCPU');
@@ -197,7 +217,12 @@ describe('local executor (auto sandbox)', () => {
   it('a script cannot write a file past REPGEN_MAX_FILE_MB (RLIMIT_FSIZE)', async () => {
     const ex = createLocalExecutor({ workRoot, maxFileMb: 1 });
     const r = await ex.run({
-      files: [{ path: 'a.py', content: 'import os\nwith open(os.environ["REPGEN_OUT"] + "/huge.bin", "wb") as f:\n    f.write(b"x" * (3 * 1024 * 1024))\n' }],
+      files: [
+        {
+          path: 'a.py',
+          content: 'import os\nwith open(os.environ["REPGEN_OUT"] + "/huge.bin", "wb") as f:\n    f.write(b"x" * (3 * 1024 * 1024))\n',
+        },
+      ],
       entry: 'a.py',
     });
     expect(r.exitCode).toBe(1);
@@ -253,7 +278,12 @@ describe('local executor (auto sandbox)', () => {
     writeFileSync(hostTmpFile, 'host');
     try {
       const r = await executor.run({
-        files: [{ path: 'a.py', content: `import os\nprint(os.path.exists("/etc/shadow"), os.path.exists(${JSON.stringify(hostTmpFile)}), os.path.exists("/root"))` }],
+        files: [
+          {
+            path: 'a.py',
+            content: `import os\nprint(os.path.exists("/etc/shadow"), os.path.exists(${JSON.stringify(hostTmpFile)}), os.path.exists("/root"))`,
+          },
+        ],
         entry: 'a.py',
       });
       expect(r.stdout).toBe('False False False\n');
@@ -268,7 +298,12 @@ describe('local executor with the Python launcher (REPGEN_LAUNCHER=python, used 
 
   it('measures CPU time and peak memory the same way', async () => {
     const r = await executor.run({
-      files: [{ path: 'a.py', content: 'import time\nb = bytearray(150 * 1024 * 1024)\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n' }],
+      files: [
+        {
+          path: 'a.py',
+          content: 'import time\nb = bytearray(150 * 1024 * 1024)\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\n',
+        },
+      ],
       entry: 'a.py',
     });
     expect(r.exitCode).toBe(0);
@@ -278,9 +313,16 @@ describe('local executor with the Python launcher (REPGEN_LAUNCHER=python, used 
   });
 
   it('reports a signal death, the CPU limit and the file-size limit the same way', async () => {
-    const seg = await executor.run({ files: [{ path: 'a.py', content: 'import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n' }], entry: 'a.py' });
+    const seg = await executor.run({
+      files: [{ path: 'a.py', content: 'import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n' }],
+      entry: 'a.py',
+    });
     expect([seg.exitCode, seg.signal]).toEqual([null, 'SIGSEGV']);
-    const cpu = await executor.run({ files: [fixtureFile('sandbox-cpu-burn.py')], entry: 'sandbox-cpu-burn.py', limits: { cpuSeconds: 1, timeoutMs: 30_000 } });
+    const cpu = await executor.run({
+      files: [fixtureFile('sandbox-cpu-burn.py')],
+      entry: 'sandbox-cpu-burn.py',
+      limits: { cpuSeconds: 1, timeoutMs: 30_000 },
+    });
     expect(cpu.signal).toBe('SIGXCPU');
     expect(cpu.notes).toContain('stopped by the 1 s CPU-time limit');
     const big = await createLocalExecutor({ workRoot, launcher: 'python', maxFileMb: 1 }).run({
@@ -392,7 +434,11 @@ describe('local executor: the workspace (the project checkout, read-only)', () =
   it('without bubblewrap the script sees the host path, and the isolation notes say it is not read-only', async () => {
     const checkout = makeCheckout();
     const bare = createLocalExecutor({ workRoot, sandbox: 'none' });
-    const r = await bare.run({ files: [{ path: 'a.py', content: 'import pkg\nprint(pkg.VALUE)' }], entry: 'a.py', workspace: { hostPath: checkout } });
+    const r = await bare.run({
+      files: [{ path: 'a.py', content: 'import pkg\nprint(pkg.VALUE)' }],
+      entry: 'a.py',
+      workspace: { hostPath: checkout },
+    });
     expect(r.stdout).toBe('from-the-workspace\n');
     expect(r.isolation.notes).toContain(`workspace ${checkout} is not read-only: the none sandbox cannot mount it`);
   });

@@ -72,7 +72,12 @@ function hostProcessesWith(token: string): { pid: string; cmd: string; env: Reco
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
       if (!cmd.includes(token)) continue;
       const raw = readFileSync(`/proc/${pid}/environ`, 'latin1');
-      const env = Object.fromEntries(raw.split('\0').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+      const env = Object.fromEntries(
+        raw
+          .split('\0')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
       out.push({ pid, cmd: cmd.split('\0')[0] ?? '', env });
     } catch {
       // gone meanwhile
@@ -94,9 +99,11 @@ describe.each(['native', 'python'] as const)('the environment of a run (%s launc
     const entry = `outer-env-${tag}-${launcher}.py`;
     const seen = new Map<string, { cmd: string; env: Record<string, string> }>();
     let done = false;
-    const run = executor.run({ files: [{ path: entry, content: SCRIPT }], entry, env: { LD_LIBRARY_PATH: REQUEST_LIB }, limits: { timeoutMs: 30_000 } }).finally(() => {
-      done = true;
-    });
+    const run = executor
+      .run({ files: [{ path: entry, content: SCRIPT }], entry, env: { LD_LIBRARY_PATH: REQUEST_LIB }, limits: { timeoutMs: 30_000 } })
+      .finally(() => {
+        done = true;
+      });
     while (!done) {
       for (const p of hostProcessesWith(entry)) seen.set(p.pid, p);
       await new Promise((r) => setTimeout(r, 40));

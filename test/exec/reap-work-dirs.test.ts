@@ -67,7 +67,10 @@ describe('reaping stale work folders', () => {
   it('a forged marker pointing at a live pid of another start time does not protect a folder', async () => {
     const dir = mkdtempSync(join(root, 'repgen-run-'));
     const self = selfIdentity();
-    writeFileSync(`${dir}.owner`, JSON.stringify({ pid: process.pid, start: 'not-mine', host: self.host, boot: self.boot, at: Date.now() - 120_000 }));
+    writeFileSync(
+      `${dir}.owner`,
+      JSON.stringify({ pid: process.pid, start: 'not-mine', host: self.host, boot: self.boot, at: Date.now() - 120_000 }),
+    );
     expect(processStart(process.pid)).not.toBe('not-mine');
     await reapWorkDirs([root], silentLogger, { minAgeMs: 0 });
     expect(existsSync(dir)).toBe(false);

@@ -10,7 +10,16 @@ const layout = {
   rootDirs: ['/lib64'],
   etcEntries: ['/etc/ld.so.cache', '/etc/alternatives'],
 };
-const bwrap: SandboxPlan = { kind: 'bwrap', binary: '/usr/bin/bwrap', runAs: { uid: 65534, gid: 65534 }, seccomp: Buffer.alloc(8), cgroups: null, setpriv: null, notes: [], layout };
+const bwrap: SandboxPlan = {
+  kind: 'bwrap',
+  binary: '/usr/bin/bwrap',
+  runAs: { uid: 65534, gid: 65534 },
+  seccomp: Buffer.alloc(8),
+  cgroups: null,
+  setpriv: null,
+  notes: [],
+  layout,
+};
 const tmpBytes = 1 << 30;
 const inner = ['/usr/bin/python3', 'main.py'];
 
@@ -24,9 +33,24 @@ function pairs(args: string[], flag: string): string[][] {
 
 describe('buildSandboxArgv', () => {
   it('bwrap: no network, a pid namespace, read-only system dirs, only allowlisted /etc, writable work dir', () => {
-    const { file, args } = buildSandboxArgv({ plan: bwrap, network: false, workdir: '/tmp/w', readOnlyPaths: ['/opt/venv'], inner, tmpBytes });
+    const { file, args } = buildSandboxArgv({
+      plan: bwrap,
+      network: false,
+      workdir: '/tmp/w',
+      readOnlyPaths: ['/opt/venv'],
+      inner,
+      tmpBytes,
+    });
     expect(file).toBe('/usr/bin/bwrap');
-    for (const flag of ['--unshare-user', '--disable-userns', '--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session', '--as-pid-1']) {
+    for (const flag of [
+      '--unshare-user',
+      '--disable-userns',
+      '--unshare-net',
+      '--unshare-pid',
+      '--die-with-parent',
+      '--new-session',
+      '--as-pid-1',
+    ]) {
       expect(args).toContain(flag);
     }
     expect(pairs(args, '--uid')).toEqual([['65534', '--gid']]);
@@ -58,9 +82,9 @@ describe('buildSandboxArgv', () => {
     expect(pairs(args, '--bind')).toEqual([['/tmp/w', '/tmp/w']]);
     expect(args.slice(-3)).toEqual(['--', ...inner]);
     // Without a seccomp program (an architecture with no table) there is no --seccomp to hang on.
-    expect(buildSandboxArgv({ plan: { ...bwrap, seccomp: null }, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes }).args).not.toContain(
-      '--seccomp',
-    );
+    expect(
+      buildSandboxArgv({ plan: { ...bwrap, seccomp: null }, network: false, workdir: '/w', readOnlyPaths: [], inner, tmpBytes }).args,
+    ).not.toContain('--seccomp');
   });
 
   it('bwrap binds the workspace read-only at its mount path, after the /tmp tmpfs', () => {
@@ -120,7 +144,9 @@ describe('probeSandbox on this host', () => {
     for (const mode of ['auto', 'bwrap'] as const) {
       const run = probeSandbox(mode, { workRoot: '/proc' });
       await expect(run).rejects.toBeInstanceOf(SandboxUnavailableError);
-      await expect(run).rejects.toThrow(/^no sandbox: bubblewrap failed: cannot create a work dir.*set REPGEN_SANDBOX=none to run untrusted code without isolation$/);
+      await expect(run).rejects.toThrow(
+        /^no sandbox: bubblewrap failed: cannot create a work dir.*set REPGEN_SANDBOX=none to run untrusted code without isolation$/,
+      );
     }
   });
 
@@ -135,7 +161,9 @@ describe('probeSandbox on this host', () => {
     try {
       if (process.geteuid?.() !== 0) return;
       const run = probeSandbox('auto', { workRoot: closed });
-      await expect(run).rejects.toThrow(`the work root ${closed} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${closed} is not searchable by uid 65534`);
+      await expect(run).rejects.toThrow(
+        `the work root ${closed} (REPGEN_WORK_ROOT) is closed to the sandbox's uid: ${closed} is not searchable by uid 65534`,
+      );
     } finally {
       rmSync(closed, { recursive: true, force: true });
     }

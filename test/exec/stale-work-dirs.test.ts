@@ -5,8 +5,22 @@ const NOW = 10_000_000_000;
 const HOUR = 3_600_000;
 const self = { host: 'w1', boot: 'b1' };
 const policy = { now: NOW, minAgeMs: 60_000, maxAgeMs: 48 * HOUR };
-const marker = (over: Partial<OwnerMarker> = {}): OwnerMarker => ({ pid: 42, start: '100', host: 'w1', boot: 'b1', at: NOW - HOUR, ...over });
-const dir = (name: string, over: Partial<RootEntry> = {}): RootEntry => ({ name, kind: 'dir', mtimeMs: NOW - HOUR, marker: marker(), liveStart: '100', ...over });
+const marker = (over: Partial<OwnerMarker> = {}): OwnerMarker => ({
+  pid: 42,
+  start: '100',
+  host: 'w1',
+  boot: 'b1',
+  at: NOW - HOUR,
+  ...over,
+});
+const dir = (name: string, over: Partial<RootEntry> = {}): RootEntry => ({
+  name,
+  kind: 'dir',
+  mtimeMs: NOW - HOUR,
+  marker: marker(),
+  liveStart: '100',
+  ...over,
+});
 const names = (entries: RootEntry[]) => staleWorkDirs(entries, self, policy).map((d) => d.name);
 
 describe('which work folders are stale', () => {
@@ -28,7 +42,12 @@ describe('which work folders are stale', () => {
     const unmarked = dir('repgen-run-c', { marker: null, liveStart: undefined });
     expect(names([foreign, unmarked])).toEqual([]);
     const old = NOW - 49 * HOUR;
-    expect(names([{ ...foreign, marker: marker({ host: 'w2', at: old }) }, { ...unmarked, mtimeMs: old }])).toEqual(['repgen-run-b', 'repgen-run-c']);
+    expect(
+      names([
+        { ...foreign, marker: marker({ host: 'w2', at: old }) },
+        { ...unmarked, mtimeMs: old },
+      ]),
+    ).toEqual(['repgen-run-b', 'repgen-run-c']);
   });
 
   it('the age is the marker’s: a script that sets its folder’s mtime to 1970 does not get a live foreign run reaped', () => {
@@ -54,7 +73,9 @@ describe('which work folders are stale', () => {
 
   it('an orphan marker (its folder already gone) is reaped; a folder’s own marker is not reaped alone', () => {
     const orphan: RootEntry = { name: 'repgen-run-x.owner', kind: 'file', mtimeMs: NOW - HOUR, marker: marker(), liveStart: null };
-    expect(staleWorkDirs([orphan], self, policy)).toEqual([{ name: 'repgen-run-x.owner', markerOnly: true, why: 'owner pid 42 on this host is gone' }]);
+    expect(staleWorkDirs([orphan], self, policy)).toEqual([
+      { name: 'repgen-run-x.owner', markerOnly: true, why: 'owner pid 42 on this host is gone' },
+    ]);
     expect(names([orphan, dir('repgen-run-x')])).toEqual([]);
   });
 });

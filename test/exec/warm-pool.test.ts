@@ -68,7 +68,8 @@ print(random.random(), torch.rand(1).item())
   it('threads and OpenMP work in a warm run and do not hang it', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(
-      script(`
+      script(
+        `
 import threading, torch
 torch.set_num_threads(2)
 x = torch.randn(512, 512)
@@ -77,7 +78,9 @@ ts = [threading.Thread(target=lambda: out.append(float((x @ x).sum()))) for _ in
 [t.start() for t in ts]; [t.join() for t in ts]
 t = threading.Thread(target=lambda: out.append(1)); t.start()  # non-daemon: waited for at exit
 print(len(out) >= 4, torch.get_num_threads())
-`, { limits: { timeoutMs: 60_000 } }),
+`,
+        { limits: { timeoutMs: 60_000 } },
+      ),
     );
     expect(r.notes).toContain(WARM);
     expect(r.timedOut).toBe(false);

@@ -21,8 +21,21 @@ const open: ExecPolicy = { minGpus: 0, setup: [], network: false, labels: {}, ma
 describe('withPolicy', () => {
   it('imposes the policy on every run: image, GPU, setup first, network, job label', async () => {
     const exec = recorder();
-    await withPolicy(exec, { ...open, image: 'img:1', minGpus: 1, setup: ['pip install -e .'], network: true, labels: { 'repgen-job': 'repro-1' } }).run(request);
-    expect(exec.seen[0]).toMatchObject({ image: 'img:1', gpus: 1, setup: ['pip install -e .', 'echo agent'], network: true, labels: { 'repgen-job': 'repro-1' } });
+    await withPolicy(exec, {
+      ...open,
+      image: 'img:1',
+      minGpus: 1,
+      setup: ['pip install -e .'],
+      network: true,
+      labels: { 'repgen-job': 'repro-1' },
+    }).run(request);
+    expect(exec.seen[0]).toMatchObject({
+      image: 'img:1',
+      gpus: 1,
+      setup: ['pip install -e .', 'echo agent'],
+      network: true,
+      labels: { 'repgen-job': 'repro-1' },
+    });
   });
 
   it('a script that asks for the network does not get it unless the policy gives it', async () => {

@@ -60,7 +60,14 @@ export class FakeExecutor implements ScriptExecutor {
     if (run.delayMs) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, run.delayMs);
-        signal?.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
     if (signal?.aborted) return fakeRunResult({ exitCode: null, infra: { kind: 'aborted', message: 'aborted' } });

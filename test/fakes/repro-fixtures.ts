@@ -84,7 +84,9 @@ export function answer(script: string): string {
 export function probeRun(missing: string[] = []): FakeRun {
   const modules: Record<string, string | null> = { torch: '1.13.0', numpy: '1.24.2', transformers: null };
   for (const m of missing) modules[m] = null;
-  return { stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, cuda: false, cudaVersion: null })}\n` };
+  return {
+    stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, cuda: false, cudaVersion: null })}\n`,
+  };
 }
 
 /**
@@ -94,6 +96,7 @@ export function probeRun(missing: string[] = []): FakeRun {
 export function simulate(request: RunRequest, script: string): FakeRun {
   if (request.entry === 'probe.py') return probeRun();
   if (script.includes('# WRONG')) return { stderr: WRONG_OUTPUT, exitCode: 1 };
-  if (script.includes('nn.Linear(5, 2)') && script.includes('torch.randn(4, 3)') && script.includes('layer(x)')) return { stderr: CRASH_OUTPUT, exitCode: 1 };
+  if (script.includes('nn.Linear(5, 2)') && script.includes('torch.randn(4, 3)') && script.includes('layer(x)'))
+    return { stderr: CRASH_OUTPUT, exitCode: 1 };
   return { stdout: 'torch.Size([4, 2])\n', exitCode: 0 };
 }

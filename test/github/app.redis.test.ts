@@ -32,7 +32,14 @@ beforeAll(async () => {
   redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   await cleanRedis();
   gh = await startFakeGithub({ roles: { Codertocat: 'admin', reader: 'read', triager: 'triage', maintainer: 'maintain' } });
-  const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: PREFIX, REPGEN_REPO_RATE_LIMIT: '50', LOG_LEVEL: 'fatal' });
+  const env = readAppEnv({
+    APP_ID: '1',
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: SECRET,
+    REPGEN_QUEUE_PREFIX: PREFIX,
+    REPGEN_REPO_RATE_LIMIT: '50',
+    LOG_LEVEL: 'fatal',
+  });
   app = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
   queue = new Queue(REPRO_QUEUE, { connection: redis, prefix: PREFIX });
   // Warm-up: the first request signs the App's JWT and fetches an installation token (cached after).
@@ -53,7 +60,8 @@ beforeEach(() => {
   gh.options.config = null;
 });
 
-const post = (event: string, payload: unknown, opts: { deliveryId?: string; signature?: string | null } = {}) => postWebhook(app.url, event, payload, { secret: SECRET, ...opts });
+const post = (event: string, payload: unknown, opts: { deliveryId?: string; signature?: string | null } = {}) =>
+  postWebhook(app.url, event, payload, { secret: SECRET, ...opts });
 const commentsOn = (n: number) => [...gh.comments.values()].filter((c) => c.issue === n);
 
 describe('webhook signature', () => {
@@ -75,7 +83,15 @@ describe('issues.labeled', () => {
     expect(res.ms).toBeLessThan(1000);
     const mine = (await jobs()).filter((j) => j.issueNumber === issue);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ kind: 'repro', trigger: 'label', owner: 'Codertocat', repo: 'Hello-World', ref: 'master', requestedBy: 'Codertocat', deliveryId: res.deliveryId });
+    expect(mine[0]).toMatchObject({
+      kind: 'repro',
+      trigger: 'label',
+      owner: 'Codertocat',
+      repo: 'Hello-World',
+      ref: 'master',
+      requestedBy: 'Codertocat',
+      deliveryId: res.deliveryId,
+    });
     expect(gh.callsTo('POST', new RegExp(`/issues/${issue}/reactions$`)).map((c) => c.body)).toEqual([{ content: 'eyes' }]);
     const comments = commentsOn(issue);
     expect(comments).toHaveLength(1);
@@ -163,7 +179,10 @@ describe('issues.labeled', () => {
 
 describe('/repgen comments', () => {
   it('parses options into the job and puts 👀 on the comment', async () => {
-    const res = await post('issue_comment', commentPayload('/repgen --gpu --ref 0123abc --llm openai', { issueNumber: issue, sender: { login: 'maintainer' } }));
+    const res = await post(
+      'issue_comment',
+      commentPayload('/repgen --gpu --ref 0123abc --llm openai', { issueNumber: issue, sender: { login: 'maintainer' } }),
+    );
     expect(res.status).toBe(200);
     const [job] = (await jobs()).filter((j) => j.issueNumber === issue);
     expect(job).toMatchObject({ gpu: true, ref: '0123abc', llm: 'openai', trigger: 'comment', requestedBy: 'maintainer' });
@@ -227,7 +246,12 @@ describe('check_run.rerequested', () => {
     const res = await post('check_run', checkRunRerequestedPayload(issue, { sender: ADMIN }));
     expect(res.status).toBe(200);
     const [job] = (await jobs()).filter((j) => j.issueNumber === issue);
-    expect(job).toMatchObject({ trigger: 'check_run', owner: 'github', repo: 'hello-world', issueUrl: `http://github.com/github/hello-world/issues/${issue}` });
+    expect(job).toMatchObject({
+      trigger: 'check_run',
+      owner: 'github',
+      repo: 'hello-world',
+      issueUrl: `http://github.com/github/hello-world/issues/${issue}`,
+    });
     expect(commentsOn(issue)).toHaveLength(1);
   });
 });
@@ -235,7 +259,15 @@ describe('check_run.rerequested', () => {
 describe('per-repository rate limit', () => {
   it('queues runs past the limit with a delay, and says when they will start', async () => {
     const prefix = `${PREFIX}-rate`;
-    const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: prefix, REPGEN_REPO_RATE_LIMIT: '1', REPGEN_REPO_RATE_WINDOW_S: '600', LOG_LEVEL: 'fatal' });
+    const env = readAppEnv({
+      APP_ID: '1',
+      PRIVATE_KEY: testPrivateKey(),
+      WEBHOOK_SECRET: SECRET,
+      REPGEN_QUEUE_PREFIX: prefix,
+      REPGEN_REPO_RATE_LIMIT: '1',
+      REPGEN_REPO_RATE_WINDOW_S: '600',
+      LOG_LEVEL: 'fatal',
+    });
     const limited = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
     try {
       const first = issue;
@@ -243,7 +275,11 @@ describe('per-repository rate limit', () => {
       issue += 1;
       await postWebhook(limited.url, 'issues', labeledPayload('needs-repro', { issueNumber: first, sender: ADMIN }), { secret: SECRET });
       await postWebhook(limited.url, 'issues', labeledPayload('needs-repro', { issueNumber: second, sender: ADMIN }), { secret: SECRET });
-      const states = await Promise.all((await limited.queue.getJobs(['waiting', 'delayed'])).map(async (j) => [j.data.issueNumber, await j.getState(), j.opts.delay] as const));
+      const states = await Promise.all(
+        (await limited.queue.getJobs(['waiting', 'delayed'])).map(
+          async (j) => [j.data.issueNumber, await j.getState(), j.opts.delay] as const,
+        ),
+      );
       expect(states.sort()).toEqual([
         [first, 'waiting', 0],
         [second, 'delayed', expect.any(Number)],

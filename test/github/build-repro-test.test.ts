@@ -12,7 +12,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runPytest(script: string, markers: string[], fixedBy?: string): { status: number | null; out: string } {
   const file = join(dir, `test_issue_7_${Math.random().toString(36).slice(2)}.py`);
-  writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script, markers, timeoutS: 60, ...(fixedBy ? { fixedBy } : {}) }));
+  writeFileSync(
+    file,
+    buildReproTest({
+      issueNumber: 7,
+      issueUrl: 'https://github.com/o/r/issues/7',
+      script,
+      markers,
+      timeoutS: 60,
+      ...(fixedBy ? { fixedBy } : {}),
+    }),
+  );
   const res = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', file], { cwd: dir, encoding: 'utf8' });
   return { status: res.status, out: res.stdout + res.stderr };
 }
@@ -26,7 +36,15 @@ describe('buildReproTest', () => {
 
   it('is valid Python whatever quotes and backslashes the script holds', () => {
     const file = join(dir, 'compile_check.py');
-    writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script: `${BUG}s = """triple"""\n`, markers: ['IndexError: list index out of range'] }));
+    writeFileSync(
+      file,
+      buildReproTest({
+        issueNumber: 7,
+        issueUrl: 'https://github.com/o/r/issues/7',
+        script: `${BUG}s = """triple"""\n`,
+        markers: ['IndexError: list index out of range'],
+      }),
+    );
     execFileSync(PY, ['-m', 'py_compile', file]);
   });
 
@@ -58,9 +76,26 @@ describe('buildReproTest', () => {
 
   it('the fix named in the docstring cannot break out of it', () => {
     const file = join(dir, 'fixed_by_check.py');
-    writeFileSync(file, buildReproTest({ issueNumber: 7, issueUrl: 'https://github.com/o/r/issues/7', script: BUG, markers: [], fixedBy: 'x"""\nimport os; os.system("id")\\' }));
+    writeFileSync(
+      file,
+      buildReproTest({
+        issueNumber: 7,
+        issueUrl: 'https://github.com/o/r/issues/7',
+        script: BUG,
+        markers: [],
+        fixedBy: 'x"""\nimport os; os.system("id")\\',
+      }),
+    );
     execFileSync(PY, ['-m', 'py_compile', file]);
-    const imports = spawnSync(PY, ['-c', 'import ast,sys; m=ast.parse(open(sys.argv[1]).read()); print(sum(isinstance(n,(ast.Import,ast.ImportFrom)) for n in m.body))', file], { encoding: 'utf8' });
+    const imports = spawnSync(
+      PY,
+      [
+        '-c',
+        'import ast,sys; m=ast.parse(open(sys.argv[1]).read()); print(sum(isinstance(n,(ast.Import,ast.ImportFrom)) for n in m.body))',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(imports.stdout.trim()).toBe('2');
   });
 });

@@ -113,7 +113,9 @@ describe('cloneAtRef over smart HTTP', () => {
   });
 
   it('fails with a CloneError that never echoes the token when the server refuses it', async () => {
-    const err = await cloneAtRef({ url, ref: 'master', token: 'ghs_wrongTokenWrongTokenWrongToken000', dir: workDir() }).catch((e: unknown) => e);
+    const err = await cloneAtRef({ url, ref: 'master', token: 'ghs_wrongTokenWrongTokenWrongToken000', dir: workDir() }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CloneError);
     expect(String((err as Error).message)).not.toContain('ghs_wrongTokenWrongTokenWrongToken000');
   });

@@ -78,7 +78,12 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     let m: RegExpMatchArray | null;
 
     if (method === 'POST' && (m = path.match(/^\/app\/installations\/(\d+)\/access_tokens$/))) {
-      return send(res, 201, { token: `ghs_fakeInstallationToken${m[1]}xxxxxxxxxxxx`, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' });
+      return send(res, 201, {
+        token: `ghs_fakeInstallationToken${m[1]}xxxxxxxxxxxx`,
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        permissions: {},
+        repository_selection: 'all',
+      });
     }
     if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/))) {
       const role = options.roles?.[m[1] ?? ''];
@@ -87,9 +92,18 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       return send(res, 200, { permission, role_name: role, user: { login: m[1] } });
     }
     if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/))) {
-      const file = m[1] === '.github/repgen.yml' && options.config != null ? { content: options.config, sha: 'cfgsha' } : files.get(`${url.searchParams.get('ref') ?? ''}:${m[1]}`);
+      const file =
+        m[1] === '.github/repgen.yml' && options.config != null
+          ? { content: options.config, sha: 'cfgsha' }
+          : files.get(`${url.searchParams.get('ref') ?? ''}:${m[1]}`);
       if (!file) return notFound(res);
-      return send(res, 200, { type: 'file', path: m[1], sha: file.sha, encoding: 'base64', content: Buffer.from(file.content).toString('base64') });
+      return send(res, 200, {
+        type: 'file',
+        path: m[1],
+        sha: file.sha,
+        encoding: 'base64',
+        content: Buffer.from(file.content).toString('base64'),
+      });
     }
     if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)(\/.*)?$/))) {
       const n = Number(m[3]);
@@ -98,14 +112,31 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       if (method === 'GET' && rest === '') {
         const issue = options.issues?.[n];
         if (!issue) return notFound(res);
-        return send(res, 200, { number: n, title: issue.title, body: issue.body, html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}`, state: 'open', user: { login: 'reporter', type: 'User' } });
+        return send(res, 200, {
+          number: n,
+          title: issue.title,
+          body: issue.body,
+          html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}`,
+          state: 'open',
+          user: { login: 'reporter', type: 'User' },
+        });
       }
       if (method === 'GET' && rest === '/comments') {
-        return send(res, 200, [...comments.values()].filter((c) => c.issue === n));
+        return send(
+          res,
+          200,
+          [...comments.values()].filter((c) => c.issue === n),
+        );
       }
       if (method === 'POST' && rest === '/comments') {
         const id = nextId++;
-        const c: FakeComment = { id, issue: n, body: String(body?.body ?? ''), html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}#issuecomment-${id}`, user: { login: 'repgen[bot]', type: 'Bot' } };
+        const c: FakeComment = {
+          id,
+          issue: n,
+          body: String(body?.body ?? ''),
+          html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}#issuecomment-${id}`,
+          user: { login: 'repgen[bot]', type: 'Bot' },
+        };
         comments.set(id, c);
         return send(res, 201, c);
       }
@@ -114,7 +145,11 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
         const list = labels.get(n) ?? [];
         list.push(...((body?.labels as string[]) ?? []));
         labels.set(n, list);
-        return send(res, 200, list.map((name) => ({ name })));
+        return send(
+          res,
+          200,
+          list.map((name) => ({ name })),
+        );
       }
     }
     if ((m = path.match(/^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)(\/reactions)?$/))) {
@@ -141,7 +176,13 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     if (method === 'GET' && (m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/))) {
       const pr = options.pulls?.[Number(m[3])];
       if (!pr) return notFound(res);
-      return send(res, 200, { number: Number(m[3]), html_url: `https://github.com/${m[1]}/${m[2]}/pull/${m[3]}`, body: pr.body, state: 'open', head: { sha: pr.headSha, ref: pr.headRef } });
+      return send(res, 200, {
+        number: Number(m[3]),
+        html_url: `https://github.com/${m[1]}/${m[2]}/pull/${m[3]}`,
+        body: pr.body,
+        state: 'open',
+        head: { sha: pr.headSha, ref: pr.headRef },
+      });
     }
     if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/git\/refs$/.test(path)) {
       const ref = String(body?.ref);
@@ -155,7 +196,12 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       return send(res, 201, { content: { path: m[1] }, commit: { sha: 'c0ffee' } });
     }
     if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls$/))) {
-      if (method === 'GET') return send(res, 200, pulls.filter((p) => `${m?.[1]}:${p.head}` === url.searchParams.get('head')));
+      if (method === 'GET')
+        return send(
+          res,
+          200,
+          pulls.filter((p) => `${m?.[1]}:${p.head}` === url.searchParams.get('head')),
+        );
       const number = nextId++;
       const pr = { number, head: String(body?.head), html_url: `https://github.com/${m[1]}/${m[2]}/pull/${number}` };
       pulls.push(pr);
@@ -184,6 +230,8 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
 
 /** The contents of a file the fake holds on a branch (PR tests). */
 export function fakeFileOnBranch(gh: FakeGithub, branch: string, path: string): string | undefined {
-  const put = gh.calls.filter((c) => c.method === 'PUT' && c.path.endsWith(`/contents/${path}`) && (c.body as { branch?: string }).branch === branch).at(-1);
+  const put = gh.calls
+    .filter((c) => c.method === 'PUT' && c.path.endsWith(`/contents/${path}`) && (c.body as { branch?: string }).branch === branch)
+    .at(-1);
   return put ? Buffer.from(String((put.body as { content: string }).content), 'base64').toString() : undefined;
 }

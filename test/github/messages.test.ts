@@ -12,7 +12,10 @@ describe('App messages', () => {
   });
 
   it('lists every bad key of a config, each in code', () => {
-    const text = badConfigComment([{ key: 'caps.minutes', message: 'Too small' }, { key: 'gpus', message: 'is not a known setting' }]);
+    const text = badConfigComment([
+      { key: 'caps.minutes', message: 'Too small' },
+      { key: 'gpus', message: 'is not a known setting' },
+    ]);
     expect(text).toContain('- `caps.minutes`: Too small');
     expect(text).toContain('- `gpus`: is not a known setting');
     expect(text).toContain('nothing was run');

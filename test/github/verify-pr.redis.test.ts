@@ -9,7 +9,14 @@ import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { VERIFY_JOB, VerifyJob } from '../../src/queue/verify-job.js';
 import { startAppServer, type AppServerHandle } from '../../workers/app-server.js';
 import { startFakeGithub, type FakeGithub } from './fake-github.js';
-import { checkRunRerequestedPayload, commentPayload, postWebhook, prCommentPayload, pullRequestPayload, testPrivateKey } from './webhook-fixtures.js';
+import {
+  checkRunRerequestedPayload,
+  commentPayload,
+  postWebhook,
+  prCommentPayload,
+  pullRequestPayload,
+  testPrivateKey,
+} from './webhook-fixtures.js';
 
 /**
  * The App's side of a fixing PR: real pull_request and issue_comment payloads against the fake GitHub,
@@ -54,7 +61,14 @@ beforeAll(async () => {
   await cleanRedis();
   registry = new RunRegistry(redis, { prefix: PREFIX });
   gh = await startFakeGithub({ roles: { Codertocat: 'admin', reader: 'read' }, pulls: {} });
-  const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: PREFIX, REPGEN_REPO_RATE_LIMIT: '50', LOG_LEVEL: 'fatal' });
+  const env = readAppEnv({
+    APP_ID: '1',
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: SECRET,
+    REPGEN_QUEUE_PREFIX: PREFIX,
+    REPGEN_REPO_RATE_LIMIT: '50',
+    LOG_LEVEL: 'fatal',
+  });
   app = await startAppServer(env, { log: silentLogger, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
   queue = new Queue(REPRO_QUEUE, { connection: redis, prefix: PREFIX });
   // Warm-up: the first request signs the App's JWT and fetches an installation token (cached after).
@@ -77,21 +91,45 @@ beforeEach(() => {
   gh.options.config = null;
 });
 
-const post = (event: string, payload: unknown, deliveryId?: string) => postWebhook(app.url, event, payload, { secret: SECRET, ...(deliveryId ? { deliveryId } : {}) });
+const post = (event: string, payload: unknown, deliveryId?: string) =>
+  postWebhook(app.url, event, payload, { secret: SECRET, ...(deliveryId ? { deliveryId } : {}) });
 const commentsOn = (n: number) => [...gh.comments.values()].filter((c) => c.issue === n);
 const mine = async () => (await verifyJobs()).filter((j) => j.pr.number === pr);
 
 describe('pull_request opened / synchronize', () => {
   it('queues a fix check for the linked, reproduced issue and shows it on the PR at once (queued check run)', async () => {
     await reproduce(issue);
-    const res = await post('pull_request', pullRequestPayload('opened', { body: `This changes the stem.\n\nFixes #${issue}`, number: pr, headSha: HEAD, headRef: 'fix-stem', sender: ADMIN }));
+    const res = await post(
+      'pull_request',
+      pullRequestPayload('opened', {
+        body: `This changes the stem.\n\nFixes #${issue}`,
+        number: pr,
+        headSha: HEAD,
+        headRef: 'fix-stem',
+        sender: ADMIN,
+      }),
+    );
     expect(res.status).toBe(200);
     expect(res.ms).toBeLessThan(1000);
     const jobs = await mine();
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ kind: 'verify', issueNumber: issue, issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`, pr: { number: pr, headSha: HEAD, headRef: 'fix-stem' }, trigger: 'pull_request', requestedBy: 'Codertocat', owner: 'Codertocat', repo: 'Hello-World' });
+    expect(jobs[0]).toMatchObject({
+      kind: 'verify',
+      issueNumber: issue,
+      issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`,
+      pr: { number: pr, headSha: HEAD, headRef: 'fix-stem' },
+      trigger: 'pull_request',
+      requestedBy: 'Codertocat',
+      owner: 'Codertocat',
+      repo: 'Hello-World',
+    });
     const [check] = gh.checkRuns;
-    expect(check).toMatchObject({ name: `RepGen fix check (#${issue})`, head_sha: HEAD, status: 'queued', external_id: `verify:codertocat/hello-world#${issue}@pr${pr}` });
+    expect(check).toMatchObject({
+      name: `RepGen fix check (#${issue})`,
+      head_sha: HEAD,
+      status: 'queued',
+      external_id: `verify:codertocat/hello-world#${issue}@pr${pr}`,
+    });
     expect(jobs[0]?.checkRunId).toBe(check?.id);
     // Nothing is said in the PR's conversation: the check run is the answer.
     expect(commentsOn(pr)).toEqual([]);
@@ -108,7 +146,9 @@ describe('pull_request opened / synchronize', () => {
 
   it('costs no GitHub call for a PR that links nothing, links another repository, or links an issue without a reproduction', async () => {
     for (const body of ['Refactor, no issue.', `Fixes other/repo#${issue}`, `Fixes #${issue + 100}`, null]) {
-      expect((await post('pull_request', pullRequestPayload('opened', { body, number: pr, headSha: HEAD, sender: ADMIN }))).status).toBe(200);
+      expect((await post('pull_request', pullRequestPayload('opened', { body, number: pr, headSha: HEAD, sender: ADMIN }))).status).toBe(
+        200,
+      );
     }
     expect(gh.calls).toEqual([]);
     expect(await mine()).toEqual([]);
@@ -116,7 +156,15 @@ describe('pull_request opened / synchronize', () => {
 
   it('ignores bots and other actions (closed)', async () => {
     await reproduce(issue);
-    await post('pull_request', pullRequestPayload('opened', { body: `Fixes #${issue}`, number: pr, headSha: HEAD, sender: { login: 'dependabot[bot]', type: 'Bot' } }));
+    await post(
+      'pull_request',
+      pullRequestPayload('opened', {
+        body: `Fixes #${issue}`,
+        number: pr,
+        headSha: HEAD,
+        sender: { login: 'dependabot[bot]', type: 'Bot' },
+      }),
+    );
     await post('pull_request', pullRequestPayload('closed', { body: `Fixes #${issue}`, number: pr, headSha: HEAD, sender: ADMIN }));
     expect(gh.calls).toEqual([]);
     expect(await mine()).toEqual([]);
@@ -124,9 +172,14 @@ describe('pull_request opened / synchronize', () => {
 
   it('does not run for a sender without a trigger role: a neutral check run says a maintainer can comment /repgen verify', async () => {
     await reproduce(issue);
-    await post('pull_request', pullRequestPayload('opened', { body: `Fixes #${issue}`, number: pr, headSha: HEAD, sender: { login: 'reader' } }));
+    await post(
+      'pull_request',
+      pullRequestPayload('opened', { body: `Fixes #${issue}`, number: pr, headSha: HEAD, sender: { login: 'reader' } }),
+    );
     expect(await mine()).toEqual([]);
-    expect(gh.checkRuns).toEqual([expect.objectContaining({ name: `RepGen fix check (#${issue})`, status: 'completed', conclusion: 'neutral', head_sha: HEAD })]);
+    expect(gh.checkRuns).toEqual([
+      expect.objectContaining({ name: `RepGen fix check (#${issue})`, status: 'completed', conclusion: 'neutral', head_sha: HEAD }),
+    ]);
     expect(JSON.stringify(gh.checkRuns[0])).toContain('/repgen verify');
     expect(commentsOn(pr)).toEqual([]);
   });
@@ -134,7 +187,15 @@ describe('pull_request opened / synchronize', () => {
   it('makes one fix check per reproduced issue when a PR fixes several', async () => {
     await reproduce(issue);
     await reproduce(issue + 1);
-    await post('pull_request', pullRequestPayload('opened', { body: `Fixes #${issue}\nFixes #${issue + 1}\nFixes #${issue + 2}`, number: pr, headSha: HEAD, sender: ADMIN }));
+    await post(
+      'pull_request',
+      pullRequestPayload('opened', {
+        body: `Fixes #${issue}\nFixes #${issue + 1}\nFixes #${issue + 2}`,
+        number: pr,
+        headSha: HEAD,
+        sender: ADMIN,
+      }),
+    );
     expect((await mine()).map((j) => j.issueNumber).sort()).toEqual([issue, issue + 1]);
     expect(gh.checkRuns.map((c) => c.name).sort()).toEqual([`RepGen fix check (#${issue})`, `RepGen fix check (#${issue + 1})`]);
     issue += 2;
@@ -148,7 +209,11 @@ describe('/repgen verify on a pull request', () => {
     const res = await post('issue_comment', prCommentPayload('/repgen verify', { prNumber: pr, sender: ADMIN }));
     expect(res.status).toBe(200);
     const [job] = await mine();
-    expect(job).toMatchObject({ issueNumber: issue, trigger: 'comment', pr: { number: pr, headSha: HEAD, headRef: 'fix', url: `https://github.com/Codertocat/Hello-World/pull/${pr}` } });
+    expect(job).toMatchObject({
+      issueNumber: issue,
+      trigger: 'comment',
+      pr: { number: pr, headSha: HEAD, headRef: 'fix', url: `https://github.com/Codertocat/Hello-World/pull/${pr}` },
+    });
     expect(gh.callsTo('POST', /\/issues\/comments\/\d+\/reactions$/).map((c) => c.body)).toEqual([{ content: 'eyes' }]);
     expect(gh.checkRuns).toHaveLength(1);
   });
@@ -198,7 +263,9 @@ describe('Re-run on a fix check', () => {
     await reproduce(issue, 'github', 'hello-world');
     gh.options.pulls![pr] = { body: `Fixes #${issue}`, headSha: HEAD, headRef: 'fix' };
     const rerun = (externalId: string) => {
-      const p = checkRunRerequestedPayload(issue, { name: `RepGen fix check (#${issue})`, sender: ADMIN }) as { check_run: { external_id: string } };
+      const p = checkRunRerequestedPayload(issue, { name: `RepGen fix check (#${issue})`, sender: ADMIN }) as {
+        check_run: { external_id: string };
+      };
       p.check_run.external_id = externalId;
       return post('check_run', p);
     };
@@ -207,7 +274,13 @@ describe('Re-run on a fix check', () => {
     expect(gh.calls).toEqual([]);
     expect((await rerun(`verify:github/hello-world#${issue}@pr${pr}`)).status).toBe(200);
     const [job] = await mine();
-    expect(job).toMatchObject({ trigger: 'check_run', issueNumber: issue, owner: 'github', repo: 'hello-world', pr: { number: pr, headSha: HEAD } });
+    expect(job).toMatchObject({
+      trigger: 'check_run',
+      issueNumber: issue,
+      owner: 'github',
+      repo: 'hello-world',
+      pr: { number: pr, headSha: HEAD },
+    });
     expect(gh.checkRuns).toEqual([expect.objectContaining({ name: `RepGen fix check (#${issue})`, status: 'queued', head_sha: HEAD })]);
   });
 });

@@ -22,7 +22,12 @@ export interface PayloadOverrides {
 }
 
 function adjust(p: Record<string, unknown>, o: PayloadOverrides): Record<string, unknown> {
-  const payload = p as { installation?: { id: number }; issue: { number: number; html_url: string }; sender: { login: string; type: string }; repository: { clone_url: string } };
+  const payload = p as {
+    installation?: { id: number };
+    issue: { number: number; html_url: string };
+    sender: { login: string; type: string };
+    repository: { clone_url: string };
+  };
   payload.installation = { id: o.installationId ?? 1 };
   if (o.issueNumber) {
     payload.issue.number = o.issueNumber;
@@ -39,10 +44,16 @@ export function labeledPayload(label: string, o: PayloadOverrides = {}): Record<
   return adjust(p as unknown as Record<string, unknown>, o);
 }
 
-export function commentPayload(body: string, o: PayloadOverrides & { commentUser?: { login: string; type?: string } } = {}): Record<string, unknown> {
+export function commentPayload(
+  body: string,
+  o: PayloadOverrides & { commentUser?: { login: string; type?: string } } = {},
+): Record<string, unknown> {
   const p = example('issue_comment', 'created') as { comment: { body: string; user: { login: string; type: string } } };
   p.comment.body = body;
-  const adjusted = adjust(p as unknown as Record<string, unknown>, o) as { comment: { user: { login: string; type: string } }; sender: { login: string; type: string } };
+  const adjusted = adjust(p as unknown as Record<string, unknown>, o) as {
+    comment: { user: { login: string; type: string } };
+    sender: { login: string; type: string };
+  };
   adjusted.comment.user = { ...adjusted.comment.user, ...(o.commentUser ?? { login: adjusted.sender.login, type: adjusted.sender.type }) };
   return adjusted as unknown as Record<string, unknown>;
 }
@@ -52,10 +63,20 @@ export function sign(secret: string, body: string): string {
 }
 
 /** POSTs a webhook like GitHub does; `signature: null` sends none, a string sends that one. */
-export async function postWebhook(url: string, event: string, payload: unknown, opts: { secret: string; deliveryId?: string; signature?: string | null }): Promise<{ status: number; deliveryId: string; ms: number }> {
+export async function postWebhook(
+  url: string,
+  event: string,
+  payload: unknown,
+  opts: { secret: string; deliveryId?: string; signature?: string | null },
+): Promise<{ status: number; deliveryId: string; ms: number }> {
   const body = JSON.stringify(payload);
   const deliveryId = opts.deliveryId ?? randomUUID();
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': deliveryId, 'user-agent': 'GitHub-Hookshot/test' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-github-event': event,
+    'x-github-delivery': deliveryId,
+    'user-agent': 'GitHub-Hookshot/test',
+  };
   const signature = opts.signature === undefined ? sign(opts.secret, body) : opts.signature;
   if (signature !== null) headers['x-hub-signature-256'] = signature;
   const t0 = performance.now();
@@ -73,7 +94,12 @@ export function testPrivateKey(): string {
 
 /** check_run.rerequested, pointed at RepGen's check run for `issueNumber` (as RepGen writes external_id). */
 export function checkRunRerequestedPayload(issueNumber: number, o: PayloadOverrides & { name?: string } = {}): Record<string, unknown> {
-  const p = example('check_run', 'rerequested') as { check_run: { name: string; external_id: string }; installation?: { id: number }; sender: { login: string; type: string }; repository: { full_name: string } };
+  const p = example('check_run', 'rerequested') as {
+    check_run: { name: string; external_id: string };
+    installation?: { id: number };
+    sender: { login: string; type: string };
+    repository: { full_name: string };
+  };
   p.check_run.name = o.name ?? 'RepGen reproduction';
   p.check_run.external_id = `${p.repository.full_name.toLowerCase()}#${issueNumber}`;
   p.installation = { id: o.installationId ?? 1 };
@@ -82,7 +108,10 @@ export function checkRunRerequestedPayload(issueNumber: number, o: PayloadOverri
 }
 
 /** pull_request.opened / synchronize / reopened from the real examples, with the description and head a case needs. */
-export function pullRequestPayload(action: 'opened' | 'synchronize' | 'reopened' | 'closed', o: PayloadOverrides & { body: string | null; number?: number; headSha?: string; headRef?: string }): Record<string, unknown> {
+export function pullRequestPayload(
+  action: 'opened' | 'synchronize' | 'reopened' | 'closed',
+  o: PayloadOverrides & { body: string | null; number?: number; headSha?: string; headRef?: string },
+): Record<string, unknown> {
   const p = example('pull_request', action) as {
     number: number;
     installation?: { id: number };
@@ -112,6 +141,12 @@ export function prCommentPayload(body: string, o: PayloadOverrides & { prNumber:
   const p = commentPayload(body, { ...o, issueNumber: o.prNumber }) as { issue: { html_url: string; pull_request?: unknown } };
   p.issue.html_url = p.issue.html_url.replace(/\/issues\/(\d+)$/, '/pull/$1');
   const url = p.issue.html_url;
-  p.issue.pull_request = { url: url.replace('https://github.com/', 'https://api.github.com/repos/').replace('/pull/', '/pulls/'), html_url: url, diff_url: `${url}.diff`, patch_url: `${url}.patch`, merged_at: null };
+  p.issue.pull_request = {
+    url: url.replace('https://github.com/', 'https://api.github.com/repos/').replace('/pull/', '/pulls/'),
+    html_url: url,
+    diff_url: `${url}.diff`,
+    patch_url: `${url}.patch`,
+    merged_at: null,
+  };
   return p as unknown as Record<string, unknown>;
 }

@@ -24,7 +24,13 @@ const log: Logger = {
 
 beforeAll(async () => {
   gh = await startFakeGithub({ roles: { Codertocat: 'admin' } });
-  const env = readAppEnv({ APP_ID: '1', PRIVATE_KEY: testPrivateKey(), WEBHOOK_SECRET: SECRET, REPGEN_QUEUE_PREFIX: PREFIX, LOG_LEVEL: 'fatal' });
+  const env = readAppEnv({
+    APP_ID: '1',
+    PRIVATE_KEY: testPrivateKey(),
+    WEBHOOK_SECRET: SECRET,
+    REPGEN_QUEUE_PREFIX: PREFIX,
+    LOG_LEVEL: 'fatal',
+  });
   app = await startAppServer(env, { log, baseUrl: gh.url, port: 0, host: '127.0.0.1' });
 });
 
@@ -50,7 +56,13 @@ function stream(headers: Record<string, string>, totalBytes: number, opts: { len
     let sentBytes = 0;
     let answered = false;
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers, ...(opts.length ? { 'content-length': String(totalBytes) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { ...headers, ...(opts.length ? { 'content-length': String(totalBytes) } : {}) },
+      },
       (res) => {
         answered = true;
         let body = '';
@@ -78,7 +90,13 @@ function stream(headers: Record<string, string>, totalBytes: number, opts: { len
 }
 
 function signedHeaders(body: string, extra: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': sign(SECRET, body), ...extra };
+  return {
+    'content-type': 'application/json',
+    'x-github-event': 'issue_comment',
+    'x-github-delivery': randomUUID(),
+    'x-hub-signature-256': sign(SECRET, body),
+    ...extra,
+  };
 }
 
 async function send(body: string, headers: Record<string, string>, method = 'POST'): Promise<number> {
@@ -110,7 +128,12 @@ describe('webhook server: hostile requests', () => {
   });
 
   it('a 200 MB chunked body (no length) with a forged signature gets 413 at the 25 MB cap; RSS grows < 50 MB', async () => {
-    const headers = { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': `sha256=${'1'.repeat(64)}` };
+    const headers = {
+      'content-type': 'application/json',
+      'x-github-event': 'issues',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${'1'.repeat(64)}`,
+    };
     const { result, growthMb } = await peakRssDuring(() => stream(headers, 200 * 1024 * 1024, { length: false }));
     expect(result.status).toBe(413);
     expect(result.sentBytes).toBeLessThan(200 * 1024 * 1024);

@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  approxTokens,
-  startScriptedServer,
-  type RecordedRequest,
-  type ScriptedServer,
-  type WireReply,
-} from './scripted-wire-server.js';
+import { approxTokens, startScriptedServer, type RecordedRequest, type ScriptedServer, type WireReply } from './scripted-wire-server.js';
 
 export type { RecordedRequest, ScriptedServer } from './scripted-wire-server.js';
 

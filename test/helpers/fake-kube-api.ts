@@ -191,7 +191,12 @@ export class FakeKubeApi {
    * The next `times` requests matching method and path answer `status` (with e.g. a Retry-After header).
    * With `land`, the request is carried out first and only its answer is replaced.
    */
-  failNext(method: string, path: RegExp, statusCode: number, { times = 1, headers = {}, land = false }: { times?: number; headers?: Record<string, string>; land?: boolean } = {}): void {
+  failNext(
+    method: string,
+    path: RegExp,
+    statusCode: number,
+    { times = 1, headers = {}, land = false }: { times?: number; headers?: Record<string, string>; land?: boolean } = {},
+  ): void {
     this.faults.push({ method, path, status: statusCode, times, headers, land });
   }
 
@@ -221,7 +226,9 @@ export class FakeKubeApi {
       phase: 'Failed',
       reason: 'Evicted',
       message,
-      containerStatuses: [{ ...pod.status.containerStatuses[0], state: { terminated: { exitCode: 137, reason: 'Error', finishedAt: nowIso() } } }],
+      containerStatuses: [
+        { ...pod.status.containerStatuses[0], state: { terminated: { exitCode: 137, reason: 'Error', finishedAt: nowIso() } } },
+      ],
     };
     this.put('pods', pod, 'MODIFIED');
     this.failJob(pod, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
@@ -290,7 +297,9 @@ export class FakeKubeApi {
     if (sub === 'log' && method === 'GET') return this.serveLog(key, name!, query, res, method, url.pathname);
     if (!name && method === 'GET') {
       const labelMatch = parseSelector(query.labelSelector, (o, k) => o.metadata?.labels?.[k]);
-      const fieldMatch = parseSelector(query.fieldSelector, (o, k) => (k === 'metadata.name' ? o.metadata?.name : k === 'metadata.namespace' ? o.metadata?.namespace : undefined));
+      const fieldMatch = parseSelector(query.fieldSelector, (o, k) =>
+        k === 'metadata.name' ? o.metadata?.name : k === 'metadata.namespace' ? o.metadata?.namespace : undefined,
+      );
       const matches = (o: Obj) => o.metadata?.namespace === ns && labelMatch(o) && fieldMatch(o);
       if (query.watch === 'true' || query.watch === '1') return this.serveWatch(kind, ns, matches, query, res, method, url.pathname);
       const items = [...this.store[kind].values()].filter(matches).map(clone);
@@ -327,7 +336,15 @@ export class FakeKubeApi {
     return send(405, status(405, 'MethodNotAllowed', method));
   }
 
-  private serveWatch(kind: Kind, ns: string, matches: (o: Obj) => boolean, query: Record<string, string>, res: ServerResponse, method: string, path: string): void {
+  private serveWatch(
+    kind: Kind,
+    ns: string,
+    matches: (o: Obj) => boolean,
+    query: Record<string, string>,
+    res: ServerResponse,
+    method: string,
+    path: string,
+  ): void {
     if (this.http410Watches > 0) {
       this.http410Watches -= 1;
       this.requests.push({ method, path, query, status: 410 });
@@ -346,7 +363,8 @@ export class FakeKubeApi {
     if (from === undefined) {
       for (const o of this.store[kind].values()) if (matches(o)) res.write(`${JSON.stringify({ type: 'ADDED', object: o })}\n`);
     } else {
-      for (const e of this.history) if (e.kind === kind && e.rv > from && matches(e.object)) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
+      for (const e of this.history)
+        if (e.kind === kind && e.rv > from && matches(e.object)) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);
     }
     this.watchers.add(w);
     const timeout = Number(query.timeoutSeconds ?? 0);
@@ -475,8 +493,20 @@ export class FakeKubeApi {
       active: 0,
       failed: 1,
       conditions: [
-        { type: 'FailureTarget', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline', lastTransitionTime: nowIso() },
-        { type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline', lastTransitionTime: nowIso() },
+        {
+          type: 'FailureTarget',
+          status: 'True',
+          reason: 'DeadlineExceeded',
+          message: 'Job was active longer than specified deadline',
+          lastTransitionTime: nowIso(),
+        },
+        {
+          type: 'Failed',
+          status: 'True',
+          reason: 'DeadlineExceeded',
+          message: 'Job was active longer than specified deadline',
+          lastTransitionTime: nowIso(),
+        },
       ],
     };
     this.put('jobs', job, 'MODIFIED');
@@ -493,7 +523,14 @@ export class FakeKubeApi {
       const why = gpus > this.opts.gpus ? '1 Insufficient nvidia.com/gpu' : "1 node(s) didn't match Pod's node affinity/selector";
       pod.status = {
         phase: 'Pending',
-        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: `0/1 nodes are available: ${why}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.` }],
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: `0/1 nodes are available: ${why}. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.`,
+          },
+        ],
       };
       this.put('pods', pod, 'MODIFIED');
       return;
@@ -502,7 +539,9 @@ export class FakeKubeApi {
     pod.status = {
       phase: 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'True' }],
-      containerStatuses: [{ name: c.name, image: c.image, ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }],
+      containerStatuses: [
+        { name: c.name, image: c.image, ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } },
+      ],
     };
     this.put('pods', pod, 'MODIFIED');
     this.later(this.opts.startDelayMs, () => this.pullAndStart(podKey, 0));
@@ -514,7 +553,8 @@ export class FakeKubeApi {
     const c = pod.spec.containers[0];
     if (this.opts.pullFails(c.image)) {
       const reason = attempt === 0 ? 'ErrImagePull' : 'ImagePullBackOff';
-      const message = attempt === 0 ? `failed to pull and unpack image "${c.image}": pull access denied` : `Back-off pulling image "${c.image}"`;
+      const message =
+        attempt === 0 ? `failed to pull and unpack image "${c.image}": pull access denied` : `Back-off pulling image "${c.image}"`;
       pod.status.containerStatuses[0].state = { waiting: { reason, message } };
       this.put('pods', pod, 'MODIFIED');
       this.later(150, () => this.pullAndStart(podKey, attempt + 1));
@@ -557,7 +597,11 @@ export class FakeKubeApi {
     const mapPath = (s: string): string => {
       for (const [from, to] of mounts) if (s === from || s.startsWith(`${from}/`)) return to + s.slice(from.length);
       // PYTHONPATH-like lists: map each entry.
-      if (s.includes(':') && s.startsWith('/')) return s.split(':').map((p) => mapPath(p)).join(':');
+      if (s.includes(':') && s.startsWith('/'))
+        return s
+          .split(':')
+          .map((p) => mapPath(p))
+          .join(':');
       return s;
     };
     // The "image": `python` and `python3` on its PATH are the configured interpreter, nothing of the host's PATH.
@@ -588,7 +632,13 @@ export class FakeKubeApi {
         child.on('close', (code) => resolve(code ?? 137));
       });
       this.initLogs.set(`${podKey}/${c.name}`, Buffer.concat(log).toString());
-      statuses.push({ name: c.name, image: c.image, ready: code === 0, restartCount: 0, state: { terminated: { exitCode: code, reason: code === 0 ? 'Completed' : 'Error' } } });
+      statuses.push({
+        name: c.name,
+        image: c.image,
+        ready: code === 0,
+        restartCount: 0,
+        state: { terminated: { exitCode: code, reason: code === 0 ? 'Completed' : 'Error' } },
+      });
       const current = this.store.pods.get(podKey);
       if (!current) return false;
       current.status = { ...current.status, initContainerStatuses: [...statuses] };
@@ -668,14 +718,27 @@ export class FakeKubeApi {
     for (const d of r.dirs) rmSync(d, { recursive: true, force: true });
     const pod = this.store.pods.get(podKey);
     if (!pod || pod.status?.reason === 'Evicted') return;
-    const sigNum = sig ? ({ SIGKILL: 9, SIGTERM: 15, SIGSEGV: 11, SIGABRT: 6 } as Record<string, number>)[sig] ?? 9 : 0;
+    const sigNum = sig ? (({ SIGKILL: 9, SIGTERM: 15, SIGSEGV: 11, SIGABRT: 6 } as Record<string, number>)[sig] ?? 9) : 0;
     const exitCode = code ?? 128 + sigNum;
     const reason = r.oomKilled ? 'OOMKilled' : exitCode === 0 ? 'Completed' : 'Error';
     pod.status = {
       ...pod.status,
       phase: exitCode === 0 ? 'Succeeded' : 'Failed',
       containerStatuses: [
-        { ...pod.status.containerStatuses[0], ready: false, started: false, state: { terminated: { exitCode, reason, startedAt, finishedAt: nowIso(), containerID: `containerd://${randomBytes(8).toString('hex')}` } } },
+        {
+          ...pod.status.containerStatuses[0],
+          ready: false,
+          started: false,
+          state: {
+            terminated: {
+              exitCode,
+              reason,
+              startedAt,
+              finishedAt: nowIso(),
+              containerID: `containerd://${randomBytes(8).toString('hex')}`,
+            },
+          },
+        },
       ],
     };
     this.put('pods', pod, 'MODIFIED');

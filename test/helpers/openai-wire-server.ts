@@ -1,11 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  approxTokens,
-  startScriptedServer,
-  type RecordedRequest,
-  type ScriptedServer,
-  type WireReply,
-} from './scripted-wire-server.js';
+import { approxTokens, startScriptedServer, type RecordedRequest, type ScriptedServer, type WireReply } from './scripted-wire-server.js';
 
 export type { RecordedRequest, ScriptedServer } from './scripted-wire-server.js';
 
@@ -70,7 +64,8 @@ const ERRORS: Record<OpenAiErrorKind, { status: number; type: string; code: stri
     status: 400,
     type: 'invalid_request_error',
     code: 'context_length_exceeded',
-    message: "This model's maximum context length is 32768 tokens. However, you requested 40961 tokens (36865 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+    message:
+      "This model's maximum context length is 32768 tokens. However, you requested 40961 tokens (36865 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
   },
   bad_request: { status: 400, type: 'invalid_request_error', code: null, message: 'Invalid request' },
 };

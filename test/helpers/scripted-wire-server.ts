@@ -83,7 +83,13 @@ export async function startScriptedServer<R>(options: ScriptedServerOptions<R>):
 
     const pathOnly = recorded.path.split('?')[0];
     if (recorded.method !== options.route.method || pathOnly !== options.route.path) {
-      await write(res, options.errorReply(404, `${options.name} fake serves only ${options.route.method} ${options.route.path}, got ${recorded.method} ${recorded.path}`));
+      await write(
+        res,
+        options.errorReply(
+          404,
+          `${options.name} fake serves only ${options.route.method} ${options.route.path}, got ${recorded.method} ${recorded.path}`,
+        ),
+      );
       return;
     }
     const step = queue.shift();

@@ -41,6 +41,21 @@ export async function startSlowServer(mode: 'headers' | 'body', delayMs: number,
 }
 
 export const openAiAnswer = (): string =>
-  JSON.stringify({ id: 'x', object: 'chat.completion', model: 'slow-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'slow but here' } }], usage: { prompt_tokens: 3, completion_tokens: 3 } });
+  JSON.stringify({
+    id: 'x',
+    object: 'chat.completion',
+    model: 'slow-model',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'slow but here' } }],
+    usage: { prompt_tokens: 3, completion_tokens: 3 },
+  });
 export const anthropicAnswer = (): string =>
-  JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [{ type: 'text', text: 'slow but here' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 3 } });
+  JSON.stringify({
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-x',
+    content: [{ type: 'text', text: 'slow but here' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 3, output_tokens: 3 },
+  });

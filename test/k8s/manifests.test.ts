@@ -108,7 +108,12 @@ describe('k8s/ manifests', () => {
         // Workspace runs reach the worker's workspace port and nothing else: no DNS, no CIDR.
         expect(sel).toEqual({ 'repgen.dev/workspace': 'fetch' });
         expect(p.spec.egress).toHaveLength(1);
-        expect(p.spec.egress[0].to).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'repgen' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'repgen-worker' } } }]);
+        expect(p.spec.egress[0].to).toEqual([
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'repgen' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'repgen-worker' } },
+          },
+        ]);
         expect(p.spec.egress[0].ports).toEqual([{ protocol: 'TCP', port: 8472 }]);
         continue;
       }
@@ -123,7 +128,7 @@ describe('k8s/ manifests', () => {
     expect(JSON.stringify(base)).not.toContain('egress-allowlist');
   });
 
-  it("wires the workspace port: each worker advertises its own pod IP on 8472, and both policies match exactly those pods", () => {
+  it('wires the workspace port: each worker advertises its own pod IP on 8472, and both policies match exactly those pods', () => {
     const worker = ofKind('Deployment').find((d) => d.metadata.name === 'repgen-worker')!;
     const workerLabels = worker.spec.template.metadata.labels as Record<string, string>;
     const c = worker.spec.template.spec.containers[0];
@@ -141,9 +146,13 @@ describe('k8s/ manifests', () => {
     expect(cfg.workspacePort).toBe(8472);
 
     // The API server labels every namespace kubernetes.io/metadata.name=<name>.
-    const nsLabels = (name: string) => ({ ...ofKind('Namespace').find((n) => n.metadata.name === name)!.metadata.labels, 'kubernetes.io/metadata.name': name });
+    const nsLabels = (name: string) => ({
+      ...ofKind('Namespace').find((n) => n.metadata.name === name)!.metadata.labels,
+      'kubernetes.io/metadata.name': name,
+    });
     const fits = (sel: Obj | undefined, labels: Record<string, string>) =>
-      Object.keys(sel?.matchLabels ?? {}).length > 0 && Object.entries(sel!.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
+      Object.keys(sel?.matchLabels ?? {}).length > 0 &&
+      Object.entries(sel!.matchLabels as Record<string, string>).every(([k, v]) => labels[k] === v);
     const config = KubernetesExecConfig.parse({ kind: 'kubernetes' });
     const files = [{ path: 'm.py', content: '' }];
     const fetching = renderRun(RunRequest.parse({ files, entry: 'm.py', workspace: { hostPath: '/tmp/x' } }), config, {
@@ -153,7 +162,9 @@ describe('k8s/ manifests', () => {
     const plain = renderRun(RunRequest.parse({ files, entry: 'm.py' }), config, { runId: 'p' }).job.spec!.template.metadata!.labels!;
 
     // Egress of the fetching repro pods: to the worker pods of the worker's namespace, port 8472.
-    const egress = ofKind('NetworkPolicy').filter((p) => p.metadata.namespace === 'repgen-repro' && fits(p.spec.podSelector, fetching) && (p.spec.egress ?? []).length > 0);
+    const egress = ofKind('NetworkPolicy').filter(
+      (p) => p.metadata.namespace === 'repgen-repro' && fits(p.spec.podSelector, fetching) && (p.spec.egress ?? []).length > 0,
+    );
     expect(egress).toHaveLength(1);
     const to = egress[0]!.spec.egress[0].to[0];
     expect(fits(to.namespaceSelector, nsLabels(worker.metadata.namespace))).toBe(true);
@@ -161,7 +172,9 @@ describe('k8s/ manifests', () => {
     expect(fits(egress[0]!.spec.podSelector, plain)).toBe(false);
 
     // Ingress of the worker: that port, from those pods only.
-    const ingress = ofKind('NetworkPolicy').filter((p) => p.metadata.namespace === worker.metadata.namespace && fits(p.spec.podSelector, workerLabels));
+    const ingress = ofKind('NetworkPolicy').filter(
+      (p) => p.metadata.namespace === worker.metadata.namespace && fits(p.spec.podSelector, workerLabels),
+    );
     expect(ingress).toHaveLength(1);
     expect(ingress[0]!.spec.policyTypes).toEqual(['Ingress']);
     expect(ingress[0]!.spec.ingress).toHaveLength(1);

@@ -14,7 +14,12 @@ import {
   type LlmSettingsInput,
 } from '../../src/llm/index.js';
 import type { Logger } from '../../src/log.js';
-import { PROMPT_TOO_LONG, startScriptedAnthropicServer, type AnthropicResponse, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import {
+  PROMPT_TOO_LONG,
+  startScriptedAnthropicServer,
+  type AnthropicResponse,
+  type ScriptedServer,
+} from '../helpers/anthropic-wire-server.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -28,10 +33,23 @@ function recordingLog(): Logger & { lines: { level: string; msg: string; obj: Re
   return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-async function setup(responses: AnthropicResponse[], overrides: Partial<LlmSettingsInput> = {}, log: Logger = recordingLog()): Promise<LlmClient> {
+async function setup(
+  responses: AnthropicResponse[],
+  overrides: Partial<LlmSettingsInput> = {},
+  log: Logger = recordingLog(),
+): Promise<LlmClient> {
   server = await startScriptedAnthropicServer(responses);
   const client = await createLlmClient(
-    { provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, initialBackoffMs: 5, maxBackoffMs: 5_000, timeoutMs: 5_000, maxRetries: 3, ...overrides },
+    {
+      provider: 'anthropic',
+      apiKey: 'sk-test-key',
+      baseURL: server.url,
+      initialBackoffMs: 5,
+      maxBackoffMs: 5_000,
+      timeoutMs: 5_000,
+      maxRetries: 3,
+      ...overrides,
+    },
     { log, random: () => 0.5 },
   );
   if (!client) throw new Error('expected a client');
@@ -51,7 +69,10 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 
 describe('anthropic adapter over the real SDK', () => {
   it('returns the text, stop reason, usage and cost, and sends a real Messages API request', async () => {
-    const client = await setup([{ text: 'print("hi")', usage: { input_tokens: 1000, output_tokens: 500 } }], { model: 'claude-sonnet-5-5', maxTokens: 777 });
+    const client = await setup([{ text: 'print("hi")', usage: { input_tokens: 1000, output_tokens: 500 } }], {
+      model: 'claude-sonnet-5-5',
+      maxTokens: 777,
+    });
     const res = await client.complete({ ...ask, stop: ['END'] });
     expect(res.text).toBe('print("hi")');
     expect(res.stopReason).toBe('end_turn');
@@ -88,7 +109,14 @@ describe('anthropic adapter over the real SDK', () => {
 
   it('warns once and counts 0 $ for a model without a price', async () => {
     const log = recordingLog();
-    const client = await setup([{ text: 'a', usage: { input_tokens: 10, output_tokens: 1 } }, { text: 'b', usage: { input_tokens: 10, output_tokens: 1 } }], { model: 'mystery-model' }, log);
+    const client = await setup(
+      [
+        { text: 'a', usage: { input_tokens: 10, output_tokens: 1 } },
+        { text: 'b', usage: { input_tokens: 10, output_tokens: 1 } },
+      ],
+      { model: 'mystery-model' },
+      log,
+    );
     expect((await client.complete(ask)).usage.costUsd).toBe(0);
     await client.complete(ask);
     expect(log.lines.filter((l) => l.msg.startsWith('no price')).length).toBe(1);
@@ -115,7 +143,9 @@ describe('anthropic adapter over the real SDK', () => {
   });
 
   it('gives up after maxRetries with the last typed error', async () => {
-    const client = await setup([{ error: 'overloaded_error' }, { error: 'overloaded_error' }, { error: 'overloaded_error' }], { maxRetries: 2 });
+    const client = await setup([{ error: 'overloaded_error' }, { error: 'overloaded_error' }, { error: 'overloaded_error' }], {
+      maxRetries: 2,
+    });
     const err = await caught(client.complete(ask));
     expect(err).toBeInstanceOf(LlmOverloadedError);
     expect((err as LlmOverloadedError).status).toBe(529);

@@ -45,17 +45,23 @@ const ask = { messages: [{ role: 'user' as const, content: 'take your time' }] }
 
 describe('the configured LLM timeout is the only timeout of a model call', () => {
   it('sets every undici limit from the configured timeout, with slack so that ours fires first', () => {
-    expect(modelHttpTimeouts(1_800_000)).toEqual({ headersTimeout: 1_800_000 + UNDICI_SLACK_MS, bodyTimeout: 1_800_000 + UNDICI_SLACK_MS, connectTimeout: 1_800_000 + UNDICI_SLACK_MS });
+    expect(modelHttpTimeouts(1_800_000)).toEqual({
+      headersTimeout: 1_800_000 + UNDICI_SLACK_MS,
+      bodyTimeout: 1_800_000 + UNDICI_SLACK_MS,
+      connectTimeout: 1_800_000 + UNDICI_SLACK_MS,
+    });
     expect(modelHttpTimeouts(1000, 0).headersTimeout).toBe(1000);
   });
 
   for (const mode of ['headers', 'body'] as const) {
     it(`the short default really cuts a slow ${mode === 'headers' ? 'first byte' : 'body'} (control)`, async () => {
       server = await startSlowServer(mode, DELAY_MS, openAiAnswer);
-      const err = await undiciFetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{}' }).then((r) => r.text()).then(
-        () => null,
-        (e: unknown) => e as Error & { cause?: { code?: string } },
-      );
+      const err = await undiciFetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: '{}' })
+        .then((r) => r.text())
+        .then(
+          () => null,
+          (e: unknown) => e as Error & { cause?: { code?: string } },
+        );
       expect(err?.cause?.code).toBe(mode === 'headers' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT');
     });
 
@@ -68,10 +74,13 @@ describe('the configured LLM timeout is the only timeout of a model call', () =>
     }
   }
 
-  it('a configured timeout shorter than the delay fails with our timeout, not the HTTP client\'s', async () => {
+  it("a configured timeout shorter than the delay fails with our timeout, not the HTTP client's", async () => {
     setGlobalDispatcher(previous);
     server = await startSlowServer('headers', DELAY_MS, openAiAnswer);
-    const err = await (await client('openai', server.url, 400)).complete(ask).then(() => null, (e: unknown) => e);
+    const err = await (await client('openai', server.url, 400)).complete(ask).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LlmTimeoutError);
     expect((err as Error).message).toMatch(/no answer within 400 ms/);
   });
@@ -79,9 +88,18 @@ describe('the configured LLM timeout is the only timeout of a model call', () =>
   it('the dispatcher is injectable: a short one cuts, the model one (from the configured timeout) does not', async () => {
     server = await startSlowServer('headers', DELAY_MS, openAiAnswer);
     const url = `${server.url}/v1/chat/completions`;
-    const viaShort = await undiciFetch(url, { method: 'POST', body: '{}', dispatcher: new Agent({ headersTimeout: SHORT_DEFAULT_MS }) }).then(() => 'ok', (e: Error & { cause?: { code?: string } }) => e.cause?.code);
+    const viaShort = await undiciFetch(url, {
+      method: 'POST',
+      body: '{}',
+      dispatcher: new Agent({ headersTimeout: SHORT_DEFAULT_MS }),
+    }).then(
+      () => 'ok',
+      (e: Error & { cause?: { code?: string } }) => e.cause?.code,
+    );
     expect(viaShort).toBe('UND_ERR_HEADERS_TIMEOUT');
-    const viaModel = await undiciFetch(url, { method: 'POST', body: '{}', dispatcher: createModelDispatcher(10_000) }).then((r) => r.status);
+    const viaModel = await undiciFetch(url, { method: 'POST', body: '{}', dispatcher: createModelDispatcher(10_000) }).then(
+      (r) => r.status,
+    );
     expect(viaModel).toBe(200);
   });
 });

@@ -24,7 +24,15 @@ afterEach(async () => {
 async function setup(responses: OpenAiResponse[], overrides: Partial<LlmSettingsInput> = {}): Promise<LlmClient> {
   server = await startScriptedOpenAiServer(responses);
   const client = await createLlmClient(
-    { provider: 'openai', baseURL: `${server.url}/v1`, initialBackoffMs: 5, maxBackoffMs: 5_000, timeoutMs: 5_000, maxRetries: 3, ...overrides },
+    {
+      provider: 'openai',
+      baseURL: `${server.url}/v1`,
+      initialBackoffMs: 5,
+      maxBackoffMs: 5_000,
+      timeoutMs: 5_000,
+      maxRetries: 3,
+      ...overrides,
+    },
     { log: silentLogger, random: () => 0.5 },
   );
   if (!client) throw new Error('expected a client');
@@ -44,7 +52,11 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 
 describe('OpenAI-compatible adapter over fetch', () => {
   it('sends a chat completion (system first, temperature, max_tokens, bearer key) and reads the answer', async () => {
-    const client = await setup([{ text: 'import torch', usage: { prompt_tokens: 120, completion_tokens: 30 } }], { apiKey: 'local-key', temperature: 0.7, maxTokens: 256 });
+    const client = await setup([{ text: 'import torch', usage: { prompt_tokens: 120, completion_tokens: 30 } }], {
+      apiKey: 'local-key',
+      temperature: 0.7,
+      maxTokens: 256,
+    });
     expect(client.model).toBe('Qwen/Qwen2.5-Coder-7B-Instruct');
     const res = await client.complete({ ...ask, stop: ['###'] });
     expect(res.text).toBe('import torch');
@@ -75,7 +87,10 @@ describe('OpenAI-compatible adapter over fetch', () => {
   });
 
   it('estimates tokens when the server leaves usage out, and prices with the table', async () => {
-    const client = await setup([{ text: 'x'.repeat(400), usage: null }], { model: 'paid-model', prices: { 'paid-model': { input: 1, output: 2 } } });
+    const client = await setup([{ text: 'x'.repeat(400), usage: null }], {
+      model: 'paid-model',
+      prices: { 'paid-model': { input: 1, output: 2 } },
+    });
     const res = await client.complete(ask);
     expect(res.usage.outputTokens).toBe(100);
     expect(res.usage.inputTokens).toBeGreaterThan(0);
@@ -129,7 +144,10 @@ describe('OpenAI-compatible adapter over fetch', () => {
   });
 
   it('cancels mid-request and mid-backoff', async () => {
-    const client = await setup([{ hang: true }, { error: 'overloaded', retryAfter: 30 }, 'never'], { timeoutMs: 30_000, maxBackoffMs: 60_000 });
+    const client = await setup([{ hang: true }, { error: 'overloaded', retryAfter: 30 }, 'never'], {
+      timeoutMs: 30_000,
+      maxBackoffMs: 60_000,
+    });
     const a = new AbortController();
     setTimeout(() => a.abort(), 100);
     expect(await caught(client.complete(ask, a.signal))).toBeInstanceOf(CancelledError);

@@ -30,15 +30,34 @@ describe('llmSettingsFromEnv', () => {
   });
 
   it('lets --llm/--model overrides beat REPGEN_LLM_PROVIDER, which beats detection', () => {
-    const env = { ANTHROPIC_API_KEY: 'sk-a', OPENAI_BASE_URL: 'http://h:1/v1', REPGEN_LLM_PROVIDER: 'openai', REPGEN_LLM_MODEL: 'qwen2.5-coder:7b-instruct' };
+    const env = {
+      ANTHROPIC_API_KEY: 'sk-a',
+      OPENAI_BASE_URL: 'http://h:1/v1',
+      REPGEN_LLM_PROVIDER: 'openai',
+      REPGEN_LLM_MODEL: 'qwen2.5-coder:7b-instruct',
+    };
     expect(llmSettingsFromEnv(env)).toMatchObject({ provider: 'openai', model: 'qwen2.5-coder:7b-instruct' });
-    expect(llmSettingsFromEnv(env, { provider: 'none' })).toMatchObject({ provider: 'none', reason: expect.stringContaining('--llm none') });
-    expect(llmSettingsFromEnv(env, { provider: 'anthropic', model: 'claude-opus-5-5' })).toMatchObject({ provider: 'anthropic', model: 'claude-opus-5-5', apiKey: 'sk-a' });
+    expect(llmSettingsFromEnv(env, { provider: 'none' })).toMatchObject({
+      provider: 'none',
+      reason: expect.stringContaining('--llm none'),
+    });
+    expect(llmSettingsFromEnv(env, { provider: 'anthropic', model: 'claude-opus-5-5' })).toMatchObject({
+      provider: 'anthropic',
+      model: 'claude-opus-5-5',
+      apiKey: 'sk-a',
+    });
   });
 
   it('has documented defaults', () => {
     const s = llmSettingsFromEnv({ ANTHROPIC_API_KEY: 'k' });
-    expect(s).toMatchObject({ temperature: 0.2, maxTokens: 4096, timeoutMs: 120_000, maxRetries: 4, initialBackoffMs: 1000, maxBackoffMs: 60_000 });
+    expect(s).toMatchObject({
+      temperature: 0.2,
+      maxTokens: 4096,
+      timeoutMs: 120_000,
+      maxRetries: 4,
+      initialBackoffMs: 1000,
+      maxBackoffMs: 60_000,
+    });
     expect(s.prices).toEqual(DEFAULT_LLM_PRICES);
   });
 
@@ -53,7 +72,14 @@ describe('llmSettingsFromEnv', () => {
       REPGEN_LLM_MAX_BACKOFF_MS: '8000',
       REPGEN_LLM_PRICES: '{"claude-sonnet-5-5": {"input": 1, "output": 4}, "my-model": {"input": 0.1, "output": 0.2}}',
     });
-    expect(s).toMatchObject({ temperature: 0, maxTokens: 2048, timeoutMs: 30_000, maxRetries: 0, initialBackoffMs: 250, maxBackoffMs: 8000 });
+    expect(s).toMatchObject({
+      temperature: 0,
+      maxTokens: 2048,
+      timeoutMs: 30_000,
+      maxRetries: 0,
+      initialBackoffMs: 250,
+      maxBackoffMs: 8000,
+    });
     expect(s.prices['claude-sonnet-5-5']).toEqual({ input: 1, output: 4 });
     expect(s.prices['my-model']).toEqual({ input: 0.1, output: 0.2 });
     expect(s.prices['claude-haiku-4-5']).toEqual(DEFAULT_LLM_PRICES['claude-haiku-4-5']);

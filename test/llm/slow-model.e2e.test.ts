@@ -13,7 +13,10 @@ describe.runIf(process.env.E2E_SLOW_LLM === '1')('a model slower than 300 s', ()
   it('is waited for when the configured timeout allows it', async () => {
     const server = await startSlowServer('headers', 310_000, openAiAnswer);
     try {
-      const client = await createLlmClient({ provider: 'openai', baseURL: `${server.url}/v1`, timeoutMs: 400_000, maxRetries: 0 }, { log: silentLogger });
+      const client = await createLlmClient(
+        { provider: 'openai', baseURL: `${server.url}/v1`, timeoutMs: 400_000, maxRetries: 0 },
+        { log: silentLogger },
+      );
       const started = Date.now();
       const res = await client!.complete({ messages: [{ role: 'user', content: 'take your time' }] });
       expect(res.text).toBe('slow but here');

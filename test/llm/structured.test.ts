@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { completeStructured, createLlmClient, extractCodeBlock, LlmOverloadedError, parseStructured, type LlmClient } from '../../src/llm/index.js';
+import {
+  completeStructured,
+  createLlmClient,
+  extractCodeBlock,
+  LlmOverloadedError,
+  parseStructured,
+  type LlmClient,
+} from '../../src/llm/index.js';
 import { silentLogger } from '../../src/log.js';
 import { startScriptedAnthropicServer, type AnthropicResponse, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 
@@ -26,14 +33,19 @@ const good = '{"steps": ["build model", "run"], "assertion": "loss is NaN"}';
 
 describe('completeStructured over the Anthropic wire fake', () => {
   it('returns the validated value from a fenced answer in one call', async () => {
-    const client = await setup([{ text: `Here is the plan:\n\`\`\`json\n${good}\n\`\`\``, usage: { input_tokens: 100, output_tokens: 20 } }]);
+    const client = await setup([
+      { text: `Here is the plan:\n\`\`\`json\n${good}\n\`\`\``, usage: { input_tokens: 100, output_tokens: 20 } },
+    ]);
     const res = await completeStructured(client, ask, Plan);
     expect(res).toMatchObject({ ok: true, value: { steps: ['build model', 'run'], assertion: 'loss is NaN' }, calls: 1 });
     expect(res.usage).toEqual({ inputTokens: 100, outputTokens: 20, costUsd: (100 * 2 + 20 * 10) / 1e6 });
   });
 
   it('feeds a malformed answer back once, with the validation error, and accepts the fix', async () => {
-    const client = await setup([{ text: '{"steps": [], "assertion": 3}', usage: { input_tokens: 50, output_tokens: 10 } }, { text: good, usage: { input_tokens: 80, output_tokens: 15 } }]);
+    const client = await setup([
+      { text: '{"steps": [], "assertion": 3}', usage: { input_tokens: 50, output_tokens: 10 } },
+      { text: good, usage: { input_tokens: 80, output_tokens: 15 } },
+    ]);
     const res = await completeStructured(client, ask, Plan);
     expect(res.ok).toBe(true);
     expect(res.calls).toBe(2);
@@ -105,7 +117,8 @@ describe('parseStructured and extractCodeBlock (pure)', () => {
   });
 
   it('picks the longest python block, accepts py/python3 tags and an unclosed last block', () => {
-    const text = 'Install:\n```bash\npip install torch\n```\n```python\nimport torch\n```\nFull script:\n```py\nimport torch\nx = torch.ones(2)\nprint(x)\n```';
+    const text =
+      'Install:\n```bash\npip install torch\n```\n```python\nimport torch\n```\nFull script:\n```py\nimport torch\nx = torch.ones(2)\nprint(x)\n```';
     expect(extractCodeBlock(text, 'python')).toBe('import torch\nx = torch.ones(2)\nprint(x)');
     expect(extractCodeBlock('```python3\nprint(1)\n', 'python')).toBe('print(1)\n');
     expect(extractCodeBlock('text only', 'python')).toBeNull();

@@ -29,7 +29,11 @@ describe('usage accumulator', () => {
   });
 
   it('addUsage is a plain sum', () => {
-    expect(addUsage(NO_USAGE, { inputTokens: 1, outputTokens: 2, costUsd: 0.5 })).toEqual({ inputTokens: 1, outputTokens: 2, costUsd: 0.5 });
+    expect(addUsage(NO_USAGE, { inputTokens: 1, outputTokens: 2, costUsd: 0.5 })).toEqual({
+      inputTokens: 1,
+      outputTokens: 2,
+      costUsd: 0.5,
+    });
   });
 
   it('meterClient counts every completion made through a real client, including retried ones once', async () => {
@@ -38,7 +42,10 @@ describe('usage accumulator', () => {
       { error: 'overloaded_error', retryAfter: 0 },
       { text: 'b', usage: { input_tokens: 200, output_tokens: 20 } },
     ]);
-    const client = await createLlmClient({ provider: 'anthropic', apiKey: 'k', baseURL: server.url, model: 'claude-haiku-4-5', initialBackoffMs: 1 }, { log: silentLogger });
+    const client = await createLlmClient(
+      { provider: 'anthropic', apiKey: 'k', baseURL: server.url, model: 'claude-haiku-4-5', initialBackoffMs: 1 },
+      { log: silentLogger },
+    );
     const acc = createUsageAccumulator({ maxTokens: 330 });
     const metered = meterClient(client!, acc);
     expect(metered.model).toBe('claude-haiku-4-5');

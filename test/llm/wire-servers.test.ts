@@ -20,7 +20,10 @@ describe('scripted Anthropic server', () => {
   it('answers in the Messages API shape, records requests, and can answer from the request', async () => {
     const s = await startScriptedAnthropicServer([
       'first',
-      (req) => ({ text: `you said ${(req.body as { messages: { content: string }[] }).messages[0]!.content}`, usage: { input_tokens: 7, output_tokens: 3 } }),
+      (req) => ({
+        text: `you said ${(req.body as { messages: { content: string }[] }).messages[0]!.content}`,
+        usage: { input_tokens: 7, output_tokens: 3 },
+      }),
     ]);
     servers.push(s);
     const one = await post(`${s.url}/v1/messages`, { model: 'claude-x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
@@ -42,12 +45,20 @@ describe('scripted Anthropic server', () => {
   });
 
   it('sends error bodies with the real statuses and retry-after', async () => {
-    const s = await startScriptedAnthropicServer([{ error: 'overloaded_error', retryAfter: 3 }, { error: 'rate_limit_error' }, { error: 'api_error' }]);
+    const s = await startScriptedAnthropicServer([
+      { error: 'overloaded_error', retryAfter: 3 },
+      { error: 'rate_limit_error' },
+      { error: 'api_error' },
+    ]);
     servers.push(s);
     const overloaded = await post(`${s.url}/v1/messages`, {});
     expect(overloaded.status).toBe(529);
     expect(overloaded.headers.get('retry-after')).toBe('3');
-    expect(overloaded.json).toMatchObject({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: expect.stringMatching(/^req_/) });
+    expect(overloaded.json).toMatchObject({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+      request_id: expect.stringMatching(/^req_/),
+    });
     expect((await post(`${s.url}/v1/messages`, {})).status).toBe(429);
     expect((await post(`${s.url}/v1/messages`, {})).status).toBe(500);
   });
@@ -86,7 +97,10 @@ describe('scripted OpenAI server', () => {
   });
 
   it('sends OpenAI and vLLM error shapes', async () => {
-    const s = await startScriptedOpenAiServer([{ error: 'rate_limit', retryAfter: 1 }, { error: 'context_length_exceeded', vllm: true }]);
+    const s = await startScriptedOpenAiServer([
+      { error: 'rate_limit', retryAfter: 1 },
+      { error: 'context_length_exceeded', vllm: true },
+    ]);
     servers.push(s);
     const limited = await post(`${s.url}/v1/chat/completions`, {});
     expect(limited.status).toBe(429);

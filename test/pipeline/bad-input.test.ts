@@ -10,20 +10,27 @@ const checker = createPyflakesChecker({ pylint: false });
 
 async function reproduce(body: string) {
   const executor = new FakeExecutor(simulate);
-  const ev = await runReproWithEvidence({ issue: { title: '', body }, settings: ReproSettings.parse({ pylint: false }) }, { executor, llm: null, llmReason: 'no LLM: chosen with --llm none', checker, log: silentLogger, progress: () => undefined });
+  const ev = await runReproWithEvidence(
+    { issue: { title: '', body }, settings: ReproSettings.parse({ pylint: false }) },
+    { executor, llm: null, llmReason: 'no LLM: chosen with --llm none', checker, log: silentLogger, progress: () => undefined },
+  );
   return { outcome: ev.outcome, executor, evidence: ev };
 }
 
 describe('bad input ends in a clear status, never a crash', () => {
   it('an issue with no code at all', async () => {
-    const { outcome } = await reproduce('# Training is slow and gives an error\n\nRuntimeError: CUDA error: device-side assert triggered\n\nAny idea?\n');
+    const { outcome } = await reproduce(
+      '# Training is slow and gives an error\n\nRuntimeError: CUDA error: device-side assert triggered\n\nAny idea?\n',
+    );
     expect(outcome.status).toBe('needs_info');
     expect(outcome.summary).toMatch(/no Python code to run/);
     expect(outcome.needsInfo[0]).toMatch(/a minimal Python snippet/);
   });
 
   it('an issue whose code is in another language', async () => {
-    const { outcome, executor } = await reproduce('# RuntimeError: expected scalar type Float\n\n```cpp\n#include <torch/torch.h>\nint main() { auto x = torch::ones({2}); return 0; }\n```\n\n```\nRuntimeError: expected scalar type Float but found Double\n```\n');
+    const { outcome, executor } = await reproduce(
+      '# RuntimeError: expected scalar type Float\n\n```cpp\n#include <torch/torch.h>\nint main() { auto x = torch::ones({2}); return 0; }\n```\n\n```\nRuntimeError: expected scalar type Float but found Double\n```\n',
+    );
     expect(outcome.status).toBe('needs_info');
     expect(outcome.needsInfo[0]).toMatch(/not Python \(cpp: `#include <torch\/torch.h>`\)/);
     expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(0);
@@ -36,7 +43,9 @@ describe('bad input ends in a clear status, never a crash', () => {
   });
 
   it('a binary attachment link: recorded, never downloaded, named in what the report lacks', async () => {
-    const { outcome, evidence } = await reproduce(`${CRASH_ISSUE}\nMy weights: https://github.com/user-attachments/files/99/weights.pth and data https://example.com/data.zip\n`);
+    const { outcome, evidence } = await reproduce(
+      `${CRASH_ISSUE}\nMy weights: https://github.com/user-attachments/files/99/weights.pth and data https://example.com/data.zip\n`,
+    );
     expect(evidence.report?.facts.attachments).toEqual([
       { url: 'https://github.com/user-attachments/files/99/weights.pth', kind: 'weights' },
       { url: 'https://example.com/data.zip', kind: 'archive' },
@@ -58,7 +67,8 @@ describe('bad input ends in a clear status, never a crash', () => {
   });
 
   it('code that needs a dataset download or a package missing here says so — not a false success', async () => {
-    const body = "# RuntimeError: shape '[-1, 784]' is invalid\n\n```python\nimport torch\nimport transformers\nfrom torchvision import datasets\nds = datasets.MNIST('.', download=True)\nx = ds[0][0].view(-1, 784)\n```\n\n```\nRuntimeError: shape '[-1, 784]' is invalid for input of size 100\n```\n\ntorch==2.4.0\n";
+    const body =
+      "# RuntimeError: shape '[-1, 784]' is invalid\n\n```python\nimport torch\nimport transformers\nfrom torchvision import datasets\nds = datasets.MNIST('.', download=True)\nx = ds[0][0].view(-1, 784)\n```\n\n```\nRuntimeError: shape '[-1, 784]' is invalid for input of size 100\n```\n\ntorch==2.4.0\n";
     const { outcome, executor } = await reproduce(body);
     expect(outcome.status).toBe('not_reproduced');
     expect(outcome.summary).toMatch(/torchvision dataset download \(download=True\); runs here have no network/);

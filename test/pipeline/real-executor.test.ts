@@ -19,13 +19,21 @@ const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1 });
 const checker = createPyflakesChecker({ pylint: false });
 
 describe('runRepro on the real local executor', { timeout: 180_000 }, () => {
-  it('tier 0 reproduces a crash from the report\'s own snippet (import added, judged on real output)', async () => {
+  it("tier 0 reproduces a crash from the report's own snippet (import added, judged on real output)", async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
-    const body = '# RuntimeError: mean(): could not infer output dtype\n\n```python\ntns = torch.tensor([1,0,1])\ntns.mean()\n```\n\n```\nTraceback (most recent call last):\n  File "main.py", line 4, in <module>\n    tns.mean()\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```\n';
-    const ev = await runReproWithEvidence({ issue: { title: '', body }, settings }, { executor, llm: null, checker, log: silentLogger, progress: () => undefined });
+    const body =
+      '# RuntimeError: mean(): could not infer output dtype\n\n```python\ntns = torch.tensor([1,0,1])\ntns.mean()\n```\n\n```\nTraceback (most recent call last):\n  File "main.py", line 4, in <module>\n    tns.mean()\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```\n';
+    const ev = await runReproWithEvidence(
+      { issue: { title: '', body }, settings },
+      { executor, llm: null, checker, log: silentLogger, progress: () => undefined },
+    );
     expect(ev.outcome.status).toBe('reproduced');
     expect(ev.outcome.confirmation).toEqual({ reproducedRuns: 1, totalRuns: 1 });
-    expect(ev.outcome.attempts[0]).toMatchObject({ tier: 0, outcome: 'reproduced', edits: ['added `import torch` (the code uses `torch` without importing it)'] });
+    expect(ev.outcome.attempts[0]).toMatchObject({
+      tier: 0,
+      outcome: 'reproduced',
+      edits: ['added `import torch` (the code uses `torch` without importing it)'],
+    });
     expect(ev.finalRun?.output).toMatch(/RuntimeError: mean\(\): could not infer output dtype/);
     expect(ev.outcome.environment.python).toMatch(/^3\./);
   });
@@ -33,8 +41,17 @@ describe('runRepro on the real local executor', { timeout: 180_000 }, () => {
   it('tier 1 refines a wrong script into one that really crashes the same way', async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
     server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(WRONG_SCRIPT), answer(GOOD_SCRIPT)]);
-    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
-    const ev = await runReproWithEvidence({ issue: { title: '', body: CRASH_ISSUE }, settings }, { executor, llm, checker, log: silentLogger, progress: () => undefined });
+    const llm = await createLlmClient({
+      provider: 'anthropic',
+      apiKey: 'sk-test-key',
+      baseURL: server.url,
+      maxRetries: 0,
+      initialBackoffMs: 1,
+    });
+    const ev = await runReproWithEvidence(
+      { issue: { title: '', body: CRASH_ISSUE }, settings },
+      { executor, llm, checker, log: silentLogger, progress: () => undefined },
+    );
     expect(ev.outcome.attempts.map((a) => a.outcome)).toEqual(['run_mismatch', 'reproduced']);
     expect(ev.outcome.attempts[0]?.feedback).toMatch(/Observed: .*(Long|dtype|scalar type)/s);
     expect(ev.outcome.status).toBe('reproduced');

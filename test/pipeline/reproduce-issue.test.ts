@@ -14,7 +14,11 @@ const ISSUE = { title: 'Linear layer shape error', body: `${CRASH_ISSUE}\n\`\`\`
 
 describe('reproduceIssue(spec, ports, signal)', () => {
   it('reads the issue from the source, runs the stages under the policy, publishes one report with the spec', async () => {
-    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0', REPGEN_MAX_COST_USD: '0.5', REPGEN_RUN_TIMEOUT_MS: '7000' }), RepoConfig.parse({ caps: { costUsd: 100 }, setup: ['echo setup'] }), { jobId: 'job-1' });
+    const spec = resolveRunSpec(
+      readOperatorEnv({ REPGEN_PYLINT: '0', REPGEN_MAX_COST_USD: '0.5', REPGEN_RUN_TIMEOUT_MS: '7000' }),
+      RepoConfig.parse({ caps: { costUsd: 100 }, setup: ['echo setup'] }),
+      { jobId: 'job-1' },
+    );
     const executor = new FakeExecutor(simulate);
     const publisher = new MemoryPublisher();
     const source = memorySource(ISSUE);
@@ -27,7 +31,9 @@ describe('reproduceIssue(spec, ports, signal)', () => {
     expect(report.source).toBe('memory#1');
     expect(report.spec.caps.costUsd).toEqual({ value: 0.5, ceiling: 0.5, from: 'operator' });
     expect(report.evidence.spec?.caps.costUsd.value).toBe(0.5);
-    expect(report.evidence.outcome.notes).toContain("the repository config asked for $100 (costUsd); the operator's ceiling of $0.5 applies");
+    expect(report.evidence.outcome.notes).toContain(
+      "the repository config asked for $100 (costUsd); the operator's ceiling of $0.5 applies",
+    );
     expect(result.published.locations).toEqual(['memory:1']);
     // Every script run went through the policy: the repository's setup first, the operator's time ceiling, the job label.
     expect(executor.requests.length).toBeGreaterThan(1);
@@ -45,8 +51,12 @@ describe('reproduceIssue(spec, ports, signal)', () => {
     const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
     const publisher = new MemoryPublisher();
     const controller = new AbortController();
-    const executor = new FakeExecutor((req, script) => (req.entry === 'probe.py' ? (controller.abort(), simulate(req, script)) : simulate(req, script)));
-    await expect(reproduceIssue(spec, { source: memorySource(ISSUE), publisher, executor, llm: null }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+    const executor = new FakeExecutor((req, script) =>
+      req.entry === 'probe.py' ? (controller.abort(), simulate(req, script)) : simulate(req, script),
+    );
+    await expect(
+      reproduceIssue(spec, { source: memorySource(ISSUE), publisher, executor, llm: null }, controller.signal),
+    ).rejects.toBeInstanceOf(CancelledError);
     expect(publisher.reports).toEqual([]);
   });
 
@@ -54,7 +64,9 @@ describe('reproduceIssue(spec, ports, signal)', () => {
     const spec = resolveRunSpec(readOperatorEnv({}), null, {});
     const executor = new FakeExecutor(simulate);
     const source = { label: 'gone', readIssue: async () => Promise.reject(new Error('issue deleted')), checkout: async () => null };
-    await expect(reproduceIssue(spec, { source, publisher: new MemoryPublisher(), executor, llm: null }, new AbortController().signal)).rejects.toThrow('issue deleted');
+    await expect(
+      reproduceIssue(spec, { source, publisher: new MemoryPublisher(), executor, llm: null }, new AbortController().signal),
+    ).rejects.toThrow('issue deleted');
     expect(executor.requests).toEqual([]);
   });
 });

@@ -32,18 +32,28 @@ afterEach(async () => {
 const checker = createPyflakesChecker({ pylint: false });
 
 /** The restructured report the model gives first (stage 2), before any script. */
-const REPORT_ANSWER = '```json\n' + JSON.stringify({
-  coreProblem: 'nn.Linear called on a batch with the wrong number of features',
-  observed: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)',
-  expected: 'not stated',
-  steps: ['build nn.Linear(5, 2)', 'call it on a (4, 3) batch'],
-  environment: { framework: 'pytorch', hardware: 'not stated', data: 'a (4, 3) float batch' },
-}) + '\n```';
+const REPORT_ANSWER =
+  '```json\n' +
+  JSON.stringify({
+    coreProblem: 'nn.Linear called on a batch with the wrong number of features',
+    observed: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)',
+    expected: 'not stated',
+    steps: ['build nn.Linear(5, 2)', 'call it on a (4, 3) batch'],
+    environment: { framework: 'pytorch', hardware: 'not stated', data: 'a (4, 3) float batch' },
+  }) +
+  '\n```';
 
 /** A model over the Anthropic wire fake: the report answer first, then the scripted agent answers. */
 async function llmOver(responses: AnthropicResponse[], { report = true } = {}): Promise<LlmClient> {
   server = await startScriptedAnthropicServer(report ? [REPORT_ANSWER, ...responses] : responses);
-  const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1, timeoutMs: 5_000 });
+  const llm = await createLlmClient({
+    provider: 'anthropic',
+    apiKey: 'sk-test-key',
+    baseURL: server.url,
+    maxRetries: 0,
+    initialBackoffMs: 1,
+    timeoutMs: 5_000,
+  });
   if (!llm) throw new Error('expected a client');
   return llm;
 }
@@ -55,13 +65,24 @@ function promptOf(i: number): string {
 }
 
 async function reproduce(
-  opts: { issue?: string; llm?: LlmClient | null; respond?: FakeResponder; settings?: ReproSettingsInput; deps?: Partial<ReproDeps>; repoDir?: string },
+  opts: {
+    issue?: string;
+    llm?: LlmClient | null;
+    respond?: FakeResponder;
+    settings?: ReproSettingsInput;
+    deps?: Partial<ReproDeps>;
+    repoDir?: string;
+  },
   signal?: AbortSignal,
 ) {
   const executor = new FakeExecutor(opts.respond ?? simulate);
   const stages: StageName[] = [];
   const evidence = await runReproWithEvidence(
-    { issue: { title: '', body: opts.issue ?? CRASH_ISSUE }, repoDir: opts.repoDir, settings: ReproSettings.parse({ pylint: false, ...opts.settings }) },
+    {
+      issue: { title: '', body: opts.issue ?? CRASH_ISSUE },
+      repoDir: opts.repoDir,
+      settings: ReproSettings.parse({ pylint: false, ...opts.settings }),
+    },
     { executor, llm: opts.llm ?? null, checker, log: silentLogger, progress: (s) => void stages.push(s), ...opts.deps },
     signal,
   );
@@ -119,7 +140,7 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.attempts).toHaveLength(1);
   });
 
-  it('exit_budget: the cost budget, priced from the model\'s price table', async () => {
+  it("exit_budget: the cost budget, priced from the model's price table", async () => {
     const llm = await llmOver([{ text: answer(WRONG_SCRIPT), usage: { input_tokens: 400_000, output_tokens: 10 } }]);
     const { outcome } = await reproduce({ llm, settings: { maxCostUsd: 0.5, maxTokens: 10_000_000 } });
     expect(outcome.status).toBe('exit_budget');
@@ -141,14 +162,20 @@ describe('runRepro: one loop test per exit status', () => {
   });
 
   it('exit_infra: the executor cannot run anything', async () => {
-    const { outcome } = await reproduce({ respond: () => ({ exitCode: null, infra: { kind: 'spawn_failed', message: 'python3: not found' } }) });
+    const { outcome } = await reproduce({
+      respond: () => ({ exitCode: null, infra: { kind: 'spawn_failed', message: 'python3: not found' } }),
+    });
     expect(outcome.status).toBe('exit_infra');
     expect(outcome.summary).toMatch(/spawn_failed: python3: not found/);
   });
 
   it('exit_infra: a stage tool that fails unexpectedly (the static checker cannot start) ends the run cleanly', async () => {
     const llm = await llmOver([answer(GOOD_SCRIPT)]);
-    const broken = { check: async () => { throw new Error('spawn /no/python ENOENT'); } };
+    const broken = {
+      check: async () => {
+        throw new Error('spawn /no/python ENOENT');
+      },
+    };
     const { outcome } = await reproduce({ llm, deps: { checker: broken } });
     expect(outcome.status).toBe('exit_infra');
     expect(outcome.summary).toMatch(/Error: spawn \/no\/python ENOENT/);
@@ -213,8 +240,38 @@ describe('runRepro: refinement feeds every failure back', () => {
   it('switches to the next context bundle after 5 failures on one', async () => {
     const context: ContextResult = {
       bundles: [
-        { rank: 1, tokens: 10, chunks: [{ path: 'a.py', startLine: 1, endLine: 2, kind: 'function', symbol: 'first', score: 1, reasons: ['bm25 rank 1'], text: 'def first_bundle_code(): pass' }] },
-        { rank: 2, tokens: 10, chunks: [{ path: 'b.py', startLine: 1, endLine: 2, kind: 'function', symbol: 'second', score: 0.5, reasons: ['bm25 rank 2'], text: 'def second_bundle_code(): pass' }] },
+        {
+          rank: 1,
+          tokens: 10,
+          chunks: [
+            {
+              path: 'a.py',
+              startLine: 1,
+              endLine: 2,
+              kind: 'function',
+              symbol: 'first',
+              score: 1,
+              reasons: ['bm25 rank 1'],
+              text: 'def first_bundle_code(): pass',
+            },
+          ],
+        },
+        {
+          rank: 2,
+          tokens: 10,
+          chunks: [
+            {
+              path: 'b.py',
+              startLine: 1,
+              endLine: 2,
+              kind: 'function',
+              symbol: 'second',
+              score: 0.5,
+              reasons: ['bm25 rank 2'],
+              text: 'def second_bundle_code(): pass',
+            },
+          ],
+        },
       ],
       trainingLoops: [],
       semantic: 'off: test',
@@ -231,18 +288,38 @@ describe('runRepro: refinement feeds every failure back', () => {
   });
 
   it('moves to the next bundle when the prompt is too long for the model', async () => {
-    const chunk = (rank: number, text: string) => ({ rank, tokens: 10, chunks: [{ path: `m${rank}.py`, startLine: 1, endLine: 1, kind: 'function' as const, score: 1, reasons: ['bm25'], text }] });
-    const context: ContextResult = { bundles: [chunk(1, 'def huge_bundle(): pass'), chunk(2, 'def small_bundle(): pass')], trainingLoops: [], semantic: 'off', timings: {} };
+    const chunk = (rank: number, text: string) => ({
+      rank,
+      tokens: 10,
+      chunks: [{ path: `m${rank}.py`, startLine: 1, endLine: 1, kind: 'function' as const, score: 1, reasons: ['bm25'], text }],
+    });
+    const context: ContextResult = {
+      bundles: [chunk(1, 'def huge_bundle(): pass'), chunk(2, 'def small_bundle(): pass')],
+      trainingLoops: [],
+      semantic: 'off',
+      timings: {},
+    };
     const llm = await llmOver([{ error: 'request_too_large' }, answer(GOOD_SCRIPT)]);
     const { outcome } = await reproduce({ llm, repoDir: '/repo', deps: { buildContext: async () => context } });
-    expect(outcome.attempts.map((a) => [a.bundle, a.outcome])).toEqual([[1, 'llm_error'], [2, 'reproduced']]);
+    expect(outcome.attempts.map((a) => [a.bundle, a.outcome])).toEqual([
+      [1, 'llm_error'],
+      [2, 'reproduced'],
+    ]);
     expect(outcome.attempts[0]?.feedback).toMatch(/too long for the model .*; next bundle/);
     expect(outcome.status).toBe('reproduced');
   });
 
   it('a failing context builder is said and skipped, not fatal', async () => {
     const llm = await llmOver([answer(GOOD_SCRIPT)]);
-    const { outcome } = await reproduce({ llm, repoDir: '/x', deps: { buildContext: async () => { throw new Error('repo is not a directory'); } } });
+    const { outcome } = await reproduce({
+      llm,
+      repoDir: '/x',
+      deps: {
+        buildContext: async () => {
+          throw new Error('repo is not a directory');
+        },
+      },
+    });
     expect(outcome.status).toBe('reproduced');
     expect(outcome.notes?.join('\n')).toMatch(/context building failed \(repo is not a directory\)/);
   });
@@ -269,7 +346,8 @@ describe('runRepro: cancellation', () => {
   it('throws CancelledError mid-run and stops the executor', async () => {
     const llm = await llmOver([answer(GOOD_SCRIPT)]);
     const controller = new AbortController();
-    const respond: FakeResponder = (req, script) => (req.entry === 'repro.py' ? { ...simulate(req, script), delayMs: 10_000 } : simulate(req, script));
+    const respond: FakeResponder = (req, script) =>
+      req.entry === 'repro.py' ? { ...simulate(req, script), delayMs: 10_000 } : simulate(req, script);
     const started = Date.now();
     setTimeout(() => controller.abort(), 300);
     await expect(reproduce({ llm, respond }, controller.signal)).rejects.toBeInstanceOf(CancelledError);

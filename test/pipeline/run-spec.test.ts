@@ -62,10 +62,20 @@ describe('resolveRunSpec: the operator caps are ceilings', () => {
   });
 
   it("the repository's policy: image, GPU, setup, network only on Kubernetes with an allowlist, the job label", () => {
-    const repo = RepoConfig.parse({ executor: { kind: 'kubernetes', image: 'img:1' }, setup: ['pip install -e .'], network: { allow: ['pypi.org'] } });
+    const repo = RepoConfig.parse({
+      executor: { kind: 'kubernetes', image: 'img:1' },
+      setup: ['pip install -e .'],
+      network: { allow: ['pypi.org'] },
+    });
     const spec = resolveRunSpec(operator(), repo, { gpu: true, jobId: 'repro-1' });
     expect(spec.executor.kind).toBe('kubernetes');
-    expect(spec.policy).toMatchObject({ image: 'img:1', minGpus: 1, setup: ['pip install -e .'], network: true, labels: { 'repgen-job': 'repro-1' } });
+    expect(spec.policy).toMatchObject({
+      image: 'img:1',
+      minGpus: 1,
+      setup: ['pip install -e .'],
+      network: true,
+      labels: { 'repgen-job': 'repro-1' },
+    });
     const local = resolveRunSpec(operator(), RepoConfig.parse({ network: { allow: ['pypi.org'] } }), {});
     expect(local.policy.network).toBe(false);
     expect(local.notes.join('\n')).toMatch(/local sandbox stays offline/);
@@ -91,6 +101,8 @@ describe('readOperatorEnv', () => {
   });
 
   it('lists REPGEN_ names it does not know (a typo must not pass in silence), not the sandbox ones', () => {
-    expect(unknownRepgenVariables({ REPGEN_MAX_COST: '0.5', REPGEN_MAX_COST_USD: '1', REPGEN_SEED: '1', HOME: '/root' })).toEqual(['REPGEN_MAX_COST']);
+    expect(unknownRepgenVariables({ REPGEN_MAX_COST: '0.5', REPGEN_MAX_COST_USD: '1', REPGEN_SEED: '1', HOME: '/root' })).toEqual([
+      'REPGEN_MAX_COST',
+    ]);
   });
 });

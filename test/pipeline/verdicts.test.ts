@@ -63,19 +63,28 @@ describe('confirmation: reproduced only when a majority of the seeded runs show 
   it('2/3: reproduced, and what the odd run did is said', async () => {
     const { outcome } = await reproduce(CRASH_REPORT, crashOnSeeds([0, 1, 1001]));
     expect(outcome).toMatchObject({ status: 'reproduced', verdict: 'reproduced' });
-    expect(outcome.summary).toMatch(/in 2 of 3 seeded re-runs\. The other: seed 2001: not \(no exception in the run; the report shows RuntimeError\)\.$/);
+    expect(outcome.summary).toMatch(
+      /in 2 of 3 seeded re-runs\. The other: seed 2001: not \(no exception in the run; the report shows RuntimeError\)\.$/,
+    );
     expect(outcome.confirmationRuns?.map((r) => r.verdict)).toEqual(['reproduced', 'reproduced', 'not_reproduced']);
   });
 
   it('1/3: "flaky 1/3", not reproduced, with what the two other runs did', async () => {
     const { outcome } = await reproduce(CRASH_REPORT, crashOnSeeds([0, 1]));
     expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'flaky' });
-    expect(outcome.summary).toMatch(/^Flaky 1\/3: .*only 1 of 3 seeded re-runs showed it again \(a majority is needed\)\. The others: seed 1001: not \(no exception in the run; the report shows RuntimeError\); seed 2001: not/);
+    expect(outcome.summary).toMatch(
+      /^Flaky 1\/3: .*only 1 of 3 seeded re-runs showed it again \(a majority is needed\)\. The others: seed 1001: not \(no exception in the run; the report shows RuntimeError\); seed 2001: not/,
+    );
   });
 
   it('describeOddRuns keeps each phrase short', () => {
     const long = 'x'.repeat(500);
-    const text = describeOddRuns({ reproducedRuns: 0, totalRuns: 1, infra: null, runs: [{ seed: 7, verdict: 'partial', exitCode: 0, durationMs: 1, reasons: [long] }] });
+    const text = describeOddRuns({
+      reproducedRuns: 0,
+      totalRuns: 1,
+      infra: null,
+      runs: [{ seed: 7, verdict: 'partial', exitCode: 0, durationMs: 1, reasons: [long] }],
+    });
     expect(text.length).toBeLessThan(200);
     expect(text).toMatch(/^seed 7: partly \(x+…\)$/);
   });
@@ -104,7 +113,9 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
   it('"pattern reproduced": one run, no confirmation, not counted as reproduced, the loss named as not comparable', async () => {
     const { outcome, executor } = await reproduce(body, () => ({ stdout: 'Train set: Loss: 1.1121, Accuracy: 0/100 (0%)\n', exitCode: 0 }));
     expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'pattern_reproduced' });
-    expect(outcome.summary).toMatch(/^Pattern reproduced: .* but 0\.9857 cannot be compared because they depend on the reporter's random state: random tensors \(`torch\.randn`\), random weight initialisation \(`nn\.Linear`\) with no seed/);
+    expect(outcome.summary).toMatch(
+      /^Pattern reproduced: .* but 0\.9857 cannot be compared because they depend on the reporter's random state: random tensors \(`torch\.randn`\), random weight initialisation \(`nn\.Linear`\) with no seed/,
+    );
     expect(outcome.attempts.map((a) => a.outcome)).toEqual(['pattern_reproduced']);
     expect(executor.requests.filter((r) => r.entry === 'repro.py')).toHaveLength(1);
   });
@@ -124,13 +135,16 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
       },
     };
   }
-  const reportAnswer = '```json\n' + JSON.stringify({
-    coreProblem: 'accuracy is 0/100 on a regression model',
-    observed: 'Train set: Loss: 0.9857, Accuracy: 0/100 (0%)',
-    expected: 'not stated',
-    steps: ['build nn.Linear(10, 1)', 'compare argmax over one column with the targets'],
-    environment: { framework: 'pytorch', hardware: 'not stated', data: 'random tensors' },
-  }) + '\n```';
+  const reportAnswer =
+    '```json\n' +
+    JSON.stringify({
+      coreProblem: 'accuracy is 0/100 on a regression model',
+      observed: 'Train set: Loss: 0.9857, Accuracy: 0/100 (0%)',
+      expected: 'not stated',
+      steps: ['build nn.Linear(10, 1)', 'compare argmax over one column with the targets'],
+      environment: { framework: 'pytorch', hardware: 'not stated', data: 'random tensors' },
+    }) +
+    '\n```';
   // The report's own computation; what it prints is decided by the fake executor below.
   const script = body.split('```python\n')[1]?.split('```')[0] ?? '';
   const reply = `Here is the script.\n\n\`\`\`python\n${script}\`\`\`\n`;
@@ -147,7 +161,7 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
     return { outcome: ev.outcome, executor };
   }
 
-  it('tier 1: the model\'s first script shows the pattern with other numbers; the loop stops there, asking the model nothing more', async () => {
+  it("tier 1: the model's first script shows the pattern with other numbers; the loop stops there, asking the model nothing more", async () => {
     const llm = scriptedModel([reportAnswer, reply, reply, reply]);
     const { outcome, executor } = await reproduceTier1(llm, printing(['Train set: Loss: 1.1121, Accuracy: 0/100 (0%)']));
     expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'pattern_reproduced', confirmation: null });
@@ -160,7 +174,10 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
 
   it('tier 1: a script whose pattern differs (57 % where the report has 0) is refined on the pattern, never asked to hit the loss', async () => {
     const llm = scriptedModel([reportAnswer, reply, reply, reply]);
-    const { outcome } = await reproduceTier1(llm, printing(['Train set: Loss: 1.1121, Accuracy: 57/100 (57%)', 'Train set: Loss: 1.2044, Accuracy: 0/100 (0%)']));
+    const { outcome } = await reproduceTier1(
+      llm,
+      printing(['Train set: Loss: 1.1121, Accuracy: 57/100 (57%)', 'Train set: Loss: 1.2044, Accuracy: 0/100 (0%)']),
+    );
     expect(outcome.attempts.map((a) => a.outcome)).toEqual(['run_mismatch', 'pattern_reproduced']);
     expect(llm.asked).toHaveLength(3);
     const feedback = llm.asked[2]?.messages.at(-1)?.content ?? '';
@@ -172,14 +189,16 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
 
 describe('what the reporter is asked for', () => {
   it('no model and incomplete code: "No model configured", never needs_info, nothing asked of the reporter', async () => {
-    const body = '# RuntimeError: boom\n\n```python\nimport torch\nout = model(torch.zeros(2))\n```\n\n```\nRuntimeError: boom\n```\n\ntorch==2.4.0\n';
+    const body =
+      '# RuntimeError: boom\n\n```python\nimport torch\nout = model(torch.zeros(2))\n```\n\n```\nRuntimeError: boom\n```\n\ntorch==2.4.0\n';
     const { outcome } = await reproduce(body, crashOnSeeds([]));
     expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'no_model', needsInfo: [] });
     expect(outcome.summary).toMatch(/^No model configured: .*model never defined/);
   });
 
   it("code that reads the reporter's own files: needs_info with a polite ask for a sample or its shape", async () => {
-    const body = "# Best val Acc: 1.830065\n\n```python\nimport torch\nimport pandas as pd\ndf = pd.read_csv('/kaggle/input/mydata/train.csv')\nprint('Best val Acc: {:4f}'.format(float(df.mean().mean())))\n```\n\n```\nBest val Acc: 1.830065\n```\n\ntorch==2.4.0\n";
+    const body =
+      "# Best val Acc: 1.830065\n\n```python\nimport torch\nimport pandas as pd\ndf = pd.read_csv('/kaggle/input/mydata/train.csv')\nprint('Best val Acc: {:4f}'.format(float(df.mean().mean())))\n```\n\n```\nBest val Acc: 1.830065\n```\n\ntorch==2.4.0\n";
     const { outcome, executor } = await reproduce(body, crashOnSeeds([]));
     expect(outcome).toMatchObject({ status: 'needs_info', verdict: 'needs_data' });
     expect(outcome.needsInfo).toHaveLength(1);

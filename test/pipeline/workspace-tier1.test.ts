@@ -63,13 +63,26 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
   it("the model's script imports the project and reproduces a bug only the workspace's code has; the prompt says it is importable", async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
     server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(FAKES_IT), answer(IMPORTS_PROJECT)]);
-    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
+    const llm = await createLlmClient({
+      provider: 'anthropic',
+      apiKey: 'sk-test-key',
+      baseURL: server.url,
+      maxRetries: 0,
+      initialBackoffMs: 1,
+    });
     const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1 });
     const ev = await runReproWithEvidence(
-      { issue: { title: '', body: ISSUE }, settings, workspace: { hostPath: project(), project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] } },
+      {
+        issue: { title: '', body: ISSUE },
+        settings,
+        workspace: { hostPath: project(), project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] },
+      },
       { executor, llm, checker: createPyflakesChecker({ pylint: false }), log: silentLogger, progress: () => undefined },
     );
-    expect(ev.outcome.status, `${ev.outcome.summary}\n${JSON.stringify(ev.outcome.attempts, null, 1)}\n${JSON.stringify(ev.outcome.notes)}`).toBe('reproduced');
+    expect(
+      ev.outcome.status,
+      `${ev.outcome.summary}\n${JSON.stringify(ev.outcome.attempts, null, 1)}\n${JSON.stringify(ev.outcome.notes)}`,
+    ).toBe('reproduced');
     expect(ev.outcome.script).toBe(IMPORTS_PROJECT);
     expect(ev.finalRun?.output).toMatch(/\/workspace\/toylib\/blocks\.py", line 5, in widen/);
     // The faked crash was refused before it could count (relevance) or after (provenance).

@@ -1,15 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { COMMON_MODULES, environmentRecord, importedModules, localDataNeeds, missingModules, networkNeeds, probeEnvironment, referencedModules, runPlan } from '../../src/plan/index.js';
+import {
+  COMMON_MODULES,
+  environmentRecord,
+  importedModules,
+  localDataNeeds,
+  missingModules,
+  networkNeeds,
+  probeEnvironment,
+  referencedModules,
+  runPlan,
+} from '../../src/plan/index.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { createExecutor, readExecConfig } from '../../src/exec/index.js';
 import { silentLogger } from '../../src/log.js';
 import { runReport } from '../../src/report/index.js';
 import type { EnvironmentProbe } from '../../src/plan/types.js';
 
-const probe: EnvironmentProbe = { python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules: { torch: '1.13.0', numpy: '1.24.2', torchvision: null, transformers: null }, cuda: false, cudaVersion: null };
+const probe: EnvironmentProbe = {
+  python: '3.11.2',
+  executable: '/usr/bin/python3',
+  platform: 'Linux',
+  modules: { torch: '1.13.0', numpy: '1.24.2', torchvision: null, transformers: null },
+  cuda: false,
+  cudaVersion: null,
+};
 
 async function report(body: string) {
-  const r = await runReport({ issue: { title: '', body }, settings: { maxIssueChars: 200_000, maxLlmIssueChars: 30_000 } }, { llm: null, log: silentLogger });
+  const r = await runReport(
+    { issue: { title: '', body }, settings: { maxIssueChars: 200_000, maxLlmIssueChars: 30_000 } },
+    { llm: null, log: silentLogger },
+  );
   return { reading: r.reading, facts: r.facts, bug: r.bug, notes: r.notes };
 }
 
@@ -23,18 +43,22 @@ describe('runPlan', () => {
     expect(plan.dataStrategy).toBe('report_code');
   });
 
-  it('says what this runner cannot give: downloads, missing packages, the reporter\'s data files', async () => {
-    const code = "import torchvision\nimport transformers\nds = torchvision.datasets.MNIST('.', download=True)\nm = transformers.AutoModel.from_pretrained('bert-base-uncased')\nimg = Image.open('/content/drive/MyDrive/cat.jpg')\n";
+  it("says what this runner cannot give: downloads, missing packages, the reporter's data files", async () => {
+    const code =
+      "import torchvision\nimport transformers\nds = torchvision.datasets.MNIST('.', download=True)\nm = transformers.AutoModel.from_pretrained('bert-base-uncased')\nimg = Image.open('/content/drive/MyDrive/cat.jpg')\n";
     const r = await report(`# ValueError: x\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nValueError: x\n\`\`\`\n`);
     const plan = runPlan({ report: r, code, probe });
     expect(plan.missingModules).toEqual(['torchvision', 'transformers']);
     expect(plan.blockers.map((b) => b.kind)).toEqual(['network', 'network', 'missing_package', 'missing_package', 'data']);
-    expect(plan.blockers.map((b) => b.what).join('\n')).toMatch(/torchvision dataset download \(download=True\); runs here have no network/);
+    expect(plan.blockers.map((b) => b.what).join('\n')).toMatch(
+      /torchvision dataset download \(download=True\); runs here have no network/,
+    );
     expect(plan.dataStrategy).toBe('synthetic');
   });
 
   it('never steers towards a package the interpreter cannot import', async () => {
-    const code = "import torch\nfrom torch.utils.data import DataLoader\ntrain_ds = torchvision.datasets.FakeData(size=8, transform=transforms.ToTensor())\nloader = DataLoader(train_ds, batch_size=4)\nfor x, y in tqdm(loader):\n    print(x.shape)\n";
+    const code =
+      'import torch\nfrom torch.utils.data import DataLoader\ntrain_ds = torchvision.datasets.FakeData(size=8, transform=transforms.ToTensor())\nloader = DataLoader(train_ds, batch_size=4)\nfor x, y in tqdm(loader):\n    print(x.shape)\n';
     const r = await report(`# ValueError: x\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nValueError: x\n\`\`\`\n`);
     const plan = runPlan({ report: r, code, probe: { ...probe, modules: { ...probe.modules, tqdm: null, pandas: '1.5.3' } } });
     expect(plan.missingModules).toEqual(['torchvision', 'tqdm']);
@@ -47,12 +71,14 @@ describe('runPlan', () => {
     expect(text).toMatch(/pandas 1\.5\.3/);
   });
 
-  it('keeps the report\'s own data when it builds it with what is installed', async () => {
+  it("keeps the report's own data when it builds it with what is installed", async () => {
     const code = 'import torch\nX = torch.tensor([[1., 2.], [3., 4.]])\nprint(X.mean())\n';
     const r = await report(`# ValueError: x\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nValueError: x\n\`\`\`\n`);
     const plan = runPlan({ report: r, code, probe });
     expect(plan.dataStrategy).toBe('report_code');
-    expect(plan.steps.find((s) => s.kind === 'data')?.description).toMatch(/Use the data the report's code builds itself \(code builds data: `X = torch\.tensor/);
+    expect(plan.steps.find((s) => s.kind === 'data')?.description).toMatch(
+      /Use the data the report's code builds itself \(code builds data: `X = torch\.tensor/,
+    );
   });
 
   it('reads imports, network needs and data paths from code (pure)', () => {
@@ -60,7 +86,9 @@ describe('runPlan', () => {
     expect(networkNeeds("load_dataset('imdb')")).toEqual(['a Hugging Face datasets download (load_dataset)']);
     expect(localDataNeeds("df = pd.read_csv('/kaggle/input/train.csv')")).toEqual(['/kaggle/input/train.csv']);
     expect(localDataNeeds('x = torch.randn(3)')).toEqual([]);
-    expect(referencedModules("x = transforms.ToTensor()\ndf = pd.read_csv('a.csv')  # plt.plot\ns = 'tf.constant'\nm.transforms.x\n")).toEqual(['torchvision', 'pandas']);
+    expect(
+      referencedModules("x = transforms.ToTensor()\ndf = pd.read_csv('a.csv')  # plt.plot\ns = 'tf.constant'\nm.transforms.x\n"),
+    ).toEqual(['torchvision', 'pandas']);
   });
 });
 
@@ -70,8 +98,12 @@ describe('probeEnvironment caches what each interpreter can import', () => {
     const executor = new FakeExecutor((req) => {
       const mods = JSON.parse(req.args?.[0] ?? '[]') as string[];
       asked.push(mods);
-      const modules = Object.fromEntries(mods.map((m) => [m, m === 'torch' ? '1.13.0' : m === 'brokenpkg' ? null : m === 'numpy' ? '1.24.2' : null]));
-      return { stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, importErrors: { brokenpkg: 'ImportError: built against another torch' }, cuda: false, cudaVersion: null })}\n` };
+      const modules = Object.fromEntries(
+        mods.map((m) => [m, m === 'torch' ? '1.13.0' : m === 'brokenpkg' ? null : m === 'numpy' ? '1.24.2' : null]),
+      );
+      return {
+        stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, importErrors: { brokenpkg: 'ImportError: built against another torch' }, cuda: false, cudaVersion: null })}\n`,
+      };
     });
     const first = await probeEnvironment(executor, ['torch', 'brokenpkg']);
     expect(asked[0]).toEqual(expect.arrayContaining(['torch', 'numpy', 'brokenpkg', ...COMMON_MODULES]));

@@ -6,14 +6,19 @@ import { createDiskProbeStore, probeEnvironment, type ProbeStore, type StoredPro
 import { FakeExecutor } from '../fakes/fake-executor.js';
 
 /** An executor whose probe answers torch only, with an environment key the test moves (a package installed). */
-function keyedExecutor(key: { value: string | null }): { executor: FakeExecutor & { environmentKey(): Promise<string | null> }; asked: string[][] } {
+function keyedExecutor(key: { value: string | null }): {
+  executor: FakeExecutor & { environmentKey(): Promise<string | null> };
+  asked: string[][];
+} {
   const asked: string[][] = [];
   const executor = Object.assign(
     new FakeExecutor((req) => {
       const mods = JSON.parse(req.args?.[0] ?? '[]') as string[];
       asked.push(mods);
       const modules = Object.fromEntries(mods.map((m) => [m, m === 'torch' ? '1.13.0' : null]));
-      return { stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, importErrors: {}, cuda: false, cudaVersion: null })}\n` };
+      return {
+        stdout: `REPGEN_PROBE ${JSON.stringify({ python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules, importErrors: {}, cuda: false, cudaVersion: null })}\n`,
+      };
     }),
     { environmentKey: async () => key.value },
   );
@@ -61,7 +66,16 @@ describe('probeEnvironment with a store: answers outlive the process, keyed by t
 });
 
 describe('createDiskProbeStore', () => {
-  const entry: StoredProbe = { python: '3.11.2', executable: '/usr/bin/python3', platform: 'Linux', modules: { torch: '1.13.0', tensorflow: null }, importErrors: {}, cuda: false, cudaVersion: null, savedAt: 5000 };
+  const entry: StoredProbe = {
+    python: '3.11.2',
+    executable: '/usr/bin/python3',
+    platform: 'Linux',
+    modules: { torch: '1.13.0', tensorflow: null },
+    importErrors: {},
+    cuda: false,
+    cudaVersion: null,
+    savedAt: 5000,
+  };
 
   it('reads back what it saved, ignores what is too old, malformed or from the future', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'repgen-probe-store-'));

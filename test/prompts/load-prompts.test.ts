@@ -10,7 +10,8 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'repgen-prompts-'));
   const files: Record<string, string> = {
-    'refine.md': '---\nvariables: [script, stdout, stderr]\ndescription: ask for a fix\n---\nScript:\n{{script}}\nOut: {{ stdout }}\nErr: {{stderr}}\n',
+    'refine.md':
+      '---\nvariables: [script, stdout, stderr]\ndescription: ask for a fix\n---\nScript:\n{{script}}\nOut: {{ stdout }}\nErr: {{stderr}}\n',
     'unused.md': '---\nvariables: [script, attempt]\n---\nOnly {{script}} here.\n',
     'undeclared.md': '---\nvariables: [script]\n---\n{{script}} and {{exitCode}}\n',
     'nofront.md': 'Just a body with {{script}}\n',

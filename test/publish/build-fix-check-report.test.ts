@@ -3,15 +3,39 @@ import { buildFixCheckReport, fixCheckExternalId, parseFixCheckExternalId } from
 import type { FixCheck } from '../../src/workspace/fix-verdict.js';
 
 const SHA = 'a'.repeat(40);
-const run = (over: Partial<FixCheck['runs'][number]> = {}): FixCheck['runs'][number] => ({ seed: 7, outcome: 'passed', exitCode: 0, signal: null, timedOut: false, observed: 'no symptom; exit 0', outputExcerpt: 'ok\n', ...over });
-const base = { issueNumber: 12, issueUrl: 'https://github.com/o/r/issues/12', evidenceUrl: 'https://github.com/o/r/issues/12#issuecomment-1', secrets: ['ghs_secretTokenValue123456789012345'] };
+const run = (over: Partial<FixCheck['runs'][number]> = {}): FixCheck['runs'][number] => ({
+  seed: 7,
+  outcome: 'passed',
+  exitCode: 0,
+  signal: null,
+  timedOut: false,
+  observed: 'no symptom; exit 0',
+  outputExcerpt: 'ok\n',
+  ...over,
+});
+const base = {
+  issueNumber: 12,
+  issueUrl: 'https://github.com/o/r/issues/12',
+  evidenceUrl: 'https://github.com/o/r/issues/12#issuecomment-1',
+  secrets: ['ghs_secretTokenValue123456789012345'],
+};
 
 describe('buildFixCheckReport', () => {
   it('fixed: success, the runs and the output, and the plain regression test to add', () => {
     const r = buildFixCheckReport({
       ...base,
-      check: { ref: 'pull request #3 (fix)', sha: SHA, verdict: 'fixed', reason: 'the reproduction exits 0 in 2/2 runs', runs: [run(), run({ seed: 1007 })] },
-      regressionTest: { path: 'tests/repro/test_issue_12.py', content: 'def test_issue_12():\n    pass\n', note: 'Add this test to the pull request.' },
+      check: {
+        ref: 'pull request #3 (fix)',
+        sha: SHA,
+        verdict: 'fixed',
+        reason: 'the reproduction exits 0 in 2/2 runs',
+        runs: [run(), run({ seed: 1007 })],
+      },
+      regressionTest: {
+        path: 'tests/repro/test_issue_12.py',
+        content: 'def test_issue_12():\n    pass\n',
+        note: 'Add this test to the pull request.',
+      },
     });
     expect(r.conclusion).toBe('success');
     expect(r.title).toBe('Fixed: the reproduction of #12 passes at aaaaaaaaaaaa');
@@ -26,7 +50,20 @@ describe('buildFixCheckReport', () => {
   it('still failing: failure, with the reported error it showed again', () => {
     const r = buildFixCheckReport({
       ...base,
-      check: { ref: 'pr', sha: SHA, verdict: 'still_reproduces', reason: 'the reported bug still shows in 2/2 runs', runs: [run({ outcome: 'reproduces', exitCode: 1, observed: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied', outputExcerpt: 'Traceback…\nRuntimeError: mat1 and mat2 shapes cannot be multiplied\n' })] },
+      check: {
+        ref: 'pr',
+        sha: SHA,
+        verdict: 'still_reproduces',
+        reason: 'the reported bug still shows in 2/2 runs',
+        runs: [
+          run({
+            outcome: 'reproduces',
+            exitCode: 1,
+            observed: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied',
+            outputExcerpt: 'Traceback…\nRuntimeError: mat1 and mat2 shapes cannot be multiplied\n',
+          }),
+        ],
+      },
     });
     expect(r.conclusion).toBe('failure');
     expect(r.title).toMatch(/^Still failing: the bug of #12 still shows/);
@@ -36,7 +73,16 @@ describe('buildFixCheckReport', () => {
   });
 
   it('inconclusive never blocks a merge (neutral), and a timeout says so', () => {
-    const r = buildFixCheckReport({ ...base, check: { ref: 'pr', sha: SHA, verdict: 'inconclusive', reason: 'the reproduction now fails for another reason', runs: [run({ outcome: 'fails_otherwise', exitCode: null, timedOut: true, observed: 'no symptom' })] } });
+    const r = buildFixCheckReport({
+      ...base,
+      check: {
+        ref: 'pr',
+        sha: SHA,
+        verdict: 'inconclusive',
+        reason: 'the reproduction now fails for another reason',
+        runs: [run({ outcome: 'fails_otherwise', exitCode: null, timedOut: true, observed: 'no symptom' })],
+      },
+    });
     expect(r.conclusion).toBe('neutral');
     expect(r.title).toMatch(/^Inconclusive/);
     expect(r.summary).toContain('| timed out |');
@@ -44,7 +90,16 @@ describe('buildFixCheckReport', () => {
 
   it('hostile output: secrets redacted, mentions inert, a fence in the output cannot close the block, sizes within GitHub limits', () => {
     const output = `token ${base.secrets[0]} and ghp_${'x'.repeat(36)}\n\`\`\`\n@maintainer look at #1\n${'y'.repeat(200_000)}`;
-    const r = buildFixCheckReport({ ...base, check: { ref: 'pr', sha: SHA, verdict: 'still_reproduces', reason: 'ping @someone', runs: [run({ outcome: 'reproduces', exitCode: 1, observed: '@maintainer | broke', outputExcerpt: output })] } });
+    const r = buildFixCheckReport({
+      ...base,
+      check: {
+        ref: 'pr',
+        sha: SHA,
+        verdict: 'still_reproduces',
+        reason: 'ping @someone',
+        runs: [run({ outcome: 'reproduces', exitCode: 1, observed: '@maintainer | broke', outputExcerpt: output })],
+      },
+    });
     for (const part of [r.summary, r.text]) {
       expect(part).not.toContain(base.secrets[0]);
       expect(part).not.toMatch(/ghp_x{36}/);

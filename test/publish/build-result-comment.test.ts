@@ -9,8 +9,22 @@ function outcome(over: Partial<ReproOutcome> = {}): ReproOutcome {
     summary: 'Reproduced the RuntimeError the report shows (cc @alice, see #12).',
     script: 'import torch\ntorch.zeros(2) @ torch.zeros(3)\n',
     confirmation: { reproducedRuns: 3, totalRuns: 3 },
-    expected: [{ kind: 'shape_mismatch', category: 'crash', evidence: 'RuntimeError: mat1 and mat2', exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' } }],
-    observed: [{ kind: 'shape_mismatch', category: 'crash', evidence: 'RuntimeError: mat1 and mat2', exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' } }],
+    expected: [
+      {
+        kind: 'shape_mismatch',
+        category: 'crash',
+        evidence: 'RuntimeError: mat1 and mat2',
+        exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' },
+      },
+    ],
+    observed: [
+      {
+        kind: 'shape_mismatch',
+        category: 'crash',
+        evidence: 'RuntimeError: mat1 and mat2',
+        exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' },
+      },
+    ],
     match: { verdict: 'reproduced', score: 1, reasons: ['same exception class RuntimeError'] },
     metrics: [],
     outputExcerpt: 'Traceback (most recent call last):\nRuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)\n',
@@ -29,7 +43,9 @@ describe('buildResultComment', () => {
     expect(md).toContain('### RepGen: ✅ Reproduced (3 of 3 seeded runs)');
     expect(md.match(/Reproduced/g)).toHaveLength(2); // the headline and the one-sentence summary
     expect(md).toMatch(/<details><summary>Reproduction script[\s\S]*```python\nimport torch/);
-    expect(md).toContain("| **The reporter saw** | a shape mismatch: `RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)` |");
+    expect(md).toContain(
+      '| **The reporter saw** | a shape mismatch: `RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)` |',
+    );
     expect(md).not.toMatch(/shape_mismatch|run_mismatch|wrong_values/);
     expect(md).toContain('**Environment:**');
     expect(md).toContain('tokens 0 in / 0 out · cost $0.0000');
@@ -45,13 +61,15 @@ describe('buildResultComment', () => {
 
   it('never echoes secrets, by shape or by literal value', () => {
     const token = `ghp_${'a'.repeat(36)}`;
-    const md = buildResultComment(outcome({ outputExcerpt: `token=${token}\nkey=hunter2-very-secret\n` }), { secrets: ['hunter2-very-secret'] });
+    const md = buildResultComment(outcome({ outputExcerpt: `token=${token}\nkey=hunter2-very-secret\n` }), {
+      secrets: ['hunter2-very-secret'],
+    });
     expect(md).not.toContain(token);
     expect(md).not.toContain('hunter2-very-secret');
     expect(md).toContain('[redacted]');
   });
 
-  it('stays under GitHub\'s limit and says what it cut', () => {
+  it("stays under GitHub's limit and says what it cut", () => {
     const huge = 'print("x")\n'.repeat(20_000);
     const md = buildResultComment(outcome({ script: huge, outputExcerpt: 'y'.repeat(200_000) }));
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
@@ -82,7 +100,9 @@ describe('buildResultComment', () => {
   });
 
   it('lists exactly what a needs_info report lacks', () => {
-    const md = buildResultComment(outcome({ status: 'needs_info', confirmation: null, script: null, needsInfo: ['the full code: `TransitionLayer` is never defined'] }));
+    const md = buildResultComment(
+      outcome({ status: 'needs_info', confirmation: null, script: null, needsInfo: ['the full code: `TransitionLayer` is never defined'] }),
+    );
     expect(md).toContain('ℹ️ Needs more information');
     expect(md).toContain('- the full code: `TransitionLayer` is never defined');
     expect(md).not.toContain('Reproduction script');

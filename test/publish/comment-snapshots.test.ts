@@ -6,7 +6,12 @@ import { chartAxis, metricChart, plainNumber } from '../../src/publish/metric-ch
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import type { Symptom } from '../../src/symptoms/types.js';
 
-const shape: Symptom = { kind: 'shape_mismatch', category: 'crash', evidence: 'RuntimeError: mat1 and mat2', exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' } };
+const shape: Symptom = {
+  kind: 'shape_mismatch',
+  category: 'crash',
+  evidence: 'RuntimeError: mat1 and mat2',
+  exception: { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)' },
+};
 const TRACEBACK = [
   ...Array.from({ length: 40 }, (_, i) => `tensor([[${i}.0000, 0.1000]])`),
   'Traceback (most recent call last):',
@@ -22,7 +27,8 @@ function base(over: Partial<ReproOutcome>): ReproOutcome {
     status: 'reproduced',
     verdict: 'reproduced',
     summary: 'Reproduced RuntimeError with the report’s own code, completed by 2 recorded edits, in 3 of 3 seeded re-runs.',
-    script: 'import torch  # added by RepGen\nimport numpy as np  # added by RepGen\nX = torch.ones(19, 1)\nlr = torch.nn.Linear(19, 1)\noutput = lr(X)\n',
+    script:
+      'import torch  # added by RepGen\nimport numpy as np  # added by RepGen\nX = torch.ones(19, 1)\nlr = torch.nn.Linear(19, 1)\noutput = lr(X)\n',
     scriptRan: true,
     confirmation: { reproducedRuns: 3, totalRuns: 3 },
     expected: [shape],
@@ -31,7 +37,16 @@ function base(over: Partial<ReproOutcome>): ReproOutcome {
       verdict: 'reproduced',
       score: 1,
       reasons: ['same exception RuntimeError (shape_mismatch), message overlap 1.00'],
-      compared: [{ what: 'the exception', report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', run: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', basis: 'determined', agree: true, note: 'same class; message word overlap 1.00 (0.6 needed)' }],
+      compared: [
+        {
+          what: 'the exception',
+          report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+          run: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+          basis: 'determined',
+          agree: true,
+          note: 'same class; message word overlap 1.00 (0.6 needed)',
+        },
+      ],
     },
     metrics: [],
     outputExcerpt: `${TRACEBACK}\n`,
@@ -39,7 +54,16 @@ function base(over: Partial<ReproOutcome>): ReproOutcome {
     reportVersions: [{ name: 'torch', version: '2.4.0' }],
     reporterExpected: 'the linear layer to take the 19 samples',
     reportedOutput: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
-    attempts: [{ n: 1, tier: 0, bundle: null, outcome: 'reproduced', feedback: 'added `import torch` (the report uses `torch` without importing it)\nreproduced: same exception', script: 'x' }],
+    attempts: [
+      {
+        n: 1,
+        tier: 0,
+        bundle: null,
+        outcome: 'reproduced',
+        feedback: 'added `import torch` (the report uses `torch` without importing it)\nreproduced: same exception',
+        script: 'x',
+      },
+    ],
     needsInfo: [],
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     durationMs: 30_900,
@@ -47,7 +71,12 @@ function base(over: Partial<ReproOutcome>): ReproOutcome {
   };
 }
 
-const flatLoss: Symptom = { kind: 'loss_not_decreasing', category: 'silent', metric: 'train_loss', evidence: 'Train Loss: 1.1121\nTrain Loss: 1.1130' };
+const flatLoss: Symptom = {
+  kind: 'loss_not_decreasing',
+  category: 'silent',
+  metric: 'train_loss',
+  evidence: 'Train Loss: 1.1121\nTrain Loss: 1.1130',
+};
 const SCENARIOS: Record<string, ReproOutcome> = {
   crash: base({}),
   silent: base({
@@ -60,13 +89,30 @@ const SCENARIOS: Record<string, ReproOutcome> = {
       verdict: 'reproduced',
       score: 1,
       reasons: ['same symptom: loss_not_decreasing on train_loss'],
-      compared: [{ what: "the report's last output line", report: 'epoch: 3 Train Loss : 1.2345', run: 'epoch: 3 Train Loss : 1.1130', basis: 'random_state', agree: true, note: "pattern agrees; 1.2345 not compared: the values depend on the reporter's random state: random weight initialisation (`nn.Linear`) with no seed", notCompared: ['1.2345'] }],
+      compared: [
+        {
+          what: "the report's last output line",
+          report: 'epoch: 3 Train Loss : 1.2345',
+          run: 'epoch: 3 Train Loss : 1.1130',
+          basis: 'random_state',
+          agree: true,
+          note: "pattern agrees; 1.2345 not compared: the values depend on the reporter's random state: random weight initialisation (`nn.Linear`) with no seed",
+          notCompared: ['1.2345'],
+        },
+      ],
     },
     metrics: [{ name: 'train_loss', values: [1.1121, 1.1125, 1.1127, 1.113] }],
     outputExcerpt: 'epoch: 1 Train Loss : 1.1121\nepoch: 2 Train Loss : 1.1125\nepoch: 3 Train Loss : 1.1130\n',
     script: 'import torch\nmodel = torch.nn.Linear(10, 3)\n# …\n',
     attempts: [
-      { n: 1, tier: 0, bundle: null, outcome: 'incomplete_code', feedback: 'not run: the report’s code uses `loader` without defining it', script: null },
+      {
+        n: 1,
+        tier: 0,
+        bundle: null,
+        outcome: 'incomplete_code',
+        feedback: 'not run: the report’s code uses `loader` without defining it',
+        script: null,
+      },
       { n: 2, tier: 1, bundle: 1, outcome: 'reproduced', feedback: 'reproduced: same symptom', script: 'x' },
     ],
   }),
@@ -74,7 +120,8 @@ const SCENARIOS: Record<string, ReproOutcome> = {
     status: 'not_reproduced',
     verdict: 'flaky',
     confirmation: { reproducedRuns: 1, totalRuns: 3 },
-    summary: 'Flaky 1/3: the bug showed with a generated script (attempt 1), but only 1 of 3 seeded re-runs showed it again (a majority is needed). The others: seed 1001: not (no exception in the run; the report shows RuntimeError); seed 2001: not (no exception in the run; the report shows RuntimeError).',
+    summary:
+      'Flaky 1/3: the bug showed with a generated script (attempt 1), but only 1 of 3 seeded re-runs showed it again (a majority is needed). The others: seed 1001: not (no exception in the run; the report shows RuntimeError); seed 2001: not (no exception in the run; the report shows RuntimeError).',
     confirmationRuns: [
       { seed: 1, verdict: 'reproduced', reasons: [] },
       { seed: 1001, verdict: 'not_reproduced', reasons: ['no exception in the run; the report shows RuntimeError'] },
@@ -87,9 +134,24 @@ const SCENARIOS: Record<string, ReproOutcome> = {
     observed: [{ kind: 'nan_inf', category: 'silent', metric: 'loss', evidence: 'step 4 loss: nan' }],
     reportedOutput: 'step 4 loss: nan',
     reporterExpected: '',
-    match: { verdict: 'reproduced', score: 1, reasons: ['same symptom: nan_inf on loss'], compared: [{ what: "the report's last output line", report: 'step 4 loss: nan', run: 'step 4 loss: nan', basis: 'random_state', agree: true, note: 'pattern agrees (NaN where the report has it); every other number is equal' }] },
+    match: {
+      verdict: 'reproduced',
+      score: 1,
+      reasons: ['same symptom: nan_inf on loss'],
+      compared: [
+        {
+          what: "the report's last output line",
+          report: 'step 4 loss: nan',
+          run: 'step 4 loss: nan',
+          basis: 'random_state',
+          agree: true,
+          note: 'pattern agrees (NaN where the report has it); every other number is equal',
+        },
+      ],
+    },
     metrics: [{ name: 'loss', values: [2.31, 5.2035e31, 8.1e33], nonFinite: 3 }],
-    outputExcerpt: 'step 1 loss: 2.31\nstep 2 loss: 5.2035e+31\nstep 3 loss: 8.1e+33\nstep 4 loss: nan\nstep 5 loss: nan\nstep 6 loss: inf\n',
+    outputExcerpt:
+      'step 1 loss: 2.31\nstep 2 loss: 5.2035e+31\nstep 3 loss: 8.1e+33\nstep 4 loss: nan\nstep 5 loss: nan\nstep 6 loss: inf\n',
     script: 'import torch  # added by RepGen\nprint("step 1 loss: 2.31")\n',
   }),
   'needs-info': base({
@@ -105,7 +167,10 @@ const SCENARIOS: Record<string, ReproOutcome> = {
     outputExcerpt: '',
     reportedOutput: '',
     reporterExpected: 'not stated',
-    needsInfo: ['what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it', 'versions: the framework and Python versions'],
+    needsInfo: [
+      'what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it',
+      'versions: the framework and Python versions',
+    ],
     attempts: [],
   }),
   'not-reproduced': base({
@@ -114,21 +179,52 @@ const SCENARIOS: Record<string, ReproOutcome> = {
     summary: 'Not reproduced: no attempt reproduced the bug (5 tier-1 attempts over the report alone).',
     confirmation: null,
     observed: [],
-    match: { verdict: 'not_reproduced', score: 0, reasons: ['no exception in the run; the report shows RuntimeError'], compared: [{ what: 'the exception', report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', run: 'no exception', basis: 'determined', agree: false, note: 'the run raised no exception' }] },
+    match: {
+      verdict: 'not_reproduced',
+      score: 0,
+      reasons: ['no exception in the run; the report shows RuntimeError'],
+      compared: [
+        {
+          what: 'the exception',
+          report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+          run: 'no exception',
+          basis: 'determined',
+          agree: false,
+          note: 'the run raised no exception',
+        },
+      ],
+    },
     outputExcerpt: 'torch.Size([19, 1])\n',
-    attempts: Array.from({ length: 5 }, (_, i) => ({ n: i + 1, tier: 1 as const, bundle: null, outcome: i === 2 ? 'faked_bug' : 'run_mismatch', feedback: 'Expected: RuntimeError: mat1 and mat2\nObserved: no symptom (the run finished normally); exit code 0', script: 'x' })),
+    attempts: Array.from({ length: 5 }, (_, i) => ({
+      n: i + 1,
+      tier: 1 as const,
+      bundle: null,
+      outcome: i === 2 ? 'faked_bug' : 'run_mismatch',
+      feedback: 'Expected: RuntimeError: mat1 and mat2\nObserved: no symptom (the run finished normally); exit code 0',
+      script: 'x',
+    })),
     script: 'import torch\nprint(torch.nn.Linear(1, 1)(torch.ones(19, 1)).shape)\n',
   }),
   'no-model': base({
     status: 'not_reproduced',
     verdict: 'no_model',
-    summary: 'No model configured: the report’s code is incomplete (TransitionLayer, weights_init never defined), and filling such gaps is tier 1’s work, which needs a model (no LLM: chosen with --llm none). Nothing is asked of the reporter.',
+    summary:
+      'No model configured: the report’s code is incomplete (TransitionLayer, weights_init never defined), and filling such gaps is tier 1’s work, which needs a model (no LLM: chosen with --llm none). Nothing is asked of the reporter.',
     scriptRan: false,
     confirmation: null,
     observed: [],
     match: null,
     outputExcerpt: '',
-    attempts: [{ n: 1, tier: 0, bundle: null, outcome: 'incomplete_code', feedback: 'not run: the report’s code uses `TransitionLayer`, `weights_init` without defining them', script: 'x' }],
+    attempts: [
+      {
+        n: 1,
+        tier: 0,
+        bundle: null,
+        outcome: 'incomplete_code',
+        feedback: 'not run: the report’s code uses `TransitionLayer`, `weights_init` without defining them',
+        script: 'x',
+      },
+    ],
   }),
   'needs-data': base({
     status: 'needs_info',
@@ -139,7 +235,9 @@ const SCENARIOS: Record<string, ReproOutcome> = {
     observed: [],
     match: null,
     outputExcerpt: '',
-    needsInfo: ['a small sample of the data (`/kaggle/input/catsndogsorg/hymenoptera_data`), or its shape and dtype so that synthetic data can stand in for it'],
+    needsInfo: [
+      'a small sample of the data (`/kaggle/input/catsndogsorg/hymenoptera_data`), or its shape and dtype so that synthetic data can stand in for it',
+    ],
     attempts: [{ n: 1, tier: 0, bundle: null, outcome: 'unavailable_here', feedback: 'not run: the report’s data', script: 'x' }],
   }),
 };
@@ -181,7 +279,9 @@ describe('rendered result comments (snapshots)', () => {
     const md = buildResultComment(SCENARIOS.crash!);
     expect(md).toContain('⚠️ torch 2.4.0 in the report, 1.13.0a0 here: a different major version');
     expect(md).toMatch(/\*\*Compared:\*\*\n- the exception: report `RuntimeError: mat1/);
-    expect(buildResultComment(SCENARIOS.silent!)).toMatch(/- the report's last output line: report `epoch: 3 Train Loss : 1\.2345`, run `epoch: 3 Train Loss : 1\.1130` — agree: pattern agrees; 1\.2345 not compared/);
+    expect(buildResultComment(SCENARIOS.silent!)).toMatch(
+      /- the report's last output line: report `epoch: 3 Train Loss : 1\.2345`, run `epoch: 3 Train Loss : 1\.1130` — agree: pattern agrees; 1\.2345 not compared/,
+    );
   });
 
   it('no model: said as such, and nothing is asked of the reporter; their data: asked for politely, never "Not reproduced"', () => {

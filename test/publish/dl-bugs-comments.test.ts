@@ -19,7 +19,9 @@ import { buildResultComment } from '../../src/publish/build-result-comment.js';
  */
 const ROOT = join(import.meta.dirname, '../..');
 const DIR = join(ROOT, 'fixtures/cassettes/dl-bugs');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const exec = promisify(execFile);
 
 async function judge(caseId: string, output: string, script: string): Promise<{ reproduced: boolean; line: string }> {
@@ -27,7 +29,12 @@ async function judge(caseId: string, output: string, script: string): Promise<{ 
   await writeFile(join(dir, 'run.txt'), output);
   await writeFile(join(dir, 'repro.py'), script);
   try {
-    const { stdout } = await exec('/usr/bin/python3', [join(ROOT, 'fixtures/bench/judge.py'), join(ROOT, 'fixtures/bench/dl-bugs', caseId), join(dir, 'run.txt'), join(dir, 'repro.py')]);
+    const { stdout } = await exec('/usr/bin/python3', [
+      join(ROOT, 'fixtures/bench/judge.py'),
+      join(ROOT, 'fixtures/bench/dl-bugs', caseId),
+      join(dir, 'run.txt'),
+      join(dir, 'repro.py'),
+    ]);
     return { reproduced: true, line: stdout.trim() };
   } catch (e) {
     return { reproduced: false, line: String((e as { stdout?: string }).stdout ?? e).trim() };
@@ -40,7 +47,14 @@ describe('the comments of the dl-bugs sessions', () => {
     const replay = replayCassette(cassette);
     const evidence = await runReproWithEvidence(
       { issue: { title: '', body: cassette.issueText }, settings: ReproSettings.parse(cassette.settings) },
-      { executor: replay.executor, llm: replay.llm, llmReason: 'cassette', checker: replay.checker, progress: () => undefined, log: silentLogger },
+      {
+        executor: replay.executor,
+        llm: replay.llm,
+        llmReason: 'cassette',
+        checker: replay.checker,
+        progress: () => undefined,
+        log: silentLogger,
+      },
     );
     const { outcome, finalRun } = evidence;
     const caseId = cassette.case.replace(/^.*\//, '');

@@ -16,7 +16,13 @@ const settings = { maxIssueChars: 200_000, maxLlmIssueChars: 30_000 };
 
 async function withLlm(responses: AnthropicResponse[]) {
   server = await startScriptedAnthropicServer(responses);
-  const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: server.url, maxRetries: 0, initialBackoffMs: 1 });
+  const llm = await createLlmClient({
+    provider: 'anthropic',
+    apiKey: 'sk-test-key',
+    baseURL: server.url,
+    maxRetries: 0,
+    initialBackoffMs: 1,
+  });
   const p = await loadPrompts(['report', 'format-error'] as const);
   return { llm, prompts: { report: p.report, formatError: p['format-error'] } };
 }
@@ -52,7 +58,11 @@ describe('runReport without a model (deterministic)', () => {
     expect(r.facts.dataDescriptions.join('\n')).toMatch(/50,000 images of shape \(3, 224, 224\)/);
     expect(r.facts.dataDescriptions.join('\n')).toMatch(/code loads data: `torch\.load\('\/home\/me\/data\/batch\.pt'\)`/);
     expect(r.facts.attachments.map((a) => a.kind)).toEqual(['weights', 'notebook']);
-    expect(r.bug).toMatchObject({ source: 'deterministic', coreProblem: 'Loss is NaN on my RTX 3090', expected: 'I expected the loss to go down.' });
+    expect(r.bug).toMatchObject({
+      source: 'deterministic',
+      coreProblem: 'Loss is NaN on my RTX 3090',
+      expected: 'I expected the loss to go down.',
+    });
     expect(r.bug.environment.hardware).toMatch(/RTX 3090/);
     expect(r.reading.expected.map((s) => s.kind)).toContain('nan_inf');
   });
@@ -70,12 +80,16 @@ describe('runReport without a model (deterministic)', () => {
 });
 
 describe('runReport with a model (LLM restructuring)', () => {
-  it('takes the model\'s restructured report and keeps the deterministic versions', async () => {
+  it("takes the model's restructured report and keeps the deterministic versions", async () => {
     const { llm, prompts } = await withLlm([
       '```json\n{"coreProblem":"Linear layer gets 3 features, expects 5","observed":"RuntimeError mat1 and mat2","expected":"no error","steps":["make x (4,3)","call Linear(5,2)"],"environment":{"framework":"pytorch","hardware":"CPU","data":"random (4,3)"}}\n```',
     ]);
     const r = await runReport({ issue: { title: '', body: CRASH_ISSUE }, settings }, { llm, log: silentLogger, prompts });
-    expect(r.bug).toMatchObject({ source: 'llm', coreProblem: 'Linear layer gets 3 features, expects 5', steps: ['make x (4,3)', 'call Linear(5,2)'] });
+    expect(r.bug).toMatchObject({
+      source: 'llm',
+      coreProblem: 'Linear layer gets 3 features, expects 5',
+      steps: ['make x (4,3)', 'call Linear(5,2)'],
+    });
     expect(r.bug.environment.versions).toEqual([{ name: 'torch', version: '2.4.0' }]);
     expect(r.usage.inputTokens).toBeGreaterThan(0);
     const sent = JSON.stringify(server?.requests[0]?.body);
@@ -98,28 +112,57 @@ describe('runReport with a model (LLM restructuring)', () => {
   });
 });
 
-describe('data presence is read from the report\'s code', () => {
-  const issue = (code: string) => `# loss does not decrease\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nepoch 1 loss 0.6931\nepoch 2 loss 0.6931\n\`\`\`\n`;
+describe("data presence is read from the report's code", () => {
+  const issue = (code: string) =>
+    `# loss does not decrease\n\n\`\`\`python\n${code}\`\`\`\n\n\`\`\`\nepoch 1 loss 0.6931\nepoch 2 loss 0.6931\n\`\`\`\n`;
 
   it('says the code builds its data instead of "not stated"', async () => {
-    const r = await runReport({ issue: { title: '', body: issue('import numpy as np\nimport torch\nX = np.asarray([1, 2, 3, 4])\ny = torch.randn(4, 1)\nmodel = torch.nn.Linear(1, 1)\n') }, settings }, { llm: null, log: silentLogger });
-    expect(r.bug.environment.data).toMatch(/^code builds data: `X = np\.asarray\(\[1, 2, 3, 4\]\)`; code builds data: `y = torch\.randn\(4, 1\)`/);
+    const r = await runReport(
+      {
+        issue: {
+          title: '',
+          body: issue(
+            'import numpy as np\nimport torch\nX = np.asarray([1, 2, 3, 4])\ny = torch.randn(4, 1)\nmodel = torch.nn.Linear(1, 1)\n',
+          ),
+        },
+        settings,
+      },
+      { llm: null, log: silentLogger },
+    );
+    expect(r.bug.environment.data).toMatch(
+      /^code builds data: `X = np\.asarray\(\[1, 2, 3, 4\]\)`; code builds data: `y = torch\.randn\(4, 1\)`/,
+    );
   });
 
   it('says which data the code uses without showing it, and not for attributes, keyword arguments, strings or comments', async () => {
-    const code = 'def train(model, train_loader):\n    for x, y in train_loader:  # iterate over data\n        model(x)\nlayer = nn.Linear(in_features=3, out_features=2)\nself_features = "data/features"\nm.features(x)\ntrain(model, val_loader)\n';
+    const code =
+      'def train(model, train_loader):\n    for x, y in train_loader:  # iterate over data\n        model(x)\nlayer = nn.Linear(in_features=3, out_features=2)\nself_features = "data/features"\nm.features(x)\ntrain(model, val_loader)\n';
     const r = await runReport({ issue: { title: '', body: issue(code) }, settings }, { llm: null, log: silentLogger });
     expect(r.facts.dataDescriptions).toContain('code uses data it does not show: `train_loader`, `val_loader`');
   });
 
   it('keeps "not stated" when the code shows no data at all', async () => {
-    const r = await runReport({ issue: { title: '', body: issue('import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return torch.cat([x, x], 1)\n') }, settings }, { llm: null, log: silentLogger });
+    const r = await runReport(
+      {
+        issue: {
+          title: '',
+          body: issue('import torch.nn as nn\nclass Net(nn.Module):\n    def forward(self, x):\n        return torch.cat([x, x], 1)\n'),
+        },
+        settings,
+      },
+      { llm: null, log: silentLogger },
+    );
     expect(r.bug.environment.data).toBe('not stated');
   });
 
   it('a model answering "not stated" for the data does not hide what the code shows', async () => {
-    const { llm, prompts } = await withLlm(['```json\n{"coreProblem":"x","observed":"y","expected":"z","steps":[],"environment":{"framework":"pytorch","hardware":"CPU","data":"Not stated."}}\n```']);
-    const r = await runReport({ issue: { title: '', body: issue('import torch\nX = torch.tensor([[1., 2.], [3., 4.]])\n') }, settings }, { llm, log: silentLogger, prompts });
+    const { llm, prompts } = await withLlm([
+      '```json\n{"coreProblem":"x","observed":"y","expected":"z","steps":[],"environment":{"framework":"pytorch","hardware":"CPU","data":"Not stated."}}\n```',
+    ]);
+    const r = await runReport(
+      { issue: { title: '', body: issue('import torch\nX = torch.tensor([[1., 2.], [3., 4.]])\n') }, settings },
+      { llm, log: silentLogger, prompts },
+    );
     expect(r.bug.source).toBe('llm');
     expect(r.bug.environment.data).toMatch(/^code builds data: `X = torch\.tensor/);
   });

@@ -52,8 +52,16 @@ describe('the reader over every recorded benchmark output', () => {
   }
 
   it('the crash kinds', () => {
-    const kinds = Object.fromEntries(cases.filter((c) => c.case.symptom === 'crash').map((c) => [c.case.id, readRun(c.output).symptoms[0]?.kind]));
-    expect(kinds).toEqual({ 'so-046': 'shape_mismatch', 'so-050': 'type_error', 'so-054': 'dtype_mismatch', 'so-080': 'value_error', 'so-101': 'shape_mismatch' });
+    const kinds = Object.fromEntries(
+      cases.filter((c) => c.case.symptom === 'crash').map((c) => [c.case.id, readRun(c.output).symptoms[0]?.kind]),
+    );
+    expect(kinds).toEqual({
+      'so-046': 'shape_mismatch',
+      'so-050': 'type_error',
+      'so-054': 'dtype_mismatch',
+      'so-080': 'value_error',
+      'so-101': 'shape_mismatch',
+    });
   });
 });
 

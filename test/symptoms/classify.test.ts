@@ -11,7 +11,11 @@ describe('classifyException', () => {
     ['RuntimeError', "shape '[-1, 400]' is invalid for input of size 3200", 'shape_mismatch'],
     ['RuntimeError', 'expected scalar type Float but found Double', 'dtype_mismatch'],
     ['RuntimeError', 'mat1 and mat2 must have the same dtype', 'dtype_mismatch'],
-    ['RuntimeError', 'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long', 'dtype_mismatch'],
+    [
+      'RuntimeError',
+      'mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long',
+      'dtype_mismatch',
+    ],
     ['RuntimeError', '"addmm_impl_cpu_" not implemented for \'Half\'', 'dtype_mismatch'],
     ['RuntimeError', 'Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!', 'device_mismatch'],
     ['RuntimeError', 'Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same', 'device_mismatch'],
@@ -19,7 +23,11 @@ describe('classifyException', () => {
     ['AssertionError', 'Torch not compiled with CUDA enabled', 'cuda_unavailable'],
     ['RuntimeError', 'Found no NVIDIA driver on your system.', 'cuda_unavailable'],
     ['OutOfMemoryError', 'CUDA out of memory. Tried to allocate 2.00 GiB', 'out_of_memory'],
-    ['RuntimeError', "[enforce fail at alloc_cpu.cpp:75] DefaultCPUAllocator: can't allocate memory: you tried to allocate 1000000 bytes", 'out_of_memory'],
+    [
+      'RuntimeError',
+      "[enforce fail at alloc_cpu.cpp:75] DefaultCPUAllocator: can't allocate memory: you tried to allocate 1000000 bytes",
+      'out_of_memory',
+    ],
     ['RuntimeError', 'CUDA error: device-side assert triggered', 'cuda_device_assert'],
     ['ModuleNotFoundError', "No module named 'torchtext'", 'import_error'],
     ['ImportError', "cannot import name 'x' from 'torch' (shape mismatch)", 'import_error'],
@@ -65,11 +73,19 @@ describe('classifySeries', () => {
     expect(kinds('grad norm: 0.5\ngrad norm: 1e-4\ngrad norm: 1e-8')).toEqual(['vanishing_gradients:grad_norm']);
   });
   it('memory that keeps growing, and steps that get slower (performance)', () => {
-    expect(kinds('step 1 gpu memory: 1000 MB\nstep 2 gpu memory: 1400 MB\nstep 3 gpu memory: 1900 MB\nstep 4 gpu memory: 2600 MB')).toEqual(['memory_growth:gpu_memory']);
+    expect(kinds('step 1 gpu memory: 1000 MB\nstep 2 gpu memory: 1400 MB\nstep 3 gpu memory: 1900 MB\nstep 4 gpu memory: 2600 MB')).toEqual(
+      ['memory_growth:gpu_memory'],
+    );
     expect(kinds('mem: 900\nmem: 1400\nmem: 950\nmem: 1000')).toEqual([]);
-    const keras = [5, 1, 1, 1, 2, 4, 8].map((ms, i) => `${i + 1}/7 [==] - 0s ${ms * 10}ms/step - loss: ${(1 / (i + 1)).toFixed(3)}`).join('\n');
+    const keras = [5, 1, 1, 1, 2, 4, 8]
+      .map((ms, i) => `${i + 1}/7 [==] - 0s ${ms * 10}ms/step - loss: ${(1 / (i + 1)).toFixed(3)}`)
+      .join('\n');
     expect(kinds(keras)).toEqual(['slow_step:step_time']);
-    expect(kinds(' 10%| | 1/10 [00:01<00:09, 9.50it/s]\n 20%| | 2/10 [00:01<00:09, 9.40it/s]\n 30%| | 3/10\t9.60it/s\n 40%| | 4/10 [9.45it/s]\n 50%| | 5/10 [9.5it/s]')).toEqual([]);
+    expect(
+      kinds(
+        ' 10%| | 1/10 [00:01<00:09, 9.50it/s]\n 20%| | 2/10 [00:01<00:09, 9.40it/s]\n 30%| | 3/10\t9.60it/s\n 40%| | 4/10 [9.45it/s]\n 50%| | 5/10 [9.5it/s]',
+      ),
+    ).toEqual([]);
   });
 
   it('needs three points for a trend', () => {
@@ -85,18 +101,25 @@ describe('printed values and run flags', () => {
   });
   it('readRun turns timeout and OOM-kill flags into symptoms with the last output as evidence', () => {
     const r = readRun('step 1\nstep 2\n', { exitCode: null, timedOut: true, oomKilled: false });
-    expect(r.symptoms).toEqual([{ kind: 'timeout', category: 'hang', evidence: 'no exit before the time limit; last output:\nstep 1\nstep 2' }]);
+    expect(r.symptoms).toEqual([
+      { kind: 'timeout', category: 'hang', evidence: 'no exit before the time limit; last output:\nstep 1\nstep 2' },
+    ]);
     const o = readRun('allocating\n', { exitCode: null, oomKilled: true });
     expect(o.symptoms.map((s) => s.kind)).toEqual(['out_of_memory']);
   });
   it('readRun reads a native crash (killed by a signal, no traceback) as a crash', () => {
     const r = readRun('loading\nSegmentation fault (core dumped)\n', { exitCode: null, signal: 'SIGSEGV' });
-    expect(r.symptoms).toEqual([{ kind: 'other_crash', category: 'crash', evidence: 'killed by SIGSEGV; last output:\nloading\nSegmentation fault (core dumped)' }]);
+    expect(r.symptoms).toEqual([
+      { kind: 'other_crash', category: 'crash', evidence: 'killed by SIGSEGV; last output:\nloading\nSegmentation fault (core dumped)' },
+    ]);
     expect(readRun('', { exitCode: null, signal: 'SIGKILL', timedOut: true }).symptoms.map((s) => s.kind)).toEqual(['timeout']);
   });
 
   it('readRun names the error of a failed run without a traceback, but not of a clean one', () => {
-    expect(readRun('ERROR:root:boom\nValueError: bad config', { exitCode: 1 }).exception).toEqual({ type: 'ValueError', message: 'bad config' });
+    expect(readRun('ERROR:root:boom\nValueError: bad config', { exitCode: 1 }).exception).toEqual({
+      type: 'ValueError',
+      message: 'bad config',
+    });
     expect(readRun('ValueError: bad config', { exitCode: 0 }).exception).toBeNull();
   });
 });

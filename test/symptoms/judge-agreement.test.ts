@@ -19,17 +19,29 @@ async function judge(caseId: string, output: string, scriptPath: string): Promis
   const outFile = join(dir, 'run.txt');
   await writeFile(outFile, output);
   try {
-    const { stdout } = await run('/usr/bin/python3', [join(ROOT, 'fixtures/bench/judge.py'), join(ROOT, 'fixtures/bench/dl-bugs', caseId), outFile, scriptPath]);
+    const { stdout } = await run('/usr/bin/python3', [
+      join(ROOT, 'fixtures/bench/judge.py'),
+      join(ROOT, 'fixtures/bench/dl-bugs', caseId),
+      outFile,
+      scriptPath,
+    ]);
     return { reproduced: true, line: stdout.trim() };
   } catch (e) {
     return { reproduced: false, line: String((e as { stdout?: string }).stdout ?? e).trim() };
   }
 }
 
-async function both(caseId: string, script: string): Promise<{ judge: { reproduced: boolean; line: string }; ours: MatchVerdict; reasons: string[] }> {
+async function both(
+  caseId: string,
+  script: string,
+): Promise<{ judge: { reproduced: boolean; line: string }; ours: MatchVerdict; reasons: string[] }> {
   const scriptPath = join(ROOT, script);
   const content = await readFile(scriptPath, 'utf8');
-  const result = await createLocalExecutor({ python: '/usr/bin/python3' }).run({ files: [{ path: 'main.py', content }], entry: 'main.py', limits: { timeoutMs: 150_000 } });
+  const result = await createLocalExecutor({ python: '/usr/bin/python3' }).run({
+    files: [{ path: 'main.py', content }],
+    entry: 'main.py',
+    limits: { timeoutMs: 150_000 },
+  });
   const report = readReport(await readFile(join(ROOT, 'fixtures/bench/dl-bugs', caseId, 'issue.md'), 'utf8'));
   const m = matchRun(report, readRun(result.output, result), { script: content, output: result.output });
   return { judge: await judge(caseId, result.output, scriptPath), ours: m.verdict, reasons: m.reasons };

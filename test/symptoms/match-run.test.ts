@@ -18,7 +18,11 @@ const crashIssue = [
   '```',
 ].join('\n');
 
-function crashOutput(line: string, code = 'return F.linear(input, self.weight, self.bias)', file = '/usr/lib/python3/dist-packages/torch/nn/modules/linear.py'): string {
+function crashOutput(
+  line: string,
+  code = 'return F.linear(input, self.weight, self.bias)',
+  file = '/usr/lib/python3/dist-packages/torch/nn/modules/linear.py',
+): string {
   return `Traceback (most recent call last):\n  File "/tmp/w/main.py", line 3, in <module>\n    lr(x)\n  File "${file}", line 114, in forward\n    ${code}\n${line}\n`;
 }
 
@@ -32,7 +36,7 @@ describe('matchRun: crashes', () => {
     expect(m.score).toBe(1);
   });
 
-  it('other numbers in the shapes: the reasons say the numbers differ; the verdict follows the judge\'s word overlap', () => {
+  it("other numbers in the shapes: the reasons say the numbers differ; the verdict follows the judge's word overlap", () => {
     // 9 of 13 words shared (0.69 ≥ 0.6): the judge calls this reproduced, and so do we, with the note.
     const out = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x7 and 5x1)');
     const m = matchRun(report, readRun(out, { exitCode: 1 }), { output: out });
@@ -59,7 +63,14 @@ describe('matchRun: crashes', () => {
     const m = matchRun(report, readRun('ok\n', { exitCode: 0 }), { output: 'ok\n' });
     expect(m).toMatchObject({ verdict: 'not_reproduced', score: 0, reasons: ['no exception in the run; the report shows RuntimeError'] });
     expect(m.compared).toEqual([
-      { what: 'the exception', report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', run: 'no exception', basis: 'determined', agree: false, note: 'the run raised no exception' },
+      {
+        what: 'the exception',
+        report: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+        run: 'no exception',
+        basis: 'determined',
+        agree: false,
+        note: 'the run raised no exception',
+      },
     ]);
   });
 
@@ -76,12 +87,20 @@ describe('matchRun: crashes', () => {
     expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: printed }).verdict).toBe('not_reproduced');
     // The message built at run time: no literal, no telling `raise` argument; the raising frame gives it away.
     const raised = 'import torch\nmsg = "mat1 and mat2 shapes cannot be multiplied (%dx1 and %dx1)" % (19, 19)\nraise RuntimeError(msg)';
-    const ownFrame = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', 'raise RuntimeError(msg)', '/tmp/w/main.py');
+    const ownFrame = crashOutput(
+      'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+      'raise RuntimeError(msg)',
+      '/tmp/w/main.py',
+    );
     const m = matchRun(report, readRun(ownFrame, { exitCode: 1 }), { output: ownFrame, script: raised });
     expect(m.verdict).toBe('not_reproduced');
     expect(m.reasons[0]).toMatch(/raised by the script's own code \(raise RuntimeError\(msg\)\)/);
     // Built at run time so no literal and no `raise RuntimeError(` shows: the frame that raised still gives it away.
-    const sneaky = crashOutput('RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)', 'raise getattr(builtins, n)(msg)', '/tmp/w/main.py');
+    const sneaky = crashOutput(
+      'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)',
+      'raise getattr(builtins, n)(msg)',
+      '/tmp/w/main.py',
+    );
     const s = matchRun(report, readRun(sneaky, { exitCode: 1 }), { output: sneaky, script: 'import builtins\nn = "Runtime" + "Error"\n' });
     expect(s.verdict).toBe('not_reproduced');
     expect(s.reasons[0]).toMatch(/raised by the script's own code/);
@@ -89,7 +108,10 @@ describe('matchRun: crashes', () => {
 
   it('an error line printed without a traceback is not the library raising it: partial', () => {
     const out = 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (19x1 and 19x1)\n';
-    const m = matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: 'import sys\nsys.exit("Runtime" + "Error: mat1 and mat2 shapes " + msg)' });
+    const m = matchRun(report, readRun(out, { exitCode: 1 }), {
+      output: out,
+      script: 'import sys\nsys.exit("Runtime" + "Error: mat1 and mat2 shapes " + msg)',
+    });
     expect(m.verdict).toBe('partial');
     expect(m.reasons.at(-1)).toBe('but the run printed the error without a traceback, where the report shows one');
   });
@@ -101,12 +123,14 @@ describe('matchRun: crashes', () => {
       'import torch',
       'if not torch.__version__:',
       '    raise RuntimeError("torch is not installed")  # never happens',
-      "x = torch.zeros(19, 1)  # '#' inside quotes: \"#\"",
+      'x = torch.zeros(19, 1)  # \'#\' inside quotes: "#"',
       'torch.nn.Linear(19, 1)(x)',
     ].join('\n');
     expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script }).verdict).toBe('reproduced');
     const faked = `${script}\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied (%dx1 and %dx1)" % (n, n))`;
-    expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: faked }).reasons[0]).toMatch(/raises RuntimeError itself, with the reported message/);
+    expect(matchRun(report, readRun(out, { exitCode: 1 }), { output: out, script: faked }).reasons[0]).toMatch(
+      /raises RuntimeError itself, with the reported message/,
+    );
   });
 
   it("reusing the report's own code is not faking", () => {
@@ -117,10 +141,13 @@ describe('matchRun: crashes', () => {
 });
 
 describe('matchRun: silent bugs', () => {
-  const report = readReport('# flat loss\n```python\ntrain()\n```\n```\nepoch: 1\tTrain Loss : 1.0986\nepoch: 2\tTrain Loss : 1.0986\nepoch: 3\tTrain Loss : 1.0986\n```');
+  const report = readReport(
+    '# flat loss\n```python\ntrain()\n```\n```\nepoch: 1\tTrain Loss : 1.0986\nepoch: 2\tTrain Loss : 1.0986\nepoch: 3\tTrain Loss : 1.0986\n```',
+  );
 
   it('same metric pattern and line shape: reproduced', () => {
-    const out = 'epoch: 1\tTrain Loss : 1.0990\nepoch: 2\tTrain Loss : 1.0990\nepoch: 3\tTrain Loss : 1.0990\nepoch: 4\tTrain Loss : 1.0990\n';
+    const out =
+      'epoch: 1\tTrain Loss : 1.0990\nepoch: 2\tTrain Loss : 1.0990\nepoch: 3\tTrain Loss : 1.0990\nepoch: 4\tTrain Loss : 1.0990\n';
     const m = matchRun(report, readRun(out, { exitCode: 0 }), { output: out });
     expect(m.verdict).toBe('reproduced');
     expect(m.reasons).toContain('same symptom: loss_not_decreasing on train_loss');
@@ -135,7 +162,10 @@ describe('matchRun: silent bugs', () => {
     const healthy = 'epoch: 1\tTrain Loss : 1.0986\nepoch: 2\tTrain Loss : 0.5\nepoch: 3\tTrain Loss : 0.1\n';
     expect(matchRun(report, readRun(healthy), { output: healthy }).verdict).toBe('partial');
     const crash = 'Traceback (most recent call last):\n  File "m.py", line 1, in <module>\nRuntimeError: boom\n';
-    expect(matchRun(report, readRun(crash, { exitCode: 1 }), { output: crash })).toMatchObject({ verdict: 'not_reproduced', reasons: ['the run crashed (RuntimeError) where the report shows no crash'] });
+    expect(matchRun(report, readRun(crash, { exitCode: 1 }), { output: crash })).toMatchObject({
+      verdict: 'not_reproduced',
+      reasons: ['the run crashed (RuntimeError) where the report shows no crash'],
+    });
   });
 
   it('the pattern in another print format: partial (the judge wants the line shape)', () => {
@@ -149,11 +179,15 @@ describe('matchRun: silent bugs', () => {
     const fixed = '[tensor([5, 7, 8, 1]), tensor([])]\n';
     expect(matchRun(wrong, readRun(same), { output: same }).verdict).toBe('reproduced');
     expect(matchRun(wrong, readRun(fixed), { output: fixed }).verdict).toBe('partial');
-    expect(matchRun(wrong, readRun(same), { output: same, script: 'print("[tensor([2, 0, 0, 0]), tensor([])]")' }).verdict).toBe('not_reproduced');
+    expect(matchRun(wrong, readRun(same), { output: same, script: 'print("[tensor([2, 0, 0, 0]), tensor([])]")' }).verdict).toBe(
+      'not_reproduced',
+    );
   });
 
   it('a symptom only described in prose does not block a run that prints the reported line and values', () => {
-    const nan = readReport('# NaN in GroupNormalization\n\nThe layer produces NaN outputs with a small epsilon.\n```python\nprint(f"NaN detected: {bad}")\n```\n## Observed\n```\nNaN detected: True\n```');
+    const nan = readReport(
+      '# NaN in GroupNormalization\n\nThe layer produces NaN outputs with a small epsilon.\n```python\nprint(f"NaN detected: {bad}")\n```\n## Observed\n```\nNaN detected: True\n```',
+    );
     expect(nan.expected.map((s) => s.kind)).toEqual(['nan_inf']);
     expect(matchRun(nan, readRun('NaN detected: True\n'), { output: 'NaN detected: True\n' }).verdict).toBe('reproduced');
     expect(matchRun(nan, readRun('NaN detected: False\n'), { output: 'NaN detected: False\n' }).verdict).toBe('not_reproduced');
@@ -166,7 +200,7 @@ describe('matchRun: silent bugs', () => {
   });
 });
 
-describe('matchRun: silent-bug values, determined vs the reporter\'s random state (docs/verdicts.md)', () => {
+describe("matchRun: silent-bug values, determined vs the reporter's random state (docs/verdicts.md)", () => {
   const issue = (code: string, output: string) => readReport(`# bug\n\`\`\`python\n${code}\n\`\`\`\n\`\`\`\n${output}\n\`\`\``);
   const unseeded = 'import torch\nmodel = torch.nn.Linear(10, 1)\nx = torch.randn(100, 10)\ntrain(model, x)';
   const seeded = `torch.manual_seed(0)\n${unseeded}`;
@@ -196,14 +230,16 @@ describe('matchRun: silent-bug values, determined vs the reporter\'s random stat
     const ok = matchRun(issue(seeded, line), readRun(near), { output: near });
     expect(ok.verdict).toBe('reproduced');
     expect(ok.compared?.[0]).toMatchObject({ basis: 'determined', agree: true });
-    expect(ok.compared?.[0]?.note).toMatch(/^values agree within 5 % or 0\.01 \(the report's code seeds its random generator \(`torch\.manual_seed`\)\)$/);
+    expect(ok.compared?.[0]?.note).toMatch(
+      /^values agree within 5 % or 0\.01 \(the report's code seeds its random generator \(`torch\.manual_seed`\)\)$/,
+    );
     const off = matchRun(issue(seeded, line), readRun(far), { output: far });
     expect(off.verdict).toBe('partial');
     expect(off.patternOnly).toBeUndefined();
     expect(off.compared?.[0]?.note).toMatch(/^0\.9857 in the report, 1\.1121 in the run: not within 5 % or 0\.01/);
   });
 
-  it('code with no randomness and no outside data is determined; data read from a file is the reporter\'s', () => {
+  it("code with no randomness and no outside data is determined; data read from a file is the reporter's", () => {
     const det = issue('import torch\nx = torch.tensor([1, 2, 3])\nprint(x * 2)', 'tensor([2, 4, 6])');
     const fixed = 'tensor([2, 4, 7])\n';
     expect(matchRun(det, readRun(fixed), { output: fixed }).compared?.[0]).toMatchObject({ basis: 'determined', agree: false });
@@ -239,8 +275,11 @@ describe('matchRun: silent-bug values, determined vs the reporter\'s random stat
     expect(m.compared?.[0]?.note).toMatch(/the pattern differs \(the report shows a chance-level loss \(ln k\)\)/);
   });
 
-  it('the unseeded model or data of a snippet that never builds them is the reporter\'s: `model` as a parameter does not count as built', () => {
-    const report = issue('def train_model(model, optimizer, train_loader, criterion=criterion):\n  for x, y in train_loader:\n    loss = criterion(model(x), y)\n  print("Train Loss: %.3f" % loss)', 'Train Loss: 10.627');
+  it("the unseeded model or data of a snippet that never builds them is the reporter's: `model` as a parameter does not count as built", () => {
+    const report = issue(
+      'def train_model(model, optimizer, train_loader, criterion=criterion):\n  for x, y in train_loader:\n    loss = criterion(model(x), y)\n  print("Train Loss: %.3f" % loss)',
+      'Train Loss: 10.627',
+    );
     const out = 'Train Loss: 3.100\n';
     const m = matchRun(report, readRun(out), { output: out });
     expect(m).toMatchObject({ verdict: 'partial', patternOnly: true });

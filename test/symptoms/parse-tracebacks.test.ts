@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { findErrorLines, isLibraryFile, lastExceptionLine, parseExceptionLine, parseTracebacks, parseWarnings } from '../../src/symptoms/index.js';
+import {
+  findErrorLines,
+  isLibraryFile,
+  lastExceptionLine,
+  parseExceptionLine,
+  parseTracebacks,
+  parseWarnings,
+} from '../../src/symptoms/index.js';
 
 describe('parseTracebacks', () => {
   it('reads frames, code, the user frame and the exception of a Python 3.11 traceback with carets', () => {
@@ -26,7 +33,8 @@ describe('parseTracebacks', () => {
   });
 
   it('strips the module prefix into type and keeps the dotted name', () => {
-    const text = 'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    f()\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
+    const text =
+      'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    f()\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
     const tb = parseTracebacks(text)[0];
     expect(tb?.exception.type).toBe('OutOfMemoryError');
     expect(tb?.exception.qualifiedType).toBe('torch.cuda.OutOfMemoryError');
@@ -91,14 +99,17 @@ describe('parseTracebacks', () => {
   });
 
   it('reads a SyntaxError traceback (frame without a function)', () => {
-    const text = 'Traceback (most recent call last):\n  File "/tmp/x/main.py", line 3\n    def f(:\n          ^\nSyntaxError: invalid syntax';
+    const text =
+      'Traceback (most recent call last):\n  File "/tmp/x/main.py", line 3\n    def f(:\n          ^\nSyntaxError: invalid syntax';
     const tb = parseTracebacks(text)[0];
     expect(tb?.exception).toEqual({ type: 'SyntaxError', message: 'invalid syntax' });
     expect(tb?.frames[0]).toMatchObject({ file: '/tmp/x/main.py', line: 3, function: '' });
   });
 
   it('reads bare exceptions such as KeyboardInterrupt, and ignores a truncated traceback with no exception', () => {
-    expect(parseTracebacks('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nKeyboardInterrupt')[0]?.exception.type).toBe('KeyboardInterrupt');
+    expect(
+      parseTracebacks('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nKeyboardInterrupt')[0]?.exception.type,
+    ).toBe('KeyboardInterrupt');
     expect(parseTracebacks('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n')).toEqual([]);
   });
 });
@@ -120,8 +131,12 @@ describe('exception and error lines', () => {
   });
 
   it('findErrorLines finds errors in prose and inline code, not bare mentions', () => {
-    const md = 'I get `ValueError: The name "m" is used 2 times in the model.` when I build.\nIt raises a ValueError sometimes.\n1. AttributeError: \'Net\' object has no attribute \'x\'';
-    expect(findErrorLines(md)).toEqual(['ValueError: The name "m" is used 2 times in the model.', "AttributeError: 'Net' object has no attribute 'x'"]);
+    const md =
+      "I get `ValueError: The name \"m\" is used 2 times in the model.` when I build.\nIt raises a ValueError sometimes.\n1. AttributeError: 'Net' object has no attribute 'x'";
+    expect(findErrorLines(md)).toEqual([
+      'ValueError: The name "m" is used 2 times in the model.',
+      "AttributeError: 'Net' object has no attribute 'x'",
+    ]);
   });
 
   it('isLibraryFile tells library frames from user frames', () => {

@@ -26,7 +26,9 @@ describe('readReport', () => {
     ].join('\n');
     const r = readReport(md);
     expect(r.title).toBe('RuntimeError: expected scalar type Float but found Double');
-    expect(r.codeBlocks).toEqual([{ lang: 'python', code: 'import torch\nx = torch.randn(2, 2, dtype=torch.float64)\ntorch.nn.Linear(2, 2)(x)' }]);
+    expect(r.codeBlocks).toEqual([
+      { lang: 'python', code: 'import torch\nx = torch.randn(2, 2, dtype=torch.float64)\ntorch.nn.Linear(2, 2)(x)' },
+    ]);
     expect(r.tracebacks.map((t) => t.exception.type)).toEqual(['RuntimeError']);
     expect(r.versions).toEqual([
       { name: 'python', version: '3.10' },
@@ -35,13 +37,18 @@ describe('readReport', () => {
       { name: 'numpy', version: '1.26.4' },
     ]);
     expect(r.expected).toHaveLength(1);
-    expect(r.expected[0]).toMatchObject({ kind: 'dtype_mismatch', category: 'crash', exception: { type: 'RuntimeError', message: 'expected scalar type Float but found Double' } });
+    expect(r.expected[0]).toMatchObject({
+      kind: 'dtype_mismatch',
+      category: 'crash',
+      exception: { type: 'RuntimeError', message: 'expected scalar type Float but found Double' },
+    });
     expect(r.lastOutputLine).toBe('RuntimeError: expected scalar type Float but found Double');
     expect(r.outputText).toContain('Traceback (most recent call last):');
   });
 
   it('reads a silent bug from pasted training output: metric lines, series and pattern', () => {
-    const md = '# loss stays at 0.693\n\n```python\nfor epoch in range(3):\n    train()\n```\n\nI get:\n\n```\nEpoch 1/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 2/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 3/3 - loss: 0.6931 - accuracy: 0.5000\n```\n';
+    const md =
+      '# loss stays at 0.693\n\n```python\nfor epoch in range(3):\n    train()\n```\n\nI get:\n\n```\nEpoch 1/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 2/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 3/3 - loss: 0.6931 - accuracy: 0.5000\n```\n';
     const r = readReport(md);
     expect(r.metricLines).toHaveLength(3);
     expect(r.metrics).toEqual([
@@ -52,13 +59,19 @@ describe('readReport', () => {
   });
 
   it('takes tracebacks from python-tagged blocks that hold only output, and error lines from prose', () => {
-    const md = 'I get\n```python\n...\n.../.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\n    ^^^^^^^^^^^^^^^^^^^^\nAttributeError: \'NoneType\' object has no attribute \'pop\'\n```\nor\n```python\n .../name_scope.py", line 61, in __exit__\n    name_scope_stack.pop()\nIndexError: pop from empty list\n```\nSee `KeyError: \'scope\'` too.';
+    const md =
+      "I get\n```python\n...\n.../.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py\", line 61, in __exit__\n    name_scope_stack.pop()\n    ^^^^^^^^^^^^^^^^^^^^\nAttributeError: 'NoneType' object has no attribute 'pop'\n```\nor\n```python\n .../name_scope.py\", line 61, in __exit__\n    name_scope_stack.pop()\nIndexError: pop from empty list\n```\nSee `KeyError: 'scope'` too.";
     const r = readReport(md);
     expect(r.codeBlocks).toEqual([]);
     // The traceback was pasted without its header and cut at the front: still read as one.
     expect(r.tracebacks).toHaveLength(2);
     expect(r.tracebacks[0]?.frames).toEqual([
-      { file: '/.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py', line: 61, function: '__exit__', code: 'name_scope_stack.pop()' },
+      {
+        file: '/.venv/lib/python3.12/site-packages/keras/src/backend/common/name_scope.py',
+        line: 61,
+        function: '__exit__',
+        code: 'name_scope_stack.pop()',
+      },
     ]);
     expect(r.tracebacks[0]?.userFrame).toBeNull();
     expect(r.expected.map((s) => s.exception?.type)).toEqual(['AttributeError', 'IndexError']);
@@ -83,7 +96,8 @@ describe('readReport', () => {
   });
 
   it('prefers the body over a truncated title', () => {
-    const md = '# RuntimeError: mean(): could not infer output dtype. Got...\n\n```\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```';
+    const md =
+      '# RuntimeError: mean(): could not infer output dtype. Got...\n\n```\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```';
     const r = readReport(md);
     expect(r.expected).toHaveLength(1);
     expect(r.expected[0]?.exception?.message).toMatch(/Got: Long$/);
@@ -102,7 +116,11 @@ describe('readReport', () => {
 
   it('hostile input: megabyte-long lines do not make the pattern scanners quadratic', () => {
     const started = performance.now();
-    for (const line of ['A'.repeat(1_000_000), 'a.'.repeat(500_000), `Traceback (most recent call last):\n  File "${'x'.repeat(1_000_000)}`]) {
+    for (const line of [
+      'A'.repeat(1_000_000),
+      'a.'.repeat(500_000),
+      `Traceback (most recent call last):\n  File "${'x'.repeat(1_000_000)}`,
+    ]) {
       expect(readReport(`# t\n\n\`\`\`\n${line}\n\`\`\`\n`).tracebacks).toEqual([]);
       expect(readRun(line).symptoms).toEqual([]);
     }

@@ -9,7 +9,14 @@ import { testPrivateKey } from '../github/webhook-fixtures.js';
 function io(env: NodeJS.ProcessEnv): CliIo & { err: () => string; out: () => string } {
   const out: string[] = [];
   const err: string[] = [];
-  return { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), env, cwd: process.cwd(), err: () => err.join(''), out: () => out.join('') };
+  return {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env,
+    cwd: process.cwd(),
+    err: () => err.join(''),
+    out: () => out.join(''),
+  };
 }
 
 describe('repgen serve / worker settings', () => {

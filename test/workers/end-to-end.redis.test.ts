@@ -26,10 +26,14 @@ let cacheDir: string;
 beforeAll(async () => {
   const [title, ...rest] = CRASH_ISSUE.split('\n');
   h = await startHarness('e2e', { github: { issues: { [ISSUE]: { title: (title ?? '').replace(/^# /, ''), body: rest.join('\n') } } } });
-  repo = makeGitRepo({ 'model.py': 'import torch.nn as nn\n\n\ndef build():\n    return nn.Linear(5, 2)\n', 'train.py': 'import torch\nfrom model import build\n\nlayer = build()\nx = torch.randn(4, 3)\nout = layer(x)\n' });
+  repo = makeGitRepo({
+    'model.py': 'import torch.nn as nn\n\n\ndef build():\n    return nn.Linear(5, 2)\n',
+    'train.py': 'import torch\nfrom model import build\n\nlayer = build()\nx = torch.randn(4, 3)\nout = layer(x)\n',
+  });
   cacheDir = mkdtempSync(join(tmpdir(), 'repgen-e2e-cache-'));
   // The report stage asks for JSON; every other request is a script request and gets the good script.
-  const reply = (req: { body: unknown }) => (JSON.stringify(req.body).includes('Restructure it') ? '```json\n{}\n```' : answer(GOOD_SCRIPT));
+  const reply = (req: { body: unknown }) =>
+    JSON.stringify(req.body).includes('Restructure it') ? '```json\n{}\n```' : answer(GOOD_SCRIPT);
   llmServer = await startScriptedAnthropicServer(Array.from({ length: 20 }, () => reply));
 });
 afterAll(async () => {
@@ -41,13 +45,24 @@ afterAll(async () => {
 
 describe('end to end', { timeout: 240_000 }, () => {
   it('signed issues.labeled → job in Redis → worker → evidence comment, check run, label', async () => {
-    const res = await postWebhook(h.app.url, 'issues', labeledPayload('needs-repro', { issueNumber: ISSUE, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    const res = await postWebhook(
+      h.app.url,
+      'issues',
+      labeledPayload('needs-repro', { issueNumber: ISSUE, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
+      { secret: SECRET },
+    );
     expect(res.status).toBe(200);
     const [job] = await h.app.queue.getJobs(['waiting']);
     expect(ReproJob.parse(job?.data)).toMatchObject({ issueNumber: ISSUE, trigger: 'label', ref: 'master' });
 
     const executor = await createExecutor(readLocalExecConfig({}), { log: silentLogger });
-    const llm = await createLlmClient({ provider: 'anthropic', apiKey: 'sk-test-key', baseURL: llmServer.url, maxRetries: 0, initialBackoffMs: 1 });
+    const llm = await createLlmClient({
+      provider: 'anthropic',
+      apiKey: 'sk-test-key',
+      baseURL: llmServer.url,
+      maxRetries: 0,
+      initialBackoffMs: 1,
+    });
     const env = { REPGEN_CONFIRM_RUNS: '2', REPGEN_PYLINT: 'false', REPGEN_CONTEXT_CACHE_DIR: cacheDir };
     const w = await h.startWorker(wirePipeline({ env, log: silentLogger, executor, llm }));
     const body = await waitFor(

@@ -16,10 +16,20 @@ import { testPrivateKey } from '../github/webhook-fixtures.js';
 export const SECRET = 'worker-test-secret';
 
 /** A real git repository with one commit, cloned by the worker like a GitHub repo. */
-export function makeGitRepo(files: Record<string, string> = { 'model.py': 'import torch\n' }): { path: string; sha: string; cleanup: () => void } {
+export function makeGitRepo(files: Record<string, string> = { 'model.py': 'import torch\n' }): {
+  path: string;
+  sha: string;
+  cleanup: () => void;
+} {
   const path = mkdtempSync(join(tmpdir(), 'repgen-test-repo-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(path, name), content);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: path, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: path,
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    })
+      .toString()
+      .trim();
   git('init', '-q', '-b', 'master');
   git('add', '.');
   git('commit', '-q', '-m', 'init');
@@ -32,11 +42,18 @@ export interface Harness {
   redis: Redis;
   env: AppEnv;
   prefix: string;
-  startWorker: (runPipeline: RunPipeline, overrides?: Record<string, string>, extra?: { runFixCheck?: RunFixCheck; workRoots?: string[]; reapMinAgeMs?: number }) => Promise<ReproWorkerHandle>;
+  startWorker: (
+    runPipeline: RunPipeline,
+    overrides?: Record<string, string>,
+    extra?: { runFixCheck?: RunFixCheck; workRoots?: string[]; reapMinAgeMs?: number },
+  ) => Promise<ReproWorkerHandle>;
   close: () => Promise<void>;
 }
 
-export async function startHarness(name: string, opts: { github?: FakeGithubOptions; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(
+  name: string,
+  opts: { github?: FakeGithubOptions; env?: Record<string, string> } = {},
+): Promise<Harness> {
   const prefix = `repgen-test-${name}-${process.pid}`;
   const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const clean = async () => {
@@ -65,7 +82,14 @@ export async function startHarness(name: string, opts: { github?: FakeGithubOpti
     env,
     prefix,
     startWorker: async (runPipeline, overrides = {}, extra = {}) => {
-      const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), { runPipeline, ...extra, log: silentLogger, baseUrl: gh.url, minEditIntervalMs: 20, slotRetryMs: 200 });
+      const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), {
+        runPipeline,
+        ...extra,
+        log: silentLogger,
+        baseUrl: gh.url,
+        minEditIntervalMs: 20,
+        slotRetryMs: 200,
+      });
       workers.push(w);
       return w;
     },
@@ -82,7 +106,12 @@ export async function startHarness(name: string, opts: { github?: FakeGithubOpti
 /** A reproduced outcome as the pipeline returns it (the comment builder renders it). */
 export function reproducedOutcome(script = 'import torch\ntorch.zeros(2, 3) @ torch.zeros(2, 3)\n'): ReproOutcome {
   const exception = { type: 'RuntimeError', message: 'mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)' };
-  const symptom = { kind: 'shape_mismatch' as const, category: 'crash' as const, evidence: `RuntimeError: ${exception.message}`, exception };
+  const symptom = {
+    kind: 'shape_mismatch' as const,
+    category: 'crash' as const,
+    evidence: `RuntimeError: ${exception.message}`,
+    exception,
+  };
   return {
     status: 'reproduced',
     summary: 'The script raises the reported shape mismatch.',

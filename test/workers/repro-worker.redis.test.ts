@@ -22,13 +22,23 @@ afterAll(async () => {
 });
 beforeEach(() => {
   issue += 1;
-  h.gh.options.issues![issue] = { title: 'matmul shape error', body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes cannot be multiplied' };
+  h.gh.options.issues![issue] = {
+    title: 'matmul shape error',
+    body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes cannot be multiplied',
+  };
   h.gh.options.config = null;
 });
 
-const trigger = (body = '/repgen', n = issue) => postWebhook(h.app.url, 'issue_comment', commentPayload(body, { issueNumber: n, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+const trigger = (body = '/repgen', n = issue) =>
+  postWebhook(h.app.url, 'issue_comment', commentPayload(body, { issueNumber: n, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), {
+    secret: SECRET,
+  });
 const progressComment = (n = issue) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'));
-const finalBody = (n = issue, re: RegExp) => waitFor(`final comment on #${n}`, () => { const c = progressComment(n); return c && re.test(c.body) ? c.body : null; });
+const finalBody = (n = issue, re: RegExp) =>
+  waitFor(`final comment on #${n}`, () => {
+    const c = progressComment(n);
+    return c && re.test(c.body) ? c.body : null;
+  });
 
 describe('repro worker', () => {
   it('runs the pipeline on a checkout of the ref and publishes comment, check run and label', async () => {
@@ -36,7 +46,11 @@ describe('repro worker', () => {
     const pipeline: RunPipeline = async (req, progress) => {
       await progress('context', 'indexing the repository');
       await progress('agent', 'attempt 1, tier 0');
-      seen.push({ repoFiles: execFileSync('git', ['ls-files'], { cwd: req.repoDir }).toString(), stagesReported: 2, title: req.issue.title });
+      seen.push({
+        repoFiles: execFileSync('git', ['ls-files'], { cwd: req.repoDir }).toString(),
+        stagesReported: 2,
+        title: req.issue.title,
+      });
       return reproducedOutcome();
     };
     const w = await h.startWorker(pipeline);
@@ -101,7 +115,10 @@ describe('repro worker', () => {
     const w = await h.startWorker(pipeline);
     const before = h.gh.checkRuns.length;
     await trigger();
-    await waitFor('lock released', async () => (await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)) === 0 && aborted);
+    await waitFor(
+      'lock released',
+      async () => (await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)) === 0 && aborted,
+    );
     await w.close(0);
     expect(aborted).toBe(true);
     expect(h.gh.checkRuns.length).toBe(before);
@@ -116,7 +133,15 @@ describe('repro worker', () => {
     const pipeline: RunPipeline = async (_req, progress, signal) => {
       await progress('agent', 'running the script');
       started = true;
-      result = await executor.run({ files: [{ path: 'sleep.py', content: 'import time\nprint("started", flush=True)\ntime.sleep(120)\n' }], entry: 'sleep.py', args: [marker], limits: { timeoutMs: 120_000 } }, signal);
+      result = await executor.run(
+        {
+          files: [{ path: 'sleep.py', content: 'import time\nprint("started", flush=True)\ntime.sleep(120)\n' }],
+          entry: 'sleep.py',
+          args: [marker],
+          limits: { timeoutMs: 120_000 },
+        },
+        signal,
+      );
       if (signal.aborted) throw new CancelledError('cancelled');
       return reproducedOutcome();
     };
@@ -154,11 +179,16 @@ describe('repro worker', () => {
   });
 
   it('opens the regression-test PR on /repgen pr after a reproduction, and on its own with pr: auto', async () => {
-    const w = await h.startWorker(async () => reproducedOutcome('import torch\nprint("x")\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied")\n'));
+    const w = await h.startWorker(async () =>
+      reproducedOutcome('import torch\nprint("x")\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied")\n'),
+    );
     await trigger();
     await finalBody(issue, /Reproduced/);
     await trigger('/repgen pr');
-    const prBody = await waitFor('pr comment', () => [...h.gh.comments.values()].find((c) => c.issue === issue && /opened https:\/\/github.com\/.*\/pull\//.test(c.body))?.body);
+    const prBody = await waitFor(
+      'pr comment',
+      () => [...h.gh.comments.values()].find((c) => c.issue === issue && /opened https:\/\/github.com\/.*\/pull\//.test(c.body))?.body,
+    );
     const test = fakeFileOnBranch(h.gh, `repgen/issue-${issue}`, `tests/repro/test_issue_${issue}.py`);
     expect(prBody).toContain('xfail(strict=True)');
     expect(test).toContain('@pytest.mark.xfail(strict=True');
@@ -213,7 +243,12 @@ describe('graceful shutdown', () => {
 describe('repro worker, labeled trigger', () => {
   it('runs from an issues.labeled webhook too', async () => {
     const w = await h.startWorker(async () => reproducedOutcome());
-    await postWebhook(h.app.url, 'issues', labeledPayload('needs-repro', { issueNumber: issue, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await postWebhook(
+      h.app.url,
+      'issues',
+      labeledPayload('needs-repro', { issueNumber: issue, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
+      { secret: SECRET },
+    );
     await finalBody(issue, /Reproduced/);
     await w.close(0);
   });

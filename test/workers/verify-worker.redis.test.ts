@@ -48,14 +48,23 @@ let pr = 7000;
 
 function commit(message: string, file: string): string {
   writeFileSync(join(dir, 'calc', '__init__.py'), file);
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString().trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    })
+      .toString()
+      .trim();
   git('add', '.');
   git('commit', '-q', '--allow-empty', '-m', message);
   return git('rev-parse', 'HEAD');
 }
 
 beforeAll(async () => {
-  h = await startHarness('verify-worker', { github: { issues: {}, pulls: {} }, env: { REPGEN_JOB_ATTEMPTS: '1', REPGEN_REPO_RATE_LIMIT: '1000' } });
+  h = await startHarness('verify-worker', {
+    github: { issues: {}, pulls: {} },
+    env: { REPGEN_JOB_ATTEMPTS: '1', REPGEN_REPO_RATE_LIMIT: '1000' },
+  });
   registry = new RunRegistry(h.redis, { prefix: h.prefix });
   dir = mkdtempSync(join(tmpdir(), 'repgen-verify-repo-'));
   mkdirSync(join(dir, 'calc'));
@@ -95,9 +104,25 @@ beforeEach(async () => {
 });
 
 const openPr = (headSha: string, action: 'opened' | 'synchronize' = 'opened') =>
-  postWebhook(h.app.url, 'pull_request', pullRequestPayload(action, { body: `Fixes #${issue}`, number: pr, headSha, headRef: 'fix-double', sender: { login: 'Codertocat' }, cloneUrl: dir }), { secret: SECRET });
+  postWebhook(
+    h.app.url,
+    'pull_request',
+    pullRequestPayload(action, {
+      body: `Fixes #${issue}`,
+      number: pr,
+      headSha,
+      headRef: 'fix-double',
+      sender: { login: 'Codertocat' },
+      cloneUrl: dir,
+    }),
+    { secret: SECRET },
+  );
 const completed = (headSha: string) =>
-  waitFor(`fix check on ${headSha.slice(0, 7)}`, () => h.gh.checkRuns.find((c) => c.head_sha === headSha && c.name === `RepGen fix check (#${issue})` && c.status === 'completed'), 60_000) as Promise<Record<string, unknown> & { output: { title: string; summary: string; text?: string } }>;
+  waitFor(
+    `fix check on ${headSha.slice(0, 7)}`,
+    () => h.gh.checkRuns.find((c) => c.head_sha === headSha && c.name === `RepGen fix check (#${issue})` && c.status === 'completed'),
+    60_000,
+  ) as Promise<Record<string, unknown> & { output: { title: string; summary: string; text?: string } }>;
 
 describe('fix check worker', () => {
   it('fixed: the reproduction exits 0 at the PR head → success, with the plain regression test to add', async () => {
@@ -111,7 +136,9 @@ describe('fix check worker', () => {
     expect(check.output.text).not.toContain('xfail');
     expect(check.output.text).toContain('add this test to the pull request');
     // It moved from queued through in_progress: the PATCHes went to the handler's check run.
-    expect(h.gh.callsTo('PATCH', /\/check-runs\/\d+$/).map((c) => (c.body as { status: string }).status)).toEqual(expect.arrayContaining(['in_progress', 'completed']));
+    expect(h.gh.callsTo('PATCH', /\/check-runs\/\d+$/).map((c) => (c.body as { status: string }).status)).toEqual(
+      expect.arrayContaining(['in_progress', 'completed']),
+    );
   }, 90_000);
 
   it('still failing: the reported error again at the head → failure, with the output', async () => {
@@ -133,9 +160,23 @@ describe('fix check worker', () => {
 
   it("fixed with RepGen's regression-test PR open: its xfail test becomes a plain test, and the PR says to merge after the fix", async () => {
     const branch = `repgen/issue-${issue}`;
-    const api = (method: string, path: string, body: unknown) => fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const xfail = buildReproTest({ issueNumber: issue, issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`, script: SCRIPT, markers: ['RuntimeError: double is broken for x=2'] });
-    await api('PUT', `/contents/tests/repro/test_issue_${issue}.py`, { branch, content: Buffer.from(xfail).toString('base64'), message: 'x' });
+    const api = (method: string, path: string, body: unknown) =>
+      fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const xfail = buildReproTest({
+      issueNumber: issue,
+      issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`,
+      script: SCRIPT,
+      markers: ['RuntimeError: double is broken for x=2'],
+    });
+    await api('PUT', `/contents/tests/repro/test_issue_${issue}.py`, {
+      branch,
+      content: Buffer.from(xfail).toString('base64'),
+      message: 'x',
+    });
     const reproPr = (await (await api('POST', '/pulls', { head: branch, base: 'master', title: 't' })).json()) as { number: number };
     await openPr(shas.fixed);
     const check = await completed(shas.fixed);

@@ -20,7 +20,10 @@ let repo: ReturnType<typeof makeGitRepo>;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  h = await startHarness('killed', { github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' }, 303: { title: 't', body: 'b' } } }, env: FAST_STALL });
+  h = await startHarness('killed', {
+    github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' }, 303: { title: 't', body: 'b' } } },
+    env: FAST_STALL,
+  });
   repo = makeGitRepo();
 });
 afterAll(async () => {
@@ -31,7 +34,17 @@ afterAll(async () => {
 
 async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; started: Promise<string> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/workers/fixtures/stuck-worker.ts'], {
-    env: { ...process.env, APP_ID: '1', PRIVATE_KEY: h.env.PRIVATE_KEY ?? '', REPGEN_QUEUE_PREFIX: h.prefix, REPGEN_GITHUB_THROTTLE: 'false', FAKE_GITHUB_URL: h.gh.url, LOG_LEVEL: 'fatal', ...FAST_STALL, ...extraEnv } as NodeJS.ProcessEnv,
+    env: {
+      ...process.env,
+      APP_ID: '1',
+      PRIVATE_KEY: h.env.PRIVATE_KEY ?? '',
+      REPGEN_QUEUE_PREFIX: h.prefix,
+      REPGEN_GITHUB_THROTTLE: 'false',
+      FAKE_GITHUB_URL: h.gh.url,
+      LOG_LEVEL: 'fatal',
+      ...FAST_STALL,
+      ...extraEnv,
+    } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -48,13 +61,19 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
   return { child, started };
 }
 
-const progressBody = (n: number) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
+const progressBody = (n: number) =>
+  [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
 
 describe('a worker killed mid-job', () => {
   it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
     const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
     const { child, started } = await startStuckWorker({ REPGEN_WORKDIR: workdir });
-    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 301, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await postWebhook(
+      h.app.url,
+      'issue_comment',
+      commentPayload('/repgen', { issueNumber: 301, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
+      { secret: SECRET },
+    );
     const jobId = await started;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -82,15 +101,23 @@ describe('a worker killed mid-job', () => {
 
   it('when restarts are exhausted, the comment says the worker stopped', async () => {
     const { child, started } = await startStuckWorker({ REPGEN_MAX_STALLED: '0' });
-    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 302, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await postWebhook(
+      h.app.url,
+      'issue_comment',
+      commentPayload('/repgen', { issueNumber: 302, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
+      { secret: SECRET },
+    );
     await started;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     let ran = false;
-    const w = await h.startWorker(async () => {
-      ran = true;
-      return reproducedOutcome();
-    }, { REPGEN_MAX_STALLED: '0' });
+    const w = await h.startWorker(
+      async () => {
+        ran = true;
+        return reproducedOutcome();
+      },
+      { REPGEN_MAX_STALLED: '0' },
+    );
     await waitFor('final failure word', () => /could not finish/.test(progressBody(302)), 45_000);
     await w.close(0);
     expect(ran).toBe(false);
@@ -103,7 +130,12 @@ describe('a worker killed mid-job', () => {
   it('counts only the runs that happened: two killed workers are 2 attempts, not 3', async () => {
     const stall = { REPGEN_MAX_STALLED: '1' };
     const first = await startStuckWorker(stall);
-    await postWebhook(h.app.url, 'issue_comment', commentPayload('/repgen', { issueNumber: 303, sender: { login: 'Codertocat' }, cloneUrl: repo.path }), { secret: SECRET });
+    await postWebhook(
+      h.app.url,
+      'issue_comment',
+      commentPayload('/repgen', { issueNumber: 303, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
+      { secret: SECRET },
+    );
     const jobId = await first.started;
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));

@@ -11,7 +11,12 @@ let repo: string;
 let first: string;
 let second: string;
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], { cwd, env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' } }).toString().trim();
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' },
+  })
+    .toString()
+    .trim();
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'repgen-checkout-test-'));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyFixRun, fixVerdict } from '../../src/workspace/fix-verdict.js';
 
-const run = (o: Partial<Parameters<typeof classifyFixRun>[0]>) => classifyFixRun({ exitCode: 0, signal: null, timedOut: false, infra: null, reproduces: false, ...o });
+const run = (o: Partial<Parameters<typeof classifyFixRun>[0]>) =>
+  classifyFixRun({ exitCode: 0, signal: null, timedOut: false, infra: null, reproduces: false, ...o });
 
 describe('classifyFixRun', () => {
   it('exit 0 is a pass', () => expect(run({})).toBe('passed'));
@@ -21,8 +22,10 @@ describe('fixVerdict', () => {
     expect(fixVerdict(['reproduces', 'reproduces']).verdict).toBe('still_reproduces');
     expect(fixVerdict(['reproduces', 'infra']).verdict).toBe('still_reproduces');
   });
-  it('a flaky mix is inconclusive', () => expect(fixVerdict(['reproduces', 'passed'])).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/disagree/) }));
-  it('a new error is inconclusive, not fixed', () => expect(fixVerdict(['fails_otherwise'])).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/another reason/) }));
+  it('a flaky mix is inconclusive', () =>
+    expect(fixVerdict(['reproduces', 'passed'])).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/disagree/) }));
+  it('a new error is inconclusive, not fixed', () =>
+    expect(fixVerdict(['fails_otherwise'])).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/another reason/) }));
   it('no runs is inconclusive', () => expect(fixVerdict([]).verdict).toBe('inconclusive'));
   it('only infrastructure failures is inconclusive', () => expect(fixVerdict(['infra']).reason).toMatch(/infrastructure/));
 });

@@ -30,18 +30,27 @@ describe('notebookStatements', () => {
     expect(notebookStatements(IPY8)).toEqual(['out = toylib.blocks.Block(64, 128)(torch.zeros(1, 64, 8, 8))']);
   });
   it('finds nothing in a plain Python traceback or in prose', () => {
-    expect(notebookStatements('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    import x\nImportError: no')).toEqual([]);
+    expect(
+      notebookStatements('Traceback (most recent call last):\n  File "a.py", line 1, in <module>\n    import x\nImportError: no'),
+    ).toEqual([]);
     expect(notebookStatements('---> 28 import toylib')).toEqual([]);
   });
 });
 
 describe('reportedProjectStatements', () => {
   it('keeps statements that import or use the project', () => {
-    expect(reportedProjectStatements(['import toylib', 'from toylib.blocks import Block', 'y = toylib.f(1)', 'import torch', 'get_ipython().system("pip install toylib")'], ['toylib'])).toEqual([
-      'import toylib',
-      'from toylib.blocks import Block',
-      'y = toylib.f(1)',
-    ]);
+    expect(
+      reportedProjectStatements(
+        [
+          'import toylib',
+          'from toylib.blocks import Block',
+          'y = toylib.f(1)',
+          'import torch',
+          'get_ipython().system("pip install toylib")',
+        ],
+        ['toylib'],
+      ),
+    ).toEqual(['import toylib', 'from toylib.blocks import Block', 'y = toylib.f(1)']);
   });
   it('a package name is a word, not a pattern', () => {
     expect(reportedProjectStatements(['import toylibx', 'import a'], ['toylib', '.*'])).toEqual([]);
@@ -64,7 +73,12 @@ describe('failingAssertion', () => {
 
 describe('messageOverlap', () => {
   it('a newer, longer message that contains every reported word is the same message', () => {
-    expect(messageOverlap("cannot import name 'container_abcs'", "cannot import name 'container_abcs' from 'torch._six' (/usr/lib/python3/dist-packages/torch/_six.py)")).toBe(1);
+    expect(
+      messageOverlap(
+        "cannot import name 'container_abcs'",
+        "cannot import name 'container_abcs' from 'torch._six' (/usr/lib/python3/dist-packages/torch/_six.py)",
+      ),
+    ).toBe(1);
   });
   it('short or different messages are compared by overlap as before', () => {
     expect(messageOverlap('bad value', 'bad value for x and many other words here')).toBeLessThan(0.6);

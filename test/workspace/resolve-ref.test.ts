@@ -73,7 +73,12 @@ describe('linkedCommits', () => {
 
 describe('resolveRef', () => {
   it('an explicit ref wins over everything the report names', async () => {
-    const c = refCandidates({ explicit: 'fix-branch', text: `visionlib==0.9.2 https://github.com/acme/vision-models/blob/${SHA_A}/a.py`, repo, packages: ['visionlib'] });
+    const c = refCandidates({
+      explicit: 'fix-branch',
+      text: `visionlib==0.9.2 https://github.com/acme/vision-models/blob/${SHA_A}/a.py`,
+      repo,
+      packages: ['visionlib'],
+    });
     const r = await resolveRef(c, lookup({ 'fix-branch': SHA_B, v0_9_2: SHA_A }));
     expect(r).toMatchObject({ sha: SHA_B, source: 'explicit', ref: 'fix-branch' });
   });
@@ -84,12 +89,18 @@ describe('resolveRef', () => {
 
   it('refuses an explicit ref that could be read as an option without asking git', async () => {
     const l = lookup({});
-    await expect(resolveRef(refCandidates({ explicit: '--upload-pack=touch /tmp/x', text: '' }), l)).rejects.toThrow(/not a commit SHA, tag or branch/);
+    await expect(resolveRef(refCandidates({ explicit: '--upload-pack=touch /tmp/x', text: '' }), l)).rejects.toThrow(
+      /not a commit SHA, tag or branch/,
+    );
     expect(l.asked).toEqual([]);
   });
 
   it('a linked commit comes before a named version', async () => {
-    const c = refCandidates({ text: `visionlib==0.9.2, code at https://github.com/acme/vision-models/blob/${SHA_A.slice(0, 12)}/a.py`, repo, packages: ['visionlib'] });
+    const c = refCandidates({
+      text: `visionlib==0.9.2, code at https://github.com/acme/vision-models/blob/${SHA_A.slice(0, 12)}/a.py`,
+      repo,
+      packages: ['visionlib'],
+    });
     const r = await resolveRef(c, lookup({ x: SHA_A, 'v0.9.2': SHA_B }));
     expect(r).toMatchObject({ sha: SHA_A, source: 'link' });
   });

@@ -13,24 +13,45 @@ export type SandboxMode = z.infer<typeof SandboxMode>;
 
 /** Where scripts run and the local sandbox's settings (src/exec/config.ts turns them into LocalExecConfig). */
 export const ExecEnv = z.object({
-  REPGEN_EXECUTOR: doc(z.string().optional(), { description: `where scripts run: ${EXECUTOR_KIND_NAMES.map((k) => `\`${k}\``).join(' or ')} (a repository may ask for kubernetes)`, shown: '`local`' }),
-  REPGEN_PYTHON: doc(z.string().min(1).optional(), { description: 'interpreter of script runs (Debian python3-torch lives under /usr/bin)', shown: '`/usr/bin/python3`' }),
+  REPGEN_EXECUTOR: doc(z.string().optional(), {
+    description: `where scripts run: ${EXECUTOR_KIND_NAMES.map((k) => `\`${k}\``).join(' or ')} (a repository may ask for kubernetes)`,
+    shown: '`local`',
+  }),
+  REPGEN_PYTHON: doc(z.string().min(1).optional(), {
+    description: 'interpreter of script runs (Debian python3-torch lives under /usr/bin)',
+    shown: '`/usr/bin/python3`',
+  }),
   REPGEN_SANDBOX: doc(
     z
       .string()
-      .refine((v) => v !== 'unshare', 'unshare is no longer offered: it gave no filesystem isolation (use bwrap, or none to run unisolated)')
+      .refine(
+        (v) => v !== 'unshare',
+        'unshare is no longer offered: it gave no filesystem isolation (use bwrap, or none to run unisolated)',
+      )
       .pipe(SandboxMode)
       .optional(),
     { description: '`auto`/`bwrap` (bubblewrap, or no run) or `none` (unisolated, said in every result)', shown: '`auto`' },
   ),
-  REPGEN_LAUNCHER: doc(z.enum(['auto', 'native', 'python']).optional(), { description: 'what starts and measures the script: a small C program or the same logic in Python', shown: '`auto`' }),
-  REPGEN_WARM_POOL: doc(z.enum(['off', 'auto', 'always']).optional(), { description: 'warm interpreters with torch imported, one per request shape', shown: '`off`' }),
+  REPGEN_LAUNCHER: doc(z.enum(['auto', 'native', 'python']).optional(), {
+    description: 'what starts and measures the script: a small C program or the same logic in Python',
+    shown: '`auto`',
+  }),
+  REPGEN_WARM_POOL: doc(z.enum(['off', 'auto', 'always']).optional(), {
+    description: 'warm interpreters with torch imported, one per request shape',
+    shown: '`off`',
+  }),
   REPGEN_SANDBOX_UID: doc(intMin(1).optional(), { description: 'host uid the sandbox runs as when RepGen is root', shown: '`65534`' }),
   REPGEN_MAX_PROCESSES: doc(intMin(8).optional(), { description: 'processes and threads of one run (RLIMIT_NPROC)', shown: '`512`' }),
   REPGEN_MAX_OPEN_FILES: doc(intMin(64).optional(), { description: 'open files per process (RLIMIT_NOFILE)', shown: '`4096`' }),
   REPGEN_MAX_FILE_MB: doc(posInt().optional(), { description: 'largest file a script may write (RLIMIT_FSIZE)', shown: '`2048`' }),
   REPGEN_WORK_ROOT: doc(z.string().min(1).optional(), { description: "folder of each run's throwaway work dir", shown: 'the OS temp dir' }),
-  REPGEN_SANDBOX_RO_PATHS: doc(z.string().optional(), { description: 'extra host paths bound read-only into the sandbox, colon-separated (a virtualenv)', shown: '—' }),
-  REPGEN_KEEP_WORKDIR: doc(z.enum(['0', '1', 'true', 'false']).optional(), { description: 'keep each run\'s work dir (debugging)', shown: '`0`' }),
+  REPGEN_SANDBOX_RO_PATHS: doc(z.string().optional(), {
+    description: 'extra host paths bound read-only into the sandbox, colon-separated (a virtualenv)',
+    shown: '—',
+  }),
+  REPGEN_KEEP_WORKDIR: doc(z.enum(['0', '1', 'true', 'false']).optional(), {
+    description: "keep each run's work dir (debugging)",
+    shown: '`0`',
+  }),
 });
 export type ExecEnv = z.infer<typeof ExecEnv>;

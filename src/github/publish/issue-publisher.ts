@@ -69,7 +69,14 @@ export class IssuePublisher {
   }
 
   /** The check run "RepGen reproduction" on the commit that was tested. */
-  async checkRun(run: { headSha: string; conclusion: 'success' | 'neutral' | 'failure' | 'action_required' | 'cancelled'; title: string; summary: string; detailsUrl: string; externalId: string }): Promise<void> {
+  async checkRun(run: {
+    headSha: string;
+    conclusion: 'success' | 'neutral' | 'failure' | 'action_required' | 'cancelled';
+    title: string;
+    summary: string;
+    detailsUrl: string;
+    externalId: string;
+  }): Promise<void> {
     const { owner, repo, secrets } = this.options;
     await this.octokit.rest.checks.create({
       owner,
@@ -104,7 +111,12 @@ export class IssuePublisher {
     const { owner, repo, commentId, secrets } = this.options;
     const safe = redactSecrets(body, secrets);
     try {
-      await this.octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body: safe.length > GITHUB_COMMENT_LIMIT ? `${safe.slice(0, GITHUB_COMMENT_LIMIT - 40)}\n\n_(truncated)_` : safe });
+      await this.octokit.rest.issues.updateComment({
+        owner,
+        repo,
+        comment_id: commentId,
+        body: safe.length > GITHUB_COMMENT_LIMIT ? `${safe.slice(0, GITHUB_COMMENT_LIMIT - 40)}\n\n_(truncated)_` : safe,
+      });
     } catch (err) {
       const status = httpStatus(err);
       // 404: deleted issue or comment; 410: issue deleted/transferred. Either way there is no one to tell.

@@ -57,8 +57,17 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     '',
     `Evidence: ${input.evidenceUrl}`,
     '',
-    ('The test fails (XFAIL) while the bug exists. When the bug is fixed it passes, strict xfail reports ' + 'that as a failure, and the `xfail` marker should be removed so the test guards ' + 'against a regression.'),
+    'The test fails (XFAIL) while the bug exists. When the bug is fixed it passes, strict xfail reports ' +
+      'that as a failure, and the `xfail` marker should be removed so the test guards ' +
+      'against a regression.',
   ].join('\n');
-  const { data: pr } = await octokit.rest.pulls.create({ owner, repo, head: branch, base: input.baseBranch, title: `Regression test for #${issueNumber} (RepGen)`, body });
+  const { data: pr } = await octokit.rest.pulls.create({
+    owner,
+    repo,
+    head: branch,
+    base: input.baseBranch,
+    title: `Regression test for #${issueNumber} (RepGen)`,
+    body,
+  });
   return { url: pr.html_url, number: pr.number };
 }

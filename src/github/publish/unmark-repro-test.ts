@@ -54,7 +54,10 @@ export async function unmarkReproTest(octokit: Octokit, input: UnmarkInput): Pro
     owner,
     repo,
     issue_number: pr.number,
-    body: (`RepGen ran the reproduction against ${input.fix.prUrl} (${input.fix.sha.slice(0, 12)}) and it ` + `passed, so \`${path}\` is now a plain test (the \`xfail\` marker is gone). Merge this PR after ` + `${input.fix.prUrl}: before it, the test fails because the bug is still there.`),
+    body:
+      `RepGen ran the reproduction against ${input.fix.prUrl} (${input.fix.sha.slice(0, 12)}) and it ` +
+      `passed, so \`${path}\` is now a plain test (the \`xfail\` marker is gone). Merge this PR after ` +
+      `${input.fix.prUrl}: before it, the test fails because the bug is still there.`,
   });
   return { done: 'unmarked', prUrl: pr.html_url };
 }

@@ -4,7 +4,9 @@ import { confirmSeeds, runConfirm } from '../../../src/pipeline/stages/confirm/i
 import { readReport } from '../../../src/symptoms/index.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
 
-const report = readReport('```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nIndexError: list index out of range\n```\n');
+const report = readReport(
+  '```\nTraceback (most recent call last):\n  File "x.py", line 1, in <module>\nIndexError: list index out of range\n```\n',
+);
 const final = { script: 'x = [1][5]\n', seed: 0 } as CandidateRun;
 const settings = { runTimeoutMs: 10_000, runMemoryMb: 512 };
 
@@ -14,7 +16,14 @@ function slowExecutor(ms: number, outcome: (seed: number) => 'crash' | 'clean' |
   let peak = 0;
   const executor = new FakeExecutor((req) => {
     const o = outcome(req.seed ?? 0);
-    return o === 'crash' ? { exitCode: 1, stderr: 'Traceback (most recent call last):\n  File "repro.py", line 1, in <module>\nIndexError: list index out of range\n' } : o === 'infra' ? { infra: { kind: 'spawn_failed', message: 'no sandbox' } } : { exitCode: 0, stdout: 'ok\n' };
+    return o === 'crash'
+      ? {
+          exitCode: 1,
+          stderr: 'Traceback (most recent call last):\n  File "repro.py", line 1, in <module>\nIndexError: list index out of range\n',
+        }
+      : o === 'infra'
+        ? { infra: { kind: 'spawn_failed', message: 'no sandbox' } }
+        : { exitCode: 0, stdout: 'ok\n' };
   });
   const run = executor.run.bind(executor);
   executor.run = async (input, signal) => {

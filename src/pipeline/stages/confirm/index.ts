@@ -23,7 +23,13 @@ export function confirmSeeds(n: number): number[] {
  * infrastructure failure, as a sequential loop would count them.
  */
 export async function runConfirm(
-  input: { final: CandidateRun; report: ReportReading; runs: number; parallel?: number; settings: { runTimeoutMs: number; runMemoryMb: number } },
+  input: {
+    final: CandidateRun;
+    report: ReportReading;
+    runs: number;
+    parallel?: number;
+    settings: { runTimeoutMs: number; runMemoryMb: number };
+  },
   deps: { executor: ScriptExecutor; workspace?: Workspace },
   signal?: AbortSignal,
 ): Promise<ConfirmResult> {
@@ -36,7 +42,12 @@ export async function runConfirm(
   const worker = async (): Promise<void> => {
     while (!failed && next < seeds.length) {
       const i = next++;
-      const run = await runCandidate(input.final.script, { report: input.report, seed: seeds[i] as number, settings: input.settings }, deps, signal);
+      const run = await runCandidate(
+        input.final.script,
+        { report: input.report, seed: seeds[i] as number, settings: input.settings },
+        deps,
+        signal,
+      );
       runs[i] = run;
       if (run.run.infra) failed = true;
     }
@@ -51,7 +62,13 @@ export async function runConfirm(
     }
     result.totalRuns += 1;
     if (run.match.verdict === 'reproduced') result.reproducedRuns += 1;
-    result.runs.push({ seed: seeds[i] as number, verdict: run.match.verdict, exitCode: run.run.exitCode, durationMs: run.run.durationMs, reasons: run.match.reasons });
+    result.runs.push({
+      seed: seeds[i] as number,
+      verdict: run.match.verdict,
+      exitCode: run.run.exitCode,
+      durationMs: run.run.durationMs,
+      reasons: run.match.reasons,
+    });
   }
   return result;
 }

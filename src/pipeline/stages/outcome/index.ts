@@ -12,7 +12,11 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
   if (!facts.pythonBlocks.length) {
     if (facts.otherLanguageBlocks.length) {
       const langs = [...new Set(facts.otherLanguageBlocks.map((b) => b.lang))].join(', ');
-      out.push((`Python code that triggers the bug: the report's code is not Python (${langs}: ` + `\`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces ` + `Python deep-learning bugs`));
+      out.push(
+        `Python code that triggers the bug: the report's code is not Python (${langs}: ` +
+          `\`${facts.otherLanguageBlocks[0]?.firstLine ?? ''}\`), and RepGen reproduces ` +
+          `Python deep-learning bugs`,
+      );
     } else out.push('the code that triggers the bug: a minimal Python snippet (the report has none)');
   }
   const tier0 = agentAttempt0(snippet);
@@ -21,17 +25,35 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
     const names = snippet.unresolved.map((n) => `\`${n}\``).join(', ');
     out.push(`the full code: ${names} ${snippet.unresolved.length === 1 ? 'is' : 'are'} used but never defined in the report`);
   }
-  if (!reading.expected.length) out.push('what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it');
-  if (!reading.versions.some((v) => /^(torch|pytorch|tensorflow|tf|keras|jax)$/i.test(v.name))) out.push('versions: the framework and Python versions (e.g. the output of `python -c "import torch, sys; print(torch.__version__, sys.version)"`)');
+  if (!reading.expected.length)
+    out.push('what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it');
+  if (!reading.versions.some((v) => /^(torch|pytorch|tensorflow|tf|keras|jax)$/i.test(v.name)))
+    out.push(
+      'versions: the framework and Python versions (e.g. the output of `python -c "import torch, sys; print(torch.__version__, sys.version)"`)',
+    );
   const loads = facts.dataDescriptions.filter((d) => d.startsWith('code loads data'));
-  if (loads.length) out.push(`the data: shape and dtype of what ${loads.slice(0, 2).map((d) => `\`${d.replace('code loads data: ', '')}\``).join(', ')} returns, or a small synthetic stand-in`);
-  if (facts.attachments.length) out.push(`the attached files' content inline: RepGen never downloads attachments (${facts.attachments.slice(0, 3).map((a) => a.url).join(', ')})`);
+  if (loads.length)
+    out.push(
+      `the data: shape and dtype of what ${loads
+        .slice(0, 2)
+        .map((d) => `\`${d.replace('code loads data: ', '')}\``)
+        .join(', ')} returns, or a small synthetic stand-in`,
+    );
+  if (facts.attachments.length)
+    out.push(
+      `the attached files' content inline: RepGen never downloads attachments (${facts.attachments
+        .slice(0, 3)
+        .map((a) => a.url)
+        .join(', ')})`,
+    );
   return out;
 }
 
 /** A snippet that cannot even compile is something only the reporter can fix. */
 function agentAttempt0(snippet: CompletedSnippet | null): string | null {
-  const broken = snippet?.static.findings.find((f) => f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message));
+  const broken = snippet?.static.findings.find(
+    (f) => f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message),
+  );
   return broken ? `code that runs as posted: the report's code does not compile (line ${broken.line}: ${broken.message})` : null;
 }
 
@@ -81,35 +103,74 @@ export function runOutcome(input: {
   infra: string | null;
 }): OutcomeDecision {
   const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
-  if (rejection) return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: ${rejection}.`, needsInfo: ['a text issue body with the code that triggers the bug and the error or output it produces'] };
-  if (infra) return { status: 'exit_infra', verdict: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${infra}.`, needsInfo: [] };
+  if (rejection)
+    return {
+      status: 'needs_info',
+      verdict: 'needs_info',
+      summary: `Needs more information: ${rejection}.`,
+      needsInfo: ['a text issue body with the code that triggers the bug and the error or output it produces'],
+    };
+  if (infra)
+    return {
+      status: 'exit_infra',
+      verdict: 'exit_infra',
+      summary: `Stopped by an infrastructure problem, not by the bug: ${infra}.`,
+      needsInfo: [],
+    };
   if (!report) return { status: 'exit_infra', verdict: 'exit_infra', summary: 'Stopped before reading the report.', needsInfo: [] };
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
   if (!report.reading.expected.length) {
-    return { status: 'needs_info', verdict: 'needs_info', summary: 'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.', needsInfo: missing };
+    return {
+      status: 'needs_info',
+      verdict: 'needs_info',
+      summary:
+        'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.',
+      needsInfo: missing,
+    };
   }
   if (!agent || agent.status === 'skipped') {
-    return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: the report has no Python code to run, and there is no model to write a script (${llm.reason}).`, needsInfo: missing };
+    return {
+      status: 'needs_info',
+      verdict: 'needs_info',
+      summary: `Needs more information: the report has no Python code to run, and there is no model to write a script (${llm.reason}).`,
+      needsInfo: missing,
+    };
   }
-  if (agent.status === 'exit_infra') return { status: 'exit_infra', verdict: 'exit_infra', summary: `Stopped by an infrastructure problem, not by the bug: ${agent.reason}.`, needsInfo: [] };
+  if (agent.status === 'exit_infra')
+    return {
+      status: 'exit_infra',
+      verdict: 'exit_infra',
+      summary: `Stopped by an infrastructure problem, not by the bug: ${agent.reason}.`,
+      needsInfo: [],
+    };
   if (agent.status === 'reproduced' && agent.final) {
-    const kind = agent.final.reading.exception ? `${agent.final.reading.exception.type}` : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
-    const how = agent.tier === 0
-      ? (`with the report's own ` + `code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`)
-      : `with a generated script (attempt ${agent.attempts.length})`;
+    const kind = agent.final.reading.exception
+      ? `${agent.final.reading.exception.type}`
+      : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
+    const how =
+      agent.tier === 0
+        ? `with the report's own ` +
+          `code${snippet?.edits.length ? `, completed by ${snippet.edits.length} recorded edit${snippet.edits.length === 1 ? '' : 's'}` : ''}`
+        : `with a generated script (attempt ${agent.attempts.length})`;
     if (confirm && confirm.totalRuns > 0 && !confirmedByMajority(confirm)) {
       const odd = describeOddRuns(confirm);
       return {
         status: 'not_reproduced',
         verdict: 'flaky',
-        summary: (`Flaky ${confirm.reproducedRuns}/${confirm.totalRuns}: the bug showed ${how}, but only ` + `${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs showed it again (a majority is ` + `needed). The others: ${odd}.`),
+        summary:
+          `Flaky ${confirm.reproducedRuns}/${confirm.totalRuns}: the bug showed ${how}, but only ` +
+          `${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs showed it again (a majority is ` +
+          `needed). The others: ${odd}.`,
         needsInfo: [],
       };
     }
     const runs = confirm && confirm.totalRuns > 0 ? ` in ${confirm.reproducedRuns} of ${confirm.totalRuns} seeded re-runs` : '';
-    const odd = confirm && confirm.reproducedRuns < confirm.totalRuns ? ` The other${confirm.totalRuns - confirm.reproducedRuns === 1 ? '' : 's'}: ${describeOddRuns(confirm)}.` : '';
+    const odd =
+      confirm && confirm.reproducedRuns < confirm.totalRuns
+        ? ` The other${confirm.totalRuns - confirm.reproducedRuns === 1 ? '' : 's'}: ${describeOddRuns(confirm)}.`
+        : '';
     return { status: 'reproduced', verdict: 'reproduced', summary: `Reproduced ${kind} ${how}${runs}.${odd}`, needsInfo: [] };
   }
   const finalMatch = agent.final?.match;
@@ -120,11 +181,19 @@ export function runOutcome(input: {
     return {
       status: 'not_reproduced',
       verdict: 'pattern_reproduced',
-      summary: (`Pattern reproduced: the run prints the reported line with the same pattern, but ${left} cannot be ` + `compared because ${why}. Not counted as reproduced.`),
+      summary:
+        `Pattern reproduced: the run prints the reported line with the same pattern, but ${left} cannot be ` +
+        `compared because ${why}. Not counted as reproduced.`,
       needsInfo: [],
     };
   }
-  if (agent.status === 'exit_budget') return { status: 'exit_budget', verdict: 'exit_budget', summary: `Not reproduced before the budget ran out: ${agent.reason}.${blockerText}`, needsInfo: [] };
+  if (agent.status === 'exit_budget')
+    return {
+      status: 'exit_budget',
+      verdict: 'exit_budget',
+      summary: `Not reproduced before the budget ran out: ${agent.reason}.${blockerText}`,
+      needsInfo: [],
+    };
   const dataBlockers = plan?.blockers.filter((b) => b.kind === 'data') ?? [];
   if (dataBlockers.length && !agent.final) {
     return {
@@ -133,7 +202,9 @@ export function runOutcome(input: {
       summary: `RepGen could not run the report's code: it reads data that only the reporter has.`,
       needsInfo: [
         ...dataBlockers.map((b) => {
-          const what = b.what.replace(/^the report's data file\(s\) /, 'the data ').replace(/, which are on the reporter's machine, not in the report$/, '');
+          const what = b.what
+            .replace(/^the report's data file\(s\) /, 'the data ')
+            .replace(/, which are on the reporter's machine, not in the report$/, '');
           return `a small sample of ${what}, or its shape and dtype so that synthetic data can stand in for it`;
         }),
       ],
@@ -143,19 +214,40 @@ export function runOutcome(input: {
     return {
       status: 'not_reproduced',
       verdict: 'no_model',
-      summary: (`No model configured: the report's code is incomplete (${snippet.unresolved.join(', ')} never ` + `defined), and filling such gaps is tier 1's work, which needs a model (${llm.reason}). Nothing is ` + `asked of the reporter.`),
+      summary:
+        `No model configured: the report's code is incomplete (${snippet.unresolved.join(', ')} never ` +
+        `defined), and filling such gaps is tier 1's work, which needs a model (${llm.reason}). Nothing is ` +
+        `asked of the reporter.`,
       needsInfo: [],
     };
   }
   const crash = agent.final?.reading.exception;
   const lacked = crash ? ENVIRONMENT_EXCEPTIONS[crash.type] : undefined;
-  const lackedText = lacked && crash ? ` The run stopped on ${crash.type} (${crash.message.split('\n')[0]?.slice(0, 160)}): it needs ${lacked}.` : '';
+  const lackedText =
+    lacked && crash ? ` The run stopped on ${crash.type} (${crash.message.split('\n')[0]?.slice(0, 160)}): it needs ${lacked}.` : '';
   if (!llm.available && snippet && !snippet.unresolved.length && agentAttempt0(snippet)) {
-    return { status: 'needs_info', verdict: 'needs_info', summary: `Needs more information: the report's code does not compile as posted, and there is no model to repair it (${llm.reason}).`, needsInfo: missing.filter((m) => m.startsWith('code that runs as posted')) };
+    return {
+      status: 'needs_info',
+      verdict: 'needs_info',
+      summary: `Needs more information: the report's code does not compile as posted, and there is no model to repair it (${llm.reason}).`,
+      needsInfo: missing.filter((m) => m.startsWith('code that runs as posted')),
+    };
   }
   if (!llm.available) {
-    const why = blockers.length ? `the report's code was not run.${blockerText}` : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).${lackedText}`;
-    return { status: 'not_reproduced', verdict: 'no_model', summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`, needsInfo: [] };
+    const why = blockers.length
+      ? `the report's code was not run.${blockerText}`
+      : `the report's own code did not show the bug (${agent.attempts[0]?.outcome ?? 'not run'}).${lackedText}`;
+    return {
+      status: 'not_reproduced',
+      verdict: 'no_model',
+      summary: `Not reproduced by tier 0: ${why} No model is configured for tier 1 (${llm.reason}).`,
+      needsInfo: [],
+    };
   }
-  return { status: 'not_reproduced', verdict: 'not_reproduced', summary: `Not reproduced: ${agent.reason}.${blockerText}${lackedText}`, needsInfo: [] };
+  return {
+    status: 'not_reproduced',
+    verdict: 'not_reproduced',
+    summary: `Not reproduced: ${agent.reason}.${blockerText}${lackedText}`,
+    needsInfo: [],
+  };
 }
