@@ -2,11 +2,15 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { ProbeStore, StoredProbe } from './probe-store.js';
 import { EnvironmentProbe } from './types.js';
 
+// One line of the probe, kept whole: the probe's text is hashed into recorded sessions (fixtures/cassettes).
+const PROBE_OUT =
+  '{"python": platform.python_version(), "executable": sys.executable, "platform": platform.platform(), ' +
+  '"modules": {}, "importErrors": {}, "cuda": False, "cudaVersion": None}';
+
 const PROBE = String.raw`
 import importlib, importlib.util, json, platform, sys
 mods = json.loads(sys.argv[1])
-out = {"python": platform.python_version(), "executable": sys.executable, "platform": platform.platform(),
-       "modules": {}, "importErrors": {}, "cuda": False, "cudaVersion": None}
+out = ${PROBE_OUT}
 for m in mods:
     try:
         spec = importlib.util.find_spec(m)
