@@ -18,6 +18,7 @@ describe('readLocalExecConfig', () => {
       launcher: 'auto',
       sandboxUid: 65534,
       warmPool: 'off',
+      warmPoolSize: 4,
       maxProcesses: 512,
       maxOpenFiles: 4096,
       keepWorkdir: false,
