@@ -1,10 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Cassette, cassetteOutcome, replayCassette } from '../../src/cassettes/index.js';
-import { silentLogger } from '../../src/log.js';
-import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
-import { ReproSettings } from '../../src/pipeline/settings.js';
+import { cassetteOutcome } from '../../src/cassettes/index.js';
+import { dlBugsCassetteFiles, readDlBugsCassette, replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
  * Every recorded real-model session of the dev cases (fixtures/cassettes/dl-bugs, docs/cassettes.md) is replayed
@@ -12,33 +8,19 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
  * the model's recorded replies and the recorded script runs. A change to a prompt, the loop, the matcher or
  * the verdict rules that changes what the pipeline asks or concludes fails here, naming the drift.
  */
-const DIR = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs');
 /** Real-model sessions recorded: at least one per dev case. */
 const MIN_SESSIONS = 10;
-const files = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const files = dlBugsCassetteFiles();
 
 describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
   it(`has at least ${MIN_SESSIONS} recorded sessions, each with at least one model call`, () => {
     expect(files.length).toBeGreaterThanOrEqual(MIN_SESSIONS);
-    for (const f of files) expect(Cassette.parse(JSON.parse(readFileSync(join(DIR, f), 'utf8'))).calls.length, f).toBeGreaterThan(0);
+    for (const f of files) expect(readDlBugsCassette(f).calls.length, f).toBeGreaterThan(0);
   });
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
-    const cassette = Cassette.parse(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
-    const replay = replayCassette(cassette);
-    const evidence = await runReproWithEvidence(
-      { issue: { title: '', body: cassette.issueText }, settings: ReproSettings.parse(cassette.settings) },
-      {
-        executor: replay.executor,
-        llm: replay.llm,
-        llmReason: 'cassette',
-        checker: replay.checker,
-        progress: () => undefined,
-        log: silentLogger,
-      },
-    );
+    const cassette = readDlBugsCassette(file);
+    const { replay, evidence } = await replayThroughPipeline(cassette);
     expect(replay.drift).toEqual([]);
     const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
     expect({

@@ -1,15 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { Cassette, replayCassette } from '../../src/cassettes/index.js';
-import { silentLogger } from '../../src/log.js';
-import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
-import { ReproSettings } from '../../src/pipeline/settings.js';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
+import { dlBugsCassetteFiles, readDlBugsCassette, replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
  * Issue 13 on the dev cases: the verdict rules over every recorded real-model session of fixtures/cassettes/dl-bugs
@@ -18,10 +14,7 @@ import { buildResultComment } from '../../src/publish/build-result-comment.js';
  * "reproduced" must agree with it; every comment whose script ran must state the values it compared.
  */
 const ROOT = join(import.meta.dirname, '../..');
-const DIR = join(ROOT, 'fixtures/cassettes/dl-bugs');
-const files = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const files = dlBugsCassetteFiles();
 const exec = promisify(execFile);
 
 async function judge(caseId: string, output: string, script: string): Promise<{ reproduced: boolean; line: string }> {
@@ -43,19 +36,8 @@ async function judge(caseId: string, output: string, script: string): Promise<{ 
 
 describe('the comments of the dl-bugs sessions', () => {
   it.each(files)('%s: a "reproduced" agrees with judge.py, and the comment states the values compared', async (file) => {
-    const cassette = Cassette.parse(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
-    const replay = replayCassette(cassette);
-    const evidence = await runReproWithEvidence(
-      { issue: { title: '', body: cassette.issueText }, settings: ReproSettings.parse(cassette.settings) },
-      {
-        executor: replay.executor,
-        llm: replay.llm,
-        llmReason: 'cassette',
-        checker: replay.checker,
-        progress: () => undefined,
-        log: silentLogger,
-      },
-    );
+    const cassette = readDlBugsCassette(file);
+    const { evidence } = await replayThroughPipeline(cassette);
     const { outcome, finalRun } = evidence;
     const caseId = cassette.case.replace(/^.*\//, '');
     if (outcome.status === 'reproduced') {
