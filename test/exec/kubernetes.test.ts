@@ -232,6 +232,8 @@ describe('kubernetes executor', () => {
     const { api, exec } = await setup();
     const run = exec.run(py('import time\nprint("a", flush=True)\ntime.sleep(1.5)\nprint("b")\n'));
     await waitRunning(api);
+    // Under load the executor may be between two watches when the pod starts: expire one that is open.
+    await api.waitFor(() => api.openWatches('pods') > 0);
     const listsBefore = api.requests.filter((q) => q.method === 'GET' && q.path.endsWith('/pods') && !q.query.watch).length;
     api.expireWatches();
     const r = await run;

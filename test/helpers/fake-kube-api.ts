@@ -204,6 +204,11 @@ export class FakeKubeApi {
    * Compacts the watch history: open watches get an ERROR event with code 410 and end, and watches from an
    * older resourceVersion get the same. With `http: n`, the next n watch requests answer HTTP 410 instead.
    */
+  /** Watches of this kind open now (a test that expires watches waits for one, or there is nothing to expire). */
+  openWatches(kind: Kind): number {
+    return [...this.watchers].filter((w) => w.kind === kind).length;
+  }
+
   expireWatches({ http = 0 }: { http?: number } = {}): void {
     this.compactedRv = this.rv;
     this.http410Watches = http;
