@@ -7,16 +7,22 @@ import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { benchProgress } from '../cli/progress.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
-import { createExecutor, readExecConfig } from '../exec/index.js';
-import { reproSettingsFromEnv } from '../pipeline/settings.js';
+import { createExecutor } from '../exec/index.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
-import { checkFix, withRef } from '../pipeline/evidence.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
 import { createPyflakesChecker } from '../agent/pyflakes-checker.js';
 import { recordSession, writeCassette } from '../cassettes/record.js';
+import { terminalPublisher } from '../cli/terminal-publisher.js';
+import { fileIssueSource } from '../intake/file-issue-source.js';
+import { createLlmClient } from '../llm/index.js';
+import { createLineLogger, silentLogger } from '../log.js';
+import type { ProjectCheckout } from '../pipeline/ports.js';
+import { reproduceIssue } from '../pipeline/reproduce-issue.js';
+import { fanOutPublisher } from '../publish/fan-out-publisher.js';
+import { filesPublisher } from '../publish/files-publisher.js';
 import { benchMarkdown, benchTotals, f2pCell, type BenchCase } from './bench-report.js';
-import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
-import { reproduceOnce, wireLlm, type ReproduceWiring } from './reproduce.js';
+import { hostSecrets, readIssueFile } from './reproduce-files.js';
+import { cliRunSpec, type ReproduceWiring } from './reproduce.js';
 
 const HELP = `usage: repgen bench DIR [--llm none|anthropic|openai] [--model M] [--out FILE] [--concurrency N]
                    [--mirrors DIR]
@@ -128,12 +134,12 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const mirrors = parsed.values.mirrors !== undefined ? resolve(io.cwd, parsed.values.mirrors) : null;
   if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory())
     throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
-  const settings = reproSettingsFromEnv(io.env);
-  const { llm, reason } =
-    wiring.llm !== undefined
-      ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'none' }
-      : await wireLlm(io, parsed.values.llm, parsed.values.model);
-  const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
+  const spec = cliRunSpec(io.env, { llm: parsed.values.llm, model: parsed.values.model });
+  const settings = spec.settings;
+  // One model client and one executor for every case: the recorder wraps them per case, the warm pool is shared.
+  const llm = wiring.llm !== undefined ? wiring.llm : await createLlmClient(spec.llm, { log: createLineLogger((l) => io.stderr(l)) });
+  const reason = llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured');
+  const executor = wiring.executor ?? (await createExecutor(spec.executor));
   const judge = await findJudge(dir, io.env);
   const cassetteDir = io.env.REPGEN_RECORD_CASSETTES ? resolve(io.cwd, io.env.REPGEN_RECORD_CASSETTES) : null;
   const judgePython = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
@@ -162,47 +168,50 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         cassetteDir && llm
           ? recordSession(llm, executor, createPyflakesChecker({ python: settings.staticPython, pylint: settings.pylint }))
           : null;
-      const caseLlm = recorder?.llm ?? llm;
-      const caseExecutor = recorder?.executor ?? executor;
-      let evidence = await reproduceOnce(
+      const caseOut = join(dirname(outFile), 'bench-cases', id);
+      const files = filesPublisher(caseOut, secrets);
+      const project: ProjectCheckout | null =
+        f2p.buggy && f2p.fixed
+          ? {
+              repoDir: f2p.buggy.workspace.hostPath,
+              workspace: f2p.buggy.workspace,
+              ...(f2p.buggy.ref.sha ? { sha: f2p.buggy.ref.sha } : {}),
+              ref: f2p.buggy.ref,
+              fix: { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace },
+            }
+          : repo
+            ? { repoDir: repo }
+            : null;
+      const { evidence } = await reproduceIssue(
+        spec,
         {
-          issueText,
-          repoDir: f2p.buggy?.workspace.hostPath ?? repo,
-          workspace: f2p.buggy?.workspace,
-          settings,
-          llm: caseLlm,
-          llmReason: reason,
-          executor: caseExecutor,
-          checker: recorder?.checker,
-          quiet: true,
-          progress: caseProgress,
+          source: fileIssueSource({ label: id, text: issueText, project }),
+          publisher: fanOutPublisher([terminalPublisher(() => undefined, { quiet: true, sink: caseProgress }), files]),
+          executor: recorder?.executor ?? executor,
+          llm: recorder?.llm ?? llm,
+          log: silentLogger,
+          ...(wiring.buildContext ? { buildContext: wiring.buildContext } : {}),
+          ...(recorder ? { checker: recorder.checker } : wiring.checker ? { checker: wiring.checker } : {}),
+          ...(wiring.stages ? { stages: wiring.stages } : {}),
         },
-        io,
-        wiring.signal,
+        wiring.signal ?? new AbortController().signal,
       );
       let f2pResult: BenchCase['f2p'] = null;
       if (f2p.buggy && f2p.fixed) {
-        evidence = withRef(evidence, f2p.buggy.ref);
-        evidence = await checkFix(
-          evidence,
-          { ref: f2p.fixRef, sha: f2p.fixed.sha, workspace: f2p.fixed.workspace, settings, executor: caseExecutor },
-          wiring.signal,
-        );
         f2pResult = await f2pByHand(evidence, f2p.buggy.workspace.hostPath, f2p.fixed.workspace.hostPath, {
           python: judgePython,
           timeoutMs: settings.runTimeoutMs,
         });
       }
       const o = evidence.outcome;
-      const caseOut = join(dirname(outFile), 'bench-cases', id);
-      const files = await writeReproFiles(caseOut, evidence, secrets);
+      const written = files.written();
       let judgeLine: string | null = null;
       let judgeReproduced: boolean | null = null;
       // A fail-to-pass case is judged by running its repro by hand; judge.py needs the recorded last line.
-      if (judge && caseJson && evidence.finalRun && files.script && caseJson.expected_last_line !== undefined) {
+      if (judge && caseJson && evidence.finalRun && written?.script && caseJson.expected_last_line !== undefined) {
         const outputFile = join(caseOut, 'final-run-output.txt');
         await writeFile(outputFile, evidence.finalRun.output);
-        const verdict = await runJudge(judgePython, judge, caseDir, outputFile, files.script);
+        const verdict = await runJudge(judgePython, judge, caseDir, outputFile, written.script);
         judgeLine = verdict.line;
         judgeReproduced = verdict.reproduced;
       } else if (judge && caseJson && caseJson.expected_last_line !== undefined) judgeLine = 'no run to judge';

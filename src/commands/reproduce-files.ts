@@ -1,10 +1,6 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { decodeUtf8 } from '../cli/validate-input.js';
 import { UsageError } from '../errors.js';
-import type { ReproEvidence } from '../pipeline/run-repro.js';
-import { buildResultComment } from '../publish/build-result-comment.js';
-import { redactSecrets } from '../publish/neutralize.js';
 
 /** Largest issue file `repgen reproduce` reads; bigger is refused as a usage error. */
 export const MAX_ISSUE_FILE_BYTES = 50 * 1024 * 1024;
@@ -31,33 +27,4 @@ export function hostSecrets(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)
     .filter(([k, v]) => v && v.length >= 8 && /TOKEN|SECRET|KEY|PASSWORD|PRIVATE|CREDENTIAL/i.test(k))
     .map(([, v]) => v as string);
-}
-
-/** Writes OUT/repro.py (when there is a script), OUT/evidence.json and OUT/comment.md. Returns their paths. */
-export async function writeReproFiles(
-  outDir: string,
-  evidence: ReproEvidence,
-  secrets: readonly string[],
-): Promise<{ script: string | null; evidence: string; comment: string }> {
-  try {
-    return await writeAll(outDir, evidence, secrets);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot write the results to '${outDir}': ${code ?? (err instanceof Error ? err.message : String(err))}`);
-  }
-}
-
-async function writeAll(
-  outDir: string,
-  evidence: ReproEvidence,
-  secrets: readonly string[],
-): Promise<{ script: string | null; evidence: string; comment: string }> {
-  await mkdir(outDir, { recursive: true });
-  const script = evidence.outcome.script ? join(outDir, 'repro.py') : null;
-  if (script && evidence.outcome.script) await writeFile(script, redactSecrets(evidence.outcome.script, secrets));
-  const evidencePath = join(outDir, 'evidence.json');
-  await writeFile(evidencePath, `${redactSecrets(JSON.stringify(evidence, null, 2), secrets)}\n`);
-  const comment = join(outDir, 'comment.md');
-  await writeFile(comment, buildResultComment(evidence.outcome, { secrets, evidenceRef: 'evidence.json' }));
-  return { script, evidence: evidencePath, comment };
 }

@@ -3,23 +3,25 @@ import { stat } from 'node:fs/promises';
 import type { StaticChecker } from '../agent/static-checker.js';
 import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
-import { stagePrinter } from '../cli/progress.js';
+import { terminalPublisher } from '../cli/terminal-publisher.js';
 import { prepareOutDir } from '../cli/validate-input.js';
+import { readOperatorEnv, type OperatorEnv } from '../config/operator-env.js';
 import { CancelledError, UsageError } from '../errors.js';
-import { createExecutor, readExecConfig } from '../exec/index.js';
 import type { ScriptExecutor } from '../exec/types.js';
-import { createLlmClient, llmSettingsFromEnv, type LlmProvider } from '../llm/index.js';
+import { checkoutLocal, fileIssueSource } from '../intake/file-issue-source.js';
+import { createLlmClient, type LlmProvider } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLineLogger, type Logger } from '../log.js';
-import { runReproWithEvidence, type BuildContextFn, type ReproEvidence, type ReproInput } from '../pipeline/run-repro.js';
-import { reproSettingsFromEnv, type ReproSettings } from '../pipeline/settings.js';
-import type { ProgressFn } from '../pipeline/types.js';
+import type { ProjectCheckout, RunStages } from '../pipeline/ports.js';
+import { reproduceIssue } from '../pipeline/reproduce-issue.js';
+import type { BuildContextFn } from '../pipeline/run-repro.js';
+import { resolveRunSpec, type RunRequestInput, type RunSpec } from '../pipeline/run-spec.js';
+import { fanOutPublisher } from '../publish/fan-out-publisher.js';
+import { filesPublisher } from '../publish/files-publisher.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { WorkspaceError } from '../workspace/errors.js';
-import { checkFix, withRef } from '../pipeline/evidence.js';
-import { checkoutRef, prepareWorkspace } from '../workspace/prepare-workspace.js';
 import { SAFE_REF } from '../workspace/resolve-ref.js';
-import { hostSecrets, readIssueFile, writeReproFiles } from './reproduce-files.js';
+import { hostSecrets, readIssueFile } from './reproduce-files.js';
 
 const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF]] [--out DIR]
                         [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
@@ -55,80 +57,39 @@ export interface ReproduceWiring {
   executor?: ScriptExecutor;
   llm?: LlmClient | null;
   buildContext?: BuildContextFn;
+  checker?: StaticChecker;
+  /** Stages 1-5 (tests that only check what reaches them). @defaultValue the pipeline's */
+  stages?: RunStages;
   signal?: AbortSignal;
 }
 
-/** Builds the model client for `--llm`/`--model` and the environment; null with the reason when there is none. */
-export async function wireLlm(
-  io: CliIo,
-  provider: string | undefined,
-  model: string | undefined,
-): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (provider !== undefined && !['none', 'anthropic', 'openai'].includes(provider))
-    throw new UsageError(`--llm must be none, anthropic or openai, got '${provider}'`);
-  const settings = llmSettingsFromEnv(io.env, { provider: provider as LlmProvider | undefined, model });
-  const llm = await createLlmClient(settings, { log: createLineLogger((l) => io.stderr(l)) });
-  return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (settings.reason ?? 'no LLM configured') };
+/**
+ * The run spec of `repgen reproduce` and `repgen bench`: the operator's environment is the ceiling (the same
+ * resolveRunSpec as the worker's and the Action's), the flags are the request.
+ */
+export function cliRunSpec(env: NodeJS.ProcessEnv | OperatorEnv, flags: { llm?: string; model?: string; maxAttempts?: number }): RunSpec {
+  if (flags.llm !== undefined && !['none', 'anthropic', 'openai'].includes(flags.llm))
+    throw new UsageError(`--llm must be none, anthropic or openai, got '${flags.llm}'`);
+  const request: RunRequestInput = {
+    caps: flags.maxAttempts !== undefined ? { attempts: flags.maxAttempts } : {},
+    ...(flags.llm ? { provider: flags.llm as LlmProvider } : {}),
+    ...(flags.model ? { model: flags.model } : {}),
+  };
+  return resolveRunSpec(isParsed(env) ? env : readOperatorEnv(env), null, request);
 }
 
-async function wireContext(io: CliIo): Promise<BuildContextFn> {
-  const { buildContext } = await import('../context/index.js');
-  const log = quietInfo(
-    createLineLogger((l) => io.stderr(l)),
-    io.env,
-  );
-  return (input) => buildContext(input, { env: io.env, log });
+function isParsed(env: NodeJS.ProcessEnv | OperatorEnv): env is OperatorEnv {
+  return typeof (env as OperatorEnv).REPGEN_MAX_ATTEMPTS === 'number';
+}
+
+/** "anthropic claude-…", or "none (why); tier 0 only": what the run will use, said before it starts. */
+export function llmLine(spec: RunSpec, llm: LlmClient | null): string {
+  return llm ? `${llm.provider} ${llm.model}` : `none (${spec.llm.reason ?? 'no LLM: chosen with --llm none'}); tier 0 only`;
 }
 
 /** Progress already says what info lines would; keep stderr to one line per stage unless REPGEN_VERBOSE=1. */
-function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
+export function quietInfo(log: Logger, env: NodeJS.ProcessEnv): Logger {
   return env.REPGEN_VERBOSE === '1' ? log : { ...log, info: () => undefined, debug: () => undefined };
-}
-
-/** Runs one reproduction with everything wired; shared by `reproduce` and `bench`. */
-export async function reproduceOnce(
-  args: {
-    issueText: string;
-    repoDir?: string;
-    workspace?: ReproInput['workspace'];
-    settings: ReproSettings;
-    llm: LlmClient | null;
-    llmReason: string;
-    executor: ScriptExecutor;
-    buildContext?: BuildContextFn;
-    quiet?: boolean;
-    label?: string;
-    checker?: StaticChecker;
-    progress?: ProgressFn;
-  },
-  io: CliIo,
-  signal?: AbortSignal,
-): Promise<ReproEvidence> {
-  const prefix = args.label ? `${args.label} ` : '';
-  // Quiet (bench): the caller's sink sees the stages, nothing is printed per stage.
-  const printer = args.quiet
-    ? { progress: args.progress ?? (() => undefined), flush: () => undefined }
-    : stagePrinter((line) => io.stderr(`${prefix}${line}\n`));
-  try {
-    return await runReproWithEvidence(
-      { issue: { title: '', body: args.issueText }, repoDir: args.repoDir, workspace: args.workspace, settings: args.settings },
-      {
-        executor: args.executor,
-        llm: args.llm,
-        llmReason: args.llmReason,
-        buildContext: args.buildContext,
-        ...(args.checker ? { checker: args.checker } : {}),
-        log: quietInfo(
-          createLineLogger((l) => (args.quiet ? undefined : io.stderr(`${prefix}${l}`))),
-          io.env,
-        ),
-        progress: printer.progress,
-      },
-      signal,
-    );
-  } finally {
-    printer.flush();
-  }
 }
 
 export async function runReproduceCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
@@ -168,70 +129,71 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     if (value !== undefined && !SAFE_REF.test(value))
       throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
   }
-  const settings = reproSettingsFromEnv(io.env, { maxAttempts });
-  const cacheDir = checkoutCacheDir(io.env);
-  const python = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
+  const operator = readOperatorEnv(io.env);
+  const spec = cliRunSpec(operator, { llm: v.llm, model: v.model, maxAttempts });
+  for (const note of spec.notes) io.stderr(`repgen reproduce: ${note}\n`);
   // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.
-  const prepared = repoDir
+  const checkout: ProjectCheckout | null = repoDir
     ? await usageOnWorkspaceError(() =>
-        prepareWorkspace({ repoDir: repoDir as string, explicitRef: v.ref ?? null, issueText, cacheDir, python }),
+        checkoutLocal(
+          {
+            repoDir: repoDir as string,
+            ref: v.ref ?? null,
+            verifyFix: v['verify-fix'] ?? null,
+            cacheDir: checkoutCacheDir(io.env),
+            python: operator.REPGEN_PYTHON ?? '/usr/bin/python3',
+          },
+          issueText,
+        ),
       )
     : null;
-  const fixAt =
-    repoDir && v['verify-fix'] !== undefined
-      ? await usageOnWorkspaceError(() =>
-          checkoutRef({ repoDir: repoDir as string, repo: prepared?.ref.repo, ref: v['verify-fix'] as string, cacheDir, python }),
-        )
-      : null;
-  if (prepared) io.stderr(`repgen reproduce: project ${prepared.workspace.project}\n`);
-  const { llm, reason } =
-    wiring.llm !== undefined
-      ? { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM: chosen with --llm none' }
-      : await wireLlm(io, v.llm, v.model);
-  io.stderr(`repgen reproduce: LLM: ${llm ? `${llm.provider} ${llm.model}` : `none (${reason}); tier 0 only`}\n`);
-  const executor = wiring.executor ?? (await createExecutor(readExecConfig(io.env)));
-  const buildContext = repoDir ? (wiring.buildContext ?? (await wireContext(io))) : undefined;
+  if (checkout?.workspace?.project) io.stderr(`repgen reproduce: project ${checkout.workspace.project}\n`);
+  const log = quietInfo(
+    createLineLogger((l) => io.stderr(l)),
+    io.env,
+  );
+  // Made before the run: a missing API key is a one-line setup error, not a failure after the checkout.
+  const llm = wiring.llm !== undefined ? wiring.llm : await createLlmClient(spec.llm, { log });
+  io.stderr(`repgen reproduce: LLM: ${llmLine(spec, llm)}\n`);
 
   // Ctrl-C cancels the run cleanly (the executor kills the script's process tree).
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   if (!wiring.signal) process.once('SIGINT', onSigint);
   wiring.signal?.addEventListener('abort', () => controller.abort(), { once: true });
-  let evidence: ReproEvidence;
+  const files = filesPublisher(outDir, hostSecrets(io.env));
+  const publisher = fanOutPublisher([terminalPublisher((line) => io.stderr(`${line}\n`), { name: 'repgen reproduce' }), files]);
+  const source = fileIssueSource({ label: v.issue, text: issueText, project: checkout });
+  let result;
   try {
-    evidence = await reproduceOnce(
+    result = await reproduceIssue(
+      spec,
       {
-        issueText,
-        repoDir: prepared?.workspace.hostPath ?? repoDir,
-        workspace: prepared?.workspace,
-        settings,
+        source,
+        publisher,
+        log,
+        ...(wiring.executor ? { executor: wiring.executor } : {}),
         llm,
-        llmReason: reason,
-        executor,
-        buildContext,
+        ...(wiring.buildContext ? { buildContext: wiring.buildContext } : {}),
+        ...(wiring.checker ? { checker: wiring.checker } : {}),
+        ...(wiring.stages ? { stages: wiring.stages } : {}),
       },
-      io,
       controller.signal,
     );
-    if (prepared) evidence = withRef(evidence, prepared.ref);
-    if (fixAt && v['verify-fix'] !== undefined) {
-      io.stderr(`repgen reproduce: checking the fix at ${v['verify-fix']} (${fixAt.sha.slice(0, 12)})\n`);
-      evidence = await checkFix(evidence, { ref: v['verify-fix'], ...fixAt, settings, executor }, controller.signal);
-      io.stderr(`repgen reproduce: fix check: ${evidence.fixCheck?.verdict}: ${evidence.fixCheck?.reason}\n`);
-    }
   } catch (err) {
     if (err instanceof CancelledError) {
-      io.stderr('repgen reproduce: cancelled; nothing written\n');
+      await publisher.end({ kind: 'cancelled', by: wiring.signal ? 'the caller' : 'Ctrl-C' });
       return 1;
     }
+    if (err instanceof WorkspaceError) throw new UsageError(err.message);
     throw err;
   } finally {
     process.removeListener('SIGINT', onSigint);
-    // Ours to close (the warm pool's sandboxes and their cgroups); a wired-in executor is the caller's.
-    if (!wiring.executor) await executor.close?.().catch(() => undefined);
   }
-  const files = await writeReproFiles(outDir, evidence, hostSecrets(io.env));
+  const evidence = result.evidence;
+  const written = files.written();
   const o = evidence.outcome;
+  if (evidence.fixCheck) io.stderr(`repgen reproduce: fix check: ${evidence.fixCheck.verdict}: ${evidence.fixCheck.reason}\n`);
   if (v.json) {
     const line = {
       status: o.status,
@@ -240,11 +202,11 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
       attempts: o.attempts.length,
       needsInfo: o.needsInfo,
     };
-    io.stdout(`${JSON.stringify({ ...line, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files })}\n`);
+    io.stdout(`${JSON.stringify({ ...line, blockers: o.blockers ?? [], usage: o.usage, durationMs: o.durationMs, files: written })}\n`);
   } else {
     io.stdout(`${o.status}: ${o.summary}\n`);
     if (o.needsInfo.length) io.stdout(`the report lacks:\n${o.needsInfo.map((n) => `  - ${n}`).join('\n')}\n`);
-    io.stdout(`wrote ${[files.script, files.evidence, files.comment].filter(Boolean).join(', ')}\n`);
+    io.stdout(`wrote ${result.published.locations.join(', ')}\n`);
   }
   if (evidence.fixCheck) {
     io.stdout(`fix check at ${evidence.fixCheck.ref}: ${evidence.fixCheck.verdict} (${evidence.fixCheck.reason})\n`);

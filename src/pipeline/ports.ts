@@ -3,7 +3,7 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
-import type { BuildContextFn, ReproEvidence, ReproInput } from './run-repro.js';
+import type { BuildContextFn, ReproDeps, ReproEvidence, ReproInput } from './run-repro.js';
 import type { Cap, CapName } from './run-spec.js';
 import type { IssueInput, StageName } from './types.js';
 
@@ -15,7 +15,7 @@ import type { IssueInput, StageName } from './types.js';
  *   IssueSource      GitHub issue + clone (src/github/github-issue-source.ts), a file + a local repository
  *                    (src/intake/file-issue-source.ts)
  *   ResultPublisher  GitHub comment, check run, labels, PR (src/github/publish/github-result-publisher.ts),
- *                    files on disk (src/publish/files-publisher.ts), the terminal (src/publish/terminal-publisher.ts),
+ *                    files on disk (src/publish/files-publisher.ts), the terminal (src/cli/terminal-publisher.ts),
  *                    several at once (src/publish/fan-out-publisher.ts)
  */
 
@@ -102,4 +102,12 @@ export interface ReproPorts {
   checker?: StaticChecker;
   /** @defaultValue silentLogger */
   log?: Logger;
+  /**
+   * Stages 1-5 with the ports bound. Only tests replace them (a worker test that scripts an outcome without
+   * running Python); every entry point runs the real ones. @defaultValue runReproWithEvidence
+   */
+  stages?: RunStages;
 }
+
+/** Stages 1-5 as reproduceIssue calls them: what the spec and the ports settled on, the run's input and deps. */
+export type RunStages = (input: ReproInput, deps: ReproDeps, signal: AbortSignal) => Promise<ReproEvidence>;

@@ -40,7 +40,8 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     const { llm, reason } = await modelFor(spec, ports.llm, log);
     const buildContext = checkout ? await contextFor(spec, ports.buildContext, log) : undefined;
     const summary = specSummary(spec, executor, llm, reason);
-    let evidence = await runReproWithEvidence(
+    const stages = ports.stages ?? runReproWithEvidence;
+    let evidence = await stages(
       { issue, repoDir: checkout?.workspace?.hostPath ?? checkout?.repoDir, workspace: checkout?.workspace, settings: spec.settings },
       { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
       signal,

@@ -56,7 +56,7 @@ describe('repgen reproduce', () => {
     expect(result).toMatchObject({ status: 'reproduced', confirmation: { reproducedRuns: 3, totalRuns: 3 }, attempts: 1 });
     expect(await readFile(join(dir, 'out', 'repro.py'), 'utf8')).toBe(GOOD_SCRIPT);
     const evidence = JSON.parse(await readFile(join(dir, 'out', 'evidence.json'), 'utf8'));
-    expect(Object.keys(evidence)).toEqual(['outcome', 'report', 'plan', 'probe', 'context', 'tier0', 'finalRun', 'confirm']);
+    expect(Object.keys(evidence)).toEqual(['outcome', 'report', 'plan', 'probe', 'context', 'tier0', 'finalRun', 'confirm', 'spec']);
     expect(evidence.confirm.runs).toHaveLength(3);
     expect(await readFile(join(dir, 'out', 'comment.md'), 'utf8')).toMatch(/✅ Reproduced \(3 of 3 seeded runs\)/);
     // Each stage line carries the time the stage took: `[plan 0.2 s] …`.

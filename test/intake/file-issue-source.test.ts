@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileIssueSource } from '../../src/intake/file-issue-source.js';
+import { WorkspaceError } from '../../src/workspace/errors.js';
+
+let root: string;
+let repo: string;
+let first: string;
+let second: string;
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' },
+  })
+    .toString()
+    .trim();
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'repgen-file-source-'));
+  repo = join(root, 'repo');
+  await mkdir(join(repo, 'toylib'), { recursive: true });
+  git(repo, 'init', '-q');
+  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 1\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'one');
+  git(repo, 'tag', 'v0.1.0');
+  first = git(repo, 'rev-parse', 'HEAD');
+  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 2\n');
+  git(repo, 'commit', '-qam', 'two');
+  second = git(repo, 'rev-parse', 'HEAD');
+});
+afterAll(async () => rm(root, { recursive: true, force: true }));
+
+const signal = new AbortController().signal;
+
+describe('fileIssueSource', () => {
+  it('gives the file as the body and no checkout without a project', async () => {
+    const source = fileIssueSource({ label: 'issue.md', text: '# Title\n\nbody' });
+    expect(source.label).toBe('issue.md');
+    const issue = await source.readIssue(signal);
+    expect(issue).toEqual({ title: '', body: '# Title\n\nbody' });
+    expect(await source.checkout(issue, signal)).toBeNull();
+  });
+
+  it('checks a local repository out at the asked ref, with the fixing ref beside it', async () => {
+    const cacheDir = join(root, 'cache-1');
+    const source = fileIssueSource({
+      label: 'issue.md',
+      text: 'toylib breaks',
+      project: { repoDir: repo, ref: 'v0.1.0', verifyFix: second.slice(0, 10), cacheDir, python: '/usr/bin/python3' },
+    });
+    const co = await source.checkout(await source.readIssue(signal), signal);
+    expect(co?.sha).toBe(first);
+    expect(co?.ref).toMatchObject({ ref: 'v0.1.0', sha: first, source: 'explicit' });
+    expect(co?.workspace?.packages).toEqual(['toylib']);
+    expect(await readFile(join(co?.repoDir ?? '', 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 1\n');
+    expect(co?.fix?.sha).toBe(second);
+    expect(await readFile(join(co?.fix?.workspace.hostPath ?? '', 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 2\n');
+  });
+
+  it('a ref that does not exist, or one that reads as an option, fails before any run (WorkspaceError)', async () => {
+    for (const ref of ['v9.9.9', '--output=/tmp/pwned-by-ref']) {
+      const source = fileIssueSource({
+        label: 'issue.md',
+        text: 'x',
+        project: { repoDir: repo, ref, cacheDir: join(root, 'cache-2'), python: '/usr/bin/python3' },
+      });
+      await expect(source.checkout({ title: '', body: 'x' }, signal)).rejects.toBeInstanceOf(WorkspaceError);
+    }
+    await expect(readFile('/tmp/pwned-by-ref')).rejects.toThrow();
+  });
+
+  it('hands over a checkout made beforehand unchanged (a bench case, the CLI after checking its flags)', async () => {
+    const made = { repoDir: '/somewhere', sha: 'a'.repeat(40) };
+    const source = fileIssueSource({ label: 'so-1', text: 'x', project: made });
+    expect(await source.checkout({ title: '', body: 'x' }, signal)).toBe(made);
+  });
+});
