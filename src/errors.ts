@@ -21,3 +21,13 @@ export class SetupError extends RepgenError {
 export class CancelledError extends RepgenError {
   override name = 'CancelledError';
 }
+
+/** Where the run's issue lives says it is gone (a deleted issue or progress comment): stop, nobody is left to tell. */
+export class SourceGoneError extends RepgenError {
+  override name = 'SourceGoneError';
+}
+
+/** The ref a run was asked to use does not exist: the asker's mistake, retrying will not help. */
+export class BadRefError extends RepgenError {
+  override name = 'BadRefError';
+}

@@ -1,14 +1,25 @@
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
 import { reapWorkDirs } from '../src/exec/reap-work-dirs.js';
+import { readOperatorEnv, type OperatorEnv } from '../src/config/operator-env.js';
+import { executorChooser, type ExecutorChooser } from '../src/exec/executor-chooser.js';
+import type { ScriptExecutor } from '../src/exec/types.js';
 import { postFinalWordForFailedJob } from '../src/github/final-word.js';
-import type { Octokit } from '../src/github/octokit.js';
-import { processReproJob, SHUTDOWN_REASON, type InstallationAuth, type RunPipeline } from '../src/github/process-repro-job.js';
+import { githubIssueSource } from '../src/github/github-issue-source.js';
+import type { InstallationAuth, Octokit } from '../src/github/octokit.js';
 import { finishFailedVerifyJob, processVerifyJob, type RunFixCheck } from '../src/github/process-verify-job.js';
+import { GitHubResultPublisher } from '../src/github/publish/github-result-publisher.js';
+import { IssuePublisher } from '../src/github/publish/issue-publisher.js';
+import { IssueGoneError } from '../src/github/errors.js';
+import type { LlmClient } from '../src/llm/types.js';
 import type { Logger } from '../src/log.js';
+import type { RunStages } from '../src/pipeline/ports.js';
+import type { BuildContextFn } from '../src/pipeline/run-repro.js';
+import { processReproJob, SHUTDOWN_REASON, type JobPorts, type ProcessDeps, type RunPipeline } from '../src/queue/process-repro-job.js';
 import { subscribeCancels } from '../src/queue/cancel-channel.js';
 import { InstallationSlots } from '../src/queue/installation-slots.js';
 import { REPRO_QUEUE } from '../src/queue/repro-job.js';
@@ -25,7 +36,16 @@ export interface ReproWorkerHandle {
 export async function startReproWorker(
   env: AppEnv,
   wiring: {
-    runPipeline: RunPipeline;
+    /** The operator's settings (REPGEN_*): every job's ceilings. @defaultValue readOperatorEnv(process.env) */
+    operator?: OperatorEnv;
+    /** Shared with the fix checks; closed by whoever made it. @defaultValue one made here, closed with the worker */
+    executorFor?: ExecutorChooser;
+    /** Tests: one executor for every job, a model (null: none), a context builder, a scripted pipeline. */
+    executor?: ScriptExecutor;
+    llm?: LlmClient | null;
+    buildContext?: BuildContextFn | null;
+    runPipeline?: RunPipeline;
+    stages?: RunStages;
     runFixCheck?: RunFixCheck;
     log: Logger;
     baseUrl?: string;
@@ -64,15 +84,51 @@ export async function startReproWorker(
     const { data } = await app.rest.apps.createInstallationAccessToken({ installation_id: installationId });
     return { octokit, token: data.token };
   };
-  const deps = {
+  const operator = wiring.operator ?? readOperatorEnv(process.env);
+  const ownExecutors = wiring.executorFor ? null : executorChooser({ log, ...(wiring.executor ? { given: wiring.executor } : {}) });
+  const executorFor = wiring.executorFor ?? (ownExecutors as ExecutorChooser);
+  const workdir = env.REPGEN_WORKDIR ?? tmpdir();
+  // The job's GitHub side: its installation's client, the issue and a clone as the source, its comment as the publisher.
+  const portsFor: ProcessDeps['portsFor'] = async (data, job): Promise<JobPorts> => {
+    const a = await auth(data.installationId);
+    const pub = new IssuePublisher(a.octokit, {
+      owner: data.owner,
+      repo: data.repo,
+      issueNumber: data.issueNumber,
+      commentId: data.commentId,
+      secrets: [a.token],
+      log,
+      ...(wiring.minEditIntervalMs !== undefined ? { minEditIntervalMs: wiring.minEditIntervalMs } : {}),
+      // Nobody is left to read the result: stop spending compute on it.
+      onGone: () => job.stop(new IssueGoneError('the issue was deleted')),
+    });
+    const publisher = new GitHubResultPublisher({ pub, octokit: a.octokit, data, jobId: job.jobId, token: a.token, registry, log });
+    return {
+      source: githubIssueSource({
+        octokit: a.octokit,
+        data,
+        token: a.token,
+        dir: join(job.dir, 'repo'),
+        python: operator.REPGEN_PYTHON ?? '/usr/bin/python3',
+      }),
+      publisher,
+      openLastReproducedPr: () => publisher.openLastReproducedPr(),
+    };
+  };
+  const deps: ProcessDeps & { auth: typeof auth } = {
     registry,
     redis: connection,
     slots,
     auth,
-    runPipeline: wiring.runPipeline,
-    workdir: env.REPGEN_WORKDIR ?? tmpdir(),
+    operator,
+    portsFor,
+    executorFor,
+    workdir,
     log,
-    ...(wiring.minEditIntervalMs !== undefined ? { minEditIntervalMs: wiring.minEditIntervalMs } : {}),
+    ...(wiring.llm !== undefined ? { llm: wiring.llm } : {}),
+    ...(wiring.buildContext !== undefined ? { buildContext: wiring.buildContext } : {}),
+    ...(wiring.runPipeline ? { runPipeline: wiring.runPipeline } : {}),
+    ...(wiring.stages ? { stages: wiring.stages } : {}),
     ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
   };
   // Folders a crashed run or job left (job checkouts here, the executor's run dirs under its work root): reaped
@@ -157,6 +213,7 @@ export async function startReproWorker(
       await events.close();
       await queue.close();
       await Promise.all([connection.quit().catch(() => undefined), subscriber.quit().catch(() => undefined)]);
+      await ownExecutors?.close();
     })();
     return closing;
   };

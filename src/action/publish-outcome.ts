@@ -1,5 +1,4 @@
-import { isBot } from '../github/check-permission.js';
-import { IssueGoneError } from '../github/errors.js';
+import { readIssue as readGitHubIssue } from '../github/github-issue-source.js';
 import { progressMarker } from '../github/messages.js';
 import { httpStatus, type Octokit } from '../github/octokit.js';
 import type { IssuePublisher } from '../github/publish/issue-publisher.js';
@@ -103,23 +102,7 @@ export async function publishOutcome(outcome: ReproOutcome, t: PublishTarget): P
   return { commentPosted: true, prUrl };
 }
 
-/**
- * The issue and its people's later comments, as the App's worker reads them: later comments often carry
- * the missing version or traceback; bots' (RepGen's own included) and commands never do.
- * TODO(#14): the GitHub `IssueSource` port replaces this.
- */
+/** The issue and its people's later comments, as the App's worker reads them (src/github/github-issue-source.ts). */
 export async function readIssue(octokit: Octokit, owner: string, repo: string, issueNumber: number): Promise<IssueInput> {
-  try {
-    const { data: issue } = await octokit.rest.issues.get({ owner, repo, issue_number: issueNumber });
-    const { data: comments } = await octokit.rest.issues.listComments({ owner, repo, issue_number: issueNumber, per_page: 30 });
-    const extra = comments
-      .filter((c) => c.user && !isBot({ login: c.user.login, type: c.user.type }) && c.body && !/^\s*\/repgen/i.test(c.body))
-      .map((c) => `\n\n---\nComment by ${c.user?.login ?? 'someone'}:\n\n${c.body ?? ''}`)
-      .join('');
-    return { title: issue.title, body: `${issue.body ?? ''}${extra}`, url: issue.html_url, number: issue.number };
-  } catch (err) {
-    const status = httpStatus(err);
-    if (status === 404 || status === 410) throw new IssueGoneError('the issue was deleted');
-    throw err;
-  }
+  return readGitHubIssue(octokit, { owner, repo, issueNumber });
 }

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbotOctokit } from 'probot';
 import { hostSecrets } from '../commands/reproduce-files.js';
-import { writeReproFiles } from '../publish/files-publisher.js';
 import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { cloneAtRef } from '../github/clone-repo.js';
@@ -17,7 +16,6 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { BuildContextFn } from '../pipeline/run-repro.js';
 import { createProgressTracker } from '../publish/progress-tracker.js';
-import { withRef } from '../pipeline/evidence.js';
 import { checkCheckoutHoldsNoToken, checkSandbox } from './check-sandbox.js';
 import { gateComment, gateLabeled, type GateStatus, type RunAsk } from './gate-event.js';
 import { prepareCheckout } from './prepare-checkout.js';
@@ -148,20 +146,25 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
       deps.clone,
     );
 
-    // 6 the pipeline
-    const evidence = withRef(
-      await runActionPipeline(
-        { jobId, issue, prepared: checkout.prepared, ask },
-        { env: opEnv, log: deps.log, executor: deps.executor, llm: deps.llm, buildContext: deps.buildContext },
-        tracker.progress,
-        signal,
-      ),
-      checkout.prepared.ref,
+    // 6 the pipeline, writing the files for the outputs (upload them as an artifact)
+    const { evidence, files } = await runActionPipeline(
+      {
+        jobId,
+        issue,
+        prepared: checkout.prepared,
+        sha: checkout.sha,
+        ask,
+        outDir: join(scratch, 'out'),
+        secrets,
+        label: `${owner}/${repo}#${issueNumber}`,
+      },
+      { env: opEnv, log: deps.log, executor: deps.executor, llm: deps.llm, buildContext: deps.buildContext },
+      tracker.progress,
+      signal,
     );
     if (pub.isGone) return { ...nothing, status: 'issue_gone', message: 'the issue was deleted during the run', exitCode: 0 };
 
-    // 7 files for the outputs (upload them as an artifact), then the App's comment, check run, labels, PR
-    const files = await writeReproFiles(join(scratch, 'out'), evidence, secrets);
+    // 7 the App's comment, check run, labels, PR
     const outcome = evidence.outcome;
     const published = await publishOutcome(outcome, {
       octokit,

@@ -1,28 +1,34 @@
-import type { BuildContextFn, ReproEvidence } from '../pipeline/run-repro.js';
-import { runReproWithEvidence } from '../pipeline/run-repro.js';
-import { llmChoice, resolveRunSpec, type RunSpec } from '../pipeline/run-spec.js';
-import type { ReproSettings } from '../pipeline/settings.js';
 import { readOperatorEnv } from '../config/operator-env.js';
-import type { IssueInput, ProgressFn } from '../pipeline/types.js';
-import { createExecutor, type ScriptExecutor } from '../exec/index.js';
-import { withPolicy } from '../exec/with-policy.js';
-import { createLlmClient } from '../llm/index.js';
+import type { ScriptExecutor } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
+import type { ResultPublisher } from '../pipeline/ports.js';
+import { reproduceIssue } from '../pipeline/reproduce-issue.js';
+import type { BuildContextFn, ReproEvidence } from '../pipeline/run-repro.js';
+import { llmChoice, resolveRunSpec, type RunSpec } from '../pipeline/run-spec.js';
+import type { ReproSettings } from '../pipeline/settings.js';
+import type { IssueInput, ProgressFn } from '../pipeline/types.js';
+import { filesPublisher, type ReproFiles } from '../publish/files-publisher.js';
 import type { PreparedWorkspace } from '../workspace/prepare-workspace.js';
 import type { RunAsk } from './gate-event.js';
 
 /**
- * The action's run: the same stages as `repgen reproduce` and the worker (runReproWithEvidence), with the
- * workflow's checkout as the workspace.
- * TODO(#14): becomes `reproduceIssue(spec, ports, signal)` once the ports land; the spec is already the one
- * run spec (`resolveRunSpec`), with the workflow's checkout as the workspace.
+ * The action's run: reproduceIssue, as for `repgen reproduce` and the worker, with the issue the step read and
+ * the workflow's checkout (at the asked ref) as the source, and evidence files in `outDir` as the result: the
+ * step then publishes them on the issue (comment, check run, labels, PR) and as its outputs.
  */
 export interface ActionPipelineRequest {
   jobId: string;
   issue: IssueInput;
   prepared: PreparedWorkspace;
+  /** The commit the checkout is at. */
+  sha: string;
   ask: RunAsk;
+  /** Where repro.py, evidence.json and comment.md go. */
+  outDir: string;
+  /** Redacted from the files. */
+  secrets: readonly string[];
+  label: string;
 }
 
 export interface ActionPipelineWiring {
@@ -40,19 +46,37 @@ export async function runActionPipeline(
   wiring: ActionPipelineWiring,
   progress: ProgressFn,
   signal: AbortSignal,
-): Promise<ReproEvidence> {
+): Promise<{ evidence: ReproEvidence; files: ReproFiles }> {
   const spec = actionSpec(wiring.env, request.ask, request.jobId);
   for (const note of spec.notes) wiring.log.info({ note }, 'run spec');
-  const { llm, reason } = await llmFor(spec, wiring);
-  const base = wiring.executor ?? (await createExecutor(spec.executor, { log: wiring.log }));
-  const executor = withPolicy(base, spec.policy);
-  const buildContext = wiring.buildContext ?? (await contextBuilder(spec, wiring.log));
-  const { workspace } = request.prepared;
-  return runReproWithEvidence(
-    { issue: request.issue, repoDir: workspace.hostPath, workspace, settings: spec.settings },
-    { executor, llm, llmReason: reason, buildContext, log: wiring.log, progress },
+  const { workspace, ref } = request.prepared;
+  const files = filesPublisher(request.outDir, request.secrets);
+  const publisher: ResultPublisher = {
+    progress: async (stage, message) => {
+      await progress(stage, message);
+    },
+    publish: (report) => files.publish(report),
+    end: async () => undefined,
+  };
+  const result = await reproduceIssue(
+    spec,
+    {
+      source: {
+        label: request.label,
+        readIssue: async () => request.issue,
+        checkout: async () => ({ repoDir: workspace.hostPath, workspace, sha: request.sha, ref }),
+      },
+      publisher,
+      log: wiring.log,
+      ...(wiring.executor ? { executor: wiring.executor } : {}),
+      ...(wiring.llm !== undefined ? { llm: wiring.llm } : {}),
+      ...(wiring.buildContext ? { buildContext: wiring.buildContext } : {}),
+    },
     signal,
   );
+  const written = files.written();
+  if (!written) throw new Error('the evidence files were not written');
+  return { evidence: result.evidence, files: written };
 }
 
 /**
@@ -74,16 +98,4 @@ export function actionSpec(
 /** The settings of {@link actionSpec} (kept for the action's tests). */
 export function actionSettings(env: NodeJS.ProcessEnv, ask: Pick<RunAsk, 'config' | 'configFromFile'>): ReproSettings {
   return resolveRunSpec(readOperatorEnv(env), ask.configFromFile ? ask.config : null, {}).settings;
-}
-
-async function llmFor(spec: RunSpec, wiring: ActionPipelineWiring): Promise<{ llm: LlmClient | null; reason: string }> {
-  if (wiring.llm !== undefined)
-    return { llm: wiring.llm, reason: wiring.llm ? `${wiring.llm.provider} ${wiring.llm.model}` : 'no LLM configured' };
-  const llm = await createLlmClient(spec.llm, { log: wiring.log });
-  return { llm, reason: llm ? `${llm.provider} ${llm.model}` : (spec.llm.reason ?? 'no LLM configured') };
-}
-
-async function contextBuilder(spec: RunSpec, log: Logger): Promise<BuildContextFn> {
-  const { buildContext } = await import('../context/index.js');
-  return (input) => buildContext(input, { settings: spec.context, log });
 }

@@ -2,6 +2,8 @@ import type { Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
 import { runUntilSignal } from '../cli/run-until-signal.js';
 import { readAppEnv } from '../config/app-env.js';
+import { readOperatorEnv } from '../config/operator-env.js';
+import { executorChooser } from '../exec/executor-chooser.js';
 import { readLocalExecConfig } from '../exec/config.js';
 import { createLineLogger } from '../log.js';
 
@@ -30,16 +32,18 @@ export const command: Command = {
     }
     const env = readAppEnv(io.env);
     const log = createLineLogger((l) => io.stderr(l));
-    const [{ startReproWorker }, { executorChooser, wirePipeline }, { wireFixCheck }] = await Promise.all([
+    // Read once: a bad variable stops the worker at start, not at its first job.
+    const operator = readOperatorEnv(io.env);
+    const [{ startReproWorker }, { wireFixCheck }] = await Promise.all([
       import('../../workers/repro-worker.js'),
-      import('../../workers/wire-pipeline.js'),
       import('../../workers/wire-verify.js'),
     ]);
     // One set of executors for reproductions and fix checks.
     const executorFor = executorChooser({ log });
     const handle = await startReproWorker(env, {
-      runPipeline: wirePipeline({ env: io.env, log }, executorFor),
-      runFixCheck: wireFixCheck({ env: io.env, log }, executorFor),
+      operator,
+      executorFor,
+      runFixCheck: wireFixCheck(operator, executorFor, log),
       log,
       workRoots: [readLocalExecConfig(io.env).workRoot],
     });

@@ -1,12 +1,12 @@
-import { RepgenError } from '../errors.js';
+import { BadRefError, RepgenError, SourceGoneError } from '../errors.js';
 
 /** The issue (or its progress comment) is gone: GitHub answers 404. The run stops; there is no one to tell. */
-export class IssueGoneError extends RepgenError {
+export class IssueGoneError extends SourceGoneError {
   override name = 'IssueGoneError';
 }
 
 /** The requested ref does not exist on the remote: the user's `--ref` was wrong, retrying will not help. */
-export class RefNotFoundError extends RepgenError {
+export class RefNotFoundError extends BadRefError {
   override name = 'RefNotFoundError';
 }
 

@@ -4,7 +4,7 @@ import { failedAsStalled, runsOfFailedJob } from '../queue/attempt-count.js';
 import { issueKey, ReproJob } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { finalFailureComment, progressMarker } from './messages.js';
-import type { InstallationAuth } from './process-repro-job.js';
+import type { InstallationAuth } from './octokit.js';
 
 /**
  * The last line of the "final word" guarantee: a job that failed for good without its processor saying so

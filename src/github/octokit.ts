@@ -8,3 +8,10 @@ export function httpStatus(err: unknown): number | null {
   const status = (err as { status?: unknown } | null)?.status;
   return typeof status === 'number' ? status : null;
 }
+
+/** An installation's client and its access token. */
+export interface InstallationAuth {
+  octokit: Octokit;
+  /** Installation access token: used for the clone, redacted from everything posted. */
+  token: string;
+}

@@ -16,8 +16,9 @@ import { VerifyJob } from '../queue/verify-job.js';
 import type { FixCheck, FixVerdict } from '../workspace/fix-verdict.js';
 import { cloneAtRef } from './clone-repo.js';
 import { IssueGoneError, RefNotFoundError } from './errors.js';
-import { httpStatus, type Octokit } from './octokit.js';
-import { readIssue, SHUTDOWN_REASON, type InstallationAuth } from './process-repro-job.js';
+import { readIssue } from './github-issue-source.js';
+import { httpStatus, type InstallationAuth, type Octokit } from './octokit.js';
+import { SHUTDOWN_REASON } from '../queue/process-repro-job.js';
 import { buildReproTest, reproTestPath } from './publish/build-repro-test.js';
 import { unmarkReproTest } from './publish/unmark-repro-test.js';
 

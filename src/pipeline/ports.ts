@@ -74,7 +74,17 @@ export interface Published {
 export type RunEnd =
   | { kind: 'cancelled'; by: string }
   /** `retrying`: another attempt follows (the queue retries); `attempt` of `attempts` is the one that failed. */
-  | { kind: 'failed'; reason: string; attempt: number; attempts: number; retrying: boolean }
+  | {
+      kind: 'failed';
+      reason: string;
+      attempt: number;
+      attempts: number;
+      retrying: boolean;
+      /** Runs that really started (a queue counts a worker that died mid-run too). @defaultValue attempt */
+      runs?: number;
+      /** How many of them ended with their worker dying. @defaultValue 0 */
+      crashed?: number;
+    }
   | { kind: 'time_budget'; minutes: number }
   | { kind: 'bad_ref'; ref: string };
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { PIPELINE_DEFAULTS as D, PipelineEnv } from '../config/env/pipeline-env.js';
-import { parseEnv } from '../config/operator-env.js';
 
 /** Settings of one reproduction run. Our own config: strict. Defaults: src/config/env/pipeline-env.ts, the one set. */
 export const ReproSettings = z
@@ -47,14 +46,6 @@ export const ReproSettings = z
   .strict();
 export type ReproSettings = z.infer<typeof ReproSettings>;
 export type ReproSettingsInput = z.input<typeof ReproSettings>;
-
-/** Reads ReproSettings from the environment; `overrides` (the CLI's own flags) win. Throws SetupError naming a bad variable. */
-export function reproSettingsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: ReproSettingsInput = {}): ReproSettings {
-  return reproSettingsFrom(
-    parseEnv(PipelineEnv, env, (name, message) => `invalid ${name}: ${message}`),
-    overrides,
-  );
-}
 
 /** ReproSettings from the parsed operator environment (src/config/operator-env.ts); `overrides` win. */
 export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput = {}): ReproSettings {

@@ -127,7 +127,7 @@ function lastLine(text: string): string {
 }
 
 /** Best effort: a tree that does not compile (a syntax error is sometimes the bug) is still used as it is. */
-function compileTree(python: string, dir: string, signal?: AbortSignal): Promise<void> {
+export function compileTree(python: string, dir: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', '-x', '(^|/)\\.git/', dir], {
       stdio: 'ignore',

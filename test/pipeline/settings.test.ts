@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { reproSettingsFromEnv } from '../../src/pipeline/settings.js';
+import { readOperatorEnv } from '../../src/config/operator-env.js';
+import { reproSettingsFrom } from '../../src/pipeline/settings.js';
 
-describe('reproSettingsFromEnv', () => {
-  it('REPGEN_TIER0: on by default, 0/false turns tier 0 off, anything else is refused by name', () => {
-    expect(reproSettingsFromEnv({}).tier0).toBe(true);
-    expect(reproSettingsFromEnv({ REPGEN_TIER0: '0' }).tier0).toBe(false);
-    expect(reproSettingsFromEnv({ REPGEN_TIER0: 'false' }).tier0).toBe(false);
-    expect(() => reproSettingsFromEnv({ REPGEN_TIER0: 'maybe' })).toThrow(/REPGEN_TIER0/);
+const fromEnv = (env: NodeJS.ProcessEnv) => reproSettingsFrom(readOperatorEnv(env));
+
+describe('reproSettingsFrom', () => {
+  it('reads REPGEN_TIER0 (default on; 0/false turn it off; anything else names the variable)', () => {
+    expect(fromEnv({}).tier0).toBe(true);
+    expect(fromEnv({ REPGEN_TIER0: '0' }).tier0).toBe(false);
+    expect(fromEnv({ REPGEN_TIER0: 'false' }).tier0).toBe(false);
+    expect(() => fromEnv({ REPGEN_TIER0: 'maybe' })).toThrow(/REPGEN_TIER0/);
+  });
+
+  it('lets the overrides win over the environment', () => {
+    expect(reproSettingsFrom(readOperatorEnv({ REPGEN_MAX_ATTEMPTS: '9' }), { maxAttempts: 2 }).maxAttempts).toBe(2);
   });
 });

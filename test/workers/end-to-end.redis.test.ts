@@ -6,7 +6,6 @@ import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/log.js';
 import { ReproJob } from '../../src/queue/repro-job.js';
-import { wirePipeline } from '../../workers/wire-pipeline.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT } from '../fakes/repro-fixtures.js';
 import { labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
@@ -64,7 +63,8 @@ describe('end to end', { timeout: 240_000 }, () => {
       initialBackoffMs: 1,
     });
     const env = { REPGEN_CONFIRM_RUNS: '2', REPGEN_PYLINT: 'false', REPGEN_CONTEXT_CACHE_DIR: cacheDir };
-    const w = await h.startWorker(wirePipeline({ env, log: silentLogger, executor, llm }));
+    // The real stages through reproduceIssue: only the executor and the model's wire are the test's.
+    const w = await h.startWorker(null, env, { executor, llm });
     const body = await waitFor(
       'the result comment',
       () => [...h.gh.comments.values()].find((c) => c.issue === ISSUE && /### RepGen:/.test(c.body))?.body,

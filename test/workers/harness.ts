@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { readAppEnv, type AppEnv } from '../../src/config/app-env.js';
-import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import { readOperatorEnv } from '../../src/config/operator-env.js';
+import type { ScriptExecutor } from '../../src/exec/types.js';
+import type { LlmClient } from '../../src/llm/types.js';
+import type { RunStages } from '../../src/pipeline/ports.js';
+import type { BuildContextFn } from '../../src/pipeline/run-repro.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
+import type { RunPipeline } from '../../src/queue/process-repro-job.js';
 import type { RunFixCheck } from '../../src/github/process-verify-job.js';
 import { silentLogger } from '../../src/log.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
@@ -42,12 +48,19 @@ export interface Harness {
   redis: Redis;
   env: AppEnv;
   prefix: string;
-  startWorker: (
-    runPipeline: RunPipeline,
-    overrides?: Record<string, string>,
-    extra?: { runFixCheck?: RunFixCheck; workRoots?: string[]; reapMinAgeMs?: number },
-  ) => Promise<ReproWorkerHandle>;
+  /** A worker whose stages 1-5 are `pipeline`: a scripted one, or null for the real stages with `extra`'s executor and model. */
+  startWorker: (pipeline: RunPipeline | null, overrides?: Record<string, string>, extra?: WorkerExtras) => Promise<ReproWorkerHandle>;
   close: () => Promise<void>;
+}
+
+export interface WorkerExtras {
+  runFixCheck?: RunFixCheck;
+  workRoots?: string[];
+  reapMinAgeMs?: number;
+  executor?: ScriptExecutor;
+  llm?: LlmClient | null;
+  buildContext?: BuildContextFn | null;
+  stages?: RunStages;
 }
 
 export async function startHarness(
@@ -81,9 +94,13 @@ export async function startHarness(
     redis,
     env,
     prefix,
-    startWorker: async (runPipeline, overrides = {}, extra = {}) => {
+    startWorker: async (pipeline, overrides = {}, extra = {}) => {
       const w = await startReproWorker(readAppEnv({ ...baseEnv, ...overrides }), {
-        runPipeline,
+        operator: readOperatorEnv({ ...baseEnv, ...overrides }),
+        ...(pipeline ? { runPipeline: pipeline } : {}),
+        // A scripted pipeline runs no script: a fake executor keeps the worker from starting a real sandbox.
+        executor: extra.executor ?? new FakeExecutor(() => ({ exitCode: 0, stdout: '', stderr: '' })),
+        llm: extra.llm === undefined ? null : extra.llm,
         ...extra,
         log: silentLogger,
         baseUrl: gh.url,

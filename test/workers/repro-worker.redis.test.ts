@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
-import type { RunPipeline } from '../../src/github/process-repro-job.js';
+import type { RunPipeline } from '../../src/queue/process-repro-job.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
+import { CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
 import { fakeFileOnBranch } from '../github/fake-github.js';
 import { commentPayload, labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
@@ -203,6 +205,26 @@ describe('repro worker', () => {
     const auto = await finalBody(issue, /Regression test proposed in/);
     await w.close(0);
     expect(auto).toContain('/pull/');
+  });
+});
+
+describe('repro worker, real stages', () => {
+  it('every script run sees the checkout of the ref read-only as its workspace, under the operator ceilings', async () => {
+    h.gh.options.issues![issue] = { title: 'Linear layer shape error', body: `${CRASH_ISSUE}\n\`\`\`python\n${GOOD_SCRIPT}\`\`\`\n` };
+    const executor = new FakeExecutor(simulate);
+    const w = await h.startWorker(null, { REPGEN_PYLINT: '0', REPGEN_RUN_TIMEOUT_MS: '7000' }, { executor, llm: null });
+    await trigger();
+    const body = await finalBody(issue, /### RepGen:/);
+    await w.close(0);
+    expect(body).toContain('Reproduced');
+    expect(executor.requests.length).toBeGreaterThan(1);
+    for (const r of executor.requests) {
+      expect(r.workspace?.hostPath).toMatch(/repgen-job-[^/]+\/repo$/);
+      expect(r.limits.timeoutMs).toBeLessThanOrEqual(7000);
+      expect(r.labels['repgen-job']).toMatch(/^repro-/);
+    }
+    const check = h.gh.checkRuns.at(-1);
+    expect(check).toMatchObject({ head_sha: repo.sha, conclusion: 'success' });
   });
 });
 

@@ -9,6 +9,8 @@ import { silentLogger } from '../../src/log.js';
 import { issueKey } from '../../src/queue/repro-job.js';
 import { RunRegistry } from '../../src/queue/run-registry.js';
 import { wireFixCheck } from '../../workers/wire-verify.js';
+import { readOperatorEnv } from '../../src/config/operator-env.js';
+import { executorChooser } from '../../src/exec/executor-chooser.js';
 import { fakeFileOnBranch } from '../github/fake-github.js';
 import { postWebhook, pullRequestPayload } from '../github/webhook-fixtures.js';
 import { SECRET, startHarness, waitFor, type Harness } from './harness.js';
@@ -79,7 +81,13 @@ beforeAll(async () => {
       throw new Error('no reproduction runs in this test');
     },
     {},
-    { runFixCheck: wireFixCheck({ env: { REPGEN_CONFIRM_RUNS: '2' }, log: silentLogger, executor }) },
+    {
+      runFixCheck: wireFixCheck(
+        readOperatorEnv({ REPGEN_CONFIRM_RUNS: '2' }),
+        executorChooser({ log: silentLogger, given: executor }),
+        silentLogger,
+      ),
+    },
   );
 }, 60_000);
 
