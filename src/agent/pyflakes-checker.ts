@@ -19,6 +19,8 @@ interface ToolRun {
 
 function runTool(cmd: string, args: string[], input: string, timeoutMs: number, signal?: AbortSignal): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
+    // An abort that came before the spawn (between pyflakes and pylint) would never fire the listener: start nothing.
+    if (signal?.aborted) return reject(new CancelledError('cancelled during the static check'));
     // The script is only parsed, never executed, so these tools run outside the sandbox.
     const child = spawn(cmd, args, {
       stdio: ['pipe', 'pipe', 'pipe'],

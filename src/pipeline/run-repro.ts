@@ -36,7 +36,7 @@ import type { SpecSummary } from './ports.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runIntake } from './stages/intake/index.js';
-import { runOutcome } from './stages/outcome/index.js';
+import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
 import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
 
@@ -160,6 +160,9 @@ async function runStages(
   const lateLint = !deps.checker && s.pylint;
   const firstChecker = lateLint ? createPyflakesChecker({ python: s.staticPython, pylint: false }) : checker;
   let lintDone: Promise<void> | null = null;
+  // Aborted (its process killed) once its findings can no longer change the outcome; the run's signal aborts it too.
+  const lintAbort = new AbortController();
+  let lintLanded = false;
   let usage: LlmUsage = NO_USAGE;
   let report: ReportResult | null = null;
   let plan: ReproPlan | null = null;
@@ -242,8 +245,33 @@ async function runStages(
     };
   };
 
+  /** Ends the late pylint check unheard when its findings cannot change the outcome; the caller awaits lintDone. */
+  const skipLintIfMoot = (): void => {
+    if (!lintDone || lintLanded || lintAbort.signal.aborted) return;
+    const decisionInput = {
+      rejection: null,
+      report,
+      plan,
+      snippet,
+      agent,
+      confirm,
+      llm: { available: deps.llm !== null, reason: llmReason },
+      infra,
+    };
+    if (staticFindingsCanMatter(decisionInput)) return;
+    lintAbort.abort();
+    const why =
+      agent?.status === 'reproduced'
+        ? 'the run reproduced the bug'
+        : infra
+          ? 'the run stopped on an infrastructure problem'
+          : `its findings could not change the outcome (${runOutcome(decisionInput).verdict})`;
+    notes.push(`pylint -E skipped: ${why}; the static report is pyflakes' alone`);
+  };
+
   state.finish = (why: string) => {
     infra = why;
+    skipLintIfMoot();
     return finish(null);
   };
 
@@ -335,9 +363,13 @@ async function runStages(
     if (lateLint) {
       const linted = snippet.script;
       // The report replaces pyflakes' alone once it lands (the same pyflakes findings, plus pylint's); a failed
-      // or cancelled pylint keeps pyflakes' report, as a missing pylint would.
-      lintDone = checker.check(linted, signal).then(
+      // or cancelled pylint keeps pyflakes' report, as a missing pylint would. Once skipped (skipLintIfMoot), a report
+      // that landed all the same is not used: the notes say pyflakes' alone was.
+      const lintSignal = signal ? AbortSignal.any([signal, lintAbort.signal]) : lintAbort.signal;
+      lintDone = checker.check(linted, lintSignal).then(
         (full) => {
+          if (lintAbort.signal.aborted) return;
+          lintLanded = true;
           if (snippet) snippet = { ...snippet, static: full };
         },
         () => undefined,
@@ -361,6 +393,7 @@ async function runStages(
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
     await deps.progress('plan', 'failed: the executor cannot run scripts');
+    skipLintIfMoot();
     await lintDone;
     return finish(null);
   }
@@ -447,6 +480,8 @@ async function runStages(
     environment = { ...environment, network: iso.network, sandbox: iso.sandbox };
   }
   checkAbort(signal);
+  // A reproduction (or any end the findings cannot change) makes pylint's report moot: its CPU goes to the confirmation.
+  skipLintIfMoot();
 
   // 5 confirm
   if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { CancelledError } from '../../src/errors.js';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { parsePyflakesOutput, parsePylintOutput } from '../../src/agent/static-checker.js';
+import { fakeStaticPython } from '../fakes/fake-static-python.js';
 import { parsePython, pythonLikelihood } from '../../src/context/python-syntax.js';
 
 describe('static check', () => {
@@ -26,6 +28,21 @@ describe('static check', () => {
     if (r.tools.includes('pylint -E')) expect(r.findings.some((f) => f.tool === 'pylint' && /E1120/.test(f.message))).toBe(true);
     const syntax = await checker.check('x = (1,\n');
     expect(syntax.findings.some((f) => f.severity === 'error')).toBe(true);
+  });
+
+  it('an aborted signal starts no tool (an abort before the spawn would never reach the process)', async () => {
+    const lint = fakeStaticPython(0);
+    try {
+      const controller = new AbortController();
+      controller.abort();
+      const checker = createPyflakesChecker({ python: lint.python, pylint: true });
+      await expect(checker.check('x = 1\n', controller.signal)).rejects.toBeInstanceOf(CancelledError);
+      expect(lint.started()).toEqual([]);
+      expect((await checker.check('x = 1\n')).tools).toEqual(['pyflakes', 'pylint -E']);
+      expect(lint.started().map((t) => t.tool)).toEqual(['pyflakes', 'pylint']);
+    } finally {
+      lint.cleanup();
+    }
   });
 
   it('parses Python with tree-sitter and tells it from other languages', async () => {

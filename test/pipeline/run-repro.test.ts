@@ -8,8 +8,10 @@ import { silentLogger } from '../../src/log.js';
 import { runReproWithEvidence, type ReproDeps } from '../../src/pipeline/run-repro.js';
 import { ReproSettings, type ReproSettingsInput } from '../../src/pipeline/settings.js';
 import type { StageName } from '../../src/pipeline/types.js';
+import { fakeStaticPython, FAKE_PYLINT_FINDING } from '../fakes/fake-static-python.js';
 import { startScriptedAnthropicServer, type AnthropicResponse, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { FakeExecutor, type FakeResponder } from '../fakes/fake-executor.js';
+import type { RunRequestInput } from '../../src/exec/types.js';
 import {
   answer,
   CRASH_ISSUE,
@@ -359,5 +361,59 @@ describe('runRepro: cancellation', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     await expect(reproduce({ llm }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('runRepro: the late pylint -E check (default checker)', () => {
+  const withCode = (script: string) => `${CRASH_ISSUE}\n\`\`\`python\n${script}\`\`\`\n`;
+
+  it('is aborted, its process killed and its findings unused, when tier 0 reproduces', async () => {
+    const lint = fakeStaticPython(20);
+    try {
+      // Tier 0's run waits until pylint has started, so that there is a pylint process to abort.
+      const executor = new FakeExecutor(simulate);
+      const run = executor.run.bind(executor);
+      executor.run = async (input: RunRequestInput, sig?: AbortSignal) => {
+        for (let i = 0; input.entry === 'repro.py' && !lint.started().some((t) => t.tool === 'pylint') && i < 200; i++)
+          await new Promise((r) => setTimeout(r, 50));
+        return run(input, sig);
+      };
+      const started = Date.now();
+      const { outcome, evidence } = await reproduce({
+        issue: withCode(GOOD_SCRIPT),
+        settings: { pylint: true, staticPython: lint.python },
+        deps: { checker: undefined, executor },
+      });
+      expect(outcome.status).toBe('reproduced');
+      expect(outcome.attempts[0]).toMatchObject({ tier: 0, outcome: 'reproduced' });
+      const pylint = lint.started().find((t) => t.tool === 'pylint');
+      expect(pylint).toBeDefined();
+      expect(lint.alive(pylint!.pid)).toBe(false);
+      // Not waited for: the fake pylint would take 20 s to answer.
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(evidence.tier0?.staticTools).toEqual(['pyflakes']);
+      expect(outcome.notes).toContain("pylint -E skipped: the run reproduced the bug; the static report is pyflakes' alone");
+    } finally {
+      lint.cleanup();
+    }
+  });
+
+  it('still lands, and its finding decides, when tier 0 does not reproduce and there is no model', async () => {
+    const lint = fakeStaticPython(0.3);
+    try {
+      const { outcome, evidence } = await reproduce({
+        issue: withCode(WRONG_SCRIPT),
+        settings: { pylint: true, staticPython: lint.python },
+        deps: { checker: undefined },
+      });
+      expect(outcome.attempts[0]).toMatchObject({ tier: 0, outcome: 'run_mismatch' });
+      expect(evidence.tier0?.staticTools).toEqual(['pyflakes', 'pylint -E']);
+      expect(outcome.status).toBe('needs_info');
+      expect(outcome.summary).toMatch(/does not compile as posted/);
+      expect(outcome.needsInfo.join('\n')).toContain(FAKE_PYLINT_FINDING);
+      expect(outcome.notes?.some((n) => n.startsWith('pylint -E skipped'))).toBe(false);
+    } finally {
+      lint.cleanup();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { AgentResult } from '../../../agent/index.js';
+import type { StaticFinding } from '../../../agent/static-checker.js';
 import type { CompletedSnippet } from '../../../agent/tier0.js';
 import type { ReproPlan } from '../../../plan/types.js';
 import type { ReportResult } from '../../../report/types.js';
@@ -55,6 +56,21 @@ function agentAttempt0(snippet: CompletedSnippet | null): string | null {
     (f) => f.severity === 'error' && !/^undefined name|referenced before assignment|outside (?:function|loop)/.test(f.message),
   );
   return broken ? `code that runs as posted: the report's code does not compile (line ${broken.line}: ${broken.message})` : null;
+}
+
+/**
+ * Whether more static findings on tier 0's snippet could still change {@link runOutcome}'s decision. A late static
+ * report (pyflakes' findings, then pylint's) only appends findings, and the decision reads them only through
+ * agentAttempt0, where the first compile error wins: so one appended compile error that leaves the decision as it is
+ * means no later finding can change it (a reproduction, a budget or infrastructure stop, a model to repair the code).
+ * `confirm` may be null before the confirmation runs: it only grades a reproduction, a branch that reads no findings.
+ */
+export function staticFindingsCanMatter(input: Parameters<typeof runOutcome>[0]): boolean {
+  const { snippet } = input;
+  if (!snippet) return false;
+  const late: StaticFinding = { line: 1, message: 'E0001: a later static finding', severity: 'error', tool: 'pylint' };
+  const more = { ...snippet, static: { ...snippet.static, findings: [...snippet.static.findings, late] } };
+  return JSON.stringify(runOutcome(input)) !== JSON.stringify(runOutcome({ ...input, snippet: more }));
 }
 
 /** Exceptions that say the run lacked something of the reporter's machine, not that the bug is absent. */
