@@ -4,7 +4,7 @@ import { classifyLlmError, extractCodeBlock } from '../llm/index.js';
 import type { LlmClient, LlmMessage, LlmUsage } from '../llm/types.js';
 import { addUsage } from '../llm/usage.js';
 import type { Logger } from '../log.js';
-import type { AttemptOutcome, AttemptRecord } from './types.js';
+import type { AgentStatus, AttemptOutcome, AttemptRecord } from './types.js';
 import type { ReproPlan } from '../plan/types.js';
 import { renderPrompt, type Prompt } from '../prompts/load-prompts.js';
 import type { ReportResult } from '../report/types.js';
@@ -65,7 +65,8 @@ export interface Tier1Deps extends RunCandidateDeps {
   checkImports?: (modules: string[], signal?: AbortSignal) => Promise<string[]>;
 }
 
-export type Tier1Status = 'reproduced' | 'not_reproduced' | 'exit_budget' | 'exit_infra';
+/** The agent's status (src/agent/types.ts) less `skipped`: tier 1 ends with one of these once it runs. */
+export type Tier1Status = Exclude<AgentStatus, 'skipped'>;
 
 export interface Tier1Result {
   status: Tier1Status;

@@ -1,82 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchV1Api, CoreV1Api, KubeConfig, Log, type V1ConfigMap } from '@kubernetes/client-node';
-import { silentLogger, type Logger } from '../log.js';
+import { BatchV1Api, CoreV1Api, Log, type V1ConfigMap } from '@kubernetes/client-node';
+import { silentLogger } from '../log.js';
 import { InvalidRunRequestError } from './errors.js';
-import type { KubernetesConfig } from './kubernetes-config.js';
 import { judgeRun, failingWaitReason, containerStatus, toRunResult, type JobView, type PodView, type Verdict } from './kubernetes-judge.js';
 import { CONTAINER_NAME, RUN_ID_LABEL, renderRun } from './kubernetes-render.js';
-import type { WorkspacePublisher } from './kubernetes-workspace.js';
-import { describeApiError, httpStatus, withRetry, type RetryOptions } from './kubernetes-retry.js';
+import { describeApiError, httpStatus, withRetry } from './kubernetes-retry.js';
 import { parseRunnerLog } from './kubernetes-runner.js';
 import { startResumableWatch } from './kubernetes-watch.js';
 import { RunRequest, type RunRequestInput, type RunResult, type ScriptExecutor } from './types.js';
+import { CappedSink, defaultKubeConfig, newRunId, type KubernetesExecutorOptions } from './kubernetes-options.js';
+
+export type { KubernetesExecutorOptions } from './kubernetes-options.js';
 
 /**
  * The Kubernetes executor: each run is a ConfigMap (runner + files) and a batch/v1 Job in the repro namespace.
  * It watches the Job and its pod to the end, reads the pod log (the runner's frames) and deletes both objects,
  * also when the run is aborted. It never decides what a run means; kubernetes-judge.ts maps states to results.
  */
-
-export interface KubernetesExecutorOptions {
-  config: KubernetesConfig;
-  /** Cluster access. @defaultValue KubeConfig.loadFromDefault() (KUBECONFIG, ~/.kube/config, or in-cluster) */
-  kubeConfig?: KubeConfig;
-  log?: Logger;
-  /** Environment `envAllowlist` reads from. @defaultValue process.env */
-  hostEnv?: NodeJS.ProcessEnv;
-  /** Backoff of API calls. @defaultValue { retries: 5, baseDelayMs: 200, maxDelayMs: 5000 } */
-  retry?: RetryOptions;
-  /** How often time-based rules (schedule wait, pull grace) are checked. @defaultValue 1000 */
-  tickMs?: number;
-  /** How long to wait for the log stream to end once the container has. @defaultValue 10000 */
-  logGraceMs?: number;
-  /** Server-side timeout of each watch request; the watch resumes from its last resourceVersion. @defaultValue 60 */
-  watchTimeoutSeconds?: number;
-  /** Source of run ids (tests). @defaultValue 10 random hex characters */
-  newRunId?: () => string;
-  /** Offers a run's workspace to its init container once (the worker's WorkspaceServer); without it a workspace run is refused. */
-  workspaceServer?: WorkspacePublisher;
-}
-
-/** A Writable that keeps the first `limit` bytes and resolves `ended` when its source ends. */
-class CappedSink extends Writable {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-  readonly ended: Promise<void>;
-  constructor(private readonly limit: number) {
-    super();
-    this.ended = new Promise((resolve) => this.once('finish', () => resolve()));
-    // client-node's Log pipes the response into us without an error handler on its side; aborting the request
-    // would then throw from the stream. Handling it here ends the sink instead.
-    this.on('pipe', (source: NodeJS.ReadableStream) => {
-      source.on('error', () => this.end());
-    });
-  }
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    const room = this.limit - this.size;
-    if (room > 0) {
-      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      this.chunks.push(part);
-      this.size += part.length;
-    }
-    cb();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-function newRunId(): string {
-  return randomBytes(5).toString('hex');
-}
-
-function defaultKubeConfig(): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromDefault();
-  return kc;
-}
 
 /** Creates the executor. Cheap: nothing talks to the cluster before the first run. */
 export function createKubernetesExecutor(options: KubernetesExecutorOptions): ScriptExecutor {

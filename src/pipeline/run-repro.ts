@@ -29,16 +29,17 @@ import {
 } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
-import type { FixCheck } from '../workspace/fix-verdict.js';
-import type { RefRecord } from '../workspace/prepare-workspace.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
-import type { SpecSummary } from './ports.js';
 import type { ReproSettings } from './settings.js';
 import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
+import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
 import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
+import { buildEvidence, type ReproEvidence } from './build-evidence.js';
+
+export type { ReproEvidence } from './build-evidence.js';
 
 export interface ReproInput {
   issue: IssueInput;
@@ -73,44 +74,6 @@ export interface ReproDeps {
   /** Where probe answers outlive the process. @defaultValue a folder store at settings.probeCacheDir, none when null */
   probeStore?: ProbeStore;
   now?: () => number;
-}
-
-/** Everything the run found, for evidence.json. */
-export interface ReproEvidence {
-  outcome: ReproOutcome;
-  report: ReportResult | null;
-  plan: ReproPlan | null;
-  probe: EnvironmentProbe | null;
-  context: { bundles: number; semantic: string; trainingLoops: number; error: string | null; ranks: number[] } | null;
-  tier0: {
-    script: string;
-    edits: string[];
-    unresolved: string[];
-    staticTools: string[];
-    /** What tier 0 could not complete, and why. */
-    missing: { name: string; why: string; blocking: boolean }[];
-    /** The candidates tier 0 built (label and the lines it added). */
-    candidates: { label: string; added: string[] }[];
-    analysisMs: number;
-  } | null;
-  finalRun: {
-    script: string;
-    seed: number;
-    exitCode: number | null;
-    timedOut: boolean;
-    durationMs: number;
-    output: string;
-    isolation: unknown;
-    reading: unknown;
-    match: unknown;
-  } | null;
-  confirm: ConfirmResult | null;
-  /** The project's ref the runs used (set by whoever prepared the workspace). */
-  ref?: RefRecord;
-  /** The confirmed repro re-run at a fixing ref (`--verify-fix`, a fixing PR). */
-  fixCheck?: FixCheck;
-  /** The run spec's caps (with who set each), executor, model and notes (set by reproduceIssue). */
-  spec?: SpecSummary;
 }
 
 function checkAbort(signal?: AbortSignal): void {
@@ -174,76 +137,12 @@ async function runStages(
   let context: ReproEvidence['context'] = null;
   let environment: Record<string, string> = { executor: deps.executor.name };
 
-  const finish = (rejection: string | null): ReproEvidence => {
-    const decision = runOutcome({
-      rejection,
-      report,
-      plan,
-      snippet,
-      agent,
-      confirm,
-      llm: { available: deps.llm !== null, reason: llmReason },
-      infra,
-    });
-    const final = agent?.final ?? null;
-    const totalUsage = addUsage(usage, agent?.usage ?? NO_USAGE);
-    const outcome: ReproOutcome = {
-      status: decision.status,
-      summary: decision.summary,
-      script: final?.script ?? [...(agent?.attempts ?? [])].reverse().find((a) => a.script)?.script ?? snippet?.script ?? null,
-      confirmation: confirm ? { reproducedRuns: confirm.reproducedRuns, totalRuns: confirm.totalRuns } : null,
-      expected: report?.reading.expected ?? [],
-      observed: final?.reading.symptoms ?? [],
-      match: final?.match ?? null,
-      metrics: final?.reading.metrics ?? [],
-      outputExcerpt: final ? final.run.output.slice(-4000) : '',
-      environment,
-      attempts: agent?.attempts ?? [],
-      needsInfo: decision.needsInfo,
-      usage: { inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens, costUsd: totalUsage.costUsd },
-      durationMs: now() - started,
-      blockers: plan?.blockers.map((b) => b.what) ?? [],
-      notes,
-      verdict: decision.verdict,
-      reporterExpected: report?.bug.expected ?? '',
-      reportedOutput: report?.reading.lastOutputLine ?? '',
-      reportVersions: report?.reading.versions ?? [],
-      confirmationRuns: confirm?.runs.map((r) => ({ seed: r.seed, verdict: r.verdict, reasons: r.reasons })) ?? [],
-      scriptRan: final !== null,
-    };
-    return {
-      outcome,
-      report,
-      plan,
-      probe,
-      context,
-      tier0: snippet
-        ? {
-            script: snippet.script,
-            edits: snippet.edits.map((e) => e.detail),
-            unresolved: snippet.unresolved,
-            staticTools: snippet.static.tools,
-            missing: snippet.missing,
-            candidates: snippet.candidates.map((c) => ({ label: c.label, added: c.added })),
-            analysisMs: snippet.analysisMs,
-          }
-        : null,
-      finalRun: final
-        ? {
-            script: final.script,
-            seed: final.seed,
-            exitCode: final.run.exitCode,
-            timedOut: final.run.timedOut,
-            durationMs: final.run.durationMs,
-            output: final.run.output.slice(-20_000),
-            isolation: final.run.isolation,
-            reading: final.reading,
-            match: final.match,
-          }
-        : null,
-      confirm,
-    };
-  };
+  const finish = (rejection: string | null): ReproEvidence =>
+    buildEvidence(
+      { report, plan, probe, snippet, agent, confirm, context, infra },
+      runOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra }),
+      { usage, environment, notes, durationMs: now() - started },
+    );
 
   /** Ends the late pylint check unheard when its findings cannot change the outcome; the caller awaits lintDone. */
   const skipLintIfMoot = (): void => {
@@ -286,40 +185,14 @@ async function runStages(
   checkAbort(signal);
 
   // 1 context
-  let bundles: ContextResult['bundles'] = [];
-  if (input.repoDir && deps.buildContext) {
-    await deps.progress('context', `indexing ${input.repoDir}`);
-    try {
-      const ctx = await deps.buildContext(
-        {
-          repoDir: input.repoDir,
-          report: { title: intake.issue.title, body: intake.issue.body },
-          top: s.contextTop,
-          tokenBudget: s.contextTokenBudget,
-        },
-        signal,
-      );
-      bundles = ctx.bundles;
-      context = {
-        bundles: ctx.bundles.length,
-        semantic: ctx.semantic,
-        trainingLoops: ctx.trainingLoops.length,
-        error: null,
-        ranks: ctx.bundles.map((b) => b.rank),
-      };
-      await deps.progress('context', `${ctx.bundles.length} bundle(s); semantic: ${ctx.semantic}`);
-    } catch (err) {
-      checkAbort(signal);
-      if (err instanceof CancelledError) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      context = { bundles: 0, semantic: 'off', trainingLoops: 0, error: message, ranks: [] };
-      notes.push(`context building failed (${message}); continued without repository context`);
-      deps.log.warn({ error: message }, 'context building failed; continuing without it');
-      await deps.progress('context', 'failed; continuing without repository context');
-    }
-  } else {
-    await deps.progress('context', input.repoDir ? 'skipped: no context builder wired' : 'skipped: no repository given');
-  }
+  const ctx = await runContextStage(
+    { repoDir: input.repoDir, issue: intake.issue, top: s.contextTop, tokenBudget: s.contextTokenBudget },
+    deps,
+    signal,
+  );
+  const bundles = ctx.bundles;
+  context = ctx.record;
+  notes.push(...ctx.notes);
   checkAbort(signal);
 
   // 2 report

@@ -86,3 +86,24 @@ describe(`lines of src/ and workers/ (at most ${MAX_LINE} characters, strings an
     expect(longLines('a.ts', `ok\n${'x'.repeat(161)}\n${'y'.repeat(160)}`)).toEqual(['a.ts:2 (161 chars)']);
   });
 });
+
+/** A file past this many lines does several jobs; split it by responsibility. */
+const MAX_FILE_LINES = 400;
+
+/** `file (N lines)` when `text` has more than MAX_FILE_LINES lines. */
+function longFile(file: string, text: string): string[] {
+  const n = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+  return n > MAX_FILE_LINES ? [`${file} (${n} lines)`] : [];
+}
+
+describe(`files of src/ and workers/ (at most ${MAX_FILE_LINES} lines)`, () => {
+  it('has none longer', () => {
+    const files = ['src', 'workers'].flatMap(filesUnder).filter((f) => CODE.test(f));
+    expect(files.flatMap((f) => longFile(f, readFileSync(path.join(ROOT, f), 'utf8')))).toEqual([]);
+  });
+
+  it('names a long one with its length', () => {
+    expect(longFile('a.ts', 'x\n'.repeat(401))).toEqual(['a.ts (401 lines)']);
+    expect(longFile('b.ts', 'x\n'.repeat(400))).toEqual([]);
+  });
+});
