@@ -1,8 +1,4 @@
-import type { Command } from '../cli/io.js';
-import { parseCliArgs } from '../cli/parse-args.js';
-import { runUntilSignal } from '../cli/run-until-signal.js';
-import { readAppEnv } from '../config/app-env.js';
-import { createLineLogger } from '../log.js';
+import { appCommand } from '../cli/app-command.js';
 
 const HELP = `usage: repgen serve
 
@@ -15,20 +11,9 @@ REPGEN_QUEUE_PREFIX, REPGEN_JOB_ATTEMPTS, REPGEN_JOB_BACKOFF_MS, REPGEN_REPO_RAT
 REPGEN_REPO_RATE_WINDOW_S (see README).
 `;
 
-export const command: Command = {
-  summary: 'run the GitHub App webhook server',
-  help: HELP,
-  run: async (args, io) => {
-    if (!parseCliArgs(args, {})) {
-      io.stdout(HELP);
-      return 0;
-    }
-    const env = readAppEnv(io.env);
-    const log = createLineLogger((l) => io.stderr(l));
-    const { startAppServer } = await import('../../workers/app-server.js');
-    const handle = await startAppServer(env, { log });
-    io.stderr(`repgen serve: listening on ${handle.url}\n`);
-    await runUntilSignal(() => handle.close(), log);
-    return 0;
-  },
-};
+export const command = appCommand('run the GitHub App webhook server', HELP, async (env, io, log) => {
+  const { startAppServer } = await import('../../workers/app-server.js');
+  const handle = await startAppServer(env, { log });
+  io.stderr(`repgen serve: listening on ${handle.url}\n`);
+  return () => handle.close();
+});

@@ -1,11 +1,7 @@
-import type { Command } from '../cli/io.js';
-import { parseCliArgs } from '../cli/parse-args.js';
-import { runUntilSignal } from '../cli/run-until-signal.js';
-import { readAppEnv } from '../config/app-env.js';
+import { appCommand } from '../cli/app-command.js';
 import { readOperatorEnv } from '../config/operator-env.js';
 import { executorChooser } from '../exec/executor-chooser.js';
 import { readLocalExecConfig } from '../exec/config.js';
-import { createLineLogger } from '../log.js';
 
 const HELP = `usage: repgen worker
 
@@ -22,33 +18,22 @@ REPGEN_LOCK_MS, REPGEN_STALLED_INTERVAL_MS, REPGEN_MAX_STALLED, REPGEN_WORKDIR, 
 REPGEN_GITHUB_THROTTLE, plus the pipeline's, executor's and LLM's settings (see README).
 `;
 
-export const command: Command = {
-  summary: 'run reproduction jobs from the queue (the GitHub App worker)',
-  help: HELP,
-  run: async (args, io) => {
-    if (!parseCliArgs(args, {})) {
-      io.stdout(HELP);
-      return 0;
-    }
-    const env = readAppEnv(io.env);
-    const log = createLineLogger((l) => io.stderr(l));
-    // Read once: a bad variable stops the worker at start, not at its first job.
-    const operator = readOperatorEnv(io.env);
-    const [{ startReproWorker }, { wireFixCheck }] = await Promise.all([
-      import('../../workers/repro-worker.js'),
-      import('../../workers/wire-verify.js'),
-    ]);
-    // One set of executors for reproductions and fix checks.
-    const executorFor = executorChooser({ log });
-    const handle = await startReproWorker(env, {
-      operator,
-      executorFor,
-      runFixCheck: wireFixCheck(operator, executorFor, log),
-      log,
-      workRoots: [readLocalExecConfig(io.env).workRoot],
-    });
-    // The jobs first, then the executors they ran on (the warm pool's sandboxes).
-    await runUntilSignal(() => handle.close().finally(() => executorFor.close()), log);
-    return 0;
-  },
-};
+export const command = appCommand('run reproduction jobs from the queue (the GitHub App worker)', HELP, async (env, io, log) => {
+  // Read once: a bad variable stops the worker at start, not at its first job.
+  const operator = readOperatorEnv(io.env);
+  const [{ startReproWorker }, { wireFixCheck }] = await Promise.all([
+    import('../../workers/repro-worker.js'),
+    import('../../workers/wire-verify.js'),
+  ]);
+  // One set of executors for reproductions and fix checks.
+  const executorFor = executorChooser({ log });
+  const handle = await startReproWorker(env, {
+    operator,
+    executorFor,
+    runFixCheck: wireFixCheck(operator, executorFor, log),
+    log,
+    workRoots: [readLocalExecConfig(io.env).workRoot],
+  });
+  // The jobs first, then the executors they ran on (the warm pool's sandboxes).
+  return () => handle.close().finally(() => executorFor.close());
+});
