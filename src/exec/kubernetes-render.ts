@@ -203,15 +203,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
                       { name: 'HOME', value: PATHS.tmp },
                     ],
                     resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '1', memory: '1Gi' } },
-                    securityContext: {
-                      runAsNonRoot: true,
-                      runAsUser: config.runAsUser,
-                      allowPrivilegeEscalation: false,
-                      privileged: false,
-                      readOnlyRootFilesystem: true,
-                      capabilities: { drop: ['ALL'] },
-                      seccompProfile: { type: 'RuntimeDefault' },
-                    },
+                    securityContext: containerSecurity(config.runAsUser),
                     volumeMounts: [
                       { name: 'repgen', mountPath: PATHS.config, readOnly: true },
                       { name: 'workspace', mountPath: workspaceMount },
@@ -230,15 +222,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
               workingDir: PATHS.work,
               env: containerEnv.env,
               resources: { requests: { ...resources }, limits: { ...resources } },
-              securityContext: {
-                runAsNonRoot: true,
-                runAsUser: config.runAsUser,
-                allowPrivilegeEscalation: false,
-                privileged: false,
-                readOnlyRootFilesystem: true,
-                capabilities: { drop: ['ALL'] },
-                seccompProfile: { type: 'RuntimeDefault' },
-              },
+              securityContext: containerSecurity(config.runAsUser),
               volumeMounts: [
                 { name: 'repgen', mountPath: PATHS.config, readOnly: true },
                 { name: 'work', mountPath: PATHS.work },
@@ -266,4 +250,17 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
 /** The YAML `kubectl apply -f -` would take: the ConfigMap, then the Job. */
 export function renderYaml(run: RenderedRun): string {
   return [run.configMap, run.job].map((doc) => stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+}
+
+/** Every container of a run: not root, no privilege, no capability, read-only root, the runtime's seccomp profile. */
+function containerSecurity(runAsUser: number) {
+  return {
+    runAsNonRoot: true,
+    runAsUser,
+    allowPrivilegeEscalation: false,
+    privileged: false,
+    readOnlyRootFilesystem: true,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
 }
