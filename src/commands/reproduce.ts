@@ -45,7 +45,7 @@ options:
   --llm PROVIDER     none | anthropic | openai (default: anthropic when ANTHROPIC_API_KEY is set,
                      openai when OPENAI_BASE_URL is set, else none)
   --model M          model name (default: the provider's; REPGEN_LLM_MODEL)
-  --max-attempts N   tier-1 attempts in all (default 15; REPGEN_MAX_ATTEMPTS)
+  --max-attempts N   tier-1 attempts in all (default REPGEN_MAX_ATTEMPTS, 15); here the operator's ceiling itself
   --json             print the outcome as one JSON object on stdout
 
 Exit status: 0 reproduced (with --verify-fix: reproduced and fixed at REF); 1 any other outcome (not_reproduced, needs_info, exit_budget, exit_infra,
@@ -64,18 +64,23 @@ export interface ReproduceWiring {
 }
 
 /**
- * The run spec of `repgen reproduce` and `repgen bench`: the operator's environment is the ceiling (the same
- * resolveRunSpec as the worker's and the Action's), the flags are the request.
+ * The run spec of `repgen reproduce` and `repgen bench`: the same resolveRunSpec as the worker's and the Action's.
+ * The person at the terminal is the operator, so `--max-attempts` sets the attempts' ceiling itself (as
+ * REPGEN_MAX_ATTEMPTS would); `--llm` and `--model` are the request.
  */
 export function cliRunSpec(env: NodeJS.ProcessEnv | OperatorEnv, flags: { llm?: string; model?: string; maxAttempts?: number }): RunSpec {
   if (flags.llm !== undefined && !['none', 'anthropic', 'openai'].includes(flags.llm))
     throw new UsageError(`--llm must be none, anthropic or openai, got '${flags.llm}'`);
+  const operator = isParsed(env) ? env : readOperatorEnv(env);
   const request: RunRequestInput = {
-    caps: flags.maxAttempts !== undefined ? { attempts: flags.maxAttempts } : {},
     ...(flags.llm ? { provider: flags.llm as LlmProvider } : {}),
     ...(flags.model ? { model: flags.model } : {}),
   };
-  return resolveRunSpec(isParsed(env) ? env : readOperatorEnv(env), null, request);
+  return resolveRunSpec(
+    flags.maxAttempts !== undefined ? { ...operator, REPGEN_MAX_ATTEMPTS: flags.maxAttempts } : operator,
+    null,
+    request,
+  );
 }
 
 function isParsed(env: NodeJS.ProcessEnv | OperatorEnv): env is OperatorEnv {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SetupError, UsageError } from '../../src/errors.js';
 import type { CliIo } from '../../src/cli/io.js';
-import { command, runReproduceCommand } from '../../src/commands/reproduce.js';
+import { cliRunSpec, command, runReproduceCommand } from '../../src/commands/reproduce.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
@@ -154,6 +154,16 @@ describe('repgen reproduce', () => {
     await expect(
       runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'issue.md/sub'], t, { executor: new FakeExecutor(simulate) }),
     ).rejects.toThrow(/^--out '.*issue\.md\/sub': '.*issue\.md' is a file, not a folder$/);
+  });
+
+  it('resolves its spec like the worker: --max-attempts is the terminal operator ceiling, --llm the request', () => {
+    const spec = cliRunSpec({ REPGEN_MAX_ATTEMPTS: '4', REPGEN_MAX_COST_USD: '0.5' }, { maxAttempts: 30, llm: 'none' });
+    expect(spec.caps.attempts).toEqual({ value: 30, ceiling: 30, from: 'operator' });
+    expect(spec.settings.maxAttempts).toBe(30);
+    expect(spec.caps.costUsd.value).toBe(0.5);
+    expect(spec.llm.provider).toBe('none');
+    expect(cliRunSpec({ REPGEN_MAX_ATTEMPTS: '4' }, {}).settings.maxAttempts).toBe(4);
+    expect(() => cliRunSpec({}, { llm: 'gpt' })).toThrow(UsageError);
   });
 
   it('prints its help', async () => {
