@@ -239,7 +239,9 @@ async function runStages(
       // or cancelled pylint keeps pyflakes' report, as a missing pylint would. Once skipped (skipLintIfMoot), a report
       // that landed all the same is not used: the notes say pyflakes' alone was.
       const lintSignal = signal ? AbortSignal.any([signal, lintAbort.signal]) : lintAbort.signal;
-      lintDone = checker.check(linted, lintSignal).then(
+      // At the lowest CPU priority: it must not slow the runs, and it is often aborted unneeded (a reproduction).
+      const lateChecker = createPyflakesChecker({ python: s.staticPython, pylint: true, lowPriority: true });
+      lintDone = lateChecker.check(linted, lintSignal).then(
         (full) => {
           if (lintAbort.signal.aborted) return;
           lintLanded = true;

@@ -1,3 +1,6 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
@@ -42,6 +45,26 @@ describe('static check', () => {
       expect(lint.started().map((t) => t.tool)).toEqual(['pyflakes', 'pylint']);
     } finally {
       lint.cleanup();
+    }
+  });
+
+  it('lowPriority runs the tools at nice 19 (a check off the critical path yields the CPU to the runs)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-nice-'));
+    const python = join(dir, 'python');
+    // A stand-in pyflakes that names its own niceness as an undefined name.
+    writeFileSync(
+      python,
+      '#!/usr/bin/python3 -S\nimport os, sys\nsys.stdin.read()\nprint(f"<stdin>:1:1: undefined name \'nice{os.nice(0)}\'")\nsys.exit(1)\n',
+    );
+    chmodSync(python, 0o755);
+    try {
+      const base = os.getPriority();
+      const low = await createPyflakesChecker({ python, pylint: false, lowPriority: true }).check('x\n');
+      const normal = await createPyflakesChecker({ python, pylint: false }).check('x\n');
+      expect(low.undefinedNames).toEqual(['nice19']);
+      expect(normal.undefinedNames).toEqual([`nice${base}`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
