@@ -52,7 +52,7 @@ export interface WarmPool {
    */
   run(shape: RunShape, signal: AbortSignal | undefined): Promise<RunResult | string>;
   /** Starts an entry for requests of this shape and resolves once it is ready: false when it cannot serve them. */
-  warmUp(shape: RunShape): Promise<boolean>;
+  warmUp(shape: RunShape, onRegistered?: () => void): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -206,12 +206,38 @@ export function createWarmPool(ctx: RunContext): WarmPool {
    * already warming (started for this run by warmUp) once it is ready, waiting at most what a cold start's imports
    * would cost now: a second, cold interpreter started beside it would slow both and land no sooner.
    */
+  /**
+   * Makes `entry` this run's alone, at once (before any wait): two runs of one shape must never both get it — they
+   * would write their files into one work dir and read one output (a bench case running another case's script).
+   */
+  function claim(key: string, entry: WarmEntry): boolean {
+    if (takenEntries.has(entry)) return false;
+    if (pool.get(key) === entry) pool.delete(key);
+    takenEntries.add(entry);
+    if (entry.idle) clearTimeout(entry.idle);
+    return true;
+  }
+
+  /** Gives back an entry a run claimed but did not use (it was still importing): the next run of its shape may have it. */
+  function release(key: string, entry: WarmEntry): void {
+    takenEntries.delete(entry);
+    if (closed || pool.has(key) || entry.child.exitCode !== null || entry.child.signalCode !== null) {
+      void entry.discard();
+      return;
+    }
+    pool.set(key, entry);
+    entry.idle = setTimeout(() => void entry.discard(), WARM_IDLE_MS);
+    entry.idle.unref();
+  }
+
+  /**
+   * A ready pool entry for the key, claimed for this run. `always` starts one and waits for it; `auto` takes one
+   * that is ready, or one already warming (started for this run by warmUp) once it is ready, waiting at most what a
+   * cold start's imports would cost now: a second, cold interpreter started beside it would slow both and land no sooner.
+   */
   async function takeWarm(key: string, shape: RunShape, signal: AbortSignal | undefined): Promise<WarmEntry | string> {
     let entry = pool.get(key);
-    if (!entry && config.warmPool === 'always') {
-      entry = await startWarm(key, shape, false);
-      pool.set(key, entry);
-    }
+    if (!entry && config.warmPool === 'always') entry = await startWarm(key, shape, false);
     const budgetMs = config.warmPool === 'always' ? null : coldStartMs();
     const waitedFrom = Date.now();
     if (!entry && warming.has(key)) {
@@ -221,13 +247,18 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       entry = pool.get(key);
     }
     if (!entry) return 'the pool had no interpreter ready for this request (one is warming for the next run)';
+    if (!claim(key, entry)) return 'the pooled interpreter of this shape was taken by another run';
     if (entry.readyMs === null) {
       // The entry's handles are unref'd (a warming pool must not keep a CLI alive); this wait must. A cancel
       // while it imports ends the wait: the run then starts (cold) already aborted.
       const left = budgetMs === null ? null : Math.max(0, budgetMs - (Date.now() - waitedFrom));
       await keptAlive(untilAborted(bounded(entry.ready, left), signal));
-      if (signal?.aborted) return 'the run was cancelled while the pooled interpreter was importing';
+      if (signal?.aborted) {
+        release(key, entry);
+        return 'the run was cancelled while the pooled interpreter was importing';
+      }
       if (entry.readyMs === null && entry.child.exitCode === null && entry.child.signalCode === null) {
+        release(key, entry);
         return `the pooled interpreter was still importing after ${Date.now() - waitedFrom} ms (what a cold start costs here)`;
       }
     }
@@ -235,9 +266,6 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       void entry.discard();
       return 'the pooled interpreter was gone (killed or failed to start)';
     }
-    pool.delete(key);
-    takenEntries.add(entry);
-    if (entry.idle) clearTimeout(entry.idle);
     return entry;
   }
 
@@ -322,9 +350,12 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     return taken;
   }
 
-  async function warmUp(shape: RunShape): Promise<boolean> {
+  async function warmUp(shape: RunShape, onRegistered?: () => void): Promise<boolean> {
     if (closed || warmRefusal(shape) !== null) return false;
-    const entry = await keptAlive(startEntry(warmKey(shape), shape, true));
+    const starting = startEntry(warmKey(shape), shape, true);
+    // In the books now (warming or pooled): a run of this shape from here on finds it.
+    onRegistered?.();
+    const entry = await keptAlive(starting);
     // Resolves when the entry is ready or dies (close() kills it): nothing here outlives the pool.
     return entry ? (await keptAlive(entry.ready)) !== null : false;
   }

@@ -52,6 +52,8 @@ export function createLocalExecutor(
   const log = deps.log ?? silentLogger;
   const ctx: RunContext = { config, log, hostEnv: deps.hostEnv ?? process.env };
   const pool = createWarmPool(ctx);
+  /** warmUp calls whose entry is not yet in the pool's books (their shape is being resolved). */
+  const warmUpsResolving = new Set<Promise<void>>();
   let launcherChoice: Promise<string | null> | undefined;
   let closed = false;
 
@@ -100,10 +102,23 @@ export function createLocalExecutor(
    */
   async function warmUp(input: RunRequestInput): Promise<boolean> {
     if (config.warmPool === 'off' || closed) return false;
-    return pool.warmUp(await resolveRun(input));
+    // A run asked for right after its warmUp must find the entry warming: it waits for this resolution first.
+    const resolving = resolveRun(input);
+    const registered = resolving.then(
+      () => undefined,
+      () => undefined,
+    );
+    warmUpsResolving.add(registered);
+    try {
+      const shape = await resolving;
+      return await pool.warmUp(shape, () => warmUpsResolving.delete(registered));
+    } finally {
+      warmUpsResolving.delete(registered);
+    }
   }
 
   async function run(input: RunRequestInput, signal?: AbortSignal): Promise<RunResult> {
+    if (warmUpsResolving.size) await Promise.all(warmUpsResolving);
     const shape = await resolveRun(input);
     const { req, plan } = shape;
     const isolation = describeIsolation(plan, req.network);

@@ -122,7 +122,7 @@ print(len(out) >= 4, torch.get_num_threads())
     // Not awaited, as the pipeline does it: the run comes while the entry is still importing.
     const warming = ex.warmUp(req);
     const r = await ex.run(req);
-    expect(r.notes).toContain(WARM);
+    expect(r.notes, JSON.stringify(r.notes)).toContain(WARM);
     expect(r.stdout).toBe('ok\n');
     expect(await warming).toBe(true);
     // Another seed is another shape: its interpreter was started with another PYTHONHASHSEED.
@@ -130,6 +130,25 @@ print(len(out) >= 4, torch.get_num_threads())
     expect(other.notes?.[0]).toMatch(/^cold start: the pool had no interpreter ready/);
     await ex.close();
     expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
+  });
+
+  it('auto: two runs of one shape at once never share the one warm entry (each runs its own script, one of them cold)', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
+    const a = script('import time\ntime.sleep(0.3)\nprint("A" * 5000)', { seed: 11 });
+    const b = script('import time\ntime.sleep(0.3)\nprint("B" * 5000)', { seed: 11 });
+    // One entry warming, as the pipeline starts it; two runs of its shape arrive before it is ready (two jobs at once).
+    const warming = ex.warmUp(a);
+    const [ra, rb] = await Promise.all([ex.run(a), ex.run(b)]);
+    expect(ra.stdout).toBe(`${'A'.repeat(5000)}\n`);
+    expect(rb.stdout).toBe(`${'B'.repeat(5000)}\n`);
+    expect(ra.exitCode).toBe(0);
+    expect(rb.exitCode).toBe(0);
+    const notes = [...(ra.notes ?? []), ...(rb.notes ?? [])];
+    expect(notes.filter((n) => n === WARM)).toHaveLength(1);
+    expect(notes.filter((n) => n.startsWith('cold start: '))).toHaveLength(1);
+    await warming;
+    await ex.close();
+    expect(await waitFor(() => waitingInterpreters().length === 0, 15_000)).toBe(true);
   });
 
   it('requests the pool cannot serve run cold and say why', async () => {
