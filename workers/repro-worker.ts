@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
 import { reapWorkDirs } from '../src/exec/reap-work-dirs.js';
+import { scriptPython } from '../src/config/env/exec-env.js';
 import { readOperatorEnv, type OperatorEnv } from '../src/config/operator-env.js';
 import { executorChooser, type ExecutorChooser } from '../src/exec/executor-chooser.js';
 import type { ScriptExecutor } from '../src/exec/types.js';
@@ -109,7 +110,7 @@ export async function startReproWorker(
         data,
         token: a.token,
         dir: join(job.dir, 'repo'),
-        python: operator.REPGEN_PYTHON ?? '/usr/bin/python3',
+        python: scriptPython(operator),
       }),
       publisher,
       openLastReproducedPr: () => publisher.openLastReproducedPr(),

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { DEFAULT_PYTHON } from '../config/env/exec-env.js';
 import { CancelledError } from '../errors.js';
 import { parsePyflakesOutput, parsePylintOutput, type StaticChecker, type StaticReport } from './static-checker.js';
 
@@ -71,7 +72,7 @@ let pylintMissing = false;
 
 /** pyflakes always; `pylint -E` when installed, with torch's dynamic members silenced (they are false alarms). */
 export function createPyflakesChecker(options: PyflakesCheckerOptions = {}): StaticChecker {
-  const python = options.python ?? '/usr/bin/python3';
+  const python = options.python ?? DEFAULT_PYTHON;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const wantPylint = options.pylint ?? true;
   return {

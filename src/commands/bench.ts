@@ -7,6 +7,8 @@ import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { benchProgress } from '../cli/progress.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
+import { scriptPython } from '../config/env/exec-env.js';
+import { readOperatorEnv } from '../config/operator-env.js';
 import { createExecutor } from '../exec/index.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
@@ -142,7 +144,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const executor = wiring.executor ?? (await createExecutor(spec.executor));
   const judge = await findJudge(dir, io.env);
   const cassetteDir = io.env.REPGEN_RECORD_CASSETTES ? resolve(io.cwd, io.env.REPGEN_RECORD_CASSETTES) : null;
-  const judgePython = io.env.REPGEN_PYTHON ?? '/usr/bin/python3';
+  const judgePython = scriptPython(readOperatorEnv(io.env));
   const secrets = hostSecrets(io.env);
   io.stderr(
     `repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`,

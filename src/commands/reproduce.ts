@@ -5,6 +5,7 @@ import type { CliIo, Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { terminalPublisher } from '../cli/terminal-publisher.js';
 import { prepareOutDir } from '../cli/validate-input.js';
+import { scriptPython } from '../config/env/exec-env.js';
 import { readOperatorEnv, type OperatorEnv } from '../config/operator-env.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
@@ -146,7 +147,7 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
             ref: v.ref ?? null,
             verifyFix: v['verify-fix'] ?? null,
             cacheDir: checkoutCacheDir(io.env),
-            python: operator.REPGEN_PYTHON ?? '/usr/bin/python3',
+            python: scriptPython(operator),
           },
           issueText,
         ),

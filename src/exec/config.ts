@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { z } from 'zod';
-import { ExecEnv, SandboxMode } from '../config/env/exec-env.js';
+import { DEFAULT_PYTHON, ExecEnv, SandboxMode } from '../config/env/exec-env.js';
 import { parseEnv } from '../config/operator-env.js';
 import { SetupError } from '../errors.js';
 
@@ -19,7 +19,7 @@ export const LocalExecConfig = z
      * `python3` first on PATH may be another one without torch, which is why the default is absolute.
      * @defaultValue '/usr/bin/python3'
      */
-    python: z.string().min(1).default('/usr/bin/python3'),
+    python: z.string().min(1).default(DEFAULT_PYTHON),
     /** Isolation to use (`REPGEN_SANDBOX`). @defaultValue 'auto' */
     sandbox: SandboxMode.default('auto'),
     /** Folder under which each run's throwaway work dir is created (`REPGEN_WORK_ROOT`). @defaultValue os.tmpdir() */

@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import { doc, intMin, posInt } from './define.js';
 
+/**
+ * The interpreter of script runs and static checks when none is set: Debian's, which has python3-torch. The
+ * `python3` first on PATH may be another one without torch, which is why it is absolute.
+ */
+export const DEFAULT_PYTHON = '/usr/bin/python3';
+
+/** REPGEN_PYTHON, else {@link DEFAULT_PYTHON}. */
+export function scriptPython(env: { REPGEN_PYTHON?: string | undefined }): string {
+  return env.REPGEN_PYTHON ?? DEFAULT_PYTHON;
+}
+
 /** The executor kinds (src/exec/index.ts keeps its factory in step with this list). */
 export const EXECUTOR_KIND_NAMES = ['local', 'kubernetes'] as const;
 

@@ -2,6 +2,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { doc, flag, intRange, posInt } from './define.js';
+import { DEFAULT_PYTHON } from './exec-env.js';
 
 /**
  * The run's budgets and limits. One set of defaults, here: 15 attempts (the paper's 5 per context bundle
@@ -19,7 +20,7 @@ export const PIPELINE_DEFAULTS = {
   runTimeoutMs: 120_000,
   runMemoryMb: 4096,
   confirmRuns: 3,
-  staticPython: '/usr/bin/python3',
+  staticPython: DEFAULT_PYTHON,
   maxIssueChars: 200_000,
   maxLlmIssueChars: 30_000,
   contextTop: 8,
