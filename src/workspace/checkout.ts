@@ -126,10 +126,34 @@ function lastLine(text: string): string {
   return text.trim().split('\n').slice(-1)[0]?.slice(0, 300) || 'no message';
 }
 
+/**
+ * Byte-compiles a checkout for the sandbox (it mounts the tree read-only, so Python could not cache bytecode).
+ * The tree may be hostile and this runs on the host: only regular `.py` files are compiled, never through a
+ * link (a linked `x.py -> /root/app/settings.py` would put that file's constants into the tree as bytecode), and
+ * never into a linked `__pycache__` (it would write outside the tree); folders reached by a link are not entered.
+ */
+const COMPILE_TREE = String.raw`
+import os, sys, py_compile
+root = sys.argv[1]
+for d, dirs, files in os.walk(root):
+    dirs[:] = [x for x in dirs if x != ".git" and not os.path.islink(os.path.join(d, x))]
+    cache = os.path.join(d, "__pycache__")
+    if os.path.lexists(cache) and (os.path.islink(cache) or not os.path.isdir(cache)):
+        continue
+    for f in files:
+        p = os.path.join(d, f)
+        if not f.endswith(".py") or os.path.islink(p) or not os.path.isfile(p):
+            continue
+        try:
+            py_compile.compile(p, doraise=True)
+        except Exception:
+            pass
+`;
+
 /** Best effort: a tree that does not compile (a syntax error is sometimes the bug) is still used as it is. */
 export function compileTree(python: string, dir: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(python, ['-m', 'compileall', '-q', '-j', '0', '-x', '(^|/)\\.git/', dir], {
+    const child = spawn(python, ['-I', '-c', COMPILE_TREE, dir], {
       stdio: 'ignore',
       signal,
       timeout: 300_000,

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutAt, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
+import { checkoutAt, compileTree, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
 import { RefNotFoundError, WorkspaceError } from '../../src/workspace/errors.js';
 
 let root: string;
@@ -68,6 +68,27 @@ describe('checkoutAt', () => {
   it('byte-compiles the tree when given an interpreter', async () => {
     const co = await checkoutAt({ source: repo, sha: second, cacheDir: join(root, 'cache-pyc'), python: '/usr/bin/python3' });
     expect(execFileSync('ls', [join(co.dir, 'toylib', '__pycache__')]).toString()).toMatch(/__init__\..*\.pyc/);
+  });
+
+  it('compiles a hostile tree without reading or writing through its links (it runs on the host)', async () => {
+    const tree = join(root, 'hostile');
+    const outside = join(root, 'outside');
+    await mkdir(join(tree, 'pkg'), { recursive: true });
+    await mkdir(join(tree, 'other'), { recursive: true });
+    await mkdir(join(outside, 'cache'), { recursive: true });
+    await writeFile(join(outside, 'settings.py'), 'SECRET = "s3cret-host-value"\n');
+    await writeFile(join(tree, 'pkg', 'ok.py'), 'VALUE = 1\n');
+    // A file linked out of the tree, a __pycache__ linked out of it, a folder linked out of it.
+    await symlink(join(outside, 'settings.py'), join(tree, 'pkg', 'settings.py'));
+    await writeFile(join(tree, 'other', 'mod.py'), 'X = 2\n');
+    await symlink(join(outside, 'cache'), join(tree, 'other', '__pycache__'));
+    await symlink(outside, join(tree, 'linked'));
+    await compileTree('/usr/bin/python3', tree);
+    const pkgCache = await readdir(join(tree, 'pkg', '__pycache__'));
+    expect(pkgCache.some((f) => f.startsWith('ok.'))).toBe(true);
+    expect(pkgCache.some((f) => f.startsWith('settings.'))).toBe(false);
+    expect(await readdir(join(outside, 'cache'))).toEqual([]);
+    expect(await readdir(outside)).toEqual(['cache', 'settings.py']);
   });
 
   it('a commit that is not there is RefNotFoundError, and leaves nothing behind', async () => {
