@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { access, chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
 import { runGit } from './git.js';
 import type { RefLookup } from './resolve-ref.js';
@@ -189,11 +189,17 @@ export interface TreeReader {
   read(path: string): Promise<string | null>;
 }
 
+/** A folder on disk. The tree may be hostile: nothing is read through a link that leads out of it. */
 export function diskTree(root: string): TreeReader {
+  const realRoot = realpath(root).catch(() => null);
   return {
     folders: async (dir) =>
       (await readdir(join(root, dir), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name),
-    read: (path) => readFile(join(root, path), 'utf8').catch(() => null),
+    read: async (path) => {
+      const [top, real] = await Promise.all([realRoot, realpath(join(root, path)).catch(() => null)]);
+      if (!top || !real || !real.startsWith(`${top}${sep}`)) return null;
+      return readFile(real, 'utf8').catch(() => null);
+    },
   };
 }
 

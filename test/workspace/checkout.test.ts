@@ -91,6 +91,17 @@ describe('checkoutAt', () => {
     expect(await readdir(outside)).toEqual(['cache', 'settings.py']);
   });
 
+  it('reads no project file through a link out of the tree (a linked pyproject.toml names no package)', async () => {
+    const tree = join(root, 'hostile-names');
+    await mkdir(join(tree, 'realpkg'), { recursive: true });
+    await writeFile(join(tree, 'realpkg', '__init__.py'), '');
+    await writeFile(join(root, 'host-config.toml'), 'name = "host-secret-token"\n');
+    await symlink(join(root, 'host-config.toml'), join(tree, 'pyproject.toml'));
+    expect(await projectPackages(diskTree(tree))).toEqual(['realpkg']);
+    expect(await diskTree(tree).read('pyproject.toml')).toBeNull();
+    expect(await diskTree(tree).read('realpkg/__init__.py')).toBe('');
+  });
+
   it('a commit that is not there is RefNotFoundError, and leaves nothing behind', async () => {
     const cacheDir = join(root, 'cache-missing');
     await expect(checkoutAt({ source: repo, sha: 'f'.repeat(40), cacheDir, repo: 'acme/toy' })).rejects.toBeInstanceOf(RefNotFoundError);
