@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -229,10 +229,16 @@ export async function listRepoFiles(
     }
     wanted.push({ path, abs: join(repoDir, rel), language });
   }
-  const infos = await mapLimit(wanted, IO_CONCURRENCY, (w) => stat(w.abs).catch(() => null));
+  // lstat: a tracked link (`leak.py -> /root/app/settings.py`) is not the repository's code; reading it would put a
+  // host file into the index, the model's prompt and the comment.
+  const infos = await mapLimit(wanted, IO_CONCURRENCY, (w) => lstat(w.abs).catch(() => null));
   const listed: ListedFile[] = [];
   for (const [i, w] of wanted.entries()) {
     const info = infos[i];
+    if (info?.isSymbolicLink()) {
+      count('link');
+      continue;
+    }
     if (!info?.isFile()) continue;
     if (info.size > maxFileBytes) {
       count('huge');

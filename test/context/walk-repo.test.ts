@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +52,28 @@ describe('walkRepo', () => {
     expect(skipped).toMatchObject({ ignored: 2, generated: 2, binary: 1, huge: 1 });
     expect(skipped.vendored).toBeGreaterThanOrEqual(2);
     expect(files.find((f) => f.path === 'configs/convnet.yaml')!.language).toBe('text');
+  });
+});
+
+describe('walkRepo on a hostile tree', () => {
+  it('indexes no file through a tracked link (a host file would reach the index, the prompt and the comment)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-walk-links-'));
+    const outside = mkdtempSync(join(tmpdir(), 'repgen-walk-outside-'));
+    writeFileSync(join(outside, 'settings.py'), 'API_TOKEN = "host-secret"\n');
+    mkdirSync(join(dir, 'pkg'));
+    writeFileSync(join(dir, 'pkg', 'model.py'), 'def build():\n    return 1\n');
+    symlinkSync(join(outside, 'settings.py'), join(dir, 'pkg', 'settings.py'));
+    symlinkSync(outside, join(dir, 'linked'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '' } });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'links');
+    const { files, skipped } = await walkRepo(dir, { maxFileBytes: 100_000 });
+    expect(files.map((f) => f.path)).toEqual(['pkg/model.py']);
+    expect(files.some((f) => f.text.includes('host-secret'))).toBe(false);
+    // The linked folder is a tracked link with no source extension: never a candidate.
+    expect(skipped.link).toBe(1);
   });
 });
 
