@@ -1,23 +1,16 @@
 // A fail-to-pass bench case end to end, on a tiny real repository: the reproduction runs with the project at
 // buggy_commit as its workspace, the fix check re-runs it at fix_commit, and repro.py is run by hand at both.
-import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runBenchCommand } from '../../src/commands/bench.js';
+import { git } from '../helpers/git.js';
 
 let root: string;
 let buggy: string;
 let fixed: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' },
-  })
-    .toString()
-    .trim();
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'repgen-bench-f2p-'));

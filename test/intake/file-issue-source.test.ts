@@ -1,36 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIssueSource } from '../../src/intake/file-issue-source.js';
 import { WorkspaceError } from '../../src/workspace/errors.js';
+import { makeToyRepo } from '../helpers/git.js';
 
 let root: string;
 let repo: string;
 let first: string;
 let second: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' },
-  })
-    .toString()
-    .trim();
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'repgen-file-source-'));
   repo = join(root, 'repo');
-  await mkdir(join(repo, 'toylib'), { recursive: true });
-  git(repo, 'init', '-q');
-  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 1\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-qm', 'one');
-  git(repo, 'tag', 'v0.1.0');
-  first = git(repo, 'rev-parse', 'HEAD');
-  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 2\n');
-  git(repo, 'commit', '-qam', 'two');
-  second = git(repo, 'rev-parse', 'HEAD');
+  ({ first, second } = await makeToyRepo(repo));
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 

@@ -5,33 +5,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutAt, compileTree, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
 import { RefNotFoundError, WorkspaceError } from '../../src/workspace/errors.js';
+import { git, makeToyRepo } from '../helpers/git.js';
 
 let root: string;
 let repo: string;
 let first: string;
 let second: string;
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', GIT_CONFIG_GLOBAL: '/dev/null' },
-  })
-    .toString()
-    .trim();
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'repgen-checkout-test-'));
   repo = join(root, 'mirrors', 'acme+toy', 'repo');
-  await mkdir(join(repo, 'toylib'), { recursive: true });
-  git(repo, 'init', '-q');
-  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 1\n');
-  await writeFile(join(repo, 'setup.py'), "from setuptools import setup\nsetup(name='toy-lib')\n");
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-qm', 'one');
-  git(repo, 'tag', 'v0.1.0');
-  first = git(repo, 'rev-parse', 'HEAD');
-  await writeFile(join(repo, 'toylib', '__init__.py'), 'VALUE = 2\n');
-  git(repo, 'commit', '-qam', 'two');
-  second = git(repo, 'rev-parse', 'HEAD');
+  ({ first, second } = await makeToyRepo(repo, { 'setup.py': "from setuptools import setup\nsetup(name='toy-lib')\n" }));
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 
