@@ -136,7 +136,8 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const mirrors = parsed.values.mirrors !== undefined ? resolve(io.cwd, parsed.values.mirrors) : null;
   if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory())
     throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
-  const spec = cliRunSpec(io.env, { llm: parsed.values.llm, model: parsed.values.model });
+  const operator = readOperatorEnv(io.env);
+  const spec = cliRunSpec(operator, { llm: parsed.values.llm, model: parsed.values.model });
   const settings = spec.settings;
   // One model client and one executor for every case: the recorder wraps them per case, the warm pool is shared.
   const llm = wiring.llm !== undefined ? wiring.llm : await createLlmClient(spec.llm, { log: createLineLogger((l) => io.stderr(l)) });
@@ -144,7 +145,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const executor = wiring.executor ?? (await createExecutor(spec.executor));
   const judge = await findJudge(dir, io.env);
   const cassetteDir = io.env.REPGEN_RECORD_CASSETTES ? resolve(io.cwd, io.env.REPGEN_RECORD_CASSETTES) : null;
-  const judgePython = scriptPython(readOperatorEnv(io.env));
+  const judgePython = scriptPython(operator);
   const secrets = hostSecrets(io.env);
   io.stderr(
     `repgen bench: ${caseIds.length} cases, LLM ${llm ? reason : `none (${reason})`}, judge ${judge ?? 'not found'}, concurrency ${concurrency}\n`,

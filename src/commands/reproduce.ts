@@ -69,10 +69,9 @@ export interface ReproduceWiring {
  * The person at the terminal is the operator, so `--max-attempts` sets the attempts' ceiling itself (as
  * REPGEN_MAX_ATTEMPTS would); `--llm` and `--model` are the request.
  */
-export function cliRunSpec(env: NodeJS.ProcessEnv | OperatorEnv, flags: { llm?: string; model?: string; maxAttempts?: number }): RunSpec {
+export function cliRunSpec(operator: OperatorEnv, flags: { llm?: string; model?: string; maxAttempts?: number }): RunSpec {
   if (flags.llm !== undefined && !['none', 'anthropic', 'openai'].includes(flags.llm))
     throw new UsageError(`--llm must be none, anthropic or openai, got '${flags.llm}'`);
-  const operator = isParsed(env) ? env : readOperatorEnv(env);
   const request: RunRequestInput = {
     ...(flags.llm ? { provider: flags.llm as LlmProvider } : {}),
     ...(flags.model ? { model: flags.model } : {}),
@@ -82,10 +81,6 @@ export function cliRunSpec(env: NodeJS.ProcessEnv | OperatorEnv, flags: { llm?: 
     null,
     request,
   );
-}
-
-function isParsed(env: NodeJS.ProcessEnv | OperatorEnv): env is OperatorEnv {
-  return typeof (env as OperatorEnv).REPGEN_MAX_ATTEMPTS === 'number';
 }
 
 /** "anthropic claude-…", or "none (why); tier 0 only": what the run will use, said before it starts. */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SetupError, UsageError } from '../../src/errors.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { cliRunSpec, command, runReproduceCommand } from '../../src/commands/reproduce.js';
+import { readOperatorEnv } from '../../src/config/operator-env.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
@@ -157,13 +158,13 @@ describe('repgen reproduce', () => {
   });
 
   it('resolves its spec like the worker: --max-attempts is the terminal operator ceiling, --llm the request', () => {
-    const spec = cliRunSpec({ REPGEN_MAX_ATTEMPTS: '4', REPGEN_MAX_COST_USD: '0.5' }, { maxAttempts: 30, llm: 'none' });
+    const spec = cliRunSpec(readOperatorEnv({ REPGEN_MAX_ATTEMPTS: '4', REPGEN_MAX_COST_USD: '0.5' }), { maxAttempts: 30, llm: 'none' });
     expect(spec.caps.attempts).toEqual({ value: 30, ceiling: 30, from: 'operator' });
     expect(spec.settings.maxAttempts).toBe(30);
     expect(spec.caps.costUsd.value).toBe(0.5);
     expect(spec.llm.provider).toBe('none');
-    expect(cliRunSpec({ REPGEN_MAX_ATTEMPTS: '4' }, {}).settings.maxAttempts).toBe(4);
-    expect(() => cliRunSpec({}, { llm: 'gpt' })).toThrow(UsageError);
+    expect(cliRunSpec(readOperatorEnv({ REPGEN_MAX_ATTEMPTS: '4' }), {}).settings.maxAttempts).toBe(4);
+    expect(() => cliRunSpec(readOperatorEnv({}), { llm: 'gpt' })).toThrow(UsageError);
   });
 
   it('prints its help', async () => {
