@@ -4,9 +4,9 @@
  *
  *   npx tsx scripts/bench/warm-pool.ts [--runs 10]
  *
- * Cold: REPGEN_WARM_POOL=off, every run starts a sandbox and an interpreter that imports torch. Warm: the pool has
- * a sandbox ready (warmUp() before each timed run, not timed: in real use it warms while the previous run and the
- * agent's model call go on). Target (issue 11): warm ≤ 100 ms and ≥ 10× faster than cold.
+ * Cold: REPGEN_WARM_POOL=off, every run starts a sandbox and an interpreter that imports torch. Warm: each run is
+ * forked from the pool's fork server, which imported torch once (warmUp() before each timed run, not timed: it
+ * only waits for that one server's imports). Target (issue 11): warm ≤ 100 ms and ≥ 10× faster than cold.
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';

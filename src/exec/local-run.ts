@@ -168,7 +168,7 @@ export async function finishRun(
  * Where the script finds the request's workspace. Only bubblewrap can mount it read-only at its mount path;
  * without bubblewrap the script sees the host path itself, and the note says it could write there.
  */
-async function resolveWorkspace(
+export async function resolveWorkspace(
   req: RunRequest,
   plan: SandboxPlan,
 ): Promise<{ seenAt: string; mount?: { hostPath: string; mountPath: string }; note?: string } | undefined> {

@@ -1,99 +1,311 @@
+import { z } from 'zod';
+
 /**
- * The warm interpreter of the local executor's pool (`REPGEN_WARM_POOL`). A pooled run is a whole sandbox started
- * ahead of time, exactly as a cold run's (same namespaces, uid, seccomp, cgroup, limits, an empty work dir of its
- * own), whose interpreter has already imported the heavy modules and waits on stdin for its go message. It serves
- * one run and dies with it: no module state, file, process or seed can reach the next run, and no fork happens
- * after threads exist. What a pool entry cannot know ahead (the files) is written into its work dir at go time.
+ * The fork server of the local executor's warm pool (`REPGEN_WARM_POOL`). It is started like a cold run (same
+ * sandbox: namespaces, uid, seccomp, cgroup, the launcher's limits) as `python -c FORK_SERVER_SOURCE`, imports the
+ * heavy modules once, and then serves one run at a time: each run is a child forked from it, so it starts with
+ * torch imported and nothing of any earlier run (module state is the server's pristine copy, fds are the child's
+ * own, the random generators are reseeded).
  *
- * Run as `python -c WARM_SOURCE` (not `-I`: the request's PYTHON* variables apply as in a cold run). It writes
- * READY_MARKER and its CPU time so far on stdout, reads one JSON line `{entry, args, cpu}` from stdin, points stdin
- * at /dev/null, sets its CPU limit to what is used plus the run's own, and runs the entry as `__main__` the way
- * `python ENTRY` does (argv, sys.path[0], __file__, exit codes, tracebacks from the script's frame on).
+ * Protocol. Host → server, on stdin: one JSON line per run, `{dir, entry, args, cpu, env}`. Server → host, on
+ * stdout: frames of a kind byte, a 4-byte big-endian length and a payload — `R` once (ready: its import CPU ms and
+ * how many threads it has), then per run `O`/`E` (the run's stdout/stderr, relayed from pipes of its own) and `X`
+ * (the end: exit status, CPU and peak RSS of the run, and whether the server is still clean). A run never sees the
+ * server's stdout: its fds 1 and 2 are its own pipes, so it cannot forge a frame.
+ *
+ * After the run's process exits, everything else in the sandbox's pid namespace dies (kill(-1): the server is a
+ * subreaper and reaps it), then /tmp, /dev/shm and System V IPC objects are emptied; the host empties the run's
+ * work dir. The server stays non-dumpable (no /proc/<pid>/mem, no ptrace by the same uid), the child becomes
+ * dumpable again, as a cold run's script is. The server refuses to fork (`threads` > 1 in its ready frame) when
+ * an import left a thread running: a fork then copies locks held by threads that do not exist in the child.
+ *
+ * String hashing is the server's: PYTHONHASHSEED is read once, when an interpreter starts, so a forked run keeps
+ * the server's hash seed whatever its own seed (its REPGEN_SEED and generators are its own).
  */
-export const WARM_SOURCE = String.raw`
+export const FORK_SERVER_SOURCE = String.raw`# repgen fork server
 import os, sys
 for _m in ("numpy", "torch", "torch.nn", "torch.nn.functional"):
     try:
         __import__(_m)
     except BaseException:
         pass
-import gc, json, resource, runpy, traceback
+import ctypes, gc, json, resource, select, shutil, signal, struct, time, traceback, types, atexit, threading, random
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the runs share our uid
+_libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what a run leaves behind re-parents to us
 gc.collect()
+gc.freeze()
 def _cpu():
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
-os.write(1, b"\0REPGEN-WARM-READY %d\n" % int(_cpu() * 1000))
-_buf = b""
-while not _buf.endswith(b"\n"):
-    _c = os.read(0, 65536)
-    if not _c:
-        os._exit(0)
-    _buf += _c
-_msg = json.loads(_buf)
-_fd = os.open("/dev/null", os.O_RDONLY)
-os.dup2(_fd, 0)
-os.close(_fd)
-# Whole seconds only: the script gets its limit or up to a second less, never more.
-_soft = int(_cpu()) + int(_msg["cpu"])
-_hard = _soft + max(1, int(_msg["cpu"]) // 10)
-resource.setrlimit(resource.RLIMIT_CPU, (_soft, min(_hard, resource.getrlimit(resource.RLIMIT_CPU)[1])))
-_entry = os.path.abspath(_msg["entry"])
-sys.argv = [_msg["entry"]] + list(_msg["args"])
-sys.path[0] = os.path.dirname(_entry)
-del _m, _buf, _c, _msg, _fd, _soft, _hard
-# As "python ENTRY" does it: a fresh __main__ module, the file's absolute path as __file__ and in tracebacks.
-import types, atexit, threading
-_main = types.ModuleType("__main__")
-_main.__file__ = _entry
-_main.__builtins__ = __builtins__
-_main.__cached__ = None
-sys.modules["__main__"] = _main
-_code = 0
-try:
-    with open(_entry, "rb") as _f:
-        _src = _f.read()
-    exec(compile(_src, _entry, "exec"), _main.__dict__)
-except SystemExit as _e:
-    _c = _e.code
-    if _c is None:
-        _code = 0
-    elif isinstance(_c, int):
-        _code = _c & 0xFF
-    else:
-        print(_c, file=sys.stderr)
-        _code = 1
-except BaseException as _e:
-    _tb = _e.__traceback__
-    while _tb is not None and _tb.tb_frame.f_code.co_filename != _entry:
-        _tb = _tb.tb_next
-    traceback.print_exception(type(_e), _e, _tb)
-    _code = 1
-# Python's own exit, less the module teardown (which costs a torch process a tenth of a second): wait for
-# non-daemon threads, run atexit handlers, flush, exit.
-try:
-    threading._shutdown()
-except BaseException:
-    pass
-try:
-    atexit._run_exitfuncs()
-except BaseException:
-    pass
-for _s in (sys.stdout, sys.stderr):
+def _frame(kind, payload):
+    data = kind + struct.pack(">I", len(payload)) + payload
+    while data:
+        data = data[os.write(1, data):]
+_frame(b"R", json.dumps({"cpuMs": int(_cpu() * 1000), "threads": len(os.listdir("/proc/self/task"))}).encode())
+
+def _child(msg, out_w, err_w):
+    code = 0
     try:
-        _s.flush()
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        fd = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(fd, 0)
+        os.closerange(3, 65536)
+        _libc.prctl(4, 1, 0, 0, 0)
+        try:
+            # When the sandbox's memory runs out, the kernel kills the run, not the server it shares the cgroup with.
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("1000")
+        except OSError:
+            pass
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        os.chdir(msg["dir"])
+        os.environ.clear()
+        os.environ.update(msg["env"])
+        soft = int(msg["cpu"])
+        hard = min(soft + max(1, soft // 10), resource.getrlimit(resource.RLIMIT_CPU)[1])
+        resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
+        random.seed()
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        entry = os.path.abspath(msg["entry"])
+        sys.argv = [msg["entry"]] + list(msg["args"])
+        sys.path[0] = os.path.dirname(entry)
+        main = types.ModuleType("__main__")
+        main.__file__ = entry
+        main.__builtins__ = __builtins__
+        main.__cached__ = None
+        sys.modules["__main__"] = main
+        with open(entry, "rb") as f:
+            src = f.read()
+    except BaseException as e:
+        os.write(2, ("repgen: cannot start the run: %s\n" % e).encode())
+        os._exit(127)
+    del msg, out_w, err_w
+    try:
+        exec(compile(src, entry, "exec"), main.__dict__)
+    except SystemExit as e:
+        c = e.code
+        if c is None:
+            code = 0
+        elif isinstance(c, int):
+            code = c & 0xFF
+        else:
+            print(c, file=sys.stderr)
+            code = 1
+    except BaseException as e:
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != entry:
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
+        code = 1
+    # Python's own exit, less the module teardown: wait for non-daemon threads, run atexit handlers, flush, exit.
+    try:
+        threading._shutdown()
     except BaseException:
         pass
-os._exit(_code)
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    for s in (sys.stdout, sys.stderr):
+        try:
+            s.flush()
+        except BaseException:
+            pass
+    os._exit(code)
+
+def _reap():
+    while True:
+        try:
+            got, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if got == 0:
+            return
+
+def _sweep():
+    for _ in range(10000):
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return True
+        _reap()
+    return False
+
+def _walk(top):
+    """Every path under top, not descending into mount points (the work dir, read-only binds)."""
+    seen = set()
+    for root, dirs, files in os.walk(top):
+        keep = []
+        for d in dirs:
+            path = os.path.join(root, d)
+            seen.add(path)
+            if not os.path.ismount(path) and not os.path.islink(path):
+                keep.append(d)
+        dirs[:] = keep
+        for f in files:
+            seen.add(os.path.join(root, f))
+    return seen
+
+_TOPS = ("/tmp", "/dev/shm")
+_BASELINE = set()
+for _t in _TOPS:
+    _BASELINE |= _walk(_t)
+
+def _wipe():
+    """Removes what runs added under /tmp and /dev/shm since the server started; True when nothing is left."""
+    for top in _TOPS:
+        for path in sorted(_walk(top) - _BASELINE, key=len):
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    for root, dirs, _ in os.walk(path):
+                        for d in dirs:
+                            try:
+                                os.chmod(os.path.join(root, d), 0o700)
+                            except OSError:
+                                pass
+                    os.chmod(path, 0o700)
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                pass
+    return all(not (_walk(t) - _BASELINE) for t in _TOPS)
+
+def _drop_ipc():
+    clean = True
+    for kind, call in (("shm", lambda i: _libc.shmctl(i, 0, None)), ("sem", lambda i: _libc.semctl(i, 0, 0)), ("msg", lambda i: _libc.msgctl(i, 0, None))):
+        try:
+            with open("/proc/sysvipc/" + kind) as f:
+                ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
+        except OSError:
+            continue
+        for i in ids:
+            if call(i) != 0:
+                clean = False
+    return clean
+
+def _serve(msg):
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _child(msg, out_w, err_w)
+    os.close(out_w)
+    os.close(err_w)
+    fds = {out_r: b"O", err_r: b"E"}
+    status = ru = None
+    clean = True
+    while fds or status is None:
+        if status is None:
+            got, st, r = os.wait4(pid, 0 if not fds else os.WNOHANG)
+            if got == pid:
+                status, ru = st, r
+                # The run is over: what it left running dies now, and with it the last writers of its pipes.
+                clean = _sweep() and clean
+        if fds:
+            ready, _, _ = select.select(list(fds), [], [], 0.05)
+            for fd in ready:
+                data = os.read(fd, 65536)
+                if data:
+                    _frame(fds[fd], data)
+                else:
+                    os.close(fd)
+                    del fds[fd]
+    clean = _sweep() and clean
+    clean = _wipe() and clean
+    clean = _drop_ipc() and clean
+    end = {"cpuMs": (ru.ru_utime + ru.ru_stime) * 1000.0, "maxRssKb": ru.ru_maxrss, "clean": clean}
+    if os.WIFSIGNALED(status):
+        try:
+            end["signal"] = signal.Signals(os.WTERMSIG(status)).name
+        except ValueError:
+            end["signal"] = "SIG%d" % os.WTERMSIG(status)
+        end["exitCode"] = None
+    else:
+        end["exitCode"] = os.WEXITSTATUS(status)
+        end["signal"] = None
+    _frame(b"X", json.dumps(end).encode())
+
+_buf = b""
+while True:
+    while b"\n" not in _buf:
+        _c = os.read(0, 1 << 20)
+        if not _c:
+            os._exit(0)
+        _buf += _c
+    _line, _buf = _buf.split(b"\n", 1)
+    _serve(json.loads(_line))
 `;
 
-export const READY_MARKER = '\0REPGEN-WARM-READY ';
+/** Largest frame payload the server sends (its reads are 64 KiB); anything larger is not its. */
+export const MAX_FRAME_BYTES = 1 << 20;
 
-/** The import CPU time (ms) a warm interpreter reported once ready, or null when `text` holds no ready line. */
-export function parseReady(text: string): number | null {
-  const at = text.indexOf(READY_MARKER);
-  if (at < 0) return null;
-  const end = text.indexOf('\n', at);
-  if (end < 0) return null;
-  const ms = Number(text.slice(at + READY_MARKER.length, end));
-  return Number.isFinite(ms) && ms >= 0 ? ms : null;
+export const ReadyFrame = z.object({ cpuMs: z.number().min(0), threads: z.number().int().min(1) });
+export type ReadyFrame = z.infer<typeof ReadyFrame>;
+
+export const EndFrame = z.object({
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  cpuMs: z.number().min(0),
+  maxRssKb: z.number().min(0),
+  clean: z.boolean(),
+});
+export type EndFrame = z.infer<typeof EndFrame>;
+
+export type Frame =
+  | { kind: 'ready'; ready: ReadyFrame }
+  | { kind: 'stdout' | 'stderr'; data: Buffer }
+  | { kind: 'end'; end: EndFrame }
+  | { kind: 'bad'; why: string };
+
+/** Splits the server's stdout into frames. Pure: push bytes in, frames come out; after a `bad` frame nothing more. */
+export function createFrameReader(): { push(chunk: Buffer): Frame[] } {
+  let pending: Buffer = Buffer.alloc(0);
+  let broken = false;
+  return {
+    push(chunk: Buffer): Frame[] {
+      if (broken) return [];
+      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      const frames: Frame[] = [];
+      while (pending.length >= 5) {
+        const kind = String.fromCharCode(pending[0]!);
+        const len = pending.readUInt32BE(1);
+        if (len > MAX_FRAME_BYTES || !'ROEX'.includes(kind)) {
+          broken = true;
+          frames.push({ kind: 'bad', why: `not a frame of the fork server (kind ${JSON.stringify(kind)}, ${len} bytes)` });
+          return frames;
+        }
+        if (pending.length < 5 + len) break;
+        const payload = pending.subarray(5, 5 + len);
+        pending = pending.subarray(5 + len);
+        if (kind === 'O' || kind === 'E') {
+          frames.push({ kind: kind === 'O' ? 'stdout' : 'stderr', data: Buffer.from(payload) });
+          continue;
+        }
+        const ready = kind === 'R' ? parseJson(payload, ReadyFrame) : null;
+        const end = kind === 'X' ? parseJson(payload, EndFrame) : null;
+        if (ready === null && end === null) {
+          broken = true;
+          frames.push({ kind: 'bad', why: `a malformed ${kind} frame of the fork server` });
+          return frames;
+        }
+        frames.push(ready ? { kind: 'ready', ready } : { kind: 'end', end: end as EndFrame });
+      }
+      return frames;
+    },
+  };
+}
+
+function parseJson<T>(payload: Buffer, schema: z.ZodType<T>): T | null {
+  try {
+    const r = schema.safeParse(JSON.parse(payload.toString('utf8')));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
 }

@@ -225,8 +225,7 @@ async function runStages(
     ? { hostPath: input.workspace.hostPath, ...(input.workspace.mountPath ? { mountPath: input.workspace.mountPath } : {}) }
     : undefined;
   // The runs' shape is known now: their sandboxes warm while the plan and tier 0's analysis go on.
-  if ((blocks.length && s.tier0) || deps.llm)
-    warmRuns(deps.executor, { report: report.reading, settings: s, confirmRuns: s.confirmRuns, workspace }, deps.log);
+  if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, workspace }, deps.log);
   if (blocks.length) {
     snippet = await completeSnippet(
       { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` },

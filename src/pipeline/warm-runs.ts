@@ -2,18 +2,16 @@ import { ATTEMPT_SEED, candidateRequest, type RunLimitsSettings } from '../agent
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { Logger } from '../log.js';
 import type { ReportReading } from '../symptoms/types.js';
-import { confirmSeeds } from './stages/confirm/index.js';
 
 /**
  * Asks the executor to get ready for the runs this reproduction will make, as soon as their shape is known
- * (interpreter, workspace, limits, seed): the attempts' seed first, then each confirmation seed once that one is
- * ready, so the first run's sandbox does not share the cores with the others' imports. A seed is part of the
- * shape (PYTHONHASHSEED is fixed when an interpreter starts), hence one per seed. Never awaited and never
- * thrown: an executor without warmUp, or one that refuses, only leaves the runs cold.
+ * (interpreter, workspace, limits): the local executor starts a fork server, which then serves the attempts and
+ * every confirmation seed. Never awaited and never thrown: an executor without warmUp, or one that refuses,
+ * only leaves the runs cold.
  */
 export function warmRuns(
   executor: ScriptExecutor,
-  input: { report: Pick<ReportReading, 'versions'>; settings: RunLimitsSettings; confirmRuns: number; workspace?: Workspace },
+  input: { report: Pick<ReportReading, 'versions'>; settings: RunLimitsSettings; workspace?: Workspace },
   log: Logger,
 ): void {
   const warmUp = executor.warmUp?.bind(executor);
@@ -25,5 +23,5 @@ export function warmRuns(
         log.debug({ seed, err: err instanceof Error ? err.message : String(err) }, 'warm-up refused; the run starts cold');
         return false;
       });
-  void warm(ATTEMPT_SEED).then(() => Promise.all(confirmSeeds(input.confirmRuns).map(warm)));
+  void warm(ATTEMPT_SEED);
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local.js';
+import { WARM_NOTE } from '../../src/exec/local-warm-pool.js';
 import { hostSeccompArch, SYSCALL_NUMBERS } from '../../src/exec/seccomp.js';
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../src/exec/types.js';
 import { killAllWith, livePidsWith, waitFor } from './proc-helpers.js';
@@ -89,6 +90,8 @@ async function hostile(body: string, extra: Partial<RunRequestInput> = {}, ex: S
     expect(readdirSync(root).sort()).toEqual(before);
     // No process left: everything the script started (its argv carries the marker) is gone.
     expect(await waitFor(() => livePidsWith(marker).length === 0, 3000)).toBe(true);
+    // The warm path's runs are forked from its server, not started cold behind its back.
+    if (path === 'warm') expect(r.notes ?? [], JSON.stringify(r.notes)).toContain(WARM_NOTE);
     const line = r.stdout.split('\n').find((l) => l.startsWith('REPORT '));
     const found = line ? (JSON.parse(line.slice('REPORT '.length)) as Record<string, unknown>) : {};
     return { found, r };

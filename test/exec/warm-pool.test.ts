@@ -3,69 +3,120 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local.js';
-import { parseReady, READY_MARKER } from '../../src/exec/warm-pool.js';
+import { WARM_NOTE } from '../../src/exec/local-warm-pool.js';
+import { createFrameReader, MAX_FRAME_BYTES } from '../../src/exec/warm-pool.js';
 import { waitFor } from './proc-helpers.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 
-const WARM = 'warm start: the interpreter had imported torch and numpy in its sandbox before the run';
 const script = (content: string, extra = {}) => ({ files: [{ path: 'main.py', content }], entry: 'main.py', ...extra });
 
-/** Host pids of this file's pooled interpreters (their argv carries the warm source; their cwd is under our work root). */
-function waitingInterpreters(): number[] {
-  const pids: number[] = [];
+/** Host pids of this file's fork servers (a parent that is not one), or of the runs forked from them. */
+function serverProcesses(which: 'servers' | 'runs'): number[] {
+  const withSource = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmd.includes('REPGEN-WARM-READY') || cmd.includes('bwrap') || cmd.includes('launcher')) continue;
-      if (readlinkSync(`/proc/${name}/cwd`).startsWith(workRoot)) pids.push(Number(name));
+      if (!cmd.includes('# repgen fork server') || cmd.includes('bwrap') || cmd.includes('launcher')) continue;
+      if (!readlinkSync(`/proc/${name}/cwd`).startsWith(workRoot)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      withSource.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
     } catch {
       // gone
     }
   }
-  return pids;
+  return [...withSource].filter(([, ppid]) => withSource.has(ppid) === (which === 'runs')).map(([pid]) => pid);
+}
+const servers = (): number[] => serverProcesses('servers');
+
+function frame(kind: string, payload: Buffer | string): Buffer {
+  const body = Buffer.from(payload);
+  const head = Buffer.alloc(5);
+  head.write(kind, 0, 'latin1');
+  head.writeUInt32BE(body.length, 1);
+  return Buffer.concat([head, body]);
 }
 
-describe('warm pool', () => {
-  it('parses the ready line and nothing else', () => {
-    expect(parseReady(`noise${READY_MARKER}1234\n`)).toBe(1234);
-    expect(parseReady(`${READY_MARKER}12`)).toBeNull();
-    expect(parseReady('REPGEN-WARM-READY 5\n')).toBeNull();
+describe('fork server frames', () => {
+  it('reads frames split anywhere, and stops at the first thing that is not one', () => {
+    const end = JSON.stringify({ exitCode: 3, signal: null, cpuMs: 12.5, maxRssKb: 2048, clean: true });
+    const bytes = Buffer.concat([frame('R', '{"cpuMs": 900, "threads": 1}'), frame('O', 'out'), frame('E', 'err'), frame('X', end)]);
+    const reader = createFrameReader();
+    const frames = [];
+    for (let i = 0; i < bytes.length; i += 3) frames.push(...reader.push(bytes.subarray(i, i + 3)));
+    expect(frames.map((f) => f.kind)).toEqual(['ready', 'stdout', 'stderr', 'end']);
+    expect(frames[0]).toEqual({ kind: 'ready', ready: { cpuMs: 900, threads: 1 } });
+    expect(frames[1]).toEqual({ kind: 'stdout', data: Buffer.from('out') });
+    expect(frames[3]).toMatchObject({ kind: 'end', end: { exitCode: 3, clean: true } });
   });
 
-  it('nothing carries over: a global, a monkeypatched torch, a file in /tmp or the work dir, an env change, a seedless RNG', async () => {
+  it('a foreign kind, an oversized length or a malformed end frame is bad, and nothing is read after it', () => {
+    for (const bad of [
+      Buffer.from('hello world'),
+      Buffer.concat([Buffer.from('O'), Buffer.from([0xff, 0xff, 0xff, 0xff])]),
+      frame('X', '{"exitCode": "0"}'),
+      frame('R', 'not json'),
+    ]) {
+      const reader = createFrameReader();
+      const frames = reader.push(Buffer.concat([bad, frame('O', 'after')]));
+      expect(frames.at(-1)?.kind).toBe('bad');
+      expect(frames.some((f) => f.kind === 'stdout')).toBe(false);
+      expect(reader.push(frame('O', 'more'))).toEqual([]);
+    }
+    expect(MAX_FRAME_BYTES).toBeGreaterThanOrEqual(65536);
+  });
+});
+
+describe('warm pool (fork server)', () => {
+  it('nothing carries over: a global, a monkeypatched torch, files, a daemon, SysV memory, an env change, the RNG', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const first = await ex.run(
       script(`
-import os, random, torch, builtins
+import os, random, subprocess, sys, torch, builtins, ctypes
 builtins.REPGEN_LEAK = 1
 torch.zeros = lambda *a, **k: "patched"
 open("/tmp/leftover", "w").write("x")
+open("/dev/shm/leftover", "w").write("x")
 open("leftover.txt", "w").write("x")
+open(os.path.join(os.path.dirname(os.getcwd()), "beside.txt"), "w").write("x")
 os.environ["REPGEN_LEAK"] = "1"
+libc = ctypes.CDLL(None)
+assert libc.shmget(0x5eed, 4096, 0o1600) >= 0
+# A daemon that outlives the script and writes later, unless it dies with the run.
+subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(1.5); open('/tmp/late', 'w').write('x')"], start_new_session=True)
 print(random.random(), torch.rand(1).item())
 `),
     );
-    expect(first.notes).toContain(WARM);
+    expect(first.notes).toContain(WARM_NOTE);
     expect(first.exitCode).toBe(0);
     const second = await ex.run(
       script(`
-import os, random, torch, builtins
-print(hasattr(builtins, "REPGEN_LEAK"), torch.zeros(1).tolist(), os.path.exists("/tmp/leftover"), os.path.exists("leftover.txt"), os.environ.get("REPGEN_LEAK"))
+import os, random, time, torch, builtins
+time.sleep(2)
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid(), os.getppid())]
+seen = (hasattr(builtins, "REPGEN_LEAK"), torch.zeros(1).tolist(), os.listdir("/tmp"), os.listdir("/dev/shm"),
+        os.path.exists("leftover.txt"), sorted(os.listdir("..")), os.environ.get("REPGEN_LEAK"), open("/proc/sysvipc/shm").read().count("\\n"), others)
+print(seen)
 print(random.random(), torch.rand(1).item())
 `),
     );
-    expect(second.notes).toContain(WARM);
+    expect(second.notes).toContain(WARM_NOTE);
+    expect(second.stderr).toBe('');
     const [line, rng] = second.stdout.split('\n');
-    expect(line).toBe('False [0.0] False False None');
+    const cwd = second.stdout.match(/run-\d+/g) ?? [];
+    expect(line).toMatch(/^\(False, \[0\.0\], \[[^\]]*\], \[\], False, \['run-2'\], None, 1, \[\]\)$/);
+    expect(line).not.toContain('leftover');
+    expect(line).not.toContain('late');
+    expect(cwd).toEqual(['run-2']);
     // Fresh random state per run: not the continuation of the first run's generators.
     expect(rng).not.toBe(first.stdout.trim());
+    await ex.close();
   });
 
-  it('threads and OpenMP work in a warm run and do not hang it', async () => {
+  it('a run that starts threads and OpenMP work does not hang the server, and the next run is still warm', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(
       script(
@@ -77,78 +128,94 @@ out = []
 ts = [threading.Thread(target=lambda: out.append(float((x @ x).sum()))) for _ in range(4)]
 [t.start() for t in ts]; [t.join() for t in ts]
 t = threading.Thread(target=lambda: out.append(1)); t.start()  # non-daemon: waited for at exit
+daemon = threading.Thread(target=lambda: __import__("time").sleep(60), daemon=True); daemon.start()
 print(len(out) >= 4, torch.get_num_threads())
 `,
         { limits: { timeoutMs: 60_000 } },
       ),
     );
-    expect(r.notes).toContain(WARM);
+    expect(r.notes).toContain(WARM_NOTE);
     expect(r.timedOut).toBe(false);
     expect(r.stdout).toBe('True 2\n');
-  });
-
-  it('auto: the first run is cold and says why, the next one is warm, a killed pool entry is replaced', async () => {
-    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
-    const req = script('import sys; print("ok", sys.argv[1:])', { args: ['x'] });
-    const first = await ex.run(req);
-    expect(first.notes?.[0]).toMatch(/^cold start: the pool had no interpreter ready/);
-    expect(first.stdout).toBe("ok ['x']\n");
-    // The pool warms one for the next run of this shape.
-    expect(await ex.warmUp(req)).toBe(true);
-    expect(waitingInterpreters()).toHaveLength(1);
-    const warm = await ex.run(req);
-    expect(warm.notes).toContain(WARM);
-    expect(warm.stdout).toBe("ok ['x']\n");
-    // Kill the replacement while it waits: the next run falls back to cold, and the pool is refilled.
-    expect(await ex.warmUp(req)).toBe(true);
-    for (const pid of waitingInterpreters()) process.kill(pid, 'SIGKILL');
-    expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
-    const afterKill = await ex.run(req);
-    expect(afterKill.notes?.[0]).toMatch(/^cold start: /);
-    expect(afterKill.stdout).toBe("ok ['x']\n");
-    expect(await ex.warmUp(req)).toBe(true);
-    const again = await ex.run(req);
-    expect(again.notes).toContain(WARM);
-    // close() stops the pool: the entry warming for a next run is gone.
-    await ex.warmUp(req);
+    const next = await ex.run(
+      script('import torch; print(torch.get_num_threads() >= 1, (torch.ones(64, 64) @ torch.ones(64, 64))[0, 0].item())'),
+    );
+    expect(next.notes).toContain(WARM_NOTE);
+    expect(next.stdout).toBe('True 64.0\n');
+    expect(next.durationMs).toBeLessThan(r.durationMs + 5000);
     await ex.close();
-    expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
   });
 
-  it('auto: a run whose entry is still warming waits for it instead of starting a cold interpreter beside it', async () => {
+  it('a run cannot forge the end of its run or take the pool down: a server killed mid-run is replaced and the run comes back cold', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
-    const req = script('print("ok")', { seed: 7 });
-    // Not awaited, as the pipeline does it: the run comes while the entry is still importing.
-    const warming = ex.warmUp(req);
-    const r = await ex.run(req);
-    expect(r.notes, JSON.stringify(r.notes)).toContain(WARM);
-    expect(r.stdout).toBe('ok\n');
+    // Bytes shaped like the server's frames on the run's own stdout are the run's output, nothing more.
+    const fake = String.raw`X\x00\x00\x00\x4f{"exitCode": 0, "signal": null, "cpuMs": 1, "maxRssKb": 1, "clean": true}`;
+    const forged = await ex.run(script(`import sys\nsys.stdout.buffer.write(b'${fake}')\nsys.stdout.flush()\nraise SystemExit(5)`));
+    expect(forged.notes).toContain(WARM_NOTE);
+    expect(forged.exitCode).toBe(5);
+    expect(forged.stdout).toContain('"clean": true');
+    // The script kills the process it was forked from.
+    const killer = await ex.run(script('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint("survived")'));
+    expect(killer.notes?.[0]).toMatch(/^cold start: the warm interpreter died during the run/);
+    expect(killer.stdout).toBe('survived\n');
+    expect(killer.exitCode).toBe(0);
+    // Killed from outside while a run is in it.
+    const slow = ex.run(script('import time\ntime.sleep(3)\nprint("done")'));
+    expect(await waitFor(() => serverProcesses('runs').length >= 1, 10_000)).toBe(true);
+    for (const pid of servers()) process.kill(pid, 'SIGKILL');
+    const afterKill = await slow;
+    expect(afterKill.notes?.[0]).toMatch(/^cold start: the warm interpreter died during the run/);
+    expect(afterKill.stdout).toBe('done\n');
+    // The next run gets a new server.
+    const again = await ex.run(script('print("ok")'));
+    expect(again.notes).toContain(WARM_NOTE);
+    expect(again.stdout).toBe('ok\n');
+    await ex.close();
+    expect(await waitFor(() => servers().length === 0, 5000)).toBe(true);
+  });
+
+  it('auto: runs of every seed share one server; a warmUp registers before it resolves; close() stops it', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
+    // Not awaited, as the pipeline does it: the run comes while the server is still importing.
+    const warming = ex.warmUp(script('print(1)', { seed: 7 }));
+    const r = await ex.run(script('import os; print(os.environ["REPGEN_SEED"], os.environ["PYTHONHASHSEED"])', { seed: 7 }));
+    expect(r.notes, JSON.stringify(r.notes)).toContain(WARM_NOTE);
+    expect(r.stdout).toBe('7 7\n');
     expect(await warming).toBe(true);
-    // Another seed is another shape: its interpreter was started with another PYTHONHASHSEED.
-    const other = await ex.run(script('print("ok")', { seed: 8 }));
-    expect(other.notes?.[0]).toMatch(/^cold start: the pool had no interpreter ready/);
+    const other = await ex.run(script('import os; print(os.environ["REPGEN_SEED"])', { seed: 8 }));
+    expect(other.notes).toContain(WARM_NOTE);
+    expect(other.notes).toContain("string hashing keeps the warm interpreter's seed: PYTHONHASHSEED=8 applies when an interpreter starts");
+    expect(other.stdout).toBe('8\n');
+    expect(servers()).toHaveLength(1);
     await ex.close();
-    expect(await waitFor(() => waitingInterpreters().length === 0, 5000)).toBe(true);
+    expect(await waitFor(() => servers().length === 0, 5000)).toBe(true);
   });
 
-  it('auto: two runs of one shape at once never share the one warm entry (each runs its own script, one of them cold)', async () => {
+  it('two runs of one shape at once each get a server of their own, and each its own output', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
     const a = script('import time\ntime.sleep(0.3)\nprint("A" * 5000)', { seed: 11 });
-    const b = script('import time\ntime.sleep(0.3)\nprint("B" * 5000)', { seed: 11 });
-    // One entry warming, as the pipeline starts it; two runs of its shape arrive before it is ready (two jobs at once).
-    const warming = ex.warmUp(a);
+    const b = script('import time\ntime.sleep(0.3)\nprint("B" * 5000)', { seed: 12 });
     const [ra, rb] = await Promise.all([ex.run(a), ex.run(b)]);
     expect(ra.stdout).toBe(`${'A'.repeat(5000)}\n`);
     expect(rb.stdout).toBe(`${'B'.repeat(5000)}\n`);
-    expect(ra.exitCode).toBe(0);
-    expect(rb.exitCode).toBe(0);
-    const notes = [...(ra.notes ?? []), ...(rb.notes ?? [])];
-    expect(notes.filter((n) => n === WARM)).toHaveLength(1);
-    expect(notes.filter((n) => n.startsWith('cold start: '))).toHaveLength(1);
-    await warming;
+    expect([ra.exitCode, rb.exitCode]).toEqual([0, 0]);
+    expect([...(ra.notes ?? []), ...(rb.notes ?? [])].filter((n) => n === WARM_NOTE)).toHaveLength(2);
+    expect(servers()).toHaveLength(2);
     await ex.close();
-    expect(await waitFor(() => waitingInterpreters().length === 0, 15_000)).toBe(true);
+    expect(await waitFor(() => servers().length === 0, 15_000)).toBe(true);
+  });
+
+  it('a timed-out run kills its server; the next run gets a fresh one', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const r = await ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(30)', { limits: { timeoutMs: 1500 } }));
+    expect(r.timedOut).toBe(true);
+    expect(r.signal).toBe('SIGKILL');
+    expect(r.stdout).toBe('start\n');
+    expect(r.notes).toContain('killed after the 1500 ms wall-clock limit');
+    const next = await ex.run(script('print("fresh")'));
+    expect(next.notes).toContain(WARM_NOTE);
+    expect(next.stdout).toBe('fresh\n');
+    await ex.close();
   });
 
   it('requests the pool cannot serve run cold and say why', async () => {

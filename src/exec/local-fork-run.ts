@@ -1,0 +1,127 @@
+import type { ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { killTree } from './kill-tree.js';
+import { createOutputCapture } from './output-capture.js';
+import type { WatchedRun } from './local-watch.js';
+import type { RunRequest } from './types.js';
+import type { EndFrame, Frame } from './warm-pool.js';
+
+/** A fork server as a run sees it: its process and the hooks its frames and its exit reach the run through. */
+export interface ServerHandle {
+  child: ChildProcess;
+  /** Set for the run in progress: every frame after the ready one. */
+  onFrame: ((frame: Frame) => void) | null;
+  /** Set for the run in progress: the server exited. */
+  onExit: (() => void) | null;
+}
+
+/** How a forked run ended: watched to its end, or the server died before it said the run was over. */
+export type ForkedRun = { watched: WatchedRun; end: EndFrame | null } | { died: string };
+
+/**
+ * Sends one run to a ready fork server and watches it: its output from the server's frames, its end from the
+ * `X` frame. A timeout or a cancel kills the whole sandbox (the server with it: it is not reused); a server that
+ * dies by itself before the end frame leaves the run's outcome unknown, and the caller runs it cold.
+ */
+export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string, signal: AbortSignal | undefined): Promise<ForkedRun> {
+  const cap = req.limits.maxOutputBytes;
+  const stdout = createOutputCapture(cap);
+  const stderr = createOutputCapture(cap);
+  const output = createOutputCapture(cap);
+  const { child } = server;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    let bad: string | null = null;
+    let end: EndFrame | null = null;
+    let endAt: number | null = null;
+    let settled = false;
+    const stop = (): void => {
+      if (child.pid !== undefined) killTree(child.pid);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, req.limits.timeoutMs);
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    server.onFrame = (frame) => {
+      if (frame.kind === 'stdout' || frame.kind === 'stderr') {
+        (frame.kind === 'stdout' ? stdout : stderr).push(frame.data);
+        output.push(frame.data);
+      } else if (frame.kind === 'end') {
+        end = frame.end;
+        endAt = performance.now();
+        finish();
+      } else {
+        bad = frame.kind === 'bad' ? frame.why : 'a second ready frame';
+        stop();
+      }
+    };
+    server.onExit = () => finish();
+    if (signal?.aborted) onAbort();
+    if (child.exitCode !== null || child.signalCode !== null) setImmediate(finish);
+    else {
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.write(go);
+    }
+
+    function finish(): void {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      server.onFrame = null;
+      server.onExit = null;
+      if (!end && !timedOut && !aborted) {
+        const how = child.exitCode !== null ? `exit ${child.exitCode}` : (child.signalCode ?? 'unknown');
+        resolve({ died: bad ?? `the warm interpreter died during the run (${how})` });
+        return;
+      }
+      const e = end as EndFrame | null;
+      const notes: string[] = [];
+      let sigName = e?.signal ?? null;
+      let exitCode = e?.exitCode ?? null;
+      if (!e) {
+        sigName = 'SIGKILL';
+        exitCode = null;
+        if (timedOut) notes.push(`killed after the ${req.limits.timeoutMs} ms wall-clock limit`);
+      }
+      const cpuMs = e ? Math.round(e.cpuMs) : null;
+      if (
+        sigName === 'SIGXCPU' ||
+        (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)
+      ) {
+        notes.push(`stopped by the ${req.limits.cpuSeconds} s CPU-time limit`);
+      }
+      const durationMs = Math.round(((endAt ?? performance.now()) - started) * 10) / 10;
+      resolve({
+        end: e,
+        watched: {
+          executor: 'local',
+          exitCode,
+          signal: sigName,
+          timedOut,
+          oomKilled: false,
+          durationMs,
+          cpuMs,
+          peakMemoryMb: e ? Math.round((e.maxRssKb / 1024) * 10) / 10 : null,
+          stdout: stdout.text(),
+          stderr: stderr.text(),
+          output: output.text(),
+          stdoutBytes: stdout.bytes,
+          stderrBytes: stderr.bytes,
+          stdoutTruncated: stdout.truncated,
+          stderrTruncated: stderr.truncated,
+          outputCapBytes: cap,
+          infra: aborted ? { kind: 'aborted', message: 'run cancelled' } : null,
+          notes,
+        },
+      });
+    }
+  });
+}
