@@ -52,14 +52,15 @@ export const LocalExecConfig = z
     /** Open files per process (`REPGEN_MAX_OPEN_FILES`, RLIMIT_NOFILE). @defaultValue 4096 */
     maxOpenFiles: z.number().int().min(64).default(4096),
     /**
-     * Warm interpreters (`REPGEN_WARM_POOL`): `auto` keeps one sandbox per request shape started ahead, torch and
-     * numpy imported, and runs the next such request in it (a cold start, with a note, when none is ready); `always`
-     * starts one and waits for it (tests, benchmarks); `off` starts every run cold. @defaultValue 'off'
+     * Fork servers (`REPGEN_WARM_POOL`, src/exec/warm-pool.ts): `auto` runs each request forked from a sandboxed
+     * interpreter that imported torch and numpy once for requests of its shape (started on the first such request,
+     * kept 2 min idle; cold, with a note, when it cannot serve); `always` also waits however long its imports take
+     * (tests, benchmarks); `off` starts every run cold. @defaultValue 'auto'
      */
-    warmPool: z.enum(['off', 'auto', 'always']).default('off'),
+    warmPool: z.enum(['off', 'auto', 'always']).default('auto'),
     /**
-     * Pool entries kept at once, one per request shape (seed included). A reproduction warms one for its attempts
-     * and one per confirmation seed, so the run spec raises it to 1 + REPGEN_CONFIRM_RUNS. @defaultValue 4
+     * Fork servers kept at once: one serves one run at a time, so the run spec raises it to REPGEN_PARALLEL_RUNS.
+     * @defaultValue 4
      */
     warmPoolSize: z.number().int().min(1).max(64).default(4),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */

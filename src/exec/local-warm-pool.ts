@@ -192,7 +192,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     if (!entry) {
       if (servers.size >= config.warmPoolSize) {
         const spare = [...servers].find((s) => s.state === 'idle');
-        if (!spare) return `the pool's ${config.warmPoolSize} warm interpreters were all busy (REPGEN_WARM_POOL_SIZE)`;
+        if (!spare) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
         void spare.discard();
       }
       entry = await startServer(key, shape);

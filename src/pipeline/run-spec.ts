@@ -151,10 +151,10 @@ function lowest(ceiling: number, repo: number | undefined, request: number | und
 /** The operator's executor (REPGEN_EXECUTOR), or the Kubernetes one when the repository asks for it. */
 function executorFor(op: OperatorEnv, repoConfig: RepoConfig | null): ExecConfig {
   const kind = repoConfig?.executor.kind === 'kubernetes' ? 'kubernetes' : (op.REPGEN_EXECUTOR ?? 'local');
-  // The pipeline warms one pooled sandbox for its attempts and one per confirmation seed: the pool must hold them.
+  // A job runs up to REPGEN_PARALLEL_RUNS scripts at once, each forked from a fork server of its own: the pool must hold them.
   if (kind === 'local') {
     const local = localExecConfigFrom(op);
-    return { ...local, warmPoolSize: Math.max(local.warmPoolSize, 1 + op.REPGEN_CONFIRM_RUNS) };
+    return { ...local, warmPoolSize: Math.max(local.warmPoolSize, op.REPGEN_PARALLEL_RUNS) };
   }
   if (kind === 'kubernetes') return kubernetesConfigFrom(op);
   throw new SetupError(`unknown REPGEN_EXECUTOR '${kind}' (valid: local, kubernetes)`);

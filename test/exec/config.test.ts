@@ -17,7 +17,7 @@ describe('readLocalExecConfig', () => {
       maxFileMb: 2048,
       launcher: 'auto',
       sandboxUid: 65534,
-      warmPool: 'off',
+      warmPool: 'auto',
       warmPoolSize: 4,
       maxProcesses: 512,
       maxOpenFiles: 4096,

@@ -64,7 +64,7 @@ type Path = 'native' | 'python' | 'warm';
 let path: Path = 'native';
 
 function executorWith(extra: Parameters<typeof createLocalExecutor>[0] = {}): ScriptExecutor {
-  const how = path === 'warm' ? { launcher: 'native' as const, warmPool: 'always' as const } : { launcher: path };
+  const how = path === 'warm' ? { launcher: 'native' as const, warmPool: 'always' as const } : { launcher: path, warmPool: 'off' as const };
   return createLocalExecutor({ workRoot, ...how, ...extra }, { hostEnv: { ...process.env, ...SECRET_ENV } });
 }
 

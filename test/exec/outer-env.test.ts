@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local.js';
+import { WARM_NOTE } from '../../src/exec/local-warm-pool.js';
 import { SAFE_PATH } from '../../src/exec/script-env.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 
@@ -86,17 +87,20 @@ function hostProcessesWith(token: string): { pid: string; cmd: string; env: Reco
   return out;
 }
 
-describe.each(['native', 'python'] as const)('the environment of a run (%s launcher)', (launcher) => {
+// Cold with each launcher, and forked from a fork server (whose bwrap's command line does not name the entry).
+describe.each(['native', 'python', 'warm'] as const)('the environment of a run (%s)', (path) => {
   let executor: ScriptExecutor;
+  const launcher = path === 'python' ? 'python' : 'native';
   beforeAll(() => {
-    executor = createLocalExecutor({ workRoot, launcher }, { hostEnv: { ...process.env } });
+    const warmPool = path === 'warm' ? 'always' : 'off';
+    executor = createLocalExecutor({ workRoot, launcher, warmPool }, { hostEnv: { ...process.env } });
   });
   afterAll(async () => {
     await executor.close?.();
   });
 
   it('no planted variable reaches the script or any process of the run; bwrap itself runs with PATH only', async () => {
-    const entry = `outer-env-${tag}-${launcher}.py`;
+    const entry = `outer-env-${tag}-${path}.py`;
     const seen = new Map<string, { cmd: string; env: Record<string, string> }>();
     let done = false;
     const run = executor
@@ -124,7 +128,8 @@ describe.each(['native', 'python'] as const)('the environment of a run (%s launc
     const procs = [...seen.values()];
     const outer = procs.filter((p) => p.env.REPGEN_OUT === undefined);
     const inner = procs.filter((p) => p.env.REPGEN_OUT !== undefined);
-    expect(outer.map((p) => p.cmd)).toContain('/usr/bin/bwrap');
+    if (path === 'warm') expect(r.notes).toContain(WARM_NOTE);
+    else expect(outer.map((p) => p.cmd)).toContain('/usr/bin/bwrap');
     for (const p of outer) {
       // The root shell that joins the cgroup exports PWD (the work dir) to setpriv and bwrap: not ours, harmless.
       const { PWD, ...rest } = p.env;

@@ -13,22 +13,30 @@ afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 
 const script = (content: string, extra = {}) => ({ files: [{ path: 'main.py', content }], entry: 'main.py', ...extra });
 
-/** Host pids of this file's fork servers (a parent that is not one), or of the runs forked from them. */
+/** Host pids of this file's fork servers (the server's source in their argv, a parent that is not one), or of the runs forked from them. */
 function serverProcesses(which: 'servers' | 'runs'): number[] {
-  const withSource = new Map<number, number>();
+  const procs: { pid: number; ppid: number; source: boolean }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmd.includes('# repgen fork server') || cmd.includes('bwrap') || cmd.includes('launcher')) continue;
       if (!readlinkSync(`/proc/${name}/cwd`).startsWith(workRoot)) continue;
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      withSource.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      procs.push({
+        pid: Number(name),
+        ppid,
+        source: cmd.includes('# repgen fork server') && !cmd.includes('bwrap') && !cmd.includes('launcher'),
+      });
     } catch {
       // gone
     }
   }
-  return [...withSource].filter(([, ppid]) => withSource.has(ppid) === (which === 'runs')).map(([pid]) => pid);
+  const sourced = new Set(procs.filter((p) => p.source).map((p) => p.pid));
+  const serverPids = procs.filter((p) => p.source && !sourced.has(p.ppid)).map((p) => p.pid);
+  if (which === 'servers') return serverPids;
+  // A forked run shows its own argv (the server writes it over its own), so it is found by its parent.
+  return procs.filter((p) => serverPids.includes(p.ppid)).map((p) => p.pid);
 }
 const servers = (): number[] => serverProcesses('servers');
 
@@ -215,6 +223,16 @@ print(len(out) >= 4, torch.get_num_threads())
     const next = await ex.run(script('print("fresh")'));
     expect(next.notes).toContain(WARM_NOTE);
     expect(next.stdout).toBe('fresh\n');
+    await ex.close();
+  });
+
+  it("ps shows a forked run's own command line, as a cold run's", async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const r = await ex.run(
+      script('print(open("/proc/self/cmdline", "rb").read().rstrip(b"\\0").split(b"\\0")[1:])', { args: ['a b', 'c'] }),
+    );
+    expect(r.notes).toContain(WARM_NOTE);
+    expect(r.stdout).toBe("[b'main.py', b'a b', b'c']\n");
     await ex.close();
   });
 

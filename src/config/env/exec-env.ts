@@ -49,9 +49,10 @@ export const ExecEnv = z.object({
   }),
   REPGEN_WARM_POOL: doc(z.enum(['off', 'auto', 'always']).optional(), {
     description:
-      'warm interpreters with torch imported, one per request shape; `auto` cut so-046 from 4.8 s to 3.6 s (docs/benchmarks.md) ' +
-      'and keeps up to 1 + REPGEN_CONFIRM_RUNS idle interpreters (about 225 MB resident each here) for 2 min',
-    shown: '`off`',
+      'fork servers: each run is forked from a sandboxed interpreter that imported torch and numpy once (22 ms against 1.5 s cold, ' +
+      'docs/benchmarks.md); `auto` keeps up to max(4, REPGEN_PARALLEL_RUNS) of them, about 130 MB resident each, 2 min after their last run; ' +
+      '`off` starts every run cold',
+    shown: '`auto`',
   }),
   REPGEN_SANDBOX_UID: doc(intMin(1).optional(), { description: 'host uid the sandbox runs as when RepGen is root', shown: '`65534`' }),
   REPGEN_MAX_PROCESSES: doc(intMin(8).optional(), { description: 'processes and threads of one run (RLIMIT_NPROC)', shown: '`512`' }),
