@@ -65,10 +65,8 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
     server.onExit = () => finish();
     if (signal?.aborted) onAbort();
     if (child.exitCode !== null || child.signalCode !== null) setImmediate(finish);
-    else {
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.write(go);
-    }
+    // The server's stdin has its one error handler from the pool: a listener per run would pile up on it.
+    else child.stdin?.write(go);
 
     function finish(): void {
       if (settled) return;

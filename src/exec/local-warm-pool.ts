@@ -125,6 +125,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     writeSeccomp(plan, child);
     collectReport(child, []);
     child.stderr?.on('data', () => undefined);
+    // A server that died leaves a broken pipe: the run sees the exit, not an unhandled EPIPE.
+    child.stdin?.on('error', () => undefined);
     const reader = createFrameReader();
     let discarded = false;
     let markReady: (r: ReadyFrame | null) => void = () => undefined;

@@ -236,6 +236,22 @@ print(len(out) >= 4, torch.get_num_threads())
     await ex.close();
   });
 
+  it('one server serves many runs without piling up listeners on its pipes (no MaxListenersExceededWarning)', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 12; i++) expect((await ex.run(script(`print(${i})`))).stdout).toBe(`${i}\n`);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(warnings).toEqual([]);
+      expect(servers()).toHaveLength(1);
+    } finally {
+      process.off('warning', onWarning);
+      await ex.close();
+    }
+  });
+
   it('requests the pool cannot serve run cold and say why', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(script('print(1)', { setup: ['true'] }));
