@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { collectOutputFiles } from './collect-output-files.js';
+import { InvalidRunRequestError } from './errors.js';
 import { killTree } from './kill-tree.js';
 import { watchForkedRun, type ServerHandle } from './local-fork-run.js';
 import {
@@ -246,9 +247,16 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const runDir = join(entry.workdir, `run-${entry.runs}`);
     const outDir = join(runDir, 'out');
     try {
-      await mkdir(outDir, { recursive: true });
-      await writeRequestFiles(runDir, req);
-      await handWorkdirToSandbox(plan, runDir);
+      try {
+        await mkdir(outDir, { recursive: true });
+        await writeRequestFiles(runDir, req);
+        await handWorkdirToSandbox(plan, runDir);
+      } catch (err) {
+        // Colliding paths are the request's fault, cold or warm; anything else is this server's work dir (an earlier
+        // run of the job may have made it unwritable): the server goes and the run starts cold.
+        if (err instanceof InvalidRunRequestError) throw err;
+        return `the warm interpreter's work dir could not take the run's files (${(err as Error).message.split('\n')[0]})`;
+      }
       const isolation = describeIsolation(plan, req.network);
       const workspace = await resolveWorkspace(req, plan);
       if (workspace?.note) isolation.notes.push(workspace.note);

@@ -162,6 +162,23 @@ print(len(out) >= 4, torch.get_num_threads())
     expect(forged.notes).toContain(WARM_NOTE);
     expect(forged.exitCode).toBe(5);
     expect(forged.stdout).toContain('"clean": true');
+    // The server's memory, environment and fds are out of the run's reach (it is not dumpable), though the run has its uid.
+    const peek = await ex.run(
+      script(`
+import os
+ppid = os.getppid()
+out = []
+for path in ("/proc/%d/mem" % ppid, "/proc/%d/environ" % ppid, "/proc/%d/fd/0" % ppid):
+    try:
+        open(path, "rb").read(1)
+        out.append("open")
+    except OSError as e:
+        out.append(type(e).__name__)
+print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
+`),
+    );
+    expect(peek.notes).toContain(WARM_NOTE);
+    expect(peek.stdout).toMatch(/^(True|False) \['PermissionError', 'PermissionError', 'PermissionError'\]\n$/);
     // The script kills the process it was forked from.
     const killer = await ex.run(script('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint("survived")'));
     expect(killer.notes?.[0]).toMatch(/^cold start: the warm interpreter died during the run/);
