@@ -167,7 +167,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (script.trim() === '') throw new UsageError(`script '${scriptPath}' is empty: nothing to run`);
   const report = values.issue !== undefined ? await readIssue(resolve(io.cwd, values.issue), settings.maxIssueBytes) : null;
 
-  const config = readLocalExecConfig(io.env);
+  // One run: a fork server would only add its own imports (torch, numpy) to a script that may need neither.
+  const config = { ...readLocalExecConfig(io.env), warmPool: 'off' as const };
   const { createLocalExecutor } = await import('../exec/local.js');
   const executor = createLocalExecutor(config, { hostEnv: io.env });
   const python =
