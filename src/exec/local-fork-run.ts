@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { killTree } from './kill-tree.js';
 import { createOutputCapture } from './output-capture.js';
-import type { WatchedRun } from './local-watch.js';
+import { capturedOutput, cpuLimitNote, watchLimits, type WatchedRun } from './local-watch.js';
 import type { RunRequest } from './types.js';
 import type { EndFrame, Frame } from './warm-pool.js';
 
@@ -31,24 +31,11 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
   const { child } = server;
   const started = performance.now();
   return new Promise((resolve) => {
-    let timedOut = false;
-    let aborted = false;
     let bad: string | null = null;
     let end: EndFrame | null = null;
     let endAt: number | null = null;
     let settled = false;
-    const stop = (): void => {
-      if (child.pid !== undefined) killTree(child.pid);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, req.limits.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const limits = watchLimits(child, req, signal);
     server.onFrame = (frame) => {
       if (frame.kind === 'stdout' || frame.kind === 'stderr') {
         (frame.kind === 'stdout' ? stdout : stderr).push(frame.data);
@@ -59,11 +46,10 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
         finish();
       } else {
         bad = frame.kind === 'bad' ? frame.why : 'a second ready frame';
-        stop();
+        if (child.pid !== undefined) killTree(child.pid);
       }
     };
     server.onExit = () => finish();
-    if (signal?.aborted) onAbort();
     if (child.exitCode !== null || child.signalCode !== null) setImmediate(finish);
     // The server's stdin has its one error handler from the pool: a listener per run would pile up on it.
     else child.stdin?.write(go);
@@ -71,8 +57,8 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
     function finish(): void {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      limits.clear();
+      const { timedOut, aborted } = limits;
       server.onFrame = null;
       server.onExit = null;
       if (!end && !timedOut && !aborted) {
@@ -90,12 +76,8 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
         if (timedOut) notes.push(`killed after the ${req.limits.timeoutMs} ms wall-clock limit`);
       }
       const cpuMs = e ? Math.round(e.cpuMs) : null;
-      if (
-        sigName === 'SIGXCPU' ||
-        (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)
-      ) {
-        notes.push(`stopped by the ${req.limits.cpuSeconds} s CPU-time limit`);
-      }
+      const cpuNote = cpuLimitNote(sigName, limits, cpuMs, req.limits.cpuSeconds);
+      if (cpuNote) notes.push(cpuNote);
       const durationMs = Math.round(((endAt ?? performance.now()) - started) * 10) / 10;
       resolve({
         end: e,
@@ -108,14 +90,7 @@ export function watchForkedRun(server: ServerHandle, req: RunRequest, go: string
           durationMs,
           cpuMs,
           peakMemoryMb: e ? Math.round((e.maxRssKb / 1024) * 10) / 10 : null,
-          stdout: stdout.text(),
-          stderr: stderr.text(),
-          output: output.text(),
-          stdoutBytes: stdout.bytes,
-          stderrBytes: stderr.bytes,
-          stdoutTruncated: stdout.truncated,
-          stderrTruncated: stderr.truncated,
-          outputCapBytes: cap,
+          ...capturedOutput(stdout, stderr, output, cap),
           infra: aborted ? { kind: 'aborted', message: 'run cancelled' } : null,
           notes,
         },

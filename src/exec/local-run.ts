@@ -7,7 +7,7 @@ import { collectOutputFiles } from './collect-output-files.js';
 import type { LocalExecConfig } from './config.js';
 import { InvalidRunRequestError } from './errors.js';
 import { LAUNCHER_SOURCE } from './launcher.js';
-import { spawnAndWatch, type SpawnArgs, type WarmHandoff } from './local-watch.js';
+import { spawnAndWatch, type SpawnArgs } from './local-watch.js';
 import { buildSandboxArgv, handWorkdirToSandbox, OUTER_ENV, sandboxSpawn, unreachableBy, type SandboxPlan } from './sandbox.js';
 import { buildScriptEnv } from './script-env.js';
 import { DEFAULT_WORKSPACE_MOUNT, type Isolation, type RunRequest, type RunResult } from './types.js';
@@ -40,7 +40,7 @@ export interface RunShape {
 
 /**
  * Everything of a run but its files: out dir, environment, launcher and sandbox argv, ownership, cgroup. The cold
- * path writes the files first; a warm pool entry gets them at go time.
+ * path writes the files first; a fork server gets them per run, in a folder of its work dir.
  */
 export async function prepareSandbox(
   ctx: RunContext,
@@ -143,13 +143,12 @@ export async function finishRun(
   plan: SandboxPlan,
   isolation: Isolation,
   signal: AbortSignal | undefined,
-  warm?: WarmHandoff,
   extraNotes: string[] = [],
 ): Promise<RunResult> {
   const { config } = ctx;
   let result;
   try {
-    result = await spawnAndWatch(prepared.spawnArgs, req, plan, signal, warm);
+    result = await spawnAndWatch(prepared.spawnArgs, req, plan, signal);
     if (prepared.cgroup && (await prepared.cgroup.oomKills()) > 0) {
       result.oomKilled = true;
       result.notes.push(`killed by the kernel: the run's ${req.limits.memoryMb} MB memory limit (whole process tree) was reached`);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { performance } from 'node:perf_hooks';
 import { killTree } from './kill-tree.js';
 import { parseLauncherReport } from './launcher.js';
-import { createOutputCapture } from './output-capture.js';
+import { createOutputCapture, type OutputCapture } from './output-capture.js';
 import { writeSeccomp, type SandboxPlan } from './sandbox.js';
 import type { InfraFailure, RunRequest, RunResult } from './types.js';
 
@@ -11,17 +11,6 @@ const PIPE_GRACE_MS = 2_000;
 
 /** The launcher's report is two short JSON lines; more than this is not read. */
 const REPORT_CAP_BYTES = 64 * 1024;
-
-/** A sandbox the warm pool spawned ahead, handed over at go time. */
-export interface WarmHandoff {
-  child: ChildProcess;
-  /** Report lines it already wrote (the launcher's "started"). */
-  reportChunks: Buffer[];
-  /** The go message for its stdin. */
-  go: string;
-  /** CPU ms its imports took: not the script's. */
-  importCpuMs: number;
-}
 
 /** What a watched run came to, before its output files and isolation are added. */
 export type WatchedRun = Omit<RunResult, 'files' | 'isolation'> & { notes: string[] };
@@ -33,48 +22,96 @@ export interface SpawnArgs {
   options: SpawnOptions;
 }
 
-/**
- * Spawns the sandbox and watches it to the end. With `warm`, the sandbox was spawned ahead by the pool and waits
- * for its go message: the watch (timer, captures) starts now, and the report lines it already wrote are kept.
- */
+/** The wall-clock limit and the cancel of a run: either kills the whole tree of `child`; clear() once the run is over. */
+export function watchLimits(
+  child: ChildProcess,
+  req: RunRequest,
+  signal: AbortSignal | undefined,
+): { readonly timedOut: boolean; readonly aborted: boolean; clear(): void } {
+  const state = { timedOut: false, aborted: false };
+  const stop = (): void => {
+    if (child.pid !== undefined) killTree(child.pid);
+  };
+  const timer = setTimeout(() => {
+    state.timedOut = true;
+    stop();
+  }, req.limits.timeoutMs);
+  const onAbort = (): void => {
+    state.aborted = true;
+    stop();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  // An abort while the work dir was being written fired before the listener existed.
+  if (signal?.aborted) onAbort();
+  return {
+    get timedOut() {
+      return state.timedOut;
+    },
+    get aborted() {
+      return state.aborted;
+    },
+    clear(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** The note of a run the CPU-time limit stopped (SIGXCPU, or the SIGKILL past the hard limit), or null. */
+export function cpuLimitNote(
+  sigName: string | null,
+  limits: { timedOut: boolean; aborted: boolean },
+  cpuMs: number | null,
+  cpuSeconds: number,
+): string | null {
+  const killedAtLimit = sigName === 'SIGKILL' && !limits.timedOut && !limits.aborted && cpuMs !== null && cpuMs >= cpuSeconds * 1000;
+  return sigName === 'SIGXCPU' || killedAtLimit ? `stopped by the ${cpuSeconds} s CPU-time limit` : null;
+}
+
+/** What a run's three captures hold, as the result's fields. */
+export function capturedOutput(
+  stdout: OutputCapture,
+  stderr: OutputCapture,
+  output: OutputCapture,
+  cap: number,
+): Pick<
+  WatchedRun,
+  'stdout' | 'stderr' | 'output' | 'stdoutBytes' | 'stderrBytes' | 'stdoutTruncated' | 'stderrTruncated' | 'outputCapBytes'
+> {
+  return {
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    output: output.text(),
+    stdoutBytes: stdout.bytes,
+    stderrBytes: stderr.bytes,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+    outputCapBytes: cap,
+  };
+}
+
+/** Spawns the sandbox and watches it to the end. */
 export function spawnAndWatch(
   { file, args, options }: SpawnArgs,
   req: RunRequest,
   plan: SandboxPlan,
   signal: AbortSignal | undefined,
-  warm?: WarmHandoff,
 ): Promise<WatchedRun> {
   const cap = req.limits.maxOutputBytes;
   const stdout = createOutputCapture(cap);
   const stderr = createOutputCapture(cap);
   const output = createOutputCapture(cap);
-  const reportChunks: Buffer[] = warm?.reportChunks ?? [];
+  const reportChunks: Buffer[] = [];
   const started = performance.now();
 
   return new Promise((resolveRun) => {
     // detached: the child leads its own process group, so one kill(-pid) reaches all it did not move away.
-    const child = warm?.child ?? spawn(file, args, options);
-    if (!warm) writeSeccomp(plan, child);
-    let timedOut = false;
-    let aborted = false;
+    const child = spawn(file, args, options);
+    writeSeccomp(plan, child);
+    const limits = watchLimits(child, req, signal);
     let spawnError: Error | null = null;
     let exitInfo: { code: number | null; signal: string | null; at: number } | null = null;
     let settled = false;
-
-    const stop = (): void => {
-      if (child.pid !== undefined) killTree(child.pid);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, req.limits.timeoutMs);
-    const onAbort = (): void => {
-      aborted = true;
-      stop();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // An abort while the work dir was being written fired before the listener existed.
-    if (signal?.aborted) onAbort();
 
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout.push(chunk);
@@ -85,15 +122,7 @@ export function spawnAndWatch(
       output.push(chunk);
     });
     const reportStream = child.stdio[3];
-    if (!warm) collectReport(child, reportChunks);
-    if (warm) {
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(warm.go);
-      if (child.exitCode !== null || child.signalCode !== null) {
-        exitInfo = { code: child.exitCode, signal: child.signalCode, at: performance.now() };
-        setImmediate(finish);
-      }
-    }
+    collectReport(child, reportChunks);
 
     child.on('error', (err) => {
       spawnError = err;
@@ -102,8 +131,7 @@ export function spawnAndWatch(
     child.on('exit', (code, sig) => {
       exitInfo = { code, signal: sig, at: performance.now() };
       // Finished on its own: a limit that fires while the pipes drain must not relabel the run.
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      limits.clear();
       // Without a pid namespace, processes the script left behind would live on and hold our pipes open.
       if (plan.kind === 'none' && child.pid !== undefined) killTree(child.pid);
       setTimeout(() => {
@@ -116,8 +144,8 @@ export function spawnAndWatch(
     function finish(): void {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      limits.clear();
+      const { timedOut, aborted } = limits;
       const durationMs = Math.round(((exitInfo?.at ?? performance.now()) - started) * 10) / 10;
       const report = parseLauncherReport(Buffer.concat(reportChunks).toString('utf8'));
       const notes: string[] = [];
@@ -150,14 +178,9 @@ export function spawnAndWatch(
           message: `the launcher died before it reported the script's exit (exit ${exitInfo?.code ?? exitInfo?.signal ?? 'unknown'})`,
         };
       }
-      // A warm interpreter's CPU before the run (its imports) is not the script's.
-      const cpuMs = report.exit ? Math.max(0, report.exit.cpuMs - (warm?.importCpuMs ?? 0)) : null;
-      if (
-        sigName === 'SIGXCPU' ||
-        (sigName === 'SIGKILL' && !timedOut && !aborted && cpuMs !== null && cpuMs >= req.limits.cpuSeconds * 1000)
-      ) {
-        notes.push(`stopped by the ${req.limits.cpuSeconds} s CPU-time limit`);
-      }
+      const cpuMs = report.exit ? report.exit.cpuMs : null;
+      const cpuNote = cpuLimitNote(sigName, limits, cpuMs, req.limits.cpuSeconds);
+      if (cpuNote) notes.push(cpuNote);
       resolveRun({
         executor: 'local',
         exitCode,
@@ -169,14 +192,7 @@ export function spawnAndWatch(
         durationMs,
         cpuMs,
         peakMemoryMb: report.exit?.peakMemoryMb ?? null,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        output: output.text(),
-        stdoutBytes: stdout.bytes,
-        stderrBytes: stderr.bytes,
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        outputCapBytes: cap,
+        ...capturedOutput(stdout, stderr, output, cap),
         infra,
         notes,
       });

@@ -160,7 +160,7 @@ export function createLocalExecutor(
       req.setup.length > 0 ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv] : scriptArgv;
     const prepared = await prepareSandbox(ctx, workdir, shape, isolation, target, req.limits.cpuSeconds, 'ignore');
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
-    return finishRun(ctx, prepared, req, plan, isolation, signal, undefined, extraNotes);
+    return finishRun(ctx, prepared, req, plan, isolation, signal, extraNotes);
   }
 
   async function close(): Promise<void> {
