@@ -108,7 +108,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   const pending = new Map<string, Promise<ServerEntry | undefined>>();
   let closed = false;
 
-  async function startServer(key: string, shape: RunShape): Promise<ServerEntry> {
+  /** Starts a server; `claimed`: for the run that asked, busy from the start (no other run may take it meanwhile). */
+  async function startServer(key: string, shape: RunShape, claimed: boolean): Promise<ServerEntry> {
     const { interpreter, plan } = shape;
     const sShape = serverShape(shape);
     const workdir = await makeOwnedDir(config.workRoot, 'repgen-run-', { keep: config.keepWorkdir });
@@ -174,7 +175,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     child.unref();
     for (const s of [child.stdout, child.stderr, child.stdio[3], child.stdin]) (s as { unref?: () => void } | null)?.unref?.();
     servers.add(entry);
-    parkIdle(entry);
+    if (claimed) entry.state = 'busy';
+    else parkIdle(entry);
     return entry;
   }
 
@@ -191,14 +193,14 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const starting = pending.get(key);
     if (starting) await starting;
     const idle = [...servers].filter((s) => s.key === key && s.state === 'idle');
-    let entry = idle.find((s) => s.readyInfo !== null) ?? idle[0];
+    const entry = idle.find((s) => s.readyInfo !== null) ?? idle[0];
     if (!entry) {
       if (servers.size >= config.warmPoolSize) {
         const spare = [...servers].find((s) => s.state === 'idle');
         if (!spare) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
         void spare.discard();
       }
-      entry = await startServer(key, shape);
+      return startServer(key, shape, true);
     }
     entry.state = 'busy';
     if (entry.idle) clearTimeout(entry.idle);
@@ -312,7 +314,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         if (spare) void spare.discard();
       }
       if (servers.size + pending.size < config.warmPoolSize) {
-        starting = startServer(key, shape).catch((err: unknown) => {
+        starting = startServer(key, shape, false).catch((err: unknown) => {
           log.debug({ err: (err as Error).message }, 'warm pool: cannot start an interpreter');
           return undefined;
         });
