@@ -24,11 +24,20 @@ import { z } from 'zod';
  */
 export const FORK_SERVER_SOURCE = String.raw`# repgen fork server
 import os, sys
+# What the imports print goes to stderr: stdout is the frame channel (the host skips what came before the ready frame).
+_out = os.dup(1)
+os.dup2(2, 1)
 for _m in ("numpy", "torch", "torch.nn", "torch.nn.functional"):
     try:
         __import__(_m)
     except BaseException:
         pass
+try:
+    sys.stdout.flush()
+except BaseException:
+    pass
+os.dup2(_out, 1)
+os.close(_out)
 import ctypes, gc, json, resource, select, shutil, signal, struct, time, traceback, types, atexit, threading, random
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the runs share our uid
@@ -38,10 +47,12 @@ gc.freeze()
 def _cpu():
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
+READY_SYNC = b"\0REPGEN-FORK-SERVER\0"
 def _frame(kind, payload):
     data = kind + struct.pack(">I", len(payload)) + payload
     while data:
         data = data[os.write(1, data):]
+os.write(1, READY_SYNC)
 _frame(b"R", json.dumps({"cpuMs": int(_cpu() * 1000), "threads": len(os.listdir("/proc/self/task"))}).encode())
 
 def _retitle(words):
@@ -278,14 +289,31 @@ export type Frame =
   | { kind: 'end'; end: EndFrame }
   | { kind: 'bad'; why: string };
 
+/**
+ * What the server writes just before its ready frame. Whatever came before it on stdout (a `sitecustomize` of the
+ * workspace that prints when the interpreter starts) is not the server's and is skipped; after it, only frames.
+ */
+export const READY_SYNC = Buffer.from('\0REPGEN-FORK-SERVER\0', 'latin1');
+
 /** Splits the server's stdout into frames. Pure: push bytes in, frames come out; after a `bad` frame nothing more. */
 export function createFrameReader(): { push(chunk: Buffer): Frame[] } {
   let pending: Buffer = Buffer.alloc(0);
   let broken = false;
+  let synced = false;
   return {
     push(chunk: Buffer): Frame[] {
       if (broken) return [];
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      if (!synced) {
+        const at = pending.indexOf(READY_SYNC);
+        if (at < 0) {
+          // Keep only what could be the start of the marker.
+          pending = pending.subarray(Math.max(0, pending.length - READY_SYNC.length + 1));
+          return [];
+        }
+        synced = true;
+        pending = pending.subarray(at + READY_SYNC.length);
+      }
       const frames: Frame[] = [];
       while (pending.length >= 5) {
         const kind = String.fromCharCode(pending[0]!);

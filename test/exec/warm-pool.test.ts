@@ -1,10 +1,10 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import { WARM_NOTE } from '../../src/exec/local-warm-pool.js';
-import { createFrameReader, MAX_FRAME_BYTES } from '../../src/exec/warm-pool.js';
+import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../src/exec/warm-pool.js';
 import { waitFor } from './proc-helpers.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
@@ -51,7 +51,16 @@ function frame(kind: string, payload: Buffer | string): Buffer {
 describe('fork server frames', () => {
   it('reads frames split anywhere, and stops at the first thing that is not one', () => {
     const end = JSON.stringify({ exitCode: 3, signal: null, cpuMs: 12.5, maxRssKb: 2048, clean: true });
-    const bytes = Buffer.concat([frame('R', '{"cpuMs": 900, "threads": 1}'), frame('O', 'out'), frame('E', 'err'), frame('X', end)]);
+    // What an interpreter printed before the server's marker (a workspace's sitecustomize) is skipped, even a fake frame.
+    const bytes = Buffer.concat([
+      Buffer.from('hello from sitecustomize\n'),
+      frame('O', 'not yet'),
+      READY_SYNC,
+      frame('R', '{"cpuMs": 900, "threads": 1}'),
+      frame('O', 'out'),
+      frame('E', 'err'),
+      frame('X', end),
+    ]);
     const reader = createFrameReader();
     const frames = [];
     for (let i = 0; i < bytes.length; i += 3) frames.push(...reader.push(bytes.subarray(i, i + 3)));
@@ -69,7 +78,7 @@ describe('fork server frames', () => {
       frame('R', 'not json'),
     ]) {
       const reader = createFrameReader();
-      const frames = reader.push(Buffer.concat([bad, frame('O', 'after')]));
+      const frames = reader.push(Buffer.concat([READY_SYNC, bad, frame('O', 'after')]));
       expect(frames.at(-1)?.kind).toBe('bad');
       expect(frames.some((f) => f.kind === 'stdout')).toBe(false);
       expect(reader.push(frame('O', 'more'))).toEqual([]);
@@ -267,6 +276,18 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
       process.off('warning', onWarning);
       await ex.close();
     }
+  });
+
+  it('a workspace whose sitecustomize prints when an interpreter starts still gets forked runs', async () => {
+    const ws = mkdtempSync(join(workRoot, 'ws-'));
+    chmodSync(ws, 0o755);
+    writeFileSync(join(ws, 'sitecustomize.py'), 'print("hello from sitecustomize")\n');
+    chmodSync(join(ws, 'sitecustomize.py'), 0o644);
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const r = await ex.run(script('print("run")', { workspace: { hostPath: ws } }));
+    expect(r.notes).toContain(WARM_NOTE);
+    expect(r.stdout).toBe('run\n');
+    await ex.close();
   });
 
   it('requests the pool cannot serve run cold and say why', async () => {
