@@ -188,6 +188,18 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     entry.idle.unref();
   }
 
+  /**
+   * Whether one more server fits: at the cap, the oldest idle server gives way (servers still being started by a
+   * warmUp count too, so a run and a warm-up cannot both take the last place).
+   */
+  function makeRoom(): boolean {
+    if (servers.size + pending.size < config.warmPoolSize) return true;
+    const spare = [...servers].find((s) => s.state === 'idle');
+    if (!spare) return false;
+    void spare.discard();
+    return servers.size + pending.size < config.warmPoolSize;
+  }
+
   /** An idle server of this key, ready ones first; or a new one when the pool has room (an idle one of another key gives way). */
   async function claimServer(key: string, shape: RunShape): Promise<ServerEntry | string> {
     const starting = pending.get(key);
@@ -195,11 +207,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const idle = [...servers].filter((s) => s.key === key && s.state === 'idle');
     const entry = idle.find((s) => s.readyInfo !== null) ?? idle[0];
     if (!entry) {
-      if (servers.size >= config.warmPoolSize) {
-        const spare = [...servers].find((s) => s.state === 'idle');
-        if (!spare) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
-        void spare.discard();
-      }
+      if (!makeRoom()) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
       return startServer(key, shape, true);
     }
     entry.state = 'busy';
@@ -308,22 +316,16 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const key = warmKey(shape);
     let starting = pending.get(key);
     const there = [...servers].find((s) => s.key === key && s.state !== 'gone');
-    if (!there && !starting) {
-      if (servers.size + pending.size >= config.warmPoolSize) {
-        const spare = [...servers].find((s) => s.state === 'idle' && s.key !== key);
-        if (spare) void spare.discard();
-      }
-      if (servers.size + pending.size < config.warmPoolSize) {
-        starting = startServer(key, shape, false).catch((err: unknown) => {
-          log.debug({ err: (err as Error).message }, 'warm pool: cannot start an interpreter');
-          return undefined;
-        });
-        const mine = starting;
-        pending.set(key, mine);
-        void mine.finally(() => {
-          if (pending.get(key) === mine) pending.delete(key);
-        });
-      }
+    if (!there && !starting && makeRoom()) {
+      const mine = startServer(key, shape, false).catch((err: unknown) => {
+        log.debug({ err: (err as Error).message }, 'warm pool: cannot start an interpreter');
+        return undefined;
+      });
+      starting = mine;
+      pending.set(key, mine);
+      void mine.finally(() => {
+        if (pending.get(key) === mine) pending.delete(key);
+      });
     }
     // In the books now (starting or there): a run of this shape from here on finds it.
     onRegistered?.();

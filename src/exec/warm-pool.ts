@@ -38,7 +38,7 @@ except BaseException:
     pass
 os.dup2(_out, 1)
 os.close(_out)
-import ctypes, gc, json, resource, select, shutil, signal, struct, time, traceback, types, atexit, threading, random
+import ctypes, gc, json, resource, select, shutil, signal, struct, traceback, types, atexit, threading, random
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the runs share our uid
 _libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what a run leaves behind re-parents to us
