@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { collectOutputFiles } from './collect-output-files.js';
 import { InvalidRunRequestError } from './errors.js';
 import { killTree } from './kill-tree.js';
-import { watchForkedRun, type ServerHandle } from './local-fork-run.js';
+import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, type AheadBook } from './import-ahead.js';
+import { importAhead, watchForkedRun, type ServerHandle } from './local-fork-run.js';
 import {
   describeIsolation,
   prepareSandbox,
@@ -19,7 +20,8 @@ import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
 import { buildScriptEnv } from './script-env.js';
 import type { Isolation, RunResult } from './types.js';
-import { createFrameReader, FORK_SERVER_SOURCE, type ReadyFrame } from './warm-pool.js';
+import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
+import { FORK_SERVER_SOURCE } from './warm-pool.js';
 
 /** CPU seconds a fork server may spend on its imports and its relaying, on top of one run's own limit. */
 const WARM_IMPORT_CPU_S = 300;
@@ -39,6 +41,8 @@ interface ServerEntry extends ServerHandle {
   /** The ready frame; null when the server died first. */
   ready: Promise<ReadyFrame | null>;
   readyInfo: ReadyFrame | null;
+  /** What it imported ahead of runs (import-ahead.ts): which runs it may serve. */
+  ahead: AheadBook;
   state: 'idle' | 'busy' | 'gone';
   runs: number;
   idle: NodeJS.Timeout | null;
@@ -106,7 +110,15 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   const servers = new Set<ServerEntry>();
   /** Servers warmUp is starting (work dir, cgroup, spawn), by key: a run of that key waits for one instead of starting another. */
   const pending = new Map<string, Promise<ServerEntry | undefined>>();
+  /** Per key: modules that failed, hung, killed a server or left a thread running when imported ahead; never tried again. */
+  const notAhead = new Map<string, Set<string>>();
   let closed = false;
+
+  function badAhead(key: string): Set<string> {
+    let bad = notAhead.get(key);
+    if (!bad) notAhead.set(key, (bad = new Set()));
+    return bad;
+  }
 
   /** Starts a server; `claimed`: for the run that asked, busy from the start (no other run may take it meanwhile). */
   async function startServer(key: string, shape: RunShape, claimed: boolean): Promise<ServerEntry> {
@@ -139,6 +151,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       child,
       isolation,
       readyInfo: null,
+      ahead: emptyAheadBook(),
       state: 'idle',
       runs: 0,
       idle: null,
@@ -200,12 +213,17 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     return servers.size + pending.size < config.warmPoolSize;
   }
 
-  /** An idle server of this key, ready ones first; or a new one when the pool has room (an idle one of another key gives way). */
-  async function claimServer(key: string, shape: RunShape): Promise<ServerEntry | string> {
+  /**
+   * An idle server of this key that imported nothing ahead the run does not import first (ready ones first, then the
+   * one that imported most of what it wants); or a new one when the pool has room (an idle one gives way).
+   */
+  async function claimServer(key: string, shape: RunShape, leading: string[]): Promise<ServerEntry | string> {
     const starting = pending.get(key);
     if (starting) await starting;
-    const idle = [...servers].filter((s) => s.key === key && s.state === 'idle');
-    const entry = idle.find((s) => s.readyInfo !== null) ?? idle[0];
+    const idle = [...servers]
+      .filter((s) => s.key === key && s.state === 'idle' && servesRun(s.ahead, leading))
+      .sort((a, b) => Number(b.readyInfo !== null) - Number(a.readyInfo !== null) || b.ahead.imported.length - a.ahead.imported.length);
+    const entry = idle[0];
     if (!entry) {
       if (!makeRoom()) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
       return startServer(key, shape, true);
@@ -219,9 +237,12 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const refusal = warmRefusal(shape);
     if (refusal !== null) return refusal;
     if (closed) return 'the warm pool is closed';
+    const key = warmKey(shape);
+    const imports = importsAhead(shape.req, badAhead(key));
+    if (typeof imports === 'string') return imports;
     let entry: ServerEntry | string;
     try {
-      entry = await claimServer(warmKey(shape), shape);
+      entry = await claimServer(key, shape, imports.leading);
     } catch (err) {
       return `the pool could not start an interpreter: ${(err as Error).message.split('\n')[0]}`;
     }
@@ -242,7 +263,34 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       void entry.discard();
       return `the warm interpreter had ${ready.threads} threads after its imports: forking it could deadlock`;
     }
+    const missing = imports.ahead.filter((m) => !entry.ahead.asked.has(m));
+    if (missing.length > 0) {
+      const refusal = await importForRun(entry, missing, waitMs ?? shape.req.limits.timeoutMs, signal);
+      if (refusal !== null) return refusal;
+    }
     return runForked(entry, shape, signal);
+  }
+
+  /**
+   * Has the server import `missing` ahead of the run; null when it may fork the run now. A module that fails to
+   * import stays in the server's books (the run's own import of it fails the same way, as cold), and is not tried
+   * again; one that hangs, kills the server or leaves a thread running costs this server, and the run starts cold.
+   */
+  async function importForRun(entry: ServerEntry, missing: string[], ms: number, signal: AbortSignal | undefined): Promise<string | null> {
+    const bad = badAhead(entry.key);
+    const done = await keptAlive(importAhead(entry, missing, ms, signal));
+    if (signal?.aborted) {
+      void entry.discard();
+      return 'the run was cancelled while the warm interpreter imported its modules';
+    }
+    if (done === null) {
+      for (const m of missing) bad.add(m);
+      void entry.discard();
+      return `the warm interpreter died or took over ${ms} ms importing ${missing.join(', ')} ahead of the run`;
+    }
+    const refusal = recordImportsAhead(entry.ahead, done, missing, bad);
+    if (refusal !== null) void entry.discard();
+    return refusal;
   }
 
   function parkOrDiscard(entry: ServerEntry, keep: boolean): void {
@@ -285,11 +333,13 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       const oomBefore = (await entry.prepared.cgroup?.oomKills()) ?? 0;
       const go = `${JSON.stringify({ dir: runDir, entry: req.entry, args: req.args, cpu: req.limits.cpuSeconds, env })}\n`;
       log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels, warm: true, run: entry.runs }, 'starting script');
-      const forked = await keptAlive(watchForkedRun(entry, req, go, signal));
+      const forked = await keptAlive(watchForkedRun(entry, req, go, signal, entry.ahead.prelude));
       if ('died' in forked) return forked.died;
       const { watched, end } = forked;
       keep = end !== null && end.clean;
       const notes = [WARM_NOTE];
+      if (entry.ahead.loaded.length > 0)
+        notes.push(`also imported ahead in the warm interpreter, as the script's first lines do: ${entry.ahead.loaded.join(', ')}`);
       if (req.seed !== undefined)
         notes.push(`string hashing keeps the warm interpreter's seed: PYTHONHASHSEED=${req.seed} applies when an interpreter starts`);
       if (end && !end.clean) notes.push('the warm interpreter could not clean up after the run and was replaced');

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * The fork server of the local executor's warm pool (`REPGEN_WARM_POOL`). It is started like a cold run (same
  * sandbox: namespaces, uid, seccomp, cgroup, the launcher's limits) as `python -c FORK_SERVER_SOURCE`, imports the
@@ -7,11 +5,15 @@ import { z } from 'zod';
  * torch imported and nothing of any earlier run (module state is the server's pristine copy, fds are the child's
  * own, the random generators are reseeded).
  *
- * Protocol. Host → server, on stdin: one JSON line per run, `{dir, entry, args, cpu, env}`. Server → host, on
- * stdout: frames of a kind byte, a 4-byte big-endian length and a payload — `R` once (ready: its import CPU ms and
- * how many threads it has), then per run `O`/`E` (the run's stdout/stderr, relayed from pipes of its own) and `X`
- * (the end: exit status, CPU and peak RSS of the run, and whether the server is still clean). A run never sees the
- * server's stdout: its fds 1 and 2 are its own pipes, so it cannot forge a frame.
+ * Protocol. Host → server, on stdin: one JSON line per run, `{dir, entry, args, cpu, env}`, or `{preload: [names]}`
+ * to import a run's leading imports in the server before forking it (import-ahead.ts says which, and which runs
+ * such a server may then serve). Server → host, on stdout: frames of a kind byte, a 4-byte big-endian length and
+ * a payload — `R` once (ready: its import CPU ms and how many threads it has), `P` per preload (what it imported,
+ * skipped or failed on, its threads after, what the imports printed), then per run `O`/`E` (the run's
+ * stdout/stderr, relayed from pipes of its own) and `X` (the end: exit status, CPU and peak RSS of the run, and
+ * whether the server is still clean). A run never sees the server's stdout: its fds 1 and 2 are its own pipes, so
+ * it cannot forge a frame. What the server imports ahead comes from where the run's own imports would (the
+ * workspace, the interpreter's packages), never from a run's folder: it is the code the run would run first.
  *
  * After the run's process exits, everything else in the sandbox's pid namespace dies (kill(-1): the server is a
  * subreaper and reaps it), then /tmp, /dev/shm and System V IPC objects are emptied; the host empties the run's
@@ -22,12 +24,19 @@ import { z } from 'zod';
  * String hashing is the server's: PYTHONHASHSEED is read once, when an interpreter starts, so a forked run keeps
  * the server's hash seed whatever its own seed (its REPGEN_SEED and generators are its own).
  */
+/** What every fork server imports when it starts, before any run. */
+export const SERVER_IMPORTS: readonly string[] = ['numpy', 'torch', 'torch.nn', 'torch.nn.functional'];
+
 export const FORK_SERVER_SOURCE = String.raw`# repgen fork server
 import os, sys
+# Nothing is imported from the server's own folder: what it imports ahead for a run comes from where the run's own
+# imports would, past the run's folder (the child puts that first on sys.path again).
+if sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path[0] = "/nonexistent/repgen-fork-server"
 # What the imports print goes to stderr: stdout is the frame channel (the host skips what came before the ready frame).
 _out = os.dup(1)
 os.dup2(2, 1)
-for _m in ("numpy", "torch", "torch.nn", "torch.nn.functional"):
+for _m in (${SERVER_IMPORTS.map((m) => JSON.stringify(m)).join(', ')}):
     try:
         __import__(_m)
     except BaseException:
@@ -38,7 +47,7 @@ except BaseException:
     pass
 os.dup2(_out, 1)
 os.close(_out)
-import ctypes, gc, json, resource, select, shutil, signal, struct, traceback, types, atexit, threading, random
+import ctypes, gc, json, resource, select, shutil, signal, struct, traceback, types, atexit, threading, random, base64, importlib
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: the runs share our uid
 _libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: what a run leaves behind re-parents to us
@@ -257,6 +266,58 @@ def _serve(msg):
         end["signal"] = None
     _frame(b"X", json.dumps(end).encode())
 
+def _threads():
+    return len(os.listdir("/proc/self/task"))
+
+def _preload(names):
+    """Imports a run's leading imports here, before forking it: what they print is captured (the host replays it
+    into every run that imports them), and the first import that fails or leaves a thread running ends the list.
+    A module already imported, or of the standard library (quick to import, and nothing of it to carry into runs
+    that do not import it), is skipped: only what it loads anew ties the server to runs that import it."""
+    res = {"loaded": [], "skipped": [], "failed": None, "threads": 1}
+    std = getattr(sys, "stdlib_module_names", ())
+    caps = [os.memfd_create("repgen-preload-out"), os.memfd_create("repgen-preload-err")]
+    saved = [os.dup(1), os.dup(2)]
+    os.dup2(caps[0], 1)
+    os.dup2(caps[1], 2)
+    def flush():
+        for s in (sys.stdout, sys.stderr):
+            try:
+                s.flush()
+            except BaseException:
+                pass
+    # What the modules imported whole printed; a failed import's output is not kept: the run prints it again.
+    kept = [0, 0]
+    try:
+        for name in names:
+            if name in sys.modules or name.split(".")[0] in std:
+                res["skipped"].append(name)
+                continue
+            try:
+                importlib.import_module(name)
+            except BaseException as e:
+                res["failed"] = {"module": name, "error": ("%s: %s" % (type(e).__name__, e))[:500]}
+                break
+            flush()
+            kept = [os.lseek(fd, 0, os.SEEK_CUR) for fd in caps]
+            res["loaded"].append(name)
+            res["threads"] = _threads()
+            if res["threads"] > 1:
+                break
+    finally:
+        flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
+    for key, fd, n in zip(("stdout", "stderr"), caps, kept):
+        os.lseek(fd, 0, 0)
+        res[key] = base64.b64encode(os.read(fd, min(n, 1 << 16))).decode()
+        os.close(fd)
+    gc.collect()
+    gc.freeze()
+    _frame(b"P", json.dumps(res).encode())
+
 _buf = b""
 while True:
     while b"\n" not in _buf:
@@ -265,90 +326,9 @@ while True:
             os._exit(0)
         _buf += _c
     _line, _buf = _buf.split(b"\n", 1)
-    _serve(json.loads(_line))
+    _msg = json.loads(_line)
+    if "preload" in _msg:
+        _preload(_msg["preload"])
+    else:
+        _serve(_msg)
 `;
-
-/** Largest frame payload the server sends (its reads are 64 KiB); anything larger is not its. */
-export const MAX_FRAME_BYTES = 1 << 20;
-
-export const ReadyFrame = z.object({ cpuMs: z.number().min(0), threads: z.number().int().min(1) });
-export type ReadyFrame = z.infer<typeof ReadyFrame>;
-
-export const EndFrame = z.object({
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  cpuMs: z.number().min(0),
-  maxRssKb: z.number().min(0),
-  clean: z.boolean(),
-});
-export type EndFrame = z.infer<typeof EndFrame>;
-
-export type Frame =
-  | { kind: 'ready'; ready: ReadyFrame }
-  | { kind: 'stdout' | 'stderr'; data: Buffer }
-  | { kind: 'end'; end: EndFrame }
-  | { kind: 'bad'; why: string };
-
-/**
- * What the server writes just before its ready frame. Whatever came before it on stdout (a `sitecustomize` of the
- * workspace that prints when the interpreter starts) is not the server's and is skipped; after it, only frames.
- */
-export const READY_SYNC = Buffer.from('\0REPGEN-FORK-SERVER\0', 'latin1');
-
-/** Splits the server's stdout into frames. Pure: push bytes in, frames come out; after a `bad` frame nothing more. */
-export function createFrameReader(): { push(chunk: Buffer): Frame[] } {
-  let pending: Buffer = Buffer.alloc(0);
-  let broken = false;
-  let synced = false;
-  return {
-    push(chunk: Buffer): Frame[] {
-      if (broken) return [];
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      if (!synced) {
-        const at = pending.indexOf(READY_SYNC);
-        if (at < 0) {
-          // Keep only what could be the start of the marker.
-          pending = pending.subarray(Math.max(0, pending.length - READY_SYNC.length + 1));
-          return [];
-        }
-        synced = true;
-        pending = pending.subarray(at + READY_SYNC.length);
-      }
-      const frames: Frame[] = [];
-      while (pending.length >= 5) {
-        const kind = String.fromCharCode(pending[0]!);
-        const len = pending.readUInt32BE(1);
-        if (len > MAX_FRAME_BYTES || !'ROEX'.includes(kind)) {
-          broken = true;
-          frames.push({ kind: 'bad', why: `not a frame of the fork server (kind ${JSON.stringify(kind)}, ${len} bytes)` });
-          return frames;
-        }
-        if (pending.length < 5 + len) break;
-        const payload = pending.subarray(5, 5 + len);
-        pending = pending.subarray(5 + len);
-        if (kind === 'O' || kind === 'E') {
-          frames.push({ kind: kind === 'O' ? 'stdout' : 'stderr', data: Buffer.from(payload) });
-          continue;
-        }
-        const ready = kind === 'R' ? parseJson(payload, ReadyFrame) : null;
-        const end = kind === 'X' ? parseJson(payload, EndFrame) : null;
-        if (ready === null && end === null) {
-          broken = true;
-          frames.push({ kind: 'bad', why: `a malformed ${kind} frame of the fork server` });
-          return frames;
-        }
-        frames.push(ready ? { kind: 'ready', ready } : { kind: 'end', end: end as EndFrame });
-      }
-      return frames;
-    },
-  };
-}
-
-function parseJson<T>(payload: Buffer, schema: z.ZodType<T>): T | null {
-  try {
-    const r = schema.safeParse(JSON.parse(payload.toString('utf8')));
-    return r.success ? r.data : null;
-  } catch {
-    return null;
-  }
-}

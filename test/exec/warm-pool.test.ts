@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import { WARM_NOTE } from '../../src/exec/local-warm-pool.js';
-import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../src/exec/warm-pool.js';
+import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../src/exec/fork-server-frames.js';
 import { waitFor } from './proc-helpers.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
@@ -295,5 +295,133 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     const r = await ex.run(script('print(1)', { setup: ['true'] }));
     expect(r.notes?.[0]).toBe('cold start: setup commands run before the interpreter');
     expect(r.stdout).toBe('1\n');
+  });
+});
+
+describe("imports ahead: a server imports a run's leading imports before forking it", () => {
+  /** A workspace of small modules, each with one behaviour at import. */
+  function workspace(): string {
+    const ws = mkdtempSync(join(workRoot, 'ws-ahead-'));
+    chmodSync(ws, 0o755);
+    const modules: Record<string, string> = {
+      // Prints, records the pid that imported it, and leaves a mark on builtins.
+      'wsmod.py':
+        'import os, builtins, sys\nprint("wsmod imported")\nprint("wsmod warns", file=sys.stderr)\nPID = os.getpid()\nbuiltins.REPGEN_WSMOD = True\n',
+      'threaded.py': 'import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()\nVALUE = 7\n',
+      'broken.py': 'print("half")\nraise ValueError("broken at import")\n',
+      'killer.py': 'import os\nos._exit(3)\n',
+      'helper.py': 'WHO = "workspace"\n',
+    };
+    for (const [name, text] of Object.entries(modules)) {
+      writeFileSync(join(ws, name), text);
+      chmodSync(join(ws, name), 0o644);
+    }
+    return ws;
+  }
+  const AHEAD = "also imported ahead in the warm interpreter, as the script's first lines do";
+
+  it('a run gets its leading imports done in the server, with what they printed, as a cold run sees it', async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      const cold = createLocalExecutor({ workRoot, warmPool: 'off' });
+      const body = 'import wsmod\nimport os\nprint(wsmod.PID != os.getpid())\n';
+      const reference = await cold.run(script(body, { workspace: { hostPath: ws } }));
+      expect(reference.stdout).toBe('wsmod imported\nFalse\n');
+      const first = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      const second = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      for (const r of [first, second]) {
+        expect(r.notes).toContain(WARM_NOTE);
+        expect(r.notes).toContain(`${AHEAD}: wsmod`);
+        // Imported by the server (another pid), its print shown once, at the start, as in the cold run.
+        expect(r.stdout).toBe('wsmod imported\nTrue\n');
+        expect(r.stderr).toBe(reference.stderr);
+        expect(r.stderr).toBe('wsmod warns\n');
+      }
+      expect(servers()).toHaveLength(1);
+      // A run that does not import it is never served by that server: nothing of wsmod reaches it.
+      const other = await ex.run(
+        script('import builtins, sys\nprint(hasattr(builtins, "REPGEN_WSMOD"), "wsmod" in sys.modules)\n', { workspace: { hostPath: ws } }),
+      );
+      expect(other.notes).toContain(WARM_NOTE);
+      expect(other.notes?.some((n) => n.startsWith(AHEAD))).toBe(false);
+      expect(other.stdout).toBe('False False\n');
+      expect(servers()).toHaveLength(2);
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it('an import that leaves a thread running sends that run cold, and is not imported ahead again', async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      const body = 'import threaded\nprint(threaded.VALUE)\n';
+      const first = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      expect(first.notes?.[0]).toMatch(/^cold start: importing threaded ahead left 2 threads/);
+      expect(first.stdout).toBe('7\n');
+      const again = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      expect(again.notes).toContain(WARM_NOTE);
+      expect(again.notes?.some((n) => n.startsWith(AHEAD))).toBe(false);
+      expect(again.stdout).toBe('7\n');
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it('an import that fails fails the run as it does cold; one that kills the server sends the run cold', async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const cold = createLocalExecutor({ workRoot, warmPool: 'off' });
+    try {
+      const broken = 'import broken\nprint("after")\n';
+      const reference = await cold.run(script(broken, { workspace: { hostPath: ws } }));
+      for (let i = 0; i < 2; i++) {
+        const r = await ex.run(script(broken, { workspace: { hostPath: ws } }));
+        expect(r.notes).toContain(WARM_NOTE);
+        expect(r.exitCode).toBe(1);
+        expect(r.stdout).toBe(reference.stdout);
+        expect(r.stdout).toBe('half\n');
+        expect(r.stderr.replace(/run-\d+/g, '')).toContain('ValueError: broken at import');
+        expect(r.stderr).toMatch(/broken\.py", line 2/);
+      }
+      const killer = 'import killer\nprint("after")\n';
+      const first = await ex.run(script(killer, { workspace: { hostPath: ws } }));
+      expect(first.notes?.[0]).toMatch(/^cold start: the warm interpreter died or took over \d+ ms importing killer ahead/);
+      expect(first.exitCode).toBe(3);
+      const second = await ex.run(script(killer, { workspace: { hostPath: ws } }));
+      expect(second.notes).toContain(WARM_NOTE);
+      expect(second.exitCode).toBe(3);
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it("a run's own module is its own, never the server's of that name", async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      const files = [
+        { path: 'main.py', content: 'import helper\nprint(helper.WHO)\n' },
+        { path: 'helper.py', content: 'WHO = "run"\n' },
+      ];
+      const own = await ex.run({ files, entry: 'main.py', workspace: { hostPath: ws } });
+      expect(own.notes).toContain(WARM_NOTE);
+      expect(own.stdout).toBe('run\n');
+      const viaWs = await ex.run(script('import helper\nprint(helper.WHO)\n', { workspace: { hostPath: ws } }));
+      expect(viaWs.stdout).toBe('workspace\n');
+      // A run whose own torch.py shadows the server's torch cannot be forked from it.
+      const shadow = await ex.run({
+        files: [
+          { path: 'main.py', content: 'import torch\nprint(torch.WHO)\n' },
+          { path: 'torch.py', content: 'WHO = "fake torch"\n' },
+        ],
+        entry: 'main.py',
+      });
+      expect(shadow.notes?.[0]).toMatch(/^cold start: the run's own files shadow torch/);
+      expect(shadow.stdout).toBe('fake torch\n');
+    } finally {
+      await ex.close();
+    }
   });
 });
