@@ -35,7 +35,8 @@ time, tokens, cost; totals by symptom kind. When a case has case.json and a judg
 DIR/../judge.py, or REPGEN_BENCH_JUDGE), the judge's verdict on the final run's own output is recorded, and
 any 'reproduced' it does not confirm is listed as a false positive. Per-case files go to FILE's folder,
 under bench-cases/<case>/. Progress on stderr: a line as each case starts and ends (N/M done, which are
-running), and every 10 s without one, each running case's time, stage and what it is doing.
+running), and every 10 s without one, each running case's time, stage and what it is doing. Cases start
+longest first, by their times in FILE's JSON from the last run over DIR (cases without one first).
 
 Fail-to-pass cases: a case.json with repo (owner/name), buggy_commit and fix_commit is reproduced against
 the repository at buggy_commit (from a clone under --mirrors); a reproduction is then re-run at fix_commit
@@ -48,7 +49,8 @@ options:
   --llm PROVIDER     as for reproduce (default: from the environment, else none)
   --model M          model name
   --out FILE         markdown table (default ./bench-results.md; JSON next to it)
-  --concurrency N    cases at a time (default 1: each run already uses the CPU)
+  --concurrency N    cases at a time (default 2: one case's runs seldom keep the cores busy, and a case
+                     waiting on a model uses none)
   --mirrors DIR      clones of the cases' repositories: DIR/<owner>+<name>[/repo], DIR/<owner>/<name> or
                      DIR/<name> (a bare mirror or a work tree)
 
@@ -100,6 +102,9 @@ function runJudge(
   });
 }
 
+/** Cases at a time when --concurrency is not given. */
+const DEFAULT_CONCURRENCY = 2;
+
 export async function runBenchCommand(argv: string[], io: CliIo, wiring: ReproduceWiring = {}): Promise<number> {
   const parsed = parseCliArgs(
     argv,
@@ -121,7 +126,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const dir = resolve(io.cwd, dirArg);
   const st = await stat(dir).catch(() => null);
   if (!st?.isDirectory()) throw new UsageError(`'${dirArg}' is not a directory`);
-  const concurrency = numberOption('concurrency', parsed.values.concurrency) ?? 1;
+  const concurrency = numberOption('concurrency', parsed.values.concurrency) ?? DEFAULT_CONCURRENCY;
   const outFile = resolve(io.cwd, parsed.values.out ?? 'bench-results.md');
   // Before any case runs: the results' folder must be writable, and FILE not a folder.
   prepareOutDir(dirname(outFile), '--out');
@@ -153,10 +158,14 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
 
   const progress = benchProgress((line) => io.stderr(`${line}\n`), caseIds.length);
   const results: BenchCase[] = new Array(caseIds.length);
+  const jsonFile = outFile.replace(/\.md$/, '') + '.json';
+  // Longest first, by the last run's times in the results file: with several cases at a time, a long case started
+  // last would run on alone at the end. Cases without a time go first, in name order.
+  const order = longestFirst(caseIds, await previousDurations(jsonFile, dir));
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < caseIds.length) {
-      const i = next++;
+    while (next < order.length) {
+      const i = order[next++] ?? 0;
       const id = caseIds[i] ?? '';
       const caseProgress = progress.caseStarted(id);
       const caseDir = join(dir, id);
@@ -267,10 +276,9 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   const md = benchMarkdown(results, { dir: dirArg, llm: llm ? reason : 'none' });
   await mkdir(dirname(outFile), { recursive: true });
   await writeFile(outFile, md);
-  const jsonFile = outFile.replace(/\.md$/, '') + '.json';
   await writeFile(
     jsonFile,
-    `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, cases: results, totals: benchTotals(results) }, null, 2)}\n`,
+    `${JSON.stringify({ dir, llm: llm ? reason : 'none', judge, concurrency, cases: results, totals: benchTotals(results) }, null, 2)}\n`,
   );
   io.stdout(md);
   io.stderr(`repgen bench: wrote ${outFile} and ${jsonFile}\n`);
@@ -283,3 +291,31 @@ export const command: Command = {
   help: HELP,
   run: (args, io) => runBenchCommand(args, io),
 };
+
+/** Each case's time in an earlier results file of the same folder; empty when there is none or it cannot be read. */
+async function previousDurations(jsonFile: string, dir: string): Promise<Map<string, number>> {
+  const Previous = z.object({
+    dir: z.string(),
+    cases: z.array(z.object({ id: z.string(), durationMs: z.number().min(0) }).loose()),
+  });
+  const raw = await readFile(jsonFile, 'utf8').catch(() => null);
+  if (raw === null) return new Map();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return new Map();
+  }
+  const prev = Previous.safeParse(parsed);
+  if (!prev.success || prev.data.dir !== dir) return new Map();
+  return new Map(prev.data.cases.map((c) => [c.id, c.durationMs]));
+}
+
+/** Indexes into `ids`, the ones with no earlier time first (in order), then the rest from the longest earlier time down. */
+export function longestFirst(ids: string[], durations: ReadonlyMap<string, number>): number[] {
+  const index = ids.map((_, i) => i);
+  const unknown = index.filter((i) => !durations.has(ids[i] ?? ''));
+  const known = index.filter((i) => durations.has(ids[i] ?? ''));
+  known.sort((a, b) => (durations.get(ids[b] ?? '') ?? 0) - (durations.get(ids[a] ?? '') ?? 0) || a - b);
+  return [...unknown, ...known];
+}

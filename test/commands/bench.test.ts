@@ -1,9 +1,10 @@
-import { cp, mkdtemp, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
-import { runBenchCommand } from '../../src/commands/bench.js';
+import { longestFirst, runBenchCommand } from '../../src/commands/bench.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
 import { benchMarkdown, benchTotals, type BenchCase } from '../../src/commands/bench-report.js';
 
 function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string; err: string } {
@@ -54,6 +55,62 @@ describe('repgen bench', () => {
       expect(await readFile(join(root, 'results', 'bench-cases', 'so-054', 'repro.py'), 'utf8')).toMatch(/^import torch/);
     },
   );
+
+  it('starts the cases that took longest in the last run first; cases it has no time for go first', () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    expect(longestFirst(ids, new Map())).toEqual([0, 1, 2, 3]);
+    expect(
+      longestFirst(
+        ids,
+        new Map([
+          ['a', 100],
+          ['b', 9000],
+          ['d', 500],
+        ]),
+      ),
+    ).toEqual([2, 1, 3, 0]);
+    expect(
+      longestFirst(
+        ids,
+        new Map([
+          ['a', 5],
+          ['b', 5],
+          ['c', 5],
+          ['d', 5],
+        ]),
+      ),
+    ).toEqual([0, 1, 2, 3]);
+  });
+
+  it('reads the last times from the results file of the same folder only; a broken one is ignored', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'repgen-bench-order-'));
+    for (const c of ['so-050', 'so-054']) await cp(join(FIXTURES, 'dl-bugs', c), join(root, 'cases', c), { recursive: true });
+    await mkdir(join(root, 'results'));
+    // Every run fails at once: only the order the cases start in matters here.
+    const executor = new FakeExecutor(() => ({ exitCode: 1, stderr: 'no' }));
+    const started = async (previous: string | null): Promise<string[]> => {
+      if (previous !== null) await writeFile(join(root, 'results', 'bench.json'), previous);
+      const t = io(root);
+      await runBenchCommand(['cases', '--llm', 'none', '--out', 'results/bench.md', '--concurrency', '1'], t, { executor });
+      return [...t.err.matchAll(/\] (so-\d+) started/g)].map((m) => m[1] ?? '');
+    };
+    const times = (dir: string) =>
+      JSON.stringify({
+        dir,
+        cases: [
+          { id: 'so-050', durationMs: 10 },
+          { id: 'so-054', durationMs: 90_000 },
+        ],
+      });
+    expect(await started(times(join(root, 'cases')))).toEqual(['so-054', 'so-050']);
+    expect(await started(times('/elsewhere'))).toEqual(['so-050', 'so-054']);
+    expect(await started('{not json')).toEqual(['so-050', 'so-054']);
+    // The file the first run wrote holds both cases' times, so a second run orders by them.
+    await writeFile(join(root, 'results', 'bench.json'), '');
+    await started(null);
+    const written = JSON.parse(await readFile(join(root, 'results', 'bench.json'), 'utf8'));
+    expect(written.cases.map((c: BenchCase) => c.id)).toEqual(['so-050', 'so-054']);
+  });
 
   it('counts a judge-refuted "reproduced" as a false positive (pure totals)', () => {
     const base = {
