@@ -49,8 +49,8 @@ export const ExecEnv = z.object({
   }),
   REPGEN_WARM_POOL: doc(z.enum(['off', 'auto', 'always']).optional(), {
     description:
-      'fork servers: each run is forked from a sandboxed interpreter that imported torch and numpy once (22 ms against 1.5 s cold, ' +
-      'docs/benchmarks.md); `auto` keeps up to max(4, REPGEN_PARALLEL_RUNS) of them, ' +
+      "fork servers: each run is forked from a sandboxed interpreter that imported torch, numpy and the run's leading imports " +
+      'once (22 ms against 1.5 s cold, docs/sandbox.md); `auto` keeps up to max(4, REPGEN_PARALLEL_RUNS) of them, ' +
       'about 225 MB resident each (half of it the shared libraries of torch), 2 min after their last run; ' +
       '`off` starts every run cold',
     shown: '`auto`',
