@@ -46,6 +46,8 @@ export interface AgentDeps {
   onAttempt?: (a: AttemptRecord) => void | Promise<void>;
   /** What the agent starts doing now ("running tier 0 candidates 3–4 of 6"), for progress lines and heartbeats. */
   onActivity?: (what: string) => void | Promise<void>;
+  /** Work for a slot tier 0 leaves free while its reproduction waits on a slower candidate (early confirmation runs). */
+  spare?: (leader: CandidateRun) => Promise<void> | null;
   /** Which modules the run's interpreter cannot import (cached probe). @defaultValue the plan's missing modules */
   checkImports?: (modules: string[], signal?: AbortSignal) => Promise<string[]>;
 }
@@ -79,6 +81,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
         now: deps.now,
         onAttempt: deps.onAttempt,
         onActivity: deps.onActivity,
+        ...(deps.spare ? { spare: deps.spare } : {}),
       },
       signal,
     );

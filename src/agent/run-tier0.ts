@@ -4,10 +4,11 @@ import type { AttemptRecord } from './types.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
 import { parsePython } from '../context/python-syntax.js';
+import { candidateList, searchCandidates, type Finished } from './candidate-search.js';
 import { ATTEMPT_SEED, mismatchFeedback, runCandidate, type CandidateRun } from './run-candidate.js';
 import type { CompletedSnippet } from './tier0.js';
 
-/** Candidate runs at once: the search runs them in pairs (cheap on a CPU runner, halves the wall clock). @defaultValue 2 */
+/** Runs at once in tier 0's search (candidate-search.ts): cheap on a CPU runner, and it halves the wall clock. @defaultValue 2 */
 export const TIER0_PARALLEL = 2;
 
 export interface Tier0Result {
@@ -28,7 +29,8 @@ function better(a: CandidateRun, b: CandidateRun | null): boolean {
 }
 
 /**
- * Tier 0's search: the completion's candidates run (in pairs) until the symptom matcher accepts one. A
+ * Tier 0's search: the completion's candidates run, two at a time, until the symptom matcher accepts one (the
+ * lowest-numbered that reproduces wins; candidate-search.ts). A
  * completion that cannot run (blocking missing names, code that does not compile, a plan blocker) is one
  * attempt that says why, and nothing runs.
  */
@@ -46,6 +48,8 @@ export async function runTier0(
     now?: () => number;
     onAttempt?: (a: AttemptRecord) => void | Promise<void>;
     onActivity?: (what: string) => void | Promise<void>;
+    /** Work for a slot left free while a reproduction waits on lower-numbered candidates (early confirmation runs). */
+    spare?: (leader: CandidateRun) => Promise<void> | null;
   },
   signal?: AbortSignal,
 ): Promise<Tier0Result> {
@@ -90,55 +94,66 @@ export async function runTier0(
     return { attempts, final: null, reproduced: false, infra: null };
   }
 
-  let final: CandidateRun | null = null;
   const candidates = snippet.candidates;
-  for (let i = 0; i < candidates.length; i += TIER0_PARALLEL) {
-    if (i > 0 && now() >= input.budget.deadline) break;
-    const batch = candidates.slice(i, i + TIER0_PARALLEL);
-    const which = batch.length > 1 ? `s ${i + 1}–${i + batch.length}` : ` ${i + 1}`;
-    await deps.onActivity?.(
-      `running tier 0 ${candidates.length > 1 ? `candidate${which} of ${candidates.length}` : "on the report's code"}`,
-    );
-    const t0 = now();
-    const runs = await Promise.all(
-      batch.map((c) =>
-        runCandidate(
-          c.script,
-          { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget },
-          { executor: deps.executor, workspace: deps.workspace },
-          signal,
-        ),
-      ),
-    );
-    for (let k = 0; k < runs.length; k += 1) {
-      const run = runs[k] as CandidateRun;
-      const cand = batch[k];
-      const n = i + k + 1;
-      const label = candidates.length > 1 ? `candidate ${n}/${candidates.length} (${cand?.label ?? ''})` : (cand?.label ?? '');
+  const N = candidates.length;
+  const label = (i: number): string => (N > 1 ? `candidate ${i + 1}/${N} (${candidates[i]?.label ?? ''})` : (candidates[i]?.label ?? ''));
+  const finished: (Finished | undefined)[] = new Array(N);
+  let recorded = 0;
+  /** Records the finished candidates in order, up to the first still running (attempts are numbered in order). */
+  const recordDone = async (upTo: number): Promise<void> => {
+    while (recorded < upTo && finished[recorded]) {
+      const { run, ms } = finished[recorded] as Finished;
+      const i = recorded;
+      recorded += 1;
       const common = {
         ...base,
-        n,
+        n: i + 1,
         script: run.script,
-        edits: candidates.length > 1 ? [...edits, `${label}; ${cand?.added.length ?? 0} line(s) added by RepGen`] : edits,
-        durationMs: now() - t0,
+        edits: N > 1 ? [...edits, `${label(i)}; ${candidates[i]?.added.length ?? 0} line(s) added by RepGen`] : edits,
+        durationMs: ms,
       };
       if (run.run.infra) {
         await record({ ...common, outcome: 'infra', feedback: `the executor failed: ${run.run.infra.kind}: ${run.run.infra.message}` });
-        return { attempts, final: run, reproduced: false, infra: `${run.run.infra.kind}: ${run.run.infra.message}` };
+        continue;
       }
       const ok = run.match.verdict === 'reproduced';
       const pattern = !ok && run.match.patternOnly === true;
       const feedback = ok
-        ? `reproduced with ${label}: ${run.match.reasons.join('; ')}`
+        ? `reproduced with ${label(i)}: ${run.match.reasons.join('; ')}`
         : pattern
-          ? `${label}: ${run.match.reasons.join('; ')}`
-          : `${label}: ${mismatchFeedback(input.report.reading, run)}`;
+          ? `${label(i)}: ${run.match.reasons.join('; ')}`
+          : `${label(i)}: ${mismatchFeedback(input.report.reading, run)}`;
       await record({ ...common, outcome: ok ? 'reproduced' : pattern ? 'pattern_reproduced' : 'run_mismatch', feedback });
-      if (better(run, final)) final = run;
     }
-    if (final?.match.verdict === 'reproduced') return { attempts, final, reproduced: true, infra: null };
-    // The pattern showed and only values of the reporter's random state differ: no other candidate does better.
-    if (attempts.some((a) => a.outcome === 'pattern_reproduced')) return { attempts, final, reproduced: false, infra: null };
-  }
+  };
+  const outcome = await searchCandidates(
+    N,
+    (i, sig) =>
+      runCandidate(
+        candidates[i]?.script ?? '',
+        { report: input.report.reading, seed: ATTEMPT_SEED, settings: input.budget },
+        { executor: deps.executor, workspace: deps.workspace },
+        sig,
+      ),
+    {
+      width: TIER0_PARALLEL,
+      mayStart: (i) => i === 0 || now() < input.budget.deadline,
+      now,
+      onStart: (running) => deps.onActivity?.(`running tier 0 ${N > 1 ? `${candidateList(running)} of ${N}` : "on the report's code"}`),
+      onFinish: async (i, f) => {
+        finished[i] = f;
+        await recordDone(N);
+      },
+      spare: deps.spare,
+    },
+    signal,
+  );
+  await recordDone(N);
+  const infra = outcome.infra;
+  if (infra !== null)
+    return { attempts, final: infra.run, reproduced: false, infra: `${infra.run.run.infra?.kind}: ${infra.run.run.infra?.message}` };
+  if (outcome.winner !== null) return { attempts, final: outcome.winner.run, reproduced: true, infra: null };
+  let final: CandidateRun | null = null;
+  for (const f of finished) if (f && better(f.run, final)) final = f.run;
   return { attempts, final, reproduced: false, infra: null };
 }

@@ -6,6 +6,7 @@ import {
   runAgent,
   type AgentPrompts,
   type AgentResult,
+  type CandidateRun,
   type StaticChecker,
 } from '../agent/index.js';
 import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
@@ -31,7 +32,7 @@ import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import type { ReproSettings } from './settings.js';
-import { runConfirm, type ConfirmResult } from './stages/confirm/index.js';
+import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
@@ -314,6 +315,11 @@ async function runStages(
 
   // 4 agent
   await deps.progress('agent', deps.llm ? (s.tier0 ? 'tier 0, then tier 1' : 'tier 1 only (tier 0 off)') : 'tier 0 only (no LLM)');
+  // Confirmation runs may start early, in slots tier 0 leaves free while its reproduction waits on a slower candidate.
+  const early =
+    s.confirmRuns > 0
+      ? createEarlyConfirm({ report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor, workspace }, signal)
+      : null;
   agent = await runAgent(
     {
       report,
@@ -346,9 +352,14 @@ async function runStages(
       onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
       checkImports: async (modules, sig) =>
         (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
+      ...(early ? { spare: (leader: CandidateRun) => early.spare(leader) } : {}),
     },
     signal,
-  );
+  ).catch((err: unknown) => {
+    early?.take(null);
+    throw err;
+  });
+  const earlyRuns = early?.take(agent.status === 'reproduced' ? (agent.final?.script ?? null) : null);
   if (agent.final) {
     const iso = agent.final.run.isolation;
     environment = { ...environment, network: iso.network, sandbox: iso.sandbox };
@@ -361,7 +372,14 @@ async function runStages(
   if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
     await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
     confirm = await runConfirm(
-      { final: agent.final, report: report.reading, runs: s.confirmRuns, parallel: s.parallelRuns, settings: s },
+      {
+        final: agent.final,
+        report: report.reading,
+        runs: s.confirmRuns,
+        parallel: s.parallelRuns,
+        settings: s,
+        ...(earlyRuns ? { early: earlyRuns } : {}),
+      },
       { executor: deps.executor, workspace },
       signal,
     );

@@ -6,6 +6,7 @@ import { silentLogger as log } from '../../src/log.js';
 import type { ReproPlan } from '../../src/plan/types.js';
 import { runReport } from '../../src/report/index.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { SIZES_ISSUE, SIZES_CRASH } from '../fakes/repro-fixtures.js';
 
 const checker = createPyflakesChecker({ pylint: false });
 
@@ -89,47 +90,20 @@ describe('completeSnippet (tier 0) with real pyflakes', () => {
   });
 });
 
-const ISSUE = `# RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
-
-\`\`\`python
-import torch
-import torch.nn as nn
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv = nn.Conv2d(3, 4, 3)
-
-    def forward(self, x):
-        return self.conv(x)
-\`\`\`
-
-\`\`\`
-Traceback (most recent call last):
-  File "main.py", line 20, in <module>
-    model(x)
-  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl
-    return forward_call(*input, **kwargs)
-  File "main.py", line 11, in forward
-    return torch.cat([a, b], 1)
-RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
-\`\`\`
-`;
-
 const PLAN: ReproPlan = { steps: [], dataStrategy: 'report_code', assertion: '', blockers: [], imports: ['torch'], missingModules: [] };
 
 describe('runTier0: search over candidates', () => {
   it('runs the candidates in pairs and keeps the first the matcher accepts', async () => {
     const report = await runReport(
-      { issue: { title: '', body: ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } },
+      { issue: { title: '', body: SIZES_ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } },
       { llm: null, log },
     );
-    const snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, reportText: ISSUE }, { checker });
+    const snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, reportText: SIZES_ISSUE }, { checker });
     expect(snippet.candidates.length).toBeGreaterThan(3);
     const executor = new FakeExecutor((_req, script) =>
       /size=300\)/.test(script)
         ? {
-            stderr: `Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 30, in <module>\n    out = model(x)\n  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl\n    return forward_call(*input, **kwargs)\n  File "/tmp/r/repro.py", line 11, in forward\n    return torch.cat([a, b], 1)\nRuntimeError: Sizes of tensors must match except in dimension 1. Expected size 9 but got size 8 for tensor number 1 in the list.\n`,
+            stderr: SIZES_CRASH,
             exitCode: 1,
           }
         : { stdout: '', exitCode: 0 },
@@ -159,7 +133,7 @@ describe('runTier0: search over candidates', () => {
 
   it('runs nothing and says what is missing when the completion cannot run', async () => {
     const report = await runReport(
-      { issue: { title: '', body: ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } },
+      { issue: { title: '', body: SIZES_ISSUE }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 10_000 } },
       { llm: null, log },
     );
     const snippet = await completeSnippet({ blocks: ['import torch\nx = my_loader()\nprint(x)\n'] }, { checker });

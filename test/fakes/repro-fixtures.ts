@@ -100,3 +100,34 @@ export function simulate(request: RunRequest, script: string): FakeRun {
     return { stderr: CRASH_OUTPUT, exitCode: 1 };
   return { stdout: 'torch.Size([4, 2])\n', exitCode: 0 };
 }
+
+/** A report of a U-Net-like model whose crash depends on the input size: tier 0 tries several sizes. */
+export const SIZES_ISSUE = `# RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
+
+\`\`\`python
+import torch
+import torch.nn as nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+
+    def forward(self, x):
+        return self.conv(x)
+\`\`\`
+
+\`\`\`
+Traceback (most recent call last):
+  File "main.py", line 20, in <module>
+    model(x)
+  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl
+    return forward_call(*input, **kwargs)
+  File "main.py", line 11, in forward
+    return torch.cat([a, b], 1)
+RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5 but got size 4 for tensor number 1 in the list.
+\`\`\`
+`;
+
+/** What the size-300 candidate of SIZES_ISSUE prints when it reproduces. */
+export const SIZES_CRASH = `Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 30, in <module>\n    out = model(x)\n  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl\n    return forward_call(*input, **kwargs)\n  File "/tmp/r/repro.py", line 11, in forward\n    return torch.cat([a, b], 1)\nRuntimeError: Sizes of tensors must match except in dimension 1. Expected size 9 but got size 8 for tensor number 1 in the list.\n`;

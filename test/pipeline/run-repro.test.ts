@@ -18,7 +18,10 @@ import {
   FAKED_SCRIPT,
   GOOD_SCRIPT,
   IRRELEVANT_SCRIPT,
+  probeRun,
   simulate,
+  SIZES_CRASH,
+  SIZES_ISSUE,
   STATIC_ERROR_SCRIPT,
   SYNTAX_ERROR_SCRIPT,
   WRONG_SCRIPT,
@@ -90,6 +93,58 @@ async function reproduce(
   );
   return { evidence, outcome: evidence.outcome, executor, stages };
 }
+
+describe('tier 0 and the confirmation', () => {
+  it('confirmation runs start in a slot tier 0 leaves free while a slower, lower-numbered candidate still runs', async () => {
+    const asked: { seed: number | null; at: number; size: string }[] = [];
+    const slowMs = 400;
+    const respond: FakeResponder = (req, script) => {
+      if (req.entry === 'probe.py') return probeRun();
+      const size = /size=(\d+)\)/.exec(script)?.[1] ?? '?';
+      asked.push({ seed: req.seed ?? null, at: Date.now(), size });
+      // The first candidate shows nothing, slowly; the second reproduces at once.
+      if (size === '224') return { stdout: 'ok\n', exitCode: 0, delayMs: slowMs };
+      if (size === '64') return { stderr: SIZES_CRASH, exitCode: 1 };
+      return { stdout: 'ok\n', exitCode: 0 };
+    };
+    const { outcome, evidence } = await reproduce({ issue: SIZES_ISSUE, respond, settings: { tier0: true } });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['run_mismatch', 'reproduced']);
+    expect(outcome.confirmation).toEqual({ reproducedRuns: 3, totalRuns: 3 });
+    const slow = asked.find((a) => a.size === '224' && a.seed === 0);
+    const confirms = asked.filter((a) => a.seed !== 0);
+    // Each seed ran once, all of them of the winning script, the first while the slow candidate still ran.
+    expect(confirms.map((a) => a.seed).sort()).toEqual([1, 1001, 2001]);
+    expect(confirms.every((a) => a.size === '64')).toBe(true);
+    expect(confirms[0]!.at).toBeLessThan(slow!.at + slowMs);
+    expect(evidence.confirm?.runs.map((r) => r.seed)).toEqual([1, 1001, 2001]);
+    // No higher-numbered candidate ran once the second had reproduced.
+    expect(asked.filter((a) => a.seed === 0).map((a) => a.size)).toEqual(['224', '64']);
+  });
+
+  it('confirmation runs started for a candidate that then loses to a lower-numbered one are cancelled and not counted', async () => {
+    const asked: { seed: number | null; size: string }[] = [];
+    const respond: FakeResponder = (req, script) => {
+      if (req.entry === 'probe.py') return probeRun();
+      const size = /size=(\d+)\)/.exec(script)?.[1] ?? '?';
+      asked.push({ seed: req.seed ?? null, size });
+      // Both reproduce; the first, lower-numbered, only later: it wins, and the second's early runs are dropped.
+      if (size === '224') return { stderr: SIZES_CRASH, exitCode: 1, delayMs: 300 };
+      if (size === '64') return { stderr: SIZES_CRASH, exitCode: 1, delayMs: req.seed === 0 ? 0 : 2_000 };
+      return { stdout: 'ok\n', exitCode: 0 };
+    };
+    const t0 = Date.now();
+    const { outcome, evidence } = await reproduce({ issue: SIZES_ISSUE, respond, settings: { tier0: true } });
+    expect(outcome.status).toBe('reproduced');
+    expect(outcome.attempts.map((a) => a.outcome)).toEqual(['reproduced', 'reproduced']);
+    expect(outcome.script).toContain('size=224)');
+    expect(evidence.confirm?.runs.map((r) => r.seed)).toEqual([1, 1001, 2001]);
+    expect(asked.filter((a) => a.seed !== 0 && a.size === '224')).toHaveLength(3);
+    // The losing script's early run (2 s) was cancelled, not waited for.
+    expect(asked.some((a) => a.seed !== 0 && a.size === '64')).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(1_900);
+  });
+});
 
 describe('runRepro: one loop test per exit status', () => {
   it('reproduced: a generated script shows the crash, confirmed by 3 seeded re-runs', async () => {

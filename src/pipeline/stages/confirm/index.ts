@@ -29,6 +29,8 @@ export async function runConfirm(
     runs: number;
     parallel?: number;
     settings: { runTimeoutMs: number; runMemoryMb: number };
+    /** Runs of the final script already started by seed (EarlyConfirm.take): each is awaited, not started again. */
+    early?: ReadonlyMap<number, Promise<CandidateRun>>;
   },
   deps: { executor: ScriptExecutor; workspace?: Workspace },
   signal?: AbortSignal,
@@ -42,12 +44,9 @@ export async function runConfirm(
   const worker = async (): Promise<void> => {
     while (!failed && next < seeds.length) {
       const i = next++;
-      const run = await runCandidate(
-        input.final.script,
-        { report: input.report, seed: seeds[i] as number, settings: input.settings },
-        deps,
-        signal,
-      );
+      const seed = seeds[i] as number;
+      const run = await (input.early?.get(seed) ??
+        runCandidate(input.final.script, { report: input.report, seed, settings: input.settings }, deps, signal));
       runs[i] = run;
       if (run.run.infra) failed = true;
     }
@@ -71,4 +70,48 @@ export async function runConfirm(
     });
   }
   return result;
+}
+
+/**
+ * Confirmation runs started before the confirm stage, in slots tier 0's search leaves free while its leading
+ * reproduction waits on lower-numbered candidates that could still win (candidate-search.ts `spare`). They are the
+ * same runs the stage would make (same script, seeds and settings); those of a script that did not win are cancelled.
+ */
+export interface EarlyConfirm {
+  /** Starts the next confirmation seed of the leader's script; null when every seed has started, or after take(). */
+  spare(leader: CandidateRun): Promise<void> | null;
+  /** The runs started for `script`, by seed, for runConfirm's `early`; every other script's are cancelled. */
+  take(script: string | null): ReadonlyMap<number, Promise<CandidateRun>>;
+}
+
+export function createEarlyConfirm(
+  input: { report: ReportReading; runs: number; settings: { runTimeoutMs: number; runMemoryMb: number } },
+  deps: { executor: ScriptExecutor; workspace?: Workspace },
+  signal?: AbortSignal,
+): EarlyConfirm {
+  const seeds = confirmSeeds(input.runs);
+  const byScript = new Map<string, { runs: Map<number, Promise<CandidateRun>>; cancel: AbortController }>();
+  let taken = false;
+  return {
+    spare(leader) {
+      if (taken) return null;
+      let entry = byScript.get(leader.script);
+      if (!entry) byScript.set(leader.script, (entry = { runs: new Map(), cancel: new AbortController() }));
+      const seed = seeds.find((s) => !entry.runs.has(s));
+      if (seed === undefined) return null;
+      const sig = signal ? AbortSignal.any([signal, entry.cancel.signal]) : entry.cancel.signal;
+      const run = runCandidate(leader.script, { report: input.report, seed, settings: input.settings }, deps, sig);
+      entry.runs.set(seed, run);
+      // Its outcome is read by runConfirm, or it was cancelled with its script: never an unhandled rejection here.
+      return run.then(
+        () => undefined,
+        () => undefined,
+      );
+    },
+    take(script) {
+      taken = true;
+      for (const [s, e] of byScript) if (s !== script) e.cancel.abort();
+      return (script !== null ? byScript.get(script)?.runs : undefined) ?? new Map();
+    },
+  };
 }
