@@ -54,14 +54,7 @@ function headerLines(plan: RenderPlan, defs: Definition[], harnessText: string, 
   return [...imps, ...header];
 }
 
-/** Statements that may open the reporter's code and still leave it an import block. */
-const LEADING_TYPES = new Set(['import_statement', 'import_from_statement', 'future_import_statement', 'comment']);
-
-/**
- * Renders one candidate: with harness `h`, or the reporter's code completed alone when `h` is null. Helpers go
- * after the reporter's opening imports, so the script still opens with its imports (what a warm interpreter
- * imports ahead of a run, src/exec/leading-imports.ts).
- */
+/** Renders one candidate: with harness `h`, or the reporter's code completed alone when `h` is null. */
 export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate {
   const { a, body, dataHelpers, base, baseAt } = plan;
   const added: string[] = [];
@@ -75,8 +68,6 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
     ...(helpers.has('targets') ? [TARGETS_HELPER] : []),
     ...dataHelpers,
   ];
-  const lead = a.statements.findIndex((st) => !LEADING_TYPES.has(st.type));
-  const helpersAt = lead < 0 ? a.statements.length : lead;
   const lines: string[] = [];
   for (const l of top) {
     // There is no notebook in a script run: `notebook.tqdm` gets the console bar (or none).
@@ -84,13 +75,10 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
     lines.push(...marked(text));
     added.push(...text.split('\n'));
   }
-  const emitHelpers = (): void => {
-    for (const ht of helperText) {
-      lines.push(...marked(ht));
-      added.push(...ht.split('\n'));
-    }
-  };
-  if (helpersAt === 0) emitHelpers();
+  for (const ht of helperText) {
+    lines.push(...marked(ht));
+    added.push(...ht.split('\n'));
+  }
   if (lines.length) lines.push('');
   // The reporter's code, statement by statement, with definitions inserted before their first run.
   const at = new Map<number, Definition[]>();
@@ -106,23 +94,14 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
     }
   };
   let row = 0;
-  const cutAt = new Set([...at.keys(), ...(helpersAt > 0 && helperText.length ? [helpersAt] : [])]);
-  const cuts = [...cutAt].filter((i) => i < a.statements.length).sort((x, y) => x - y);
+  const cuts = [...at.keys()].filter((i) => i < a.statements.length).sort((x, y) => x - y);
   for (const i of cuts) {
     const startRow = (a.statements[i] as Node).startPosition.row;
     lines.push(...srcLines.slice(row, startRow));
-    if (i === helpersAt && helpersAt > 0) {
-      emitHelpers();
-      lines.push('');
-    }
     emit(at.get(i));
     row = startRow;
   }
   lines.push(...srcLines.slice(row));
-  if (helpersAt > 0 && helpersAt >= a.statements.length && helperText.length) {
-    lines.push('');
-    emitHelpers();
-  }
   const tail = at.get(a.statements.length);
   if (tail?.length || h) lines.push('');
   emit(tail);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { completeCode, statedImageSizes, type Completion } from '../../src/complete/index.js';
-import { leadingImports } from '../../src/exec/leading-imports.js';
 
 async function complete(
   code: string | string[],
@@ -172,17 +171,6 @@ describe('harness synthesis', () => {
     expect(first?.added).toContain('out = model(x)');
     expect(c.candidates.some((k) => k.added.includes('model = Net((3, 300, 300), 10)'))).toBe(true);
     expect(c.candidates.every((k) => !k.added.some((l) => /Down\(/.test(l)))).toBe(true);
-  });
-
-  it("puts its helpers after the reporter's opening imports, so the script still opens with them", async () => {
-    const c = await complete(unet, { reportText: 'RuntimeError: Sizes of tensors must match' });
-    const script = c.candidates[0]?.script ?? '';
-    expect(script.indexOf('def repgen_example_input')).toBeGreaterThan(script.indexOf('import torch.nn as nn'));
-    expect(script.indexOf('def repgen_example_input')).toBeLessThan(script.indexOf('class Down'));
-    expect(leadingImports(script).sort()).toEqual(['torch', 'torch.nn']);
-    // Code with no import of its own: the added imports open it, the helper follows them.
-    const bare = await complete(unet.replace(/^import .*\n/gm, ''), { reportText: 'RuntimeError: Sizes of tensors must match' });
-    expect(leadingImports(bare.candidates[0]?.script ?? '').sort()).toEqual(['torch', 'torch.nn']);
   });
 
   it('tries the image sizes the report states first', async () => {
