@@ -4,13 +4,26 @@
  * run would have run first, so the forked run starts where a cold one would be after its opening imports.
  *
  * The scan stops at the first line that is anything else: a statement, a `try:`, a relative import, an import of
- * one of the run's own files (that runs the run's code), a line continued with a backslash. Pure: text in, names out.
+ * one of the run's own files (that runs the run's code), a line continued with a backslash. It passes over a
+ * module docstring, comments, and an inert `def` (no decorator, no annotation, defaults that are literals): running
+ * one only binds a name in the script's namespace, which no import can see, so the imports after it run as they
+ * would before it. Pure: text in, names out.
  */
 
 const DOTTED = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const IMPORT = /^import\s+(.+)$/;
 const FROM = /^from\s+(\S+)\s+import\s*(.*)$/;
 const MAX_MODULES = 32;
+/** A literal default value: a number, a short string without quotes or escapes inside, None, True, False. */
+const LITERAL = String.raw`(?:-?\d[\d_.eE+-]*|'[^'"\\]*'|"[^'"\\]*"|None|True|False)`;
+/** One parameter of an inert def: a name, with `*`/`**`, or a name with a literal default; or a bare `*` or `/`. */
+const PARAM = new RegExp(String.raw`^(?:\*{0,2}[A-Za-z_][A-Za-z0-9_]*(?:\s*=\s*${LITERAL})?|\*|/)$`);
+
+/** Whether `params` (what stands between a def's parentheses) evaluates nothing when the def runs. */
+function inertParams(params: string): boolean {
+  const list = params.trim().replace(/,\s*$/, '');
+  return list === '' || list.split(',').every((p) => PARAM.test(p.trim()));
+}
 
 /**
  * Top-level module names a run's own files provide to its entry (what `sys.path[0]`, the entry's folder, holds):
@@ -79,6 +92,20 @@ export function leadingImports(source: string, own: ReadonlySet<string> = new Se
     if (line === '') continue;
     if (/^\s/.test(raw)) break;
     first = false;
+    const def = /^def\s+[A-Za-z_][A-Za-z0-9_]*\s*\((.*)$/.exec(line);
+    if (def) {
+      // The signature may run over lines; it ends at the `):` that closes it (no `->` annotation).
+      let sig = def[1]!;
+      while (!sig.includes(')') && i < lines.length) {
+        sig += ` ${code(lines[i]!)}`;
+        i += 1;
+      }
+      const close = /^([^()]*)\)\s*:(.*)$/.exec(sig);
+      if (!close || !inertParams(close[1]!)) break;
+      // A one-line body after the colon, or an indented block (with blank and comment lines) below.
+      if (close[2]!.trim() === '') while (i < lines.length && (/^\s/.test(lines[i]!) || code(lines[i]!) === '')) i += 1;
+      continue;
+    }
     if (line.endsWith('\\') || line.includes(';')) break;
     let names: string[] | null = null;
     const imp = IMPORT.exec(line);
