@@ -99,9 +99,16 @@ export async function runTier0(
   const label = (i: number): string => (N > 1 ? `candidate ${i + 1}/${N} (${candidates[i]?.label ?? ''})` : (candidates[i]?.label ?? ''));
   const finished: (Finished | undefined)[] = new Array(N);
   let recorded = 0;
-  /** Records the finished candidates in order, up to the first still running (attempts are numbered in order). */
-  const recordDone = async (upTo: number): Promise<void> => {
-    while (recorded < upTo && finished[recorded]) {
+  /**
+   * Records the finished candidates in order, up to the first still running (attempts are numbered in order); at the
+   * end (`all`), past the ones that never ended (cancelled: a lower-numbered candidate had reproduced).
+   */
+  const recordDone = async (all: boolean): Promise<void> => {
+    while (recorded < N && (finished[recorded] || all)) {
+      if (!finished[recorded]) {
+        recorded += 1;
+        continue;
+      }
       const { run, ms } = finished[recorded] as Finished;
       const i = recorded;
       recorded += 1;
@@ -142,13 +149,13 @@ export async function runTier0(
       onStart: (running) => deps.onActivity?.(`running tier 0 ${N > 1 ? `${candidateList(running)} of ${N}` : "on the report's code"}`),
       onFinish: async (i, f) => {
         finished[i] = f;
-        await recordDone(N);
+        await recordDone(false);
       },
       spare: deps.spare,
     },
     signal,
   );
-  await recordDone(N);
+  await recordDone(true);
   const infra = outcome.infra;
   if (infra !== null)
     return { attempts, final: infra.run, reproduced: false, infra: `${infra.run.run.infra?.kind}: ${infra.run.run.infra?.message}` };
