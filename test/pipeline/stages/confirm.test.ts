@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CandidateRun } from '../../../src/agent/run-candidate.js';
-import { confirmSeeds, runConfirm } from '../../../src/pipeline/stages/confirm/index.js';
+import { confirmSeeds, createEarlyConfirm, runConfirm } from '../../../src/pipeline/stages/confirm/index.js';
 import { readReport } from '../../../src/symptoms/index.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
 
@@ -59,5 +59,37 @@ describe('runConfirm: seeded re-runs, up to `parallel` at once', () => {
     const r = await runConfirm({ final, report, runs: 3, parallel: 3, settings }, { executor: broken.executor });
     expect(r).toMatchObject({ reproducedRuns: 1, totalRuns: 1 });
     expect(r.infra).toMatch(/spawn_failed: no sandbox/);
+  });
+});
+
+describe('createEarlyConfirm: confirmation runs started in tier 0 spare slots', () => {
+  it('starts one seed per call, hands the winner its runs, and cancels a former leader when a new one comes', async () => {
+    const aborted: string[] = [];
+    const executor = new FakeExecutor(() => ({
+      exitCode: 1,
+      stderr: 'Traceback (most recent call last):\n  File "repro.py", line 1, in <module>\nIndexError: list index out of range\n',
+      delayMs: 200,
+    }));
+    const run = executor.run.bind(executor);
+    executor.run = (input, signal) => {
+      signal?.addEventListener('abort', () => aborted.push(String(input.files[0]?.content)));
+      return run(input, signal);
+    };
+    const early = createEarlyConfirm({ report, runs: 3, settings }, { executor });
+    const b = { script: 'b = [1][5]\n', seed: 0 } as CandidateRun;
+    expect(early.spare(b)).not.toBeNull();
+    // A lower-numbered candidate reproduces: it leads now, and b's run is cancelled.
+    const a = { script: 'a = [1][5]\n', seed: 0 } as CandidateRun;
+    const units = [early.spare(a), early.spare(a), early.spare(a)];
+    expect(units.every((u) => u !== null)).toBe(true);
+    expect(early.spare(a)).toBeNull();
+    expect(aborted).toEqual(['b = [1][5]\n']);
+    const runs = early.take(a.script);
+    expect([...runs.keys()]).toEqual(confirmSeeds(3));
+    const r = await runConfirm({ final: a, report, runs: 3, parallel: 2, settings, early: runs }, { executor });
+    expect(r).toMatchObject({ reproducedRuns: 3, totalRuns: 3 });
+    // Each seed of a ran once: the confirm stage awaited the early runs instead of starting its own.
+    expect(executor.requests.filter((q) => q.files[0]?.content === a.script)).toHaveLength(3);
+    expect(early.spare(a)).toBeNull();
   });
 });

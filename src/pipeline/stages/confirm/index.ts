@@ -95,6 +95,8 @@ export function createEarlyConfirm(
   return {
     spare(leader) {
       if (taken) return null;
+      // A new leader is a lower-numbered candidate: the one before it can no longer win, nor its runs count.
+      for (const [s, e] of byScript) if (s !== leader.script) e.cancel.abort();
       let entry = byScript.get(leader.script);
       if (!entry) byScript.set(leader.script, (entry = { runs: new Map(), cancel: new AbortController() }));
       const seed = seeds.find((s) => !entry.runs.has(s));
