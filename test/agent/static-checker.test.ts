@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,21 +48,35 @@ describe('static check', () => {
     }
   });
 
-  it('lowPriority runs the tools at nice 19 (a check off the critical path yields the CPU to the runs)', async () => {
+  it('lowPriority runs the tools at nice 19, in a session and autogroup of their own at nice 19 (the runs are sessions of their own: a nice in ours would not weigh against them)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'repgen-nice-'));
     const python = join(dir, 'python');
-    // A stand-in pyflakes that names its own niceness as an undefined name.
+    // A stand-in pyflakes that names, as undefined names, its own niceness, whether it leads its session, and its
+    // autogroup's nice where the kernel has autogroups.
     writeFileSync(
       python,
-      '#!/usr/bin/python3 -S\nimport os, sys\nsys.stdin.read()\nprint(f"<stdin>:1:1: undefined name \'nice{os.nice(0)}\'")\nsys.exit(1)\n',
+      [
+        '#!/usr/bin/python3 -S',
+        'import os, sys',
+        'sys.stdin.read()',
+        'print(f"<stdin>:1:1: undefined name \'nice{os.nice(0)}\'")',
+        'print(f"<stdin>:2:1: undefined name \'leader{int(os.getsid(0) == os.getpid())}\'")',
+        'try:',
+        "    print(f\"<stdin>:3:1: undefined name 'group{open('/proc/self/autogroup').read().split()[-1]}'\")",
+        'except OSError:',
+        '    pass',
+        'sys.exit(1)',
+        '',
+      ].join('\n'),
     );
     chmodSync(python, 0o755);
     try {
       const base = os.getPriority();
+      const hasAutogroup = existsSync('/proc/self/autogroup');
       const low = await createPyflakesChecker({ python, pylint: false, lowPriority: true }).check('x\n');
       const normal = await createPyflakesChecker({ python, pylint: false }).check('x\n');
-      expect(low.undefinedNames).toEqual(['nice19']);
-      expect(normal.undefinedNames).toEqual([`nice${base}`]);
+      expect(low.undefinedNames).toEqual(['nice19', 'leader1', ...(hasAutogroup ? ['group19'] : [])]);
+      expect(normal.undefinedNames.slice(0, 2)).toEqual([`nice${base}`, 'leader0']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
