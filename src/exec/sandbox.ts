@@ -128,12 +128,18 @@ export const OUTER_ENV: Readonly<Record<string, string>> = Object.freeze({ PATH:
 /** The fd a spawned bwrap reads its seccomp program from: the one after the launcher's report channel (fd 3). */
 export const SECCOMP_FD = 4;
 
+/** The transparent huge page mode and size, read-only: all of /sys/kernel a run sees. */
+export const THP_FILES: readonly string[] = [
+  '/sys/kernel/mm/transparent_hugepage/enabled',
+  '/sys/kernel/mm/transparent_hugepage/hpage_pmd_size',
+];
+
 /**
  * The argv that runs `inner` in the sandbox. Pure: the plan carries everything read from the host.
  *
  * bwrap: an unprivileged uid in fresh user, pid, net, ipc, uts and cgroup namespaces, no capabilities, no further
  * user namespaces, no_new_privs, the seccomp filter; read-only system dirs and /etc allowlist, a read-only root,
- * /proc with /proc/sys read-only, no /sys but the CPU topology, sized tmpfs /tmp and /dev/shm, the work dir the
+ * /proc with /proc/sys read-only, no /sys but the CPU topology and the huge page mode, sized tmpfs /tmp and /dev/shm, the work dir the
  * only host folder it can write.
  */
 export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args: string[] } {
@@ -173,6 +179,8 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
   args.push('--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger');
   args.push('--dev', '/dev', '--size', size, '--tmpfs', '/dev/shm', '--size', size, '--tmpfs', '/tmp');
   args.push('--ro-bind-try', '/sys/devices/system/cpu', '/sys/devices/system/cpu');
+  // glibc reads these two when a run asks malloc for huge pages (GLIBC_TUNABLES, script-env.ts); with neither it never asks.
+  for (const f of THP_FILES) args.push('--ro-bind-try', f, f);
   for (const path of input.readOnlyPaths) args.push('--ro-bind-try', path, path);
   // Not -try: a run promised its workspace must fail to start rather than run without it.
   if (input.workspace) args.push('--ro-bind', input.workspace.hostPath, input.workspace.mountPath);

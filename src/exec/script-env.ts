@@ -46,6 +46,7 @@ export function buildPortableEnv(input: PortableEnvInput): { env: Record<string,
     PYTHONUNBUFFERED: '1',
     PYTHONDONTWRITEBYTECODE: '1',
     MPLBACKEND: 'Agg',
+    GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1',
   };
   if (input.tmpDir !== undefined) env.TMPDIR = input.tmpDir;
   if (input.seed !== undefined) {

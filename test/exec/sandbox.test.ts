@@ -74,6 +74,8 @@ describe('buildSandboxArgv', () => {
       '/etc/alternatives',
       '/proc/sysrq-trigger',
       '/sys/devices/system/cpu',
+      '/sys/kernel/mm/transparent_hugepage/enabled',
+      '/sys/kernel/mm/transparent_hugepage/hpage_pmd_size',
       '/opt/venv',
     ]);
     expect(args.some((a) => a === '/etc')).toBe(false);

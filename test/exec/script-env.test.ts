@@ -23,6 +23,7 @@ describe('buildScriptEnv', () => {
       PYTHONUNBUFFERED: '1',
       PYTHONDONTWRITEBYTECODE: '1',
       MPLBACKEND: 'Agg',
+      GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1',
       REPGEN_OUT: '/w/out',
     });
     expect(notes).toEqual([]);

@@ -239,6 +239,39 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(await waitFor(() => servers().length === 0, 15_000)).toBe(true);
   });
 
+  it("a run's large buffers go on transparent huge pages where the kernel offers them on request, forked or cold", async () => {
+    // 64 MB through malloc (mmap'd, past glibc's threshold), one byte written per 4 KiB page; then what of it the
+    // kernel backs with huge pages. glibc.malloc.hugetlb=1 asks for them (madvise); without it, under the kernel's
+    // usual `madvise` mode, none.
+    const touch = [
+      'n = 64 << 20',
+      'b = bytearray(n)',
+      "b[::4096] = b'\\x01' * (n // 4096)",
+      "print([int(l.split()[1]) for l in open('/proc/self/smaps_rollup') if l.startswith('AnonHugePages:')][0])",
+    ].join('\n');
+    const mode = /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1];
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const cold = createLocalExecutor({ workRoot, warmPool: 'off' });
+    try {
+      const forked = await ex.run(script(touch));
+      const started = await cold.run(script(touch));
+      expect(forked.notes).toContain(WARM_NOTE);
+      expect(started.notes ?? []).not.toContain(WARM_NOTE);
+      for (const r of [forked, started]) {
+        expect(r.exitCode, r.stderr).toBe(0);
+        const hugeKb = Number(r.stdout.trim());
+        if (mode === 'always' || mode === 'madvise') expect(hugeKb).toBeGreaterThanOrEqual(32 * 1024);
+        else expect(hugeKb).toBe(0);
+      }
+      // The request's own env still has the last word (a report about memory use may want glibc's defaults).
+      const plain = await cold.run(script(touch, { env: { GLIBC_TUNABLES: '' } }));
+      if (mode === 'madvise') expect(Number(plain.stdout.trim())).toBe(0);
+    } finally {
+      await ex.close();
+      await cold.close();
+    }
+  });
+
   it('a timed-out run kills its server; the next run gets a fresh one', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(30)', { limits: { timeoutMs: 1500 } }));
