@@ -112,6 +112,11 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   const pending = new Map<string, Promise<ServerEntry | undefined>>();
   /** Per key: modules that failed, hung, killed a server or left a thread running when imported ahead; never tried again. */
   const notAhead = new Map<string, Set<string>>();
+  /**
+   * Runs waiting on a server that is still importing, oldest first: each may take a ready server that turns idle first
+   * (one that ended a run, or one a warm-up started). Each claims the server it takes (true) or declines (false).
+   */
+  const waiters = new Set<(entry: ServerEntry) => boolean>();
   let closed = false;
 
   function badAhead(key: string): Set<string> {
@@ -175,6 +180,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         if (frame.kind === 'ready' && entry.readyInfo === null) {
           entry.readyInfo = frame.ready;
           markReady(frame.ready);
+          if (entry.state === 'idle') offerIdle(entry);
         } else if (entry.onFrame) entry.onFrame(frame);
         else void entry.discard();
       }
@@ -199,6 +205,58 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     // Not used for a while: give its memory back.
     entry.idle = setTimeout(() => void entry.discard(), WARM_IDLE_MS);
     entry.idle.unref();
+    if (entry.readyInfo !== null) offerIdle(entry);
+  }
+
+  function claim(entry: ServerEntry): void {
+    entry.state = 'busy';
+    if (entry.idle) clearTimeout(entry.idle);
+  }
+
+  /** Hands a ready idle server to the oldest waiting run it can serve, if any. */
+  function offerIdle(entry: ServerEntry): void {
+    if (entry.readyInfo === null || entry.readyInfo.threads > 1) return;
+    for (const take of waiters) if (entry.state !== 'idle' || take(entry)) return;
+  }
+
+  /**
+   * The ready frame of `entry`, a server claimed for this run and still importing, or a ready server of the run's
+   * key that turns idle first (its last run ended while this one's import goes on: a few-ms run should not wait
+   * seconds for an import); undefined when `ms` passed or `signal` fired first. The server not taken stays in the
+   * pool: `entry`, given up, is parked idle to finish its import for a later run.
+   */
+  async function firstReady(
+    entry: ServerEntry,
+    leading: string[],
+    ms: number | null,
+    signal: AbortSignal | undefined,
+  ): Promise<{ entry: ServerEntry; ready: ReadyFrame | null } | undefined> {
+    let won: { entry: ServerEntry; ready: ReadyFrame | null } | undefined;
+    let settle: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const take = (other: ServerEntry): boolean => {
+      if (won || other.key !== entry.key || !servesRun(other.ahead, leading)) return false;
+      claim(other);
+      won = { entry: other, ready: other.readyInfo };
+      settle();
+      return true;
+    };
+    waiters.add(take);
+    void entry.ready.then((ready) => {
+      if (won) return;
+      won = { entry, ready };
+      settle();
+    });
+    try {
+      await keptAlive(bounded(settled, ms, signal));
+    } finally {
+      waiters.delete(take);
+    }
+    // Decided once, by whichever came first: a timeout or an abort after that changes nothing.
+    const result = won;
+    won ??= { entry, ready: null };
+    if (result && result.entry !== entry) parkOrDiscard(entry, true);
+    return result;
   }
 
   /**
@@ -228,8 +286,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       if (!makeRoom()) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
       return startServer(key, shape, true);
     }
-    entry.state = 'busy';
-    if (entry.idle) clearTimeout(entry.idle);
+    claim(entry);
     return entry;
   }
 
@@ -248,7 +305,12 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     }
     if (typeof entry === 'string') return entry;
     const waitMs = config.warmPool === 'always' ? null : STUCK_IMPORT_MS;
-    const ready = entry.readyInfo ?? (await keptAlive(bounded(entry.ready, waitMs, signal)));
+    let ready: ReadyFrame | null | undefined = entry.readyInfo;
+    if (ready === null) {
+      const first = await firstReady(entry, imports.leading, waitMs, signal);
+      if (first) ({ entry, ready } = first);
+      else ready = undefined;
+    }
     if (signal?.aborted) {
       parkOrDiscard(entry, true);
       return 'the run was cancelled while the warm interpreter was importing';

@@ -272,6 +272,35 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     }
   });
 
+  it('a run waiting on an importing server takes a ready one that frees first; the other finishes its import for later', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      const cwd = 'import os\nprint(os.getcwd())';
+      const first = await ex.run(script(cwd));
+      expect(first.notes).toContain(WARM_NOTE);
+      // One takes the one ready server; the other starts another, whose torch import (seconds) outlasts the short
+      // run (0.1 s): it is served by the first server instead, in that server's next run dir.
+      const [short, next] = await Promise.all([ex.run(script(`import time\ntime.sleep(0.1)\n${cwd}`)), ex.run(script(cwd))]);
+      const dirOf = (r: { stdout: string }): string => r.stdout.trim().replace(/\/run-\d+$/, '');
+      expect([short.exitCode, next.exitCode]).toEqual([0, 0]);
+      expect(next.notes).toContain(WARM_NOTE);
+      expect(dirOf(short)).toBe(dirOf(first));
+      expect(dirOf(next)).toBe(dirOf(first));
+      expect(new Set([short.stdout, next.stdout]).size).toBe(2);
+      // The server started for it is not lost: once its import ends (a pair of runs taking one server each tells),
+      // two runs go at once.
+      expect(await waitFor(() => servers().length === 2, 15_000)).toBe(true);
+      let apart = false;
+      const pair = `import time\ntime.sleep(0.5)\n${cwd}`;
+      for (let i = 0; i < 20 && !apart; i++)
+        apart = new Set((await Promise.all([ex.run(script(pair)), ex.run(script(pair))])).map(dirOf)).size === 2;
+      expect(apart).toBe(true);
+      expect(servers()).toHaveLength(2);
+    } finally {
+      await ex.close();
+    }
+  });
+
   it('a timed-out run kills its server; the next run gets a fresh one', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     const r = await ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(30)', { limits: { timeoutMs: 1500 } }));
