@@ -55,3 +55,9 @@ export async function removeWorkdir(workdir: string): Promise<void> {
   await unlock(workdir);
   await rm(workdir, { recursive: true, force: true }).catch(() => undefined);
 }
+
+/** Removes everything in `dir` but its owner's marker (which lives beside it). */
+export async function emptyDir(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
+}

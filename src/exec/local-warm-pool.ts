@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { collectOutputFiles } from './collect-output-files.js';
 import { InvalidRunRequestError } from './errors.js';
@@ -16,12 +16,15 @@ import {
   type RunShape,
 } from './local-run.js';
 import { collectReport } from './local-watch.js';
+import { emptyDir } from './local-fs.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
 import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
 import { buildScriptEnv } from './script-env.js';
 import type { Isolation, RunResult } from './types.js';
 import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
 import { FORK_SERVER_SOURCE } from './warm-pool.js';
+import { serverShape, warmKey, warmRefusal } from './warm-key.js';
+import { firstOf, keptAlive, offerTo, type Waiters } from './waits.js';
 
 /** CPU seconds a fork server may spend on its imports and its relaying, on top of one run's own limit. */
 const WARM_IMPORT_CPU_S = 300;
@@ -58,52 +61,6 @@ export interface WarmPool {
   close(): Promise<void>;
 }
 
-/** Why this request cannot run warm, or null. */
-function warmRefusal({ req, plan }: RunShape): string | null {
-  if (plan.kind !== 'bwrap') return 'no bubblewrap sandbox';
-  if (req.setup.length > 0) return 'setup commands run before the interpreter';
-  if (!req.entry.endsWith('.py')) return 'the entry is not a Python file';
-  return null;
-}
-
-/** The request as its server is started: no seed (each run brings its own), so runs of all seeds share it. */
-function serverShape(shape: RunShape): RunShape {
-  const { REPGEN_SEED: _seed, ...env } = shape.req.env;
-  return { ...shape, req: { ...shape.req, seed: undefined, env } };
-}
-
-/** What a server must have been started with to serve this request: everything read when an interpreter starts. */
-function warmKey(shape: RunShape): string {
-  const { req, interpreter, launcher } = serverShape(shape);
-  const { network, workspace, env, envAllowlist } = req;
-  return JSON.stringify([interpreter, launcher, network, workspace ?? null, req.limits.memoryMb, req.limits.cpuSeconds, env, envAllowlist]);
-}
-
-/** Keeps a CLI process alive while it waits on the pool's unref'd handles. */
-async function keptAlive<T>(wait: Promise<T>): Promise<T> {
-  const keepAlive = setInterval(() => undefined, 1000);
-  try {
-    return await wait;
-  } finally {
-    clearInterval(keepAlive);
-  }
-}
-
-/** `wait`, or undefined once `ms` have passed or `signal` fired. */
-function bounded<T>(wait: Promise<T>, ms: number | null, signal?: AbortSignal): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const timer = ms === null ? null : setTimeout(() => resolve(undefined), ms);
-    const onAbort = (): void => resolve(undefined);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) resolve(undefined);
-    void wait.then((v) => {
-      if (timer) clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(v);
-    });
-  });
-}
-
 export function createWarmPool(ctx: RunContext): WarmPool {
   const { config, log } = ctx;
   /** Every live server. */
@@ -116,7 +73,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
    * Runs waiting on a server that is still importing, oldest first: each may take a ready server that turns idle first
    * (one that ended a run, or one a warm-up started). Each claims the server it takes (true) or declines (false).
    */
-  const waiters = new Set<(entry: ServerEntry) => boolean>();
+  const waiters: Waiters<ServerEntry> = new Set();
   let closed = false;
 
   function badAhead(key: string): Set<string> {
@@ -216,7 +173,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   /** Hands a ready idle server to the oldest waiting run it can serve, if any. */
   function offerIdle(entry: ServerEntry): void {
     if (entry.readyInfo === null || entry.readyInfo.threads > 1) return;
-    for (const take of waiters) if (entry.state !== 'idle' || take(entry)) return;
+    offerTo(waiters, entry, () => entry.state === 'idle');
   }
 
   /**
@@ -231,30 +188,17 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     ms: number | null,
     signal: AbortSignal | undefined,
   ): Promise<{ entry: ServerEntry; ready: ReadyFrame | null } | undefined> {
-    let won: { entry: ServerEntry; ready: ReadyFrame | null } | undefined;
-    let settle: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    const take = (other: ServerEntry): boolean => {
-      if (won || other.key !== entry.key || !servesRun(other.ahead, leading)) return false;
-      claim(other);
-      won = { entry: other, ready: other.readyInfo };
-      settle();
-      return true;
-    };
-    waiters.add(take);
-    void entry.ready.then((ready) => {
-      if (won) return;
-      won = { entry, ready };
-      settle();
-    });
-    try {
-      await keptAlive(bounded(settled, ms, signal));
-    } finally {
-      waiters.delete(take);
-    }
-    // Decided once, by whichever came first: a timeout or an abort after that changes nothing.
-    const result = won;
-    won ??= { entry, ready: null };
+    const result = await firstOf(
+      entry.ready.then((ready) => ({ entry, ready })),
+      (other: ServerEntry) => {
+        if (other.key !== entry.key || !servesRun(other.ahead, leading)) return null;
+        claim(other);
+        return { entry: other, ready: other.readyInfo };
+      },
+      waiters,
+      ms,
+      signal,
+    );
     if (result && result.entry !== entry) parkOrDiscard(entry, true);
     return result;
   }
@@ -453,10 +397,4 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   }
 
   return { run, warmUp, close };
-}
-
-/** Removes everything in `dir` but its owner's marker (which lives beside it). */
-async function emptyDir(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
 }
