@@ -67,8 +67,9 @@ export async function firstOf<S, R>(
     await keptAlive(bounded(settled, ms, signal));
   } finally {
     waiters.delete(take);
-    // A timeout or an abort came first: `own`, settling later, is ignored.
+    // A timeout or an abort came first: `own`, settling later, is ignored; settling lets bounded drop its listener.
     decided = true;
+    settle();
   }
   return result;
 }

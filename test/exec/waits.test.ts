@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { bounded, firstOf, offerTo, type Waiters } from '../../src/exec/waits.js';
 
@@ -43,10 +44,14 @@ describe('waits', () => {
   it('firstOf: nothing is taken once the offered thing is gone, or after a timeout', async () => {
     const waiters: Waiters<number> = new Set();
     const took: number[] = [];
-    const pending = firstOf(later(1000, 'own'), (n: number) => (took.push(n), 'taken'), waiters, 20, undefined);
+    const c = new AbortController();
+    const pending = firstOf(later(1000, 'own'), (n: number) => (took.push(n), 'taken'), waiters, 20, c.signal);
     offerTo(waiters, 1, () => false);
     expect(await pending).toBeUndefined();
     offerTo(waiters, 2, () => true);
     expect(took).toEqual([]);
+    // Nothing is left listening on the caller's signal.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(c.signal, 'abort')).toHaveLength(0);
   });
 });
