@@ -72,9 +72,9 @@ function runTool(
  * default of most distributions' kernels) the scheduler first shares the CPU between sessions, and a process's own
  * nice only weighs it against its session's other processes: each sandboxed run is a session of its own (bwrap
  * --new-session), so a nice-19 pylint in RepGen's session took as much CPU as a run (measured: of 3 busy loops, two of
- * them `setsid`, each got a third of 2 cores; with the third's autogroup at nice 19, it got 0.3 s of CPU to their 3.7 s). `pid` leads a session
- * of its own (spawned detached), so this autogroup is its alone. Where either is not allowed or not there, the check
- * still runs, at whatever priority it has.
+ * them `setsid`, each got a third of 2 cores; with the third's autogroup at nice 19, it got 0.3 s of CPU to their
+ * 3.7 s). `pid` leads a session of its own (spawned detached), so this autogroup is its alone. Where either is not
+ * allowed or not there, the check still runs, at whatever priority it has.
  */
 function lowerPriority(pid: number): void {
   try {

@@ -139,8 +139,8 @@ export const THP_FILES: readonly string[] = [
  *
  * bwrap: an unprivileged uid in fresh user, pid, net, ipc, uts and cgroup namespaces, no capabilities, no further
  * user namespaces, no_new_privs, the seccomp filter; read-only system dirs and /etc allowlist, a read-only root,
- * /proc with /proc/sys read-only, no /sys but the CPU topology and the huge page mode, sized tmpfs /tmp and /dev/shm, the work dir the
- * only host folder it can write.
+ * /proc with /proc/sys read-only, no /sys but the CPU topology and the huge page mode, sized tmpfs /tmp and /dev/shm,
+ * the work dir the only host folder it can write.
  */
 export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args: string[] } {
   const { plan, network, workdir, inner } = input;
