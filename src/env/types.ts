@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+/**
+ * The environment a run needs, and what building it gave. The contract between the pure spec function
+ * (`resolveEnvSpec`: report ∧ repository ∧ script imports ∧ repgen.yml ∧ operator policy → EnvSpec) and the
+ * builder (`EnvBuilder.build(spec) → BuiltEnv | EnvBuildFailure`). Nothing downstream re-reads a requirement
+ * file or the report's version lines: they read this.
+ */
+
+/** Where a requirement came from; every requirement says so, so the comment can cite it. */
+export const RequirementSource = z.enum(['report', 'repo', 'script', 'config', 'era', 'policy']);
+export type RequirementSource = z.infer<typeof RequirementSource>;
+
+/** One distribution the env must hold. */
+export const Requirement = z
+  .object({
+    /** Distribution name, PEP 503-normalised (`scikit-learn`, `pillow`). */
+    name: z.string().regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/),
+    /** PEP 440 specifier set, '' for any (`==2.1.0`, `>=1.0,<2`, `<1.24`). */
+    specifier: z.string().max(200),
+    /** Extras (`torch[opt]` → `['opt']`). */
+    extras: z.array(z.string()).default([]),
+    source: RequirementSource,
+    /** The evidence, quoted: the report line, the file and its line, the import, the config key. */
+    why: z.string().max(500),
+  })
+  .strict();
+export type Requirement = z.infer<typeof Requirement>;
+
+/** How the project at the ref is made importable in the env. */
+export const ProjectInstall = z
+  .object({
+    /** Folder of the checkout that holds pyproject.toml / setup.py, relative ('' = the root). */
+    root: z.string(),
+    /** Folders put on sys.path (a `.pth`): `['src']` for a src/ layout, `['']` for a flat one. */
+    importRoots: z.array(z.string()),
+    /** `pth`: the import roots on sys.path, no build; `build`: the project built and installed (native extensions). */
+    mode: z.enum(['pth', 'build']),
+    /** The project's distribution name when it declares one (so the lock never pulls it from the index). */
+    distribution: z.string().nullable(),
+    /** C/C++/CUDA extension sources found (`setup.py` ext_modules, `.cpp`/`.cu` under the package). */
+    extensions: z.array(z.string()),
+  })
+  .strict();
+export type ProjectInstall = z.infer<typeof ProjectInstall>;
+
+export const EnvSpec = z
+  .object({
+    /** Python minor version wanted (`3.11`), null: the base interpreter's. */
+    python: z.string().regex(/^3\.\d{1,2}$/).nullable(),
+    pythonWhy: z.string().max(500).nullable(),
+    requirements: z.array(Requirement),
+    project: ProjectInstall.nullable(),
+    /** Index to resolve from (the operator's allowlist decides; null: uv's default, PyPI). */
+    indexUrl: z.string().url().nullable(),
+    extraIndexUrls: z.array(z.string().url()),
+    /** Local wheel folders (the machine's torch CPU wheel lies in one). */
+    findLinks: z.array(z.string()),
+    /** Resolve as of this date (uv `--exclude-newer`) when the report names no versions: the ref's era. */
+    excludeNewer: z.string().datetime({ offset: true }).nullable(),
+    /** repgen.yml `environment.build`: shell commands run in the env with network to the index only. */
+    buildCommands: z.array(z.string().max(1000)).max(20),
+    /** Facts the spec function noticed that the comment should state (`CUDA build asked, CPU used`). */
+    notes: z.array(z.string().max(500)),
+  })
+  .strict();
+export type EnvSpec = z.infer<typeof EnvSpec>;
+
+/** A requirement the builder could not honour exactly, and what it took instead. */
+export const Substitution = z
+  .object({
+    name: z.string(),
+    wanted: z.string(),
+    got: z.string(),
+    why: z.string().max(500),
+  })
+  .strict();
+export type Substitution = z.infer<typeof Substitution>;
+
+/** A built (or reused) env: what every run of the job uses. */
+export const BuiltEnv = z
+  .object({
+    /** Interpreter inside the venv (an absolute host path); runs and fork servers use it. */
+    python: z.string(),
+    /** Folders the sandbox must bind read-only for that interpreter to work (the venv, its base Python). */
+    readOnlyPaths: z.array(z.string()),
+    pythonVersion: z.string(),
+    /** sha256 of the lock text: the cache key, and the fork servers' key. */
+    lockHash: z.string().regex(/^[0-9a-f]{64}$/),
+    /** `name==version` lines, as written to the repro PR's requirements-repro.txt. */
+    lock: z.string(),
+    pins: z.record(z.string(), z.string()),
+    substitutions: z.array(Substitution),
+    cached: z.boolean(),
+    buildMs: z.number().int().min(0),
+  })
+  .strict();
+export type BuiltEnv = z.infer<typeof BuiltEnv>;
+
+/** Why an env could not be built: its own exit status, never "no model" or needs-info. */
+export const EnvBuildFailure = z
+  .object({
+    step: z.enum(['resolve', 'download', 'install', 'project', 'extensions', 'build-command', 'python', 'timeout']),
+    /** The package that failed, when one did. */
+    package: z.string().nullable(),
+    message: z.string().max(2000),
+    logTail: z.string().max(8000),
+    /** The repgen.yml key that fixes it (`environment.python`, `environment.packages`). */
+    configKey: z.string().nullable(),
+  })
+  .strict();
+export type EnvBuildFailure = z.infer<typeof EnvBuildFailure>;
+
+export type EnvBuildResult = { ok: true; env: BuiltEnv } | { ok: false; failure: EnvBuildFailure };
+
+/** Progress of a build, for the CLI line and the issue comment ("building the environment (N packages)"). */
+export interface EnvBuildProgress {
+  phase: 'resolving' | 'installing' | 'project' | 'reused';
+  packages?: number;
+}
+
+/** The port: a builder that turns a spec into an env, reusing a cached one when the lock matches. */
+export interface EnvBuilder {
+  build(spec: EnvSpec, opts: { checkout: string | null; signal: AbortSignal; onProgress?: (p: EnvBuildProgress) => void }): Promise<EnvBuildResult>;
+}
