@@ -47,7 +47,10 @@ export type ProjectInstall = z.infer<typeof ProjectInstall>;
 export const EnvSpec = z
   .object({
     /** Python minor version wanted (`3.11`), null: the base interpreter's. */
-    python: z.string().regex(/^3\.\d{1,2}$/).nullable(),
+    python: z
+      .string()
+      .regex(/^3\.\d{1,2}$/)
+      .nullable(),
     pythonWhy: z.string().max(500).nullable(),
     requirements: z.array(Requirement),
     project: ProjectInstall.nullable(),
@@ -121,5 +124,8 @@ export interface EnvBuildProgress {
 
 /** The port: a builder that turns a spec into an env, reusing a cached one when the lock matches. */
 export interface EnvBuilder {
-  build(spec: EnvSpec, opts: { checkout: string | null; signal: AbortSignal; onProgress?: (p: EnvBuildProgress) => void }): Promise<EnvBuildResult>;
+  build(
+    spec: EnvSpec,
+    opts: { checkout: string | null; signal: AbortSignal; onProgress?: (p: EnvBuildProgress) => void },
+  ): Promise<EnvBuildResult>;
 }
