@@ -7,7 +7,7 @@ import { assembleIndex, buildLexical, embedChunks, type ChunkVectors, type RepoI
 import { contentIdentity, gitIdentity, IndexLru, INDEX_VERSION, loadIndex, loadVectors, saveIndex, saveVectors, sha256 } from './cache.js';
 import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
 import { ContextInputError } from './errors.js';
-import { lexicalAdapter } from './lexical-index.js';
+import { lexicalAdapter } from './choose-lexical-adapter.js';
 import { indexFiles, type IndexFilesOptions } from './parallel-index.js';
 import { rankCandidates } from './rank.js';
 import { extractReportSignals } from './report-signals.js';

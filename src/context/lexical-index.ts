@@ -28,13 +28,6 @@ export interface LexicalAdapter {
   load(data: Buffer | string): LexicalIndex;
 }
 
-/** Chooses the adapter; each is imported only when chosen. */
-export async function lexicalAdapter(name: LexicalAdapterName): Promise<LexicalAdapter> {
-  if (name === 'lunr') return (await import('./lunr-index.js')).lunrAdapter;
-  if (name === 'bm25') return (await import('./bm25-index.js')).bm25Adapter;
-  return (await import('./minisearch-index.js')).miniSearchAdapter;
-}
-
 /** Query terms once each, weighted by how often the report repeats them. */
 export function weightedTerms(terms: string[]): Map<string, number> {
   const counts = new Map<string, number>();

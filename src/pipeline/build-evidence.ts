@@ -7,7 +7,7 @@ import type { EnvironmentProbe, ReproPlan } from '../plan/index.js';
 import type { ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
-import type { SpecSummary } from './ports.js';
+import type { SpecSummary } from './types.js';
 import type { ConfirmResult } from './stages/confirm/index.js';
 import type { OutcomeDecision } from './stages/outcome/index.js';
 import type { ReproOutcome } from './types.js';

@@ -3,9 +3,15 @@ import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
-import type { BuildContextFn, ReproDeps, ReproEvidence, ReproInput } from './run-repro.js';
-import type { Cap, CapName } from './run-spec.js';
-import type { IssueInput, StageName } from './types.js';
+import type { AgentPrompts } from '../agent/index.js';
+import type { ContextResult } from '../context/types.js';
+import type { ProbeStore } from '../plan/index.js';
+import type { Prompt } from '../prompts/load-prompts.js';
+import type { ReproEvidence } from './build-evidence.js';
+import type { ReproSettings } from './settings.js';
+import type { IssueInput, ProgressFn, SpecSummary, StageName } from './types.js';
+
+export type { SpecSummary } from './types.js';
 
 /**
  * The ports of `reproduceIssue(spec, ports, signal)` (src/pipeline/reproduce-issue.ts): where a run's issue
@@ -44,14 +50,6 @@ export interface ProjectCheckout {
   ref?: RefRecord;
   /** A fixing ref: a reproduction is re-run there (`--verify-fix`, a bench case's fix commit). */
   fix?: { ref: string; sha: string; workspace: Workspace };
-}
-
-/** What the run settled on, as the result states it: every cap with who set it, and why a setting moved. */
-export interface SpecSummary {
-  caps: Record<CapName, Cap>;
-  executor: string;
-  llm: string;
-  notes: string[];
 }
 
 /** A finished run, as a publisher receives it. */
@@ -121,3 +119,38 @@ export interface ReproPorts {
 
 /** Stages 1-5 as reproduceIssue calls them: what the spec and the ports settled on, the run's input and deps. */
 export type RunStages = (input: ReproInput, deps: ReproDeps, signal: AbortSignal) => Promise<ReproEvidence>;
+
+export interface ReproInput {
+  issue: IssueInput;
+  /** A checkout of the repository the issue is about; without one, no context stage. */
+  repoDir?: string;
+  /**
+   * The project as every script run sees it: the checkout at the issue's ref, read-only and importable.
+   * `project` says what it is (`owner/name @ sha`, why that ref) for the model's prompt and the evidence.
+   */
+  workspace?: Workspace & { project?: string; packages?: string[] };
+  settings: ReproSettings;
+}
+
+/** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */
+export type BuildContextFn = (
+  input: { repoDir: string; report: { title: string; body: string }; top: number; tokenBudget: number },
+  signal?: AbortSignal,
+) => Promise<ContextResult>;
+
+export interface ReproDeps {
+  executor: ScriptExecutor;
+  llm: LlmClient | null;
+  progress: ProgressFn;
+  log: Logger;
+  buildContext?: BuildContextFn;
+  /** Why there is no model, said in the outcome. @defaultValue 'no LLM configured' */
+  llmReason?: string;
+  /** @defaultValue pyflakes (+ pylint -E) under settings.staticPython */
+  checker?: StaticChecker;
+  /** @defaultValue loaded from prompts/ when there is a model */
+  prompts?: AgentPrompts & { report: Prompt };
+  /** Where probe answers outlive the process. @defaultValue a folder store at settings.probeCacheDir, none when null */
+  probeStore?: ProbeStore;
+  now?: () => number;
+}

@@ -7,15 +7,11 @@ import {
   type AgentPrompts,
   type AgentResult,
   type CandidateRun,
-  type StaticChecker,
 } from '../agent/index.js';
 import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
-import type { ContextResult } from '../context/types.js';
 import { CancelledError, SetupError } from '../errors.js';
-import type { ScriptExecutor, Workspace } from '../exec/types.js';
-import type { LlmClient, LlmUsage } from '../llm/types.js';
+import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
-import type { Logger } from '../log.js';
 import {
   createDiskProbeStore,
   environmentRecord,
@@ -25,57 +21,23 @@ import {
   referencedModules,
   runPlan,
   type EnvironmentProbe,
-  type ProbeStore,
   type ReproPlan,
 } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
-import type { ReproSettings } from './settings.js';
 import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
-import type { IssueInput, ProgressFn, ReproOutcome } from './types.js';
+import type { ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
+import type { ReproDeps, ReproInput } from './ports.js';
 
 export type { ReproEvidence } from './build-evidence.js';
 
-export interface ReproInput {
-  issue: IssueInput;
-  /** A checkout of the repository the issue is about; without one, no context stage. */
-  repoDir?: string;
-  /**
-   * The project as every script run sees it: the checkout at the issue's ref, read-only and importable.
-   * `project` says what it is (`owner/name @ sha`, why that ref) for the model's prompt and the evidence.
-   */
-  workspace?: Workspace & { project?: string; packages?: string[] };
-  settings: ReproSettings;
-}
-
-/** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */
-export type BuildContextFn = (
-  input: { repoDir: string; report: { title: string; body: string }; top: number; tokenBudget: number },
-  signal?: AbortSignal,
-) => Promise<ContextResult>;
-
-export interface ReproDeps {
-  executor: ScriptExecutor;
-  llm: LlmClient | null;
-  progress: ProgressFn;
-  log: Logger;
-  buildContext?: BuildContextFn;
-  /** Why there is no model, said in the outcome. @defaultValue 'no LLM configured' */
-  llmReason?: string;
-  /** @defaultValue pyflakes (+ pylint -E) under settings.staticPython */
-  checker?: StaticChecker;
-  /** @defaultValue loaded from prompts/ when there is a model */
-  prompts?: AgentPrompts & { report: Prompt };
-  /** Where probe answers outlive the process. @defaultValue a folder store at settings.probeCacheDir, none when null */
-  probeStore?: ProbeStore;
-  now?: () => number;
-}
+export type { BuildContextFn, ReproDeps, ReproInput } from './ports.js';
 
 function checkAbort(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');

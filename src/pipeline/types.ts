@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
+import type { Cap, CapName } from './run-spec.js';
 
 /**
  * The contract between the pipeline (stages 0-6) and whoever drives it: the CLI (`repgen reproduce`)
@@ -79,3 +80,11 @@ export type ReproOutcome = z.infer<typeof ReproOutcome>;
 
 /** Progress sink: one call per stage start/finish. The CLI prints a line; the App edits its comment. */
 export type ProgressFn = (stage: StageName, message: string) => void | Promise<void>;
+
+/** What the run settled on, as the result states it: every cap with who set it, and why a setting moved. */
+export interface SpecSummary {
+  caps: Record<CapName, Cap>;
+  executor: string;
+  llm: string;
+  notes: string[];
+}

@@ -22,9 +22,22 @@ function folderCycles(root: string, dirs: string[]): string[] {
   });
 }
 
+/** Each cycle between files (inside one folder too), with the imports that close it. */
+function fileCycles(root: string, dirs: string[]): string[] {
+  const graph = buildFileGraph(root, dirs);
+  return findCycles(graph.edges).map((files) => {
+    const inside = graph.edges.filter((e) => files.includes(e.from) && files.includes(e.to));
+    return `cycle between ${files.join(', ')}\n${inside.map((e) => `  ${e.from} imports ${e.specifier}`).join('\n')}`;
+  });
+}
+
 describe('the import graph of src/ (and workers/)', () => {
   it('has no cycle between folders', () => {
     expect(folderCycles(ROOT, ['src', 'workers'])).toEqual([]);
+  });
+
+  it('has no cycle between files, inside a folder either (a port names no adapter; types import no orchestrator)', () => {
+    expect(fileCycles(ROOT, ['src', 'workers'])).toEqual([]);
   });
 
   it('resolves every relative import (a graph that misses edges would hide cycles)', () => {
@@ -74,6 +87,18 @@ describe('the cycle finder', () => {
     });
     expect(folderCycles(root, ['src'])).toEqual([]);
     expect(readSpecifiers('x.ts', readFileSync(path.join(root, 'src/low/l.ts'), 'utf8'))).toEqual([]);
+  });
+
+  it('finds a cycle between two files of one folder, through a dynamic import, that the folder check cannot see', () => {
+    const root = tree({
+      'src/a/port.ts': "export type P = number;\nexport const pick = async () => (await import('./adapter.js')).adapter;\n",
+      'src/a/adapter.ts': "import type { P } from './port.js';\nexport const adapter: P = 1;\n",
+    });
+    expect(folderCycles(root, ['src'])).toEqual([]);
+    const cycles = fileCycles(root, ['src']);
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toContain('src/a/adapter.ts imports ./port.js');
+    expect(cycles[0]).toContain('src/a/port.ts imports ./adapter.js');
   });
 
   it('names units: a folder under src/, a file at src/ root, workers/ as one', () => {

@@ -2,7 +2,8 @@
 import type { ContextResult } from '../../../context/types.js';
 import { CancelledError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
-import type { BuildContextFn, ReproEvidence } from '../../run-repro.js';
+import type { ReproEvidence } from '../../build-evidence.js';
+import type { BuildContextFn } from '../../ports.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 
 export interface ContextStageResult {
