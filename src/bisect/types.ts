@@ -49,7 +49,7 @@ export type BisectResult = z.infer<typeof BisectResult>;
 
 /**
  * The repository side of a bisection: the commits to search, the project at any of them, what a commit
- * changed. The local adapter reads a git repository (src/workspace/git-bisect-source.ts); the pipeline
+ * changed. The local adapter reads a git repository (git-bisect-source.ts); the pipeline
  * knows no git.
  */
 export interface BisectSource {

@@ -24,7 +24,7 @@ import { WorkspaceError } from '../workspace/errors.js';
 import { SAFE_REF } from '../workspace/resolve-ref.js';
 import { hostSecrets, readIssueFile } from './reproduce-files.js';
 
-const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF]] [--out DIR]
+const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF] [--bisect GOOD|--no-bisect]] [--out DIR]
                         [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
 
 Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
@@ -42,6 +42,10 @@ options:
                      default branch's head); checked out into REPGEN_CHECKOUT_CACHE_DIR
   --verify-fix REF   after a reproduction, re-run repro.py at REF (a fixing commit or branch) and write
                      fixCheck {ref, verdict: fixed | still_reproduces | inconclusive, runs} into evidence.json
+  --bisect GOOD      after a confirmed reproduction, find the first bad commit between GOOD (where it worked)
+                     and the issue's ref along first parents; without it, the version or commit the report says
+                     worked, if the repository has it (REPGEN_BISECT_MAX_STEPS, REPGEN_BISECT_MAX_MINUTES)
+  --no-bisect        never bisect
   --out DIR          where the files go (default ./repgen-out)
   --llm PROVIDER     none | anthropic | openai (default: anthropic when ANTHROPIC_API_KEY is set,
                      openai when OPENAI_BASE_URL is set, else none)
@@ -99,6 +103,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     repo: { type: 'string' },
     ref: { type: 'string' },
     'verify-fix': { type: 'string' },
+    bisect: { type: 'string' },
+    'no-bisect': { type: 'boolean' },
     out: { type: 'string' },
     llm: { type: 'string' },
     model: { type: 'string' },
@@ -121,12 +127,15 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     const st = await stat(repoDir).catch(() => null);
     if (!st?.isDirectory()) throw new UsageError(`--repo '${v.repo}' is not a directory`);
   }
-  if (!repoDir && (v.ref !== undefined || v['verify-fix'] !== undefined))
-    throw new UsageError(`${v.ref !== undefined ? '--ref' : '--verify-fix'} needs --repo DIR (the repository to check out)`);
-  for (const [flag, value] of [
+  const refFlags = [
     ['--ref', v.ref],
     ['--verify-fix', v['verify-fix']],
-  ] as const) {
+    ['--bisect', v.bisect],
+  ] as const;
+  const withoutRepo = refFlags.find(([, value]) => value !== undefined);
+  if (!repoDir && withoutRepo) throw new UsageError(`${withoutRepo[0]} needs --repo DIR (the repository to check out)`);
+  if (v.bisect !== undefined && v['no-bisect']) throw new UsageError('--bisect and --no-bisect contradict each other');
+  for (const [flag, value] of refFlags) {
     if (value !== undefined && !SAFE_REF.test(value))
       throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
   }
@@ -141,6 +150,7 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
             repoDir: repoDir as string,
             ref: v.ref ?? null,
             verifyFix: v['verify-fix'] ?? null,
+            bisect: v['no-bisect'] ? false : (v.bisect ?? null),
             cacheDir: checkoutCacheDir(io.env),
             python: scriptPython(operator),
           },

@@ -1,5 +1,6 @@
 // Stage 0 for `repgen reproduce` and `repgen bench`: the issue is a file's text, the project a local repository
 // (a clone, a mirror or a plain folder) checked out at the ref the flags or the report name.
+import { localBisectSource } from '../bisect/local-bisect-source.js';
 import { checkoutRef, prepareWorkspace } from '../workspace/prepare-workspace.js';
 import type { IssueSource, ProjectCheckout } from '../pipeline/ports.js';
 
@@ -12,6 +13,11 @@ export interface LocalProject {
   ref?: string | null;
   /** A fixing ref: the reproduction is re-run there. */
   verifyFix?: string | null;
+  /**
+   * Bisect from this ref (where it worked) to the issue's ref once reproduced; null: from a version or commit
+   * the report says worked, if any; `false`: never.
+   */
+  bisect?: string | null | false;
   /** Where checkouts at a ref go (REPGEN_CHECKOUT_CACHE_DIR). */
   cacheDir: string;
   /** Byte-compiles fresh checkouts (the sandbox mounts them read-only). */
@@ -66,11 +72,26 @@ export async function checkoutLocal(project: LocalProject, issueText: string, si
         signal,
       })
     : null;
+  const bisect =
+    project.bisect !== false && prepared.ref.sha
+      ? await localBisectSource({
+          repoDir: project.repoDir,
+          repo: prepared.ref.repo ?? project.repo ?? project.repoDir,
+          good: project.bisect ?? null,
+          issueText,
+          packages: prepared.workspace.packages ?? [],
+          bad: { ref: prepared.ref.ref, sha: prepared.ref.sha },
+          cacheDir: project.cacheDir,
+          python: project.python,
+        })
+      : null;
+  const ref = bisect?.notes.length ? { ...prepared.ref, notes: [...prepared.ref.notes, ...bisect.notes] } : prepared.ref;
   return {
     repoDir: prepared.workspace.hostPath,
     workspace: prepared.workspace,
     ...(prepared.ref.sha ? { sha: prepared.ref.sha } : {}),
-    ref: prepared.ref,
+    ref,
+    ...(bisect?.source ? { bisect: bisect.source } : {}),
     ...(fix && project.verifyFix ? { fix: { ref: project.verifyFix, sha: fix.sha, workspace: fix.workspace } } : {}),
   };
 }

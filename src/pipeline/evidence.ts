@@ -1,4 +1,7 @@
+import { runBisect } from '../bisect/run-bisect.js';
+import type { BisectSource } from '../bisect/types.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
+import { importedModules } from '../plan/index.js';
 import type { ReproEvidence } from './run-repro.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
@@ -53,4 +56,44 @@ export async function checkFix(
   }
   const note = `Fix check at ${input.ref} (${input.sha.slice(0, 12)}): ${fixCheck.verdict.replace('_', ' ')}: ${fixCheck.reason}.`;
   return { ...evidence, fixCheck, outcome: { ...o, notes: [...(o.notes ?? []), note] } };
+}
+
+/**
+ * Stage after the fix check when a regression is to be bisected (`--bisect GOOD`, `/repgen bisect`, a version
+ * the report says worked): the confirmed repro run along the first parents from GOOD to the issue's ref. A
+ * bug that reproduced in every confirmation run takes one run a step; a flaky one takes seeded re-runs.
+ */
+export async function checkBisect(
+  evidence: ReproEvidence,
+  input: {
+    source: BisectSource;
+    settings: { runTimeoutMs: number; runMemoryMb: number; confirmRuns: number; bisectMaxSteps: number; bisectMaxMinutes: number };
+    executor: ScriptExecutor;
+    progress?: (message: string) => void;
+  },
+  signal?: AbortSignal,
+): Promise<ReproEvidence> {
+  const o = evidence.outcome;
+  const range = `${input.source.good.ref}..${input.source.bad.ref}`;
+  if (o.status !== 'reproduced' || !o.script || !evidence.report) {
+    const note = `No bisection (${range}, ${input.source.good.why}): nothing was reproduced (${o.status}).`;
+    return { ...evidence, outcome: { ...o, notes: [...(o.notes ?? []), note] } };
+  }
+  const conf = o.confirmation;
+  const flaky = !!conf && conf.totalRuns > 0 && conf.reproducedRuns < conf.totalRuns;
+  const bisect = await runBisect(
+    {
+      script: o.script,
+      report: evidence.report.reading,
+      imports: importedModules(o.script),
+      runsPerStep: flaky ? Math.min(3, Math.max(2, input.settings.confirmRuns)) : 1,
+      maxSteps: input.settings.bisectMaxSteps,
+      maxMs: input.settings.bisectMaxMinutes * 60_000,
+      settings: input.settings,
+    },
+    { executor: input.executor, source: input.source, ...(input.progress ? { progress: input.progress } : {}) },
+    signal,
+  );
+  const note = `Bisect ${range} (${input.source.good.why}): ${bisect.reason}; ${bisect.steps.length} runs for ${bisect.commitsInRange} commits.`;
+  return { ...evidence, outcome: { ...o, bisect, notes: [...(o.notes ?? []), note] } };
 }

@@ -4,6 +4,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
 import type { AgentPrompts } from '../agent/index.js';
+import type { BisectSource } from '../bisect/types.js';
 import type { ContextResult } from '../context/types.js';
 import type { ProbeStore } from '../plan/index.js';
 import type { Prompt } from '../prompts/load-prompts.js';
@@ -50,6 +51,8 @@ export interface ProjectCheckout {
   ref?: RefRecord;
   /** A fixing ref: a reproduction is re-run there (`--verify-fix`, a bench case's fix commit). */
   fix?: { ref: string; sha: string; workspace: Workspace };
+  /** A regression to bisect once the reproduction is confirmed: GOOD (asked, or where the report says it worked) to the issue's ref. */
+  bisect?: BisectSource;
 }
 
 /** A finished run, as a publisher receives it. */

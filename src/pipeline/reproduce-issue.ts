@@ -7,7 +7,7 @@ import { withPolicy } from '../exec/with-policy.js';
 import { createLlmClient } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
 import { silentLogger, type Logger } from '../log.js';
-import { checkFix, withRef } from './evidence.js';
+import { checkBisect, checkFix, withRef } from './evidence.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
 import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
 import type { RunSpec } from './run-spec.js';
@@ -50,6 +50,11 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     if (checkout?.fix) {
       await progress('confirm', `checking the fix at ${checkout.fix.ref} (${checkout.fix.sha.slice(0, 12)})`);
       evidence = await checkFix(evidence, { ...checkout.fix, settings: spec.settings, executor }, signal);
+    }
+    if (checkout?.bisect && spec.settings.bisectMaxSteps > 0) {
+      await progress('confirm', `bisecting from ${checkout.bisect.good.ref} (${checkout.bisect.good.why})`);
+      const onStep = (message: string): void => void progress('confirm', message);
+      evidence = await checkBisect(evidence, { source: checkout.bisect, settings: spec.settings, executor, progress: onStep }, signal);
     }
     evidence = { ...evidence, spec: summary, outcome: { ...evidence.outcome, notes: [...(evidence.outcome.notes ?? []), ...spec.notes] } };
     const report: RunReport = {

@@ -22,6 +22,10 @@ export const ReproSettings = z
     runMemoryMb: z.int().positive().default(D.runMemoryMb),
     /** Seeded re-runs of the final script. @defaultValue 3 */
     confirmRuns: z.int().min(0).max(20).default(D.confirmRuns),
+    /** Runs of a bisection at most, GOOD included; 0 never bisects. @defaultValue 20 */
+    bisectMaxSteps: z.int().min(0).max(100).default(D.bisectMaxSteps),
+    /** Wall-clock minutes of a bisection at most. @defaultValue 30 */
+    bisectMaxMinutes: z.int().min(1).max(1440).default(D.bisectMaxMinutes),
     /** Script runs of one job at once: the confirmation re-runs go in parallel up to it. @defaultValue the cores */
     parallelRuns: z.int().min(1).max(64).default(D.parallelRuns),
     /** Disk cache of the environment probe; null: in-process only. @defaultValue '<tmpdir>/repgen-probe-cache' */
@@ -59,6 +63,8 @@ export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput 
     runTimeoutMs: e.REPGEN_RUN_TIMEOUT_MS,
     runMemoryMb: e.REPGEN_RUN_MEMORY_MB,
     confirmRuns: e.REPGEN_CONFIRM_RUNS,
+    bisectMaxSteps: e.REPGEN_BISECT_MAX_STEPS,
+    bisectMaxMinutes: e.REPGEN_BISECT_MAX_MINUTES,
     parallelRuns: e.REPGEN_PARALLEL_RUNS,
     probeCacheDir: e.REPGEN_PROBE_CACHE_DIR === 'off' ? null : e.REPGEN_PROBE_CACHE_DIR,
     staticPython: e.REPGEN_STATIC_PYTHON,

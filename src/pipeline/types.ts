@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
+import { BisectResult } from '../bisect/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
 
@@ -75,6 +76,8 @@ export const ReproOutcome = z.object({
   confirmationRuns: z.array(ConfirmationRun).optional(),
   /** Whether `script` actually ran (a needs-info or not-run script is never shown as "the reproduction"). */
   scriptRan: z.boolean().optional(),
+  /** The regression bisected from a working ref to the issue's (`--bisect`, `/repgen bisect`, a version the report says worked). */
+  bisect: BisectResult.optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

@@ -1,5 +1,6 @@
 import type { AttemptOutcome, ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
 import type { Symptom, SymptomKind } from '../symptoms/types.js';
+import { bisectSection } from './bisect-section.js';
 import { metricChart } from './metric-chart.js';
 import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 
@@ -189,6 +190,7 @@ interface Parts {
   chart: string;
   script: string;
   output: string;
+  bisect: string;
   environment: string;
   attempts: string;
   footer: string;
@@ -285,8 +287,9 @@ function askSection(outcome: ReproOutcome): string {
 
 function assemble(p: Parts): string {
   return (
-    [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.environment, p.attempts, p.footer].filter(Boolean).join('\n\n') +
-    '\n'
+    [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.bisect, p.environment, p.attempts, p.footer]
+      .filter(Boolean)
+      .join('\n\n') + '\n'
   );
 }
 
@@ -340,6 +343,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
         chart: chartSection(outcome),
         script: scriptSection(outcome, b.script),
         output: outputSection(outcome, b.output),
+        bisect: bisectSection(outcome),
         environment,
         attempts: attemptsSection(outcome, b.rows),
         footer,

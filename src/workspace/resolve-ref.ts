@@ -116,7 +116,10 @@ export function refCandidates(input: {
   packages?: readonly string[];
 }): RefCandidate[] {
   if (input.explicit) return [{ source: 'explicit', ref: input.explicit, why: `asked for ${input.explicit}` }];
-  return [...(input.repo ? linkedCommits(input.text, input.repo) : []), ...namedVersions(input.text, input.packages ?? [])];
+  // A version the report says worked is where the bug is absent: never the ref to reproduce it at.
+  const worked = new Set(workedVersions(input.text, input.packages ?? []).map((c) => c.ref));
+  const named = namedVersions(input.text, input.packages ?? []).filter((c) => !worked.has(c.ref));
+  return [...(input.repo ? linkedCommits(input.text, input.repo) : []), ...named];
 }
 
 /**
@@ -155,4 +158,45 @@ export async function resolveRef(candidates: readonly RefCandidate[], lookup: Re
 /** Whether `ref` looks like a commit SHA (abbreviated or full). */
 export function isSha(ref: string): boolean {
   return SHA.test(ref);
+}
+
+const VERSION = String.raw`v?(\d+\.\d+(?:\.\d+)*(?:(?:a|b|rc)\d+)?)(?![\d.]*\d)`;
+
+/**
+ * Versions (or commits) of the project the report says worked: "worked in 0.9.2", "works fine with v1.2",
+ * "was working on timm 0.6.12", "no issue with 0.5.4", "after upgrading from 0.6.12 (to 0.9.2)", "downgrading
+ * to 0.6.12 fixes it", "last working version: 1.0.6", "worked at commit 1a2b3c4". The good end of a
+ * bisection, and never the ref the bug is reproduced at. `packages` (the project's names) may stand between the
+ * words and the version. Pure.
+ */
+export function workedVersions(text: string, packages: readonly string[]): RefCandidate[] {
+  const names = [...new Set(packages.map((p) => p.toLowerCase()).filter((p) => /^[a-z0-9][a-z0-9._-]*$/.test(p)))];
+  const pkg = names.length ? String.raw`(?:(?:${names.map(escapeRe).join('|')})(?:\s*(?:==|=|:)\s*|\s+(?:version\s+)?))?` : '';
+  // Only the project's own name may stand between "upgrading"/"downgrading" and "from"/"to": "upgrading torch
+  // from 1.13" names torch's version, not the project's.
+  const own = names.length ? String.raw`(?:(?:${names.map(escapeRe).join('|')})\s+)?` : '';
+  const lead = [
+    String.raw`(?:worked|works|working|was\s+fine|is\s+fine|ran\s+fine|no\s+(?:issues?|problems?|errors?))(?:\s+(?:fine|well|correctly|as\s+expected))?\s+(?:in|on|with|using|under|at)\s+(?:version\s+|release\s+)?`,
+    String.raw`(?:upgrad|updat)(?:ing|ed|e)\s+${own}from\s+(?:version\s+)?`,
+    String.raw`(?:downgrad|revert|roll(?:ing|ed)?\s+back)\w*\s+${own}to\s+(?:version\s+)?`,
+    String.raw`last\s+(?:known\s+)?(?:good|working)\s+(?:version|release|commit)\s*(?:is|was|:)?\s*`,
+  ].join('|');
+  const re = new RegExp(String.raw`\b(?:${lead})${pkg}(?:commit\s+([0-9a-f]{7,40})\b|${VERSION})`, 'gi');
+  const seen = new Set<string>();
+  const out: RefCandidate[] = [];
+  for (const m of text.slice(0, 200_000).matchAll(re)) {
+    const said = m[0].replace(/\s+/g, ' ').trim();
+    if (m[1]) {
+      const sha = m[1].toLowerCase();
+      if (!seen.has(sha)) out.push({ source: 'version', ref: sha, why: `the report says "${said}"` });
+      seen.add(sha);
+      continue;
+    }
+    const version = m[2] ?? '';
+    if (!version || seen.has(version)) continue;
+    seen.add(version);
+    const alternatives = [version, ...names.flatMap((n) => [`${n}-v${version}`, `${n}-${version}`])];
+    out.push({ source: 'version', ref: `v${version}`, why: `the report says "${said}"`, alternatives });
+  }
+  return out;
 }

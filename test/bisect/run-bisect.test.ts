@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,8 +6,8 @@ import { runBisect } from '../../src/bisect/run-bisect.js';
 import { createLocalExecutor } from '../../src/exec/local.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 import { readReport } from '../../src/symptoms/read-report.js';
-import { gitBisectSource } from '../../src/workspace/git-bisect-source.js';
-import { git } from '../helpers/git.js';
+import { gitBisectSource } from '../../src/bisect/git-bisect-source.js';
+import { BAD_CODE, git, makeRegressionRepo } from '../helpers/git.js';
 
 // A real bisection: a synthetic repository, real checkouts, the real sandboxed executor and symptom matcher.
 const SCRIPT = 'import toylib\nv = toylib.value()\nassert v == 1, f"value is {v}, expected 1"\nprint("ok")\n';
@@ -24,52 +24,11 @@ const REPORT = readReport(
     '```',
   ].join('\n'),
 );
-const GOOD_CODE = 'def value():\n    return 1\n';
-const BAD_CODE = 'def value():\n    return 2\n';
 /** The bug shows only for some seeds (the confirmation's second seed, 1007, not the first, 7). */
 const FLAKY_CODE = 'import os\ndef value():\n    return 2 if (int(os.environ.get("REPGEN_SEED", "0")) // 1000) % 2 else 1\n';
 
 let root: string;
 let executor: ScriptExecutor;
-
-/**
- * 12 first-parent commits after the tag v1.0: commit 4 breaks the import (skip, fixed at 5), commit 8 merges a
- * side branch ("Merge pull request #42") whose own commits break the import and then bring `bug`.
- */
-async function makeRepo(name: string, bug: string): Promise<{ repo: string; shas: string[]; head: string }> {
-  const repo = join(root, name);
-  await mkdir(join(repo, 'toylib'), { recursive: true });
-  git(repo, 'init', '-q');
-  const write = (code: string) => writeFile(join(repo, 'toylib', '__init__.py'), code);
-  await write(GOOD_CODE);
-  await writeFile(join(repo, 'README.md'), 'toylib\n');
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-qm', 'release 1.0');
-  git(repo, 'tag', 'v1.0');
-  const shas: string[] = [];
-  let code = GOOD_CODE;
-  for (let i = 1; i <= 12; i++) {
-    if (i === 4) await write(`import no_such_module_xyz\n${code}`);
-    else if (i === 8) {
-      git(repo, 'checkout', '-q', '-b', 'side', 'HEAD');
-      await write(`import also_missing_xyz\n${code}`);
-      git(repo, 'commit', '-qam', 'side: wip');
-      code = bug;
-      await write(code);
-      git(repo, 'commit', '-qam', 'side: rework value()');
-      git(repo, 'checkout', '-q', 'main');
-      git(repo, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #42 from someone/side', 'side');
-      shas.push(git(repo, 'rev-parse', 'HEAD'));
-      continue;
-    } else {
-      await write(code);
-      await writeFile(join(repo, 'README.md'), `toylib rev ${i}\n`);
-    }
-    git(repo, 'commit', '-qam', `change ${i}`);
-    shas.push(git(repo, 'rev-parse', 'HEAD'));
-  }
-  return { repo, shas, head: git(repo, 'rev-parse', 'HEAD') };
-}
 
 function source(repo: string, head: string, good = 'v1.0', bad = 'main') {
   return gitBisectSource({
@@ -97,7 +56,7 @@ afterAll(async () => {
 
 describe('runBisect on a synthetic repository (real checkouts, real sandboxed runs)', () => {
   it('finds the merge commit that brought the bug, along first parents, skipping the commit whose import fails', async () => {
-    const { repo, shas, head } = await makeRepo('plain', BAD_CODE);
+    const { repo, shas, head } = await makeRegressionRepo(join(root, 'plain'), BAD_CODE);
     const progress: string[] = [];
     const r = await runBisect(
       { script: SCRIPT, report: REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 20, maxMs: 600_000, settings },
@@ -119,7 +78,7 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
   }, 300_000);
 
   it('a flaky bug is found with seeded re-runs; one run a step would have passed a bad commit as good', async () => {
-    const { repo, shas, head } = await makeRepo('flaky', FLAKY_CODE);
+    const { repo, shas, head } = await makeRegressionRepo(join(root, 'flaky'), FLAKY_CODE);
     const r = await runBisect(
       { script: SCRIPT, report: REPORT, imports: ['toylib'], runsPerStep: 2, maxSteps: 20, maxMs: 600_000, settings },
       { executor, source: source(repo, head) },
@@ -135,7 +94,7 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
   }, 300_000);
 
   it('says so when the reproduction fails at GOOD too, and when GOOD is not on the first-parent line', async () => {
-    const { repo, head } = await makeRepo('always', BAD_CODE);
+    const { repo, head } = await makeRegressionRepo(join(root, 'always'), BAD_CODE);
     const r = await runBisect(
       { script: SCRIPT, report: REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 20, maxMs: 600_000, settings },
       { executor, source: source(repo, head, 'HEAD~1') },
@@ -150,7 +109,7 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
   }, 300_000);
 
   it('stops at the step ceiling and names the commits still suspect', async () => {
-    const { repo, head } = await makeRepo('ceiling', BAD_CODE);
+    const { repo, head } = await makeRegressionRepo(join(root, 'ceiling'), BAD_CODE);
     const r = await runBisect(
       { script: SCRIPT, report: REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 2, maxMs: 600_000, settings },
       { executor, source: source(repo, head) },

@@ -29,3 +29,45 @@ export async function makeToyRepo(repo: string, extra: Record<string, string> = 
   git(repo, 'commit', '-qam', 'two');
   return { first, second: git(repo, 'rev-parse', 'HEAD') };
 }
+
+export const GOOD_CODE = 'def value():\n    return 1\n';
+export const BAD_CODE = 'def value():\n    return 2\n';
+
+/**
+ * A regression for bisection tests: `toylib.value()` returns 1 at the tag v1.0; of the 12 first-parent commits
+ * after it, commit 4 breaks the import (fixed at 5) and commit 8 merges a side branch ("Merge pull request #42")
+ * whose own commits break the import and then bring `bug`. `shas` are the 12, oldest first.
+ */
+export async function makeRegressionRepo(repo: string, bug: string = BAD_CODE): Promise<{ repo: string; shas: string[]; head: string }> {
+  await mkdir(join(repo, 'toylib'), { recursive: true });
+  git(repo, 'init', '-q');
+  const write = (code: string) => writeFile(join(repo, 'toylib', '__init__.py'), code);
+  await write(GOOD_CODE);
+  await writeFile(join(repo, 'README.md'), 'toylib\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-qm', 'release 1.0');
+  git(repo, 'tag', 'v1.0');
+  const shas: string[] = [];
+  let code = GOOD_CODE;
+  for (let i = 1; i <= 12; i++) {
+    if (i === 4) await write(`import no_such_module_xyz\n${code}`);
+    else if (i === 8) {
+      git(repo, 'checkout', '-q', '-b', 'side', 'HEAD');
+      await write(`import also_missing_xyz\n${code}`);
+      git(repo, 'commit', '-qam', 'side: wip');
+      code = bug;
+      await write(code);
+      git(repo, 'commit', '-qam', 'side: rework value()');
+      git(repo, 'checkout', '-q', 'main');
+      git(repo, 'merge', '-q', '--no-ff', '-m', 'Merge pull request #42 from someone/side', 'side');
+      shas.push(git(repo, 'rev-parse', 'HEAD'));
+      continue;
+    } else {
+      await write(code);
+      await writeFile(join(repo, 'README.md'), `toylib rev ${i}\n`);
+    }
+    git(repo, 'commit', '-qam', `change ${i}`);
+    shas.push(git(repo, 'rev-parse', 'HEAD'));
+  }
+  return { repo, shas, head: git(repo, 'rev-parse', 'HEAD') };
+}

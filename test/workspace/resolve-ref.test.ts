@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RefNotFoundError } from '../../src/workspace/errors.js';
-import { linkedCommits, namedVersions, refCandidates, resolveRef, type RefLookup } from '../../src/workspace/resolve-ref.js';
+import {
+  linkedCommits,
+  namedVersions,
+  refCandidates,
+  resolveRef,
+  workedVersions,
+  type RefLookup,
+} from '../../src/workspace/resolve-ref.js';
 
 const repo = { owner: 'acme', name: 'vision-models' };
 const SHA_A = 'a'.repeat(40);
@@ -121,5 +128,40 @@ describe('resolveRef', () => {
     const r = await resolveRef(refCandidates({ text: `https://github.com/acme/vision-models/commit/${SHA_A}`, repo }), lookup({}));
     expect(r.source).toBe('default');
     expect(r.notes[0]).toMatch(/not in the repository/);
+  });
+});
+
+describe('workedVersions', () => {
+  it.each([
+    ['It worked in 0.9.2 but fails now', 'v0.9.2'],
+    ['works fine with timm 0.6.12.', 'v0.6.12'],
+    ['After upgrading from 0.6.12 to 0.9.2 the model breaks', 'v0.6.12'],
+    ['downgrading timm to 0.6.12 fixes it', 'v0.6.12'],
+    ['last working version: 1.0.6', 'v1.0.6'],
+    ['This was working on timm==0.5.4', 'v0.5.4'],
+    ['worked at commit 1a2b3c4d', '1a2b3c4d'],
+  ])('%s → %s', (text, ref) => {
+    expect(workedVersions(text, ['timm']).map((c) => c.ref)).toEqual([ref]);
+  });
+
+  it('reads no version of another package, and nothing from "since" or a bare version', () => {
+    for (const text of [
+      'upgrading torch from 1.13 to 2.0 broke it',
+      'works with torch 2.1',
+      'since version 1.0.7 it breaks',
+      'I am using 0.9.2',
+    ])
+      expect(workedVersions(text, ['timm'])).toEqual([]);
+  });
+
+  it('gives the tag spellings a named version is tried under', () => {
+    expect(workedVersions('worked in 0.9.2', ['timm'])[0]?.alternatives).toEqual(['0.9.2', 'timm-v0.9.2', 'timm-0.9.2']);
+  });
+});
+
+describe('refCandidates and a version that worked', () => {
+  it('never reproduces at the version the report says worked', () => {
+    const text = 'timm 0.9.2 fails with this error; it worked in timm 0.6.12';
+    expect(refCandidates({ text, packages: ['timm'] }).map((c) => c.ref)).toEqual(['v0.9.2']);
   });
 });

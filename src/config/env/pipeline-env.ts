@@ -20,6 +20,8 @@ export const PIPELINE_DEFAULTS = {
   runTimeoutMs: 120_000,
   runMemoryMb: 4096,
   confirmRuns: 3,
+  bisectMaxSteps: 20,
+  bisectMaxMinutes: 30,
   staticPython: DEFAULT_PYTHON,
   maxIssueChars: 200_000,
   maxLlmIssueChars: 30_000,
@@ -57,6 +59,12 @@ export const PipelineEnv = z.object({
   REPGEN_MAX_BUNDLES: doc(posInt().default(D.maxBundles), { description: 'context bundles tried at most' }),
   REPGEN_CONFIRM_RUNS: doc(intRange(0, 20).default(D.confirmRuns), {
     description: 'seeded re-runs of a reproducing script ("reproduced k/n runs")',
+  }),
+  REPGEN_BISECT_MAX_STEPS: doc(intRange(0, 100).default(D.bisectMaxSteps), {
+    description: 'runs of a bisection at most, GOOD included (`--bisect`, `/repgen bisect`, a working version the report names); 0: never bisect',
+  }),
+  REPGEN_BISECT_MAX_MINUTES: doc(intRange(1, 1440).default(D.bisectMaxMinutes), {
+    description: 'wall-clock minutes of a bisection at most; the commits still suspect are then listed',
   }),
   REPGEN_PARALLEL_RUNS: doc(intRange(1, 64).default(D.parallelRuns), {
     description: 'script runs of one job at once (its seeded confirmation re-runs)',

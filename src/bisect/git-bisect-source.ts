@@ -1,8 +1,8 @@
-import type { BisectCommit } from '../bisect/plan-bisect.js';
-import type { BisectSource } from '../bisect/types.js';
-import { checkoutAt } from './checkout.js';
-import { WorkspaceError } from './errors.js';
-import { runGit } from './git.js';
+import type { BisectCommit } from './plan-bisect.js';
+import type { BisectSource } from './types.js';
+import { checkoutAt } from '../workspace/checkout.js';
+import { WorkspaceError } from '../workspace/errors.js';
+import { runGit } from '../workspace/git.js';
 
 /** Most first-parent commits a bisection searches; a wider range is cut to its newest commits, and said. */
 export const MAX_BISECT_COMMITS = 5000;

@@ -1,0 +1,50 @@
+import { gitRefLookup } from '../workspace/checkout.js';
+import { refCandidates, resolveRef, workedVersions } from '../workspace/resolve-ref.js';
+import { gitBisectSource } from './git-bisect-source.js';
+import type { BisectSource } from './types.js';
+
+/**
+ * The bisection of a local repository, when one is asked for (`--bisect GOOD`) or the report names a version
+ * or commit where it worked. BAD is the commit the issue is reproduced at. A GOOD that was asked for and does
+ * not exist is an error (RefNotFoundError); a worked version without a tag is only a note.
+ */
+export async function localBisectSource(input: {
+  repoDir: string;
+  repo: string;
+  /** `--bisect GOOD`; null: a working version the report names, if any. */
+  good: string | null;
+  issueText: string;
+  /** The project's distribution and import names, as the ref resolver reads versions. */
+  packages: readonly string[];
+  bad: { ref: string; sha: string };
+  cacheDir: string;
+  python?: string;
+}): Promise<{ source: BisectSource | null; notes: string[] }> {
+  const lookup = gitRefLookup(input.repoDir);
+  if (input.good) {
+    const r = await resolveRef(refCandidates({ explicit: input.good, text: '' }), lookup);
+    return { source: make(input, { ref: input.good, sha: r.sha, why: `asked to bisect from ${input.good}` }), notes: [] };
+  }
+  const notes: string[] = [];
+  for (const c of workedVersions(input.issueText, input.packages)) {
+    for (const ref of [c.ref, ...(c.alternatives ?? [])]) {
+      const sha = await lookup.commit(ref);
+      if (sha && sha !== input.bad.sha) return { source: make(input, { ref, sha, why: c.why }), notes };
+    }
+    notes.push(
+      `${c.why}, but the repository has no tag or commit for it (tried ${[c.ref, ...(c.alternatives ?? [])].join(', ')}): no bisection`,
+    );
+  }
+  return { source: null, notes };
+}
+
+function make(input: Parameters<typeof localBisectSource>[0], good: { ref: string; sha: string; why: string }): BisectSource {
+  return gitBisectSource({
+    repoDir: input.repoDir,
+    repo: input.repo,
+    good,
+    bad: input.bad,
+    cacheDir: input.cacheDir,
+    python: input.python,
+  });
+}

@@ -1,0 +1,38 @@
+import type { ReproOutcome } from '../pipeline/types.js';
+import { neutralizeMentions } from './neutralize.js';
+
+/** `text` in a code span that cannot be closed early, on one line. */
+function code(text: string): string {
+  return `\`${text.replace(/`/g, "'").replace(/\s+/g, ' ')}\``;
+}
+
+/**
+ * The bisection's part of the result comment: the first bad commit (its subject is the repository's text,
+ * neutralised; the PR link is RepGen's own, read from that subject), whether its diff touches what the
+ * reproduction imports, the runs it took against log2 of the range, and the commits skipped and why. Pure.
+ */
+export function bisectSection(outcome: ReproOutcome): string {
+  const b = outcome.bisect;
+  if (!b) return '';
+  const range = `${code(b.good.ref)}..${code(b.bad.ref)}`;
+  const lines = [
+    `**Bisected** ${range} (${neutralizeMentions(b.good.why)}), ${b.steps.length} runs over ${b.commitsInRange} first-parent commits (log2: ${b.expectedSteps}):`,
+  ];
+  if (b.status === 'found' && b.firstBad) {
+    const f = b.firstBad;
+    const pr = f.pr !== null ? ` (#${f.pr})` : '';
+    lines.push(`- first bad commit ${code(f.sha.slice(0, 12))} ${neutralizeMentions(f.subject)}${pr}`);
+    lines.push(
+      f.touchesImported.length
+        ? `- it changes ${f.touchesImported.slice(0, 5).map(code).join(', ')}, inside what the reproduction imports`
+        : `- none of the ${f.changedFiles.length} files it changes lies inside a package the reproduction imports: check it by hand`,
+    );
+  } else {
+    lines.push(`- ${neutralizeMentions(b.reason)}`);
+    for (const c of b.candidates.slice(0, 10)) lines.push(`  - ${code(c.sha.slice(0, 12))} ${neutralizeMentions(c.subject)}`);
+  }
+  const skipped = b.steps.filter((s) => s.verdict === 'skip');
+  for (const s of skipped.slice(0, 5)) lines.push(`- skipped ${code(s.sha.slice(0, 12))}: ${neutralizeMentions(s.why)}`);
+  if (skipped.length > 5) lines.push(`- … and ${skipped.length - 5} more skipped (evidence.json)`);
+  return lines.join('\n');
+}
