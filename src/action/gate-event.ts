@@ -117,14 +117,20 @@ export async function gateComment(payload: CommentPayload, deps: GateDeps): Prom
     case 'status':
     case 'pr':
     case 'verify':
+    case 'bisect':
       await reply(notInActionReply(command.kind, deps.runsUrl));
       return { go: false, status: 'not_in_action', why: `\`/repgen ${command.kind}\` is answered by the workflow, not a command` };
   }
 }
 
 /** What the App does with a queue and Redis, the workflow does itself; said where the user asked. */
-function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify', runsUrl: string): string {
+function notInActionReply(kind: 'cancel' | 'status' | 'pr' | 'verify' | 'bisect', runsUrl: string): string {
   switch (kind) {
+    case 'bisect':
+      return (
+        'RepGen runs here as a GitHub Actions workflow, which checks out one commit: it does not bisect. Run ' +
+        '`npx repgen reproduce --issue issue.md --repo . --bisect GOOD` in a full clone, or use the RepGen App.'
+      );
     case 'cancel':
       return `RepGen runs here as a GitHub Actions workflow: to stop a run, cancel its workflow run (${runsUrl}).`;
     case 'status':

@@ -16,6 +16,8 @@ export interface CloneOptions {
   git?: string;
   /** @defaultValue 120000 */
   timeoutMs?: number;
+  /** Fetch the ref's whole history and the tags (a bisection walks them), not one commit. @defaultValue false */
+  history?: boolean;
 }
 
 /**
@@ -46,7 +48,8 @@ export async function cloneAtRef(options: CloneOptions): Promise<{ sha: string }
     runGit(git, args, { env, cwd: options.dir, signal: options.signal, timeoutMs: options.timeoutMs ?? 120_000, secrets });
   await mkdir(options.dir, { recursive: true });
   await run(['init', '-q']);
-  const fetched = await run(['fetch', '-q', '--depth', '1', '--no-tags', options.url, options.ref]);
+  const depth = options.history ? ['--tags'] : ['--depth', '1', '--no-tags'];
+  const fetched = await run(['fetch', '-q', ...depth, options.url, options.ref]);
   if (fetched.code !== 0) {
     if (/couldn't find remote ref|not our ref|no such ref|unadvertised object/i.test(fetched.stderr)) {
       throw new RefNotFoundError(`the ref '${options.ref}' does not exist in the repository`);

@@ -1,7 +1,8 @@
 // Stage 0 for the App's worker: the issue with its later human comments, and a shallow clone of the
 // repository at the job's ref that every script run sees read-only on PYTHONPATH.
 import { chmod } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { localBisectSource } from '../bisect/local-bisect-source.js';
 import type { IssueSource, ProjectCheckout } from '../pipeline/ports.js';
 import type { IssueInput } from '../pipeline/types.js';
 import type { ReproJob } from '../queue/repro-job.js';
@@ -9,11 +10,12 @@ import { compileTree, diskTree, projectPackages } from '../workspace/checkout.js
 import { isBot } from './check-permission.js';
 import { cloneAtRef } from './clone-repo.js';
 import { IssueGoneError } from './errors.js';
+import { RefNotFoundError } from '../workspace/errors.js';
 import { httpStatus, type Octokit } from './octokit.js';
 
 export interface GitHubIssueSourceOptions {
   octokit: Octokit;
-  data: Pick<ReproJob, 'owner' | 'repo' | 'issueNumber' | 'cloneUrl' | 'ref'>;
+  data: Pick<ReproJob, 'owner' | 'repo' | 'issueNumber' | 'cloneUrl' | 'ref' | 'bisect'>;
   /** The installation token: sent to git as a header, never put in a URL or argv. */
   token: string;
   /** Where the clone goes (the job's own folder). */
@@ -31,18 +33,42 @@ export function githubIssueSource(o: GitHubIssueSourceOptions): IssueSource {
   return {
     label: `${name}#${data.issueNumber}`,
     readIssue: () => readIssue(o.octokit, data),
-    checkout: async (_issue, signal): Promise<ProjectCheckout> => {
-      const { sha } = await (o.clone ?? cloneAtRef)({ url: data.cloneUrl, ref: data.ref, token: o.token, dir: o.dir, signal });
+    checkout: async (issue, signal): Promise<ProjectCheckout> => {
+      const history = !!data.bisect;
+      const { sha } = await (o.clone ?? cloneAtRef)({ url: data.cloneUrl, ref: data.ref, token: o.token, dir: o.dir, signal, history });
       signal.throwIfAborted();
       // The job's folder is mkdtemp's 0700: the sandbox's unprivileged uid must reach the tree it imports (search only).
       await chmod(dirname(o.dir), 0o711);
       if (o.python) await compileTree(o.python, o.dir, signal);
       const packages = await projectPackages(diskTree(o.dir));
+      // `/repgen bisect`: the commits between GOOD and the ref were fetched with it; checkouts go beside the clone.
+      const bisect = data.bisect
+        ? await localBisectSource({
+            repoDir: o.dir,
+            repo: name,
+            good: data.bisect.good,
+            issueText: `${issue.title}\n\n${issue.body}`,
+            packages,
+            bad: { ref: data.ref, sha },
+            cacheDir: join(dirname(o.dir), 'checkouts'),
+            python: o.python,
+          }).catch((err: unknown) => {
+            // A GOOD that does not exist ends the bisection, never the reproduction.
+            if (!(err instanceof RefNotFoundError)) throw err;
+            return { source: null, notes: [`\`/repgen bisect ${data.bisect?.good ?? ''}\`: ${err.message}`] };
+          })
+        : null;
+      const notes = bisect?.source ? [] : (bisect?.notes ?? []);
+      if (data.bisect && !bisect?.source && !notes.length)
+        notes.push(
+          '`/repgen bisect` was asked, but the report names no version or commit where it worked: give one, like `/repgen bisect v1.2.0`',
+        );
       return {
+        ...(bisect?.source ? { bisect: bisect.source } : {}),
         repoDir: o.dir,
         workspace: { hostPath: o.dir, project: `${name} @ ${sha.slice(0, 12)} (${data.ref})`, packages },
         sha,
-        ref: { repo: name, ref: data.ref, sha, source: 'explicit', why: `the ref the run was asked for (${data.ref})`, notes: [] },
+        ref: { repo: name, ref: data.ref, sha, source: 'explicit', why: `the ref the run was asked for (${data.ref})`, notes },
       };
     },
   };

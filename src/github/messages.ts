@@ -17,6 +17,8 @@ export const HELP_TEXT = [
   '| `/repgen pr` | open a PR adding the reproduction as an `xfail(strict=True)` regression test |',
   '| `/repgen verify [#N]` | on a pull request: run the confirmed reproduction of the issue it fixes ' +
     '(or of `#N`) at the PR head; a check run says fixed / still failing / inconclusive |',
+  '| `/repgen bisect [GOOD]` | reproduce, then find the first commit that broke it between GOOD (where it worked; ' +
+    "default: a version the report says worked) and the issue's ref |",
   '| `/repgen help` | this text |',
   '',
   'Adding the trigger label (`needs-repro` unless `.github/repgen.yml` says otherwise) also starts a ' +

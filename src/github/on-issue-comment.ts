@@ -73,6 +73,23 @@ export async function onIssueComment(octokit: Octokit, deliveryId: string, paylo
       return run('repro', command.gpu, command.ref, command.llm);
     case 'retry':
       return run('repro');
+    case 'bisect':
+      return startRun(
+        octokit,
+        deliveryId,
+        event,
+        {
+          kind: 'repro',
+          trigger: 'comment',
+          gpu: false,
+          ref: null,
+          llm: null,
+          bisect: { good: command.good },
+          config,
+          commentId: event.comment.id,
+        },
+        deps,
+      );
     case 'verify':
       await reply(
         '`/repgen verify` checks a fix: comment it on the pull request that fixes this issue (or write ' +

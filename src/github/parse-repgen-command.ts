@@ -13,6 +13,8 @@ export type RepgenCommand =
   | { kind: 'pr' }
   /** On a pull request: run the linked issue's confirmed reproduction (or issue `#N`'s) at the PR's head. */
   | { kind: 'verify'; issue: number | null }
+  /** Reproduce, then find the first bad commit from GOOD (null: a version the report says worked) to the issue's ref. */
+  | { kind: 'bisect'; good: string | null }
   | { kind: 'help' }
   /** Anything RepGen does not understand; answered with the help text and `reason`. */
   | { kind: 'unknown'; reason: string };
@@ -29,6 +31,7 @@ export function parseRepgenCommand(body: string): RepgenCommand | null {
   if (first === undefined || first.startsWith('--')) return parseRun(words);
   const sub = first.toLowerCase();
   if (sub === 'verify') return parseVerify(rest);
+  if (sub === 'bisect') return parseBisect(rest);
   if (sub === 'retry' || sub === 'cancel' || sub === 'status' || sub === 'pr' || sub === 'help') {
     if (rest.length > 0) return { kind: 'unknown', reason: `\`${sub}\` takes no arguments` };
     return { kind: sub };
@@ -66,6 +69,14 @@ function parseVerify(words: string[]): RepgenCommand {
   const m = /^#(\d{1,9})$/.exec(words[0] ?? '');
   if (words.length > 1 || !m) return { kind: 'unknown', reason: `\`verify\` takes at most one issue number, like \`/repgen verify #12\`` };
   return { kind: 'verify', issue: Number(m[1]) };
+}
+
+function parseBisect(words: string[]): RepgenCommand {
+  if (words.length === 0) return { kind: 'bisect', good: null };
+  const good = words[0] ?? '';
+  if (words.length > 1 || !REF.test(good))
+    return { kind: 'unknown', reason: '`bisect` takes at most one ref where it worked, like `/repgen bisect v0.9.2`' };
+  return { kind: 'bisect', good };
 }
 
 function parseRun(words: string[]): RepgenCommand {

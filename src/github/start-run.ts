@@ -35,6 +35,8 @@ export interface RunRequest {
   gpu: boolean;
   ref: string | null;
   llm: string | null;
+  /** `/repgen bisect [GOOD]`. @defaultValue null */
+  bisect?: { good: string | null } | null;
   config: RepoConfig;
   /** The comment that asked, when one did (the 👀 goes on it). */
   commentId: number | null;
@@ -91,6 +93,7 @@ export async function startRun(
       ref: req.ref ?? event.repository.default_branch,
       gpu: req.gpu || req.config.gpu,
       llm: req.llm,
+      ...(req.bisect ? { bisect: req.bisect } : {}),
       commentId: comment.data.id,
       commentUrl: comment.data.html_url,
       requestedBy: event.sender.login,

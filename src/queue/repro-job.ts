@@ -26,6 +26,12 @@ export const ReproJob = z
     ref: z.string().min(1),
     gpu: z.boolean(),
     llm: z.string().nullable(),
+    /** `/repgen bisect [GOOD]`: after a confirmed reproduction, bisect from GOOD (null: a version the report says worked). */
+    bisect: z
+      .object({ good: z.string().min(1).nullable() })
+      .strict()
+      .nullable()
+      .optional(),
     /** The progress comment the worker edits at every stage. */
     commentId: z.number().int().positive(),
     commentUrl: z.string(),

@@ -102,6 +102,14 @@ describe('cloneAtRef over smart HTTP', () => {
     expect(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: dir }).toString().trim()).toBe('1');
   });
 
+  it('with history (a bisection), fetches every commit of the ref and the tags, the token still only a header', async () => {
+    const dir = workDir();
+    const { sha } = await cloneAtRef({ url, ref: 'master', token: TOKEN, dir, history: true });
+    expect(sha).toBe(secondSha);
+    expect(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: dir }).toString().trim()).toBe('2');
+    expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).not.toContain(TOKEN);
+  });
+
   it('checks out a commit SHA', async () => {
     const first = execFileSync('git', ['rev-parse', 'HEAD~1'], { cwd: source.path }).toString().trim();
     const { sha } = await cloneAtRef({ url, ref: first, token: TOKEN, dir: workDir() });

@@ -19,6 +19,14 @@ describe('parseRepgenCommand', () => {
     ['/repgen verify 42', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
     ['/repgen verify #1 #2', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
     ['/repgen verify #12; rm -rf /', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
+    ['/repgen bisect', { kind: 'bisect', good: null }],
+    ['/repgen BISECT v0.9.2', { kind: 'bisect', good: 'v0.9.2' }],
+    [
+      '/repgen bisect --output=/tmp/x',
+      { kind: 'unknown', reason: '`bisect` takes at most one ref where it worked, like `/repgen bisect v0.9.2`' },
+    ],
+    ['/repgen bisect v1 v2', { kind: 'unknown', reason: '`bisect` takes at most one ref where it worked, like `/repgen bisect v0.9.2`' }],
+    ['/repgen bisect a..b', { kind: 'unknown', reason: '`bisect` takes at most one ref where it worked, like `/repgen bisect v0.9.2`' }],
     ['/repgen verify #1234567890', { kind: 'unknown', reason: '`verify` takes at most one issue number, like `/repgen verify #12`' }],
   ])('%j', (body, expected) => {
     expect(parseRepgenCommand(body)).toEqual(expected);
