@@ -154,9 +154,10 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
     }
     if (steps.length >= input.maxSteps || now() - start >= input.maxMs) {
       const suspects = suspectsOf(commits, records);
+      const ceiling = steps.length >= input.maxSteps ? `the step ceiling (${input.maxSteps})` : 'the time ceiling';
       return finish({
         status: 'ceiling',
-        reason: `${steps.length >= input.maxSteps ? `the step ceiling (${input.maxSteps})` : 'the time ceiling'} ended the bisection with ${suspects.length} commits still suspect`,
+        reason: `${ceiling} ended the bisection with ${suspects.length} commits still suspect`,
         firstBad: null,
         candidates: suspects,
         ...counts,

@@ -16,7 +16,8 @@ export function bisectSection(outcome: ReproOutcome): string {
   if (!b) return '';
   const range = `${code(b.good.ref)}..${code(b.bad.ref)}`;
   const lines = [
-    `**Bisected** ${range} (${neutralizeMentions(b.good.why)}), ${b.steps.length} runs over ${b.commitsInRange} first-parent commits (log2: ${b.expectedSteps}):`,
+    `**Bisected** ${range} (${neutralizeMentions(b.good.why)}), ${b.steps.length} runs over ${b.commitsInRange} first-parent commits ` +
+      `(log2: ${b.expectedSteps}):`,
   ];
   if (b.status === 'found' && b.firstBad) {
     const f = b.firstBad;

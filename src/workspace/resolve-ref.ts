@@ -176,7 +176,8 @@ export function workedVersions(text: string, packages: readonly string[]): RefCa
   // from 1.13" names torch's version, not the project's.
   const own = names.length ? String.raw`(?:(?:${names.map(escapeRe).join('|')})\s+)?` : '';
   const lead = [
-    String.raw`(?:worked|works|working|was\s+fine|is\s+fine|ran\s+fine|no\s+(?:issues?|problems?|errors?))(?:\s+(?:fine|well|correctly|as\s+expected))?\s+(?:in|on|with|using|under|at)\s+(?:version\s+|release\s+)?`,
+    String.raw`(?:worked|works|working|was\s+fine|is\s+fine|ran\s+fine|no\s+(?:issues?|problems?|errors?))` +
+      String.raw`(?:\s+(?:fine|well|correctly|as\s+expected))?\s+(?:in|on|with|using|under|at)\s+(?:version\s+|release\s+)?`,
     String.raw`(?:upgrad|updat)(?:ing|ed|e)\s+${own}from\s+(?:version\s+)?`,
     String.raw`(?:downgrad|revert|roll(?:ing|ed)?\s+back)\w*\s+${own}to\s+(?:version\s+)?`,
     String.raw`last\s+(?:known\s+)?(?:good|working)\s+(?:version|release|commit)\s*(?:is|was|:)?\s*`,

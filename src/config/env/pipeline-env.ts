@@ -61,7 +61,8 @@ export const PipelineEnv = z.object({
     description: 'seeded re-runs of a reproducing script ("reproduced k/n runs")',
   }),
   REPGEN_BISECT_MAX_STEPS: doc(intRange(0, 100).default(D.bisectMaxSteps), {
-    description: 'runs of a bisection at most, GOOD included (`--bisect`, `/repgen bisect`, a working version the report names); 0: never bisect',
+    description:
+      'runs of a bisection at most, GOOD included (`--bisect`, `/repgen bisect`, a working version the report names); 0: never bisect',
   }),
   REPGEN_BISECT_MAX_MINUTES: doc(intRange(1, 1440).default(D.bisectMaxMinutes), {
     description: 'wall-clock minutes of a bisection at most; the commits still suspect are then listed',
