@@ -21,6 +21,7 @@ export const CONCLUSION: Record<ExitStatus, 'success' | 'neutral' | 'failure' | 
   needs_info: 'action_required',
   exit_budget: 'neutral',
   exit_infra: 'failure',
+  exit_env: 'failure',
 };
 
 export interface PublishTarget {

@@ -191,7 +191,7 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
       evidencePath: files.evidence,
       commentUrl,
       message,
-      exitCode: outcome.status === 'exit_infra' ? 1 : 0,
+      exitCode: outcome.status === 'exit_infra' || outcome.status === 'exit_env' ? 1 : 0,
     };
   } catch (err) {
     return await failed(err, { ask, pub, signal, finish });

@@ -6,6 +6,7 @@ import type { RefRecord } from '../workspace/prepare-workspace.js';
 import type { AgentPrompts } from '../agent/index.js';
 import type { BisectSource } from '../bisect/types.js';
 import type { ContextResult } from '../context/types.js';
+import type { EnvPorts } from './stages/env/index.js';
 import type { ProbeStore } from '../plan/index.js';
 import type { Prompt } from '../prompts/load-prompts.js';
 import type { ReproEvidence } from './build-evidence.js';
@@ -113,6 +114,8 @@ export interface ReproPorts {
   checker?: StaticChecker;
   /** @defaultValue silentLogger */
   log?: Logger;
+  /** The project's environment: its spec and builder (src/env); null: every run uses the executor's interpreter. @defaultValue null */
+  env?: EnvPorts | null;
   /**
    * Stages 1-5 with the ports bound. Only tests replace them (a worker test that scripts an outcome without
    * running Python); every entry point runs the real ones. @defaultValue runReproWithEvidence

@@ -3,11 +3,14 @@
 // Action all call reproduceIssue with the spec resolveRunSpec made and their own adapters.
 import { createExecutor } from '../exec/index.js';
 import type { ScriptExecutor } from '../exec/types.js';
+import { withInterpreter } from '../exec/with-interpreter.js';
 import { withPolicy } from '../exec/with-policy.js';
 import { createLlmClient } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
 import { silentLogger, type Logger } from '../log.js';
 import { checkBisect, checkFix, withRef } from './evidence.js';
+import { envFailedEvidence, withEnv } from './env-evidence.js';
+import { prepareEnv, type EnvStageResult } from './stages/env/index.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
 import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
 import type { RunSpec } from './run-spec.js';
@@ -34,18 +37,31 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   const checkout = await source.checkout(issue, signal);
   signal.throwIfAborted();
 
+  // 0b environment: the project's own, built or reused, before anything runs
+  const repoDir = checkout?.workspace?.hostPath ?? checkout?.repoDir ?? null;
+  const envStage: EnvStageResult = ports.env
+    ? await prepareEnv({ issue, repoDir, checkout: checkout?.workspace?.hostPath ?? null }, ports.env, progress, signal)
+    : { kind: 'none' };
+  signal.throwIfAborted();
+
   const built = ports.executor ? null : await createExecutor(spec.executor, { log });
   try {
-    const executor = withPolicy(ports.executor ?? (built as ScriptExecutor), spec.policy);
+    const inner = withPolicy(ports.executor ?? (built as ScriptExecutor), spec.policy);
+    const executor =
+      envStage.kind === 'built' ? withInterpreter(inner, { python: envStage.env.python, key: envStage.env.lockHash }) : inner;
     const { llm, reason } = await modelFor(spec, ports.llm, log);
     const buildContext = checkout ? await contextFor(spec, ports.buildContext, log) : undefined;
     const summary = specSummary(spec, executor, llm, reason);
     const stages = ports.stages ?? runReproWithEvidence;
-    let evidence = await stages(
-      { issue, repoDir: checkout?.workspace?.hostPath ?? checkout?.repoDir, workspace: checkout?.workspace, settings: spec.settings },
-      { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
-      signal,
-    );
+    let evidence =
+      envStage.kind === 'failed'
+        ? envFailedEvidence(envStage.failure)
+        : await stages(
+            { issue, repoDir: repoDir ?? undefined, workspace: checkout?.workspace, settings: spec.settings },
+            { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
+            signal,
+          );
+    evidence = withEnv(evidence, envStage);
     if (checkout?.ref) evidence = withRef(evidence, checkout.ref);
     if (checkout?.fix) {
       await progress('confirm', `checking the fix at ${checkout.fix.ref} (${checkout.fix.sha.slice(0, 12)})`);

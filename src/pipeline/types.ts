@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
 import { BisectResult } from '../bisect/types.js';
+import { EnvBuildFailure, Substitution } from '../env/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
 
@@ -9,7 +10,7 @@ import type { Cap, CapName } from './run-spec.js';
  * and the BullMQ worker run the same `runRepro(input, deps, signal)`.
  */
 
-export const ExitStatus = z.enum(['reproduced', 'not_reproduced', 'needs_info', 'exit_budget', 'exit_infra']);
+export const ExitStatus = z.enum(['reproduced', 'not_reproduced', 'needs_info', 'exit_budget', 'exit_infra', 'exit_env']);
 export type ExitStatus = z.infer<typeof ExitStatus>;
 
 export const StageName = z.enum(['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish']);
@@ -33,12 +34,27 @@ export const Verdict = z.enum([
   'no_model',
   'exit_budget',
   'exit_infra',
+  'environment_failed',
 ]);
 export type Verdict = z.infer<typeof Verdict>;
 
 /** One seeded confirmation run, as the comment tells it. */
 export const ConfirmationRun = z.object({ seed: z.number().int(), verdict: z.string(), reasons: z.array(z.string()) });
 export type ConfirmationRun = z.infer<typeof ConfirmationRun>;
+
+/** The env a run used, as evidence.json records it: enough to recreate it (the lock) and to judge it (cached, time). */
+export const EnvOutcome = z.object({
+  python: z.string().nullable(),
+  lockHash: z.string().nullable(),
+  pins: z.record(z.string(), z.string()),
+  substitutions: z.array(Substitution),
+  cached: z.boolean(),
+  buildMs: z.number().int().min(0),
+  /** The lock as `name==version` lines (the repro PR adds it as requirements-repro.txt). */
+  lock: z.string(),
+  failure: EnvBuildFailure.nullable(),
+});
+export type EnvOutcome = z.infer<typeof EnvOutcome>;
 
 export const ReproOutcome = z.object({
   status: ExitStatus,
@@ -78,6 +94,8 @@ export const ReproOutcome = z.object({
   scriptRan: z.boolean().optional(),
   /** The regression bisected from a working ref to the issue's (`--bisect`, `/repgen bisect`, a version the report says worked). */
   bisect: BisectResult.optional(),
+  /** The project's environment (issue 27): what was built or reused for every run, or why it could not be. */
+  env: EnvOutcome.optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

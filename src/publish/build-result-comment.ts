@@ -37,13 +37,15 @@ function headline(outcome: ReproOutcome): string {
       return '⏱️ Stopped: budget spent';
     case 'exit_infra':
       return '⚠️ Stopped: infrastructure problem';
+    case 'environment_failed':
+      return '🧰 The project’s environment could not be built';
     default:
       return '❌ Not reproduced';
   }
 }
 
 export function verdictOf(outcome: ReproOutcome): Verdict {
-  return outcome.verdict ?? outcome.status;
+  return outcome.verdict ?? (outcome.status === 'exit_env' ? 'environment_failed' : outcome.status);
 }
 
 /** Plain-English names of the symptom kinds: the comment never shows internal ids. */

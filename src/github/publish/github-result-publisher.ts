@@ -19,6 +19,7 @@ const CONCLUSION: Record<ExitStatus, 'success' | 'neutral' | 'failure' | 'action
   needs_info: 'action_required',
   exit_budget: 'neutral',
   exit_infra: 'failure',
+  exit_env: 'failure',
 };
 
 export interface GitHubResultPublisherOptions {

@@ -1,0 +1,71 @@
+// The project's environment in the evidence: what the env stage built, reused or failed at. Pure.
+import type { EnvBuildFailure } from '../env/types.js';
+import { NO_USAGE } from '../llm/usage.js';
+import type { ReproEvidence } from './build-evidence.js';
+import { envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
+
+/** The evidence with the env recorded: evidence.json's outcome.env, the Environment line's entries and the notes. */
+export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEvidence {
+  if (stage.kind === 'none') return evidence;
+  const o = evidence.outcome;
+  if (stage.kind === 'failed') {
+    const env = { python: null, lockHash: null, pins: {}, substitutions: [], cached: false, buildMs: 0, lock: '', failure: stage.failure };
+    return { ...evidence, outcome: { ...o, env, notes: [...(o.notes ?? []), ...stage.spec.notes.map((n) => `Environment: ${n}`)] } };
+  }
+  const e = stage.env;
+  const env = {
+    python: e.python,
+    lockHash: e.lockHash,
+    pins: e.pins,
+    substitutions: e.substitutions,
+    cached: e.cached,
+    buildMs: e.buildMs,
+    lock: e.lock,
+    failure: null,
+  };
+  return {
+    ...evidence,
+    outcome: {
+      ...o,
+      env,
+      environment: { ...o.environment, ...envRecord(e) },
+      notes: [...(o.notes ?? []), ...envNotes(e, stage.spec)],
+    },
+  };
+}
+
+/**
+ * The evidence of a job whose env could not be built: its own status (`exit_env`), never "no model" or needs-info,
+ * and no script, since none ran. The build log's tail is the output a maintainer reads.
+ */
+export function envFailedEvidence(failure: EnvBuildFailure): ReproEvidence {
+  return {
+    outcome: {
+      status: 'exit_env',
+      verdict: 'environment_failed',
+      summary: envFailureSummary(failure),
+      script: null,
+      confirmation: null,
+      expected: [],
+      observed: [],
+      match: null,
+      metrics: [],
+      outputExcerpt: failure.logTail.slice(-4000),
+      environment: {},
+      attempts: [],
+      needsInfo: [],
+      usage: { inputTokens: NO_USAGE.inputTokens, outputTokens: NO_USAGE.outputTokens, costUsd: NO_USAGE.costUsd },
+      durationMs: 0,
+      blockers: [],
+      notes: [],
+      scriptRan: false,
+    },
+    report: null,
+    plan: null,
+    probe: null,
+    context: null,
+    tier0: null,
+    finalRun: null,
+    confirm: null,
+  };
+}

@@ -1,0 +1,81 @@
+// Stage 0b, environment: the project's own environment for every run of the job (issue 27). The spec comes from
+// the report, the checkout and repgen.yml (src/env's spec function); the builder makes or reuses the env; what
+// came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
+import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec } from '../../../env/types.js';
+import type { IssueInput, ProgressFn } from '../../types.js';
+
+/** What the stage needs: the spec function over the checkout, and a builder. */
+export interface EnvPorts {
+  /** The spec of this job's env, or null when there is nothing to build (no checkout, nothing declared). */
+  specFor(input: { issue: IssueInput; repoDir: string | null }, signal: AbortSignal): Promise<EnvSpec | null>;
+  builder: EnvBuilder;
+}
+
+export type EnvStageResult =
+  { kind: 'none' } | { kind: 'built'; spec: EnvSpec; env: BuiltEnv } | { kind: 'failed'; spec: EnvSpec; failure: EnvBuildFailure };
+
+/** Builds (or reuses) the job's env. A builder that throws is a failed build, said as one, never a crash of the run. */
+export async function prepareEnv(
+  input: { issue: IssueInput; repoDir: string | null; checkout: string | null },
+  ports: EnvPorts,
+  progress: ProgressFn,
+  signal: AbortSignal,
+): Promise<EnvStageResult> {
+  const spec = await ports.specFor({ issue: input.issue, repoDir: input.repoDir }, signal);
+  if (!spec) return { kind: 'none' };
+  const count = spec.requirements.length;
+  await progress('intake', `building the environment (${count} package${count === 1 ? '' : 's'})`);
+  const onProgress = (p: EnvBuildProgress): void => void progress('intake', progressLine(p, count));
+  try {
+    const result = await ports.builder.build(spec, { checkout: input.checkout, signal, onProgress });
+    return result.ok ? { kind: 'built', spec, env: result.env } : { kind: 'failed', spec, failure: result.failure };
+  } catch (err) {
+    signal.throwIfAborted();
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      kind: 'failed',
+      spec,
+      failure: { step: 'install', package: null, message: message.slice(0, 2000), logTail: '', configKey: null },
+    };
+  }
+}
+
+function progressLine(p: EnvBuildProgress, count: number): string {
+  const n = p.packages ?? count;
+  switch (p.phase) {
+    case 'resolving':
+      return `building the environment: resolving ${n} package${n === 1 ? '' : 's'}`;
+    case 'installing':
+      return `building the environment: installing ${n} package${n === 1 ? '' : 's'}`;
+    case 'project':
+      return 'building the environment: making the project importable';
+    case 'reused':
+      return `reusing the environment built before (${n} package${n === 1 ? '' : 's'})`;
+  }
+}
+
+/** The Environment line's entries for a built env: what a maintainer needs to recreate it. Pure. */
+export function envRecord(env: BuiltEnv): Record<string, string> {
+  const pins = Object.keys(env.pins).length;
+  const how = env.cached ? 'reused' : `built in ${(env.buildMs / 1000).toFixed(1)} s`;
+  return {
+    env: `Python ${env.pythonVersion}, ${pins} pinned package${pins === 1 ? '' : 's'}, lock ${env.lockHash.slice(0, 12)}, ${how}`,
+    ...(env.pins['torch'] ? { 'torch (env)': env.pins['torch'] } : {}),
+  };
+}
+
+/** Notes for the comment: each substitution, said as what was asked, what was used and why. Pure. */
+export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
+  return [
+    ...env.substitutions.map((s) => `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`),
+    ...spec.notes.map((n) => `Environment: ${n}`),
+  ];
+}
+
+/** The one sentence of an env that could not be built: the step, the package, and the repgen.yml key that fixes it. Pure. */
+export function envFailureSummary(failure: EnvBuildFailure): string {
+  const what = failure.package ? `${failure.step} of ${failure.package}` : `the ${failure.step} step`;
+  const fix = failure.configKey ? ` Setting \`${failure.configKey}\` in .github/repgen.yml can fix it.` : '';
+  const first = failure.message.split('\n').find((l) => l.trim()) ?? '';
+  return `The project's environment could not be built: ${what} failed (${first.trim().slice(0, 300)}). No script was run.${fix}`;
+}

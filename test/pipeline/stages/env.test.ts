@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { readOperatorEnv } from '../../../src/config/operator-env.js';
+import type { BuiltEnv, EnvBuilder, EnvSpec } from '../../../src/env/types.js';
+import { buildResultComment } from '../../../src/publish/build-result-comment.js';
+import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
+import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
+import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
+import { ReproOutcome } from '../../../src/pipeline/types.js';
+import { FakeExecutor } from '../../fakes/fake-executor.js';
+import { MemoryPublisher } from '../../fakes/memory-publisher.js';
+import { memorySource } from '../../fakes/memory-source.js';
+import { CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../../fakes/repro-fixtures.js';
+
+const ISSUE = { title: 'Linear layer shape error', body: `${CRASH_ISSUE}\n\`\`\`python\n${GOOD_SCRIPT}\`\`\`\n` };
+
+const SPEC: EnvSpec = {
+  python: null,
+  pythonWhy: null,
+  requirements: [
+    { name: 'numpy', specifier: '<1.24', extras: [], source: 'era', why: 'the ref is from 2019' },
+    { name: 'absl-py', specifier: '', extras: [], source: 'repo', why: 'requirements.txt:3 absl-py' },
+  ],
+  project: null,
+  indexUrl: null,
+  extraIndexUrls: [],
+  findLinks: [],
+  excludeNewer: null,
+  buildCommands: [],
+  notes: ['the report asked for a CUDA build of torch; the CPU build was used'],
+};
+
+const ENV: BuiltEnv = {
+  python: '/cache/envs/abc/bin/python',
+  readOnlyPaths: ['/cache/envs/abc'],
+  pythonVersion: '3.11.7',
+  lockHash: 'a'.repeat(64),
+  lock: 'absl-py==2.1.0\nnumpy==1.23.5\n',
+  pins: { 'absl-py': '2.1.0', numpy: '1.23.5' },
+  substitutions: [{ name: 'torch', wanted: '2.8.0+cu129', got: '2.8.0', why: 'no CUDA build runs here' }],
+  cached: true,
+  buildMs: 1200,
+};
+
+function ports(result: Awaited<ReturnType<EnvBuilder['build']>> | Error, spec: EnvSpec | null = SPEC): EnvPorts & { builds: number } {
+  const p = {
+    builds: 0,
+    specFor: async () => spec,
+    builder: {
+      build: async () => {
+        p.builds += 1;
+        if (result instanceof Error) throw result;
+        return result;
+      },
+    },
+  };
+  return p;
+}
+
+describe('the environment stage', () => {
+  it('builds nothing when the spec function finds nothing to build', async () => {
+    const p = ports({ ok: true, env: ENV }, null);
+    const lines: string[] = [];
+    const r = await prepareEnv(
+      { issue: ISSUE, repoDir: null, checkout: null },
+      p,
+      (_s, m) => void lines.push(m),
+      new AbortController().signal,
+    );
+    expect(r).toEqual({ kind: 'none' });
+    expect(p.builds).toBe(0);
+    expect(lines).toEqual([]);
+  });
+
+  it('says how many packages it builds, and a builder that throws is a failed build, not a crash', async () => {
+    const lines: string[] = [];
+    const r = await prepareEnv(
+      { issue: ISSUE, repoDir: '/repo', checkout: '/repo' },
+      ports(new Error('uv: not found')),
+      (_s, m) => void lines.push(m),
+      new AbortController().signal,
+    );
+    expect(lines).toEqual(['building the environment (2 packages)']);
+    expect(r.kind).toBe('failed');
+    if (r.kind === 'failed') expect(r.failure.message).toBe('uv: not found');
+  });
+
+  it("runs every script of the job with the env's interpreter and records the env in evidence and comment", async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const executor = new FakeExecutor(simulate);
+    const publisher = new MemoryPublisher();
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher, executor, llm: null, env: ports({ ok: true, env: ENV }) },
+      new AbortController().signal,
+    );
+    expect(executor.requests.length).toBeGreaterThan(1);
+    for (const r of executor.requests) expect(r.interpreter).toBe(ENV.python);
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.status).toBe('reproduced');
+    expect(o.env).toMatchObject({ lockHash: ENV.lockHash, pins: ENV.pins, cached: true, failure: null, lock: ENV.lock });
+    expect(o.environment['env']).toBe(`Python 3.11.7, 2 pinned packages, lock ${'a'.repeat(12)}, reused`);
+    expect(o.notes).toContain('Environment: torch 2.8.0+cu129 was asked, 2.8.0 was used (no CUDA build runs here).');
+    expect(o.notes).toContain('Environment: the report asked for a CUDA build of torch; the CPU build was used');
+    expect(publisher.progressLines.map((l) => l.message)).toContain('building the environment (2 packages)');
+  });
+
+  it('an env that cannot be built ends exit_env: no script runs, never "no model" or needs-info, the fix is named', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const executor = new FakeExecutor(simulate);
+    const publisher = new MemoryPublisher();
+    const failure = {
+      step: 'install' as const,
+      package: 'detectron2',
+      message: "error: command 'gcc' failed\nmore",
+      logTail: 'building _C extension\nerror: command gcc failed',
+      configKey: 'environment.build',
+    };
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher, executor, llm: null, env: ports({ ok: false, failure }) },
+      new AbortController().signal,
+    );
+    expect(executor.requests).toEqual([]);
+    const o = result.evidence.outcome;
+    expect(o.status).toBe('exit_env');
+    expect(o.verdict).toBe('environment_failed');
+    expect(o.summary).toBe(envFailureSummary(failure));
+    expect(o.summary).toContain('install of detectron2 failed');
+    expect(o.summary).toContain('`environment.build`');
+    expect(o.env?.failure).toEqual(failure);
+    const comment = buildResultComment(o);
+    expect(comment).toContain('The project’s environment could not be built');
+    expect(comment).not.toContain('No model configured');
+    expect(comment).not.toContain('Needs more information');
+    expect(publisher.reports).toHaveLength(1);
+  });
+});
