@@ -7,6 +7,7 @@ import type { EnvironmentProbe, ReproPlan } from '../plan/index.js';
 import type { ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
+import { dropFrameworkNoise } from '../symptoms/framework-output.js';
 import type { SpecSummary } from './types.js';
 import type { ConfirmResult } from './stages/confirm/index.js';
 import type { OutcomeDecision } from './stages/outcome/index.js';
@@ -80,7 +81,7 @@ export function buildEvidence(
     observed: final?.reading.symptoms ?? [],
     match: final?.match ?? null,
     metrics: final?.reading.metrics ?? [],
-    outputExcerpt: final ? final.run.output.slice(-4000) : '',
+    outputExcerpt: final ? dropFrameworkNoise(final.run.output).slice(-4000) : '',
     environment: run.environment,
     attempts: agent?.attempts ?? [],
     needsInfo: decision.needsInfo,

@@ -7,7 +7,10 @@ import { regexLines } from '../regex.js';
  * assert message wins over anything else it mentions.
  */
 const MESSAGE_RULES: Array<[SymptomKind, RegExp]> = [
-  ['out_of_memory', /out of memory|can't allocate memory|CUBLAS_STATUS_ALLOC_FAILED|not enough memory|failed to allocate/i],
+  [
+    'out_of_memory',
+    /out of memory|can't allocate memory|CUBLAS_STATUS_ALLOC_FAILED|not enough memory|failed to allocate|\bOOM when allocating/i,
+  ],
   ['cuda_device_assert', /device-side assert|Assertion `.*` failed|CUDA error: an illegal memory access/i],
   [
     'cuda_unavailable',
@@ -55,6 +58,9 @@ const MESSAGE_RULES: Array<[SymptomKind, RegExp]> = [
       |view size is not compatible|doesn't match the broadcast shape|input and target shapes do not match
       |Dimensions? must be equal|expected (?:input|target) .* to have (?:the )?(?:same )?(?:size|shape)
       |Kernel size can't be greater than actual input size|Calculated (?:padded )?input size per channel
+      |Matrix size-incompatible|is incompatible with the layer|expected axis -?\d+ of input shape to have value
+      |Input to reshape is a tensor with|Shapes? \(.*\) and \(.*\) are incompatible|incompatible shapes for
+      |dot_general requires contracting dimensions to have the same shape|must have the same shape
     `,
   ],
   ['import_error', /No module named|cannot import name|DLL load failed|undefined symbol/i],
@@ -68,7 +74,15 @@ const CLASS_RULES: Array<[SymptomKind, RegExp]> = [
   ['out_of_memory', /^(OutOfMemoryError|MemoryError)$/],
   ['import_error', /^(ModuleNotFoundError|ImportError)$/],
   ['api_error', /^(AttributeError|NotImplementedError|DeprecationWarning|FutureWarning)$/],
-  ['value_error', /^ValueError$/],
+  ['value_error', /^(ValueError|InvalidArgumentError)$/],
+  // TensorFlow's status classes and JAX's tracer errors (TypeError subclasses: a traced value used as a concrete one)
+  ['out_of_memory', /^ResourceExhaustedError$/],
+  ['index_error', /^OutOfRangeError$/],
+  ['api_error', /^(UnimplementedError|FailedPreconditionError)$/],
+  [
+    'type_error',
+    /^(ConcretizationTypeError|Tracer(?:Bool|Array|Integer)ConversionError|UnexpectedTracerError|NonConcreteBooleanIndexError)$/,
+  ],
   ['index_error', /^IndexError$/],
   ['key_error', /^KeyError$/],
   ['type_error', /^TypeError$/],

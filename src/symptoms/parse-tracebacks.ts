@@ -1,3 +1,4 @@
+import { unwrapFrameworkMessage } from './framework-output.js';
 import type { ExceptionInfo, Frame, Traceback } from './types.js';
 import { MAX_SCAN_LINE, screenLines } from './text.js';
 
@@ -112,7 +113,7 @@ export function parseTracebacks(text: string): Traceback[] {
       if (/^[\s\t]+\S/.test(raw) || prev.trimEnd().endsWith(':')) messageLines.push(raw.trimEnd());
       else break;
     }
-    exception.message = messageLines.join('\n').trim();
+    exception.message = unwrapFrameworkMessage(messageLines.join('\n').trim(), lines.slice(k));
     const userFrame = [...frames].reverse().find((f) => !isLibraryFile(f.file)) ?? null;
     const tb: Traceback = { exception, frames, userFrame };
     if (chained && chain.length > 0) tb.chain = [...chain];

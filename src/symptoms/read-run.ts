@@ -4,6 +4,7 @@ import { classifyPrintedValues, classifySeries } from './classify-series.js';
 import { lastExceptionLine, parseTracebacks, parseWarnings } from './parse-tracebacks.js';
 import { parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip, lineShape, screenLines } from './text.js';
+import { dropFrameworkNoise } from './framework-output.js';
 
 /** What the executor knows about how a run ended (a subset of RunResult). */
 export interface RunFlags {
@@ -44,7 +45,9 @@ function distinctShapes(lines: string[]): string[] {
  * the symptoms they show (crash kind, NaN/Inf, flat or diverging loss, stuck accuracy, timeout, OOM kill).
  * Pure: the executor's flags come in as data.
  */
-export function readRun(output: string, run: RunFlags = {}): RunReading {
+export function readRun(raw: string, run: RunFlags = {}): RunReading {
+  // TensorFlow's and JAX's start-up lines are the same on every run: never evidence, never compared.
+  const output = dropFrameworkNoise(raw);
   const tracebacks = parseTracebacks(output);
   const traceback = tracebacks.at(-1) ?? null;
   let exception = traceback?.exception ?? null;
