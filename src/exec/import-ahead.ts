@@ -34,6 +34,13 @@ export interface RunImports {
 }
 
 /**
+ * Frameworks that start threads of their own when imported (TensorFlow's and XLA's thread pools, JAX's runtime): a
+ * fork after importing them can deadlock, and JAX warns that it will. A server never imports them ahead; a run that
+ * imports them is served up to its first one, which it imports itself, cold (docs/sandbox.md).
+ */
+export const FORK_UNSAFE: readonly string[] = ['tensorflow', 'keras', 'tf_keras', 'jax', 'jaxlib', 'flax', 'tensorflow_probability'];
+
+/**
  * A run's imports (leading-imports.ts); `bad`: modules this pool's servers must not import ahead. A string when no
  * server may serve the run: its own files shadow a module every server imports when it starts.
  */
@@ -45,7 +52,7 @@ export function importsAhead(req: RunRequest, bad: ReadonlySet<string>): RunImpo
   const shadowed = SERVER_IMPORTS.find((m) => own.has(m.split('.')[0] ?? m));
   if (shadowed) return `the run's own files shadow ${shadowed.split('.')[0]}, which the warm interpreter imports when it starts`;
   const all = leadingImports(req.files.find((f) => f.path === req.entry)?.content ?? '', own);
-  const cut = all.findIndex((m) => bad.has(m));
+  const cut = all.findIndex((m) => bad.has(m) || FORK_UNSAFE.includes(m.split('.')[0] ?? m));
   const beyond = (names: string[]): string[] => names.filter((m) => !SERVER_IMPORTS.includes(m));
   return { leading: beyond(all), ahead: beyond(cut < 0 ? all : all.slice(0, cut)) };
 }

@@ -23,6 +23,12 @@ describe('importsAhead', () => {
     expect(importsAhead(r, new Set(['flaky']))).toEqual({ leading: ['torchvision', 'flaky', 'pandas'], ahead: ['torchvision'] });
   });
 
+  it('never imports TensorFlow, Keras or JAX ahead: they start threads, and a fork after them can deadlock', () => {
+    const r = req('import pandas\nimport tensorflow as tf\nimport scipy\nfrom jax import numpy as jnp\n');
+    expect(importsAhead(r, new Set())).toEqual({ leading: ['pandas', 'tensorflow', 'scipy', 'jax'], ahead: ['pandas'] });
+    expect(importsAhead(req('from keras.layers import Dense\n'), new Set())).toEqual({ leading: ['keras.layers'], ahead: [] });
+  });
+
   it("refuses a run whose own files shadow a module every server imports (a cold run imports the run's own)", () => {
     expect(importsAhead(req('import torch\n', [{ path: 'torch.py', content: '' }]), new Set())).toMatch(/shadow torch/);
     expect(importsAhead(req('import numpy\n', [{ path: 'numpy/__init__.py', content: '' }]), new Set())).toMatch(/shadow numpy/);
