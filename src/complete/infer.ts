@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import { CONVENTIONAL_IMPORTS, HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
+import { conventionalImport, HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis } from './scope.js';
 
 /**
@@ -211,7 +211,7 @@ function resultIsModule(call: Node, a: Analysis): boolean {
 
 /** Infers the role of `name` from its uses (reads of it). */
 export function inferRole(a: Analysis, name: string, uses: Node[], param = false): Role {
-  const imp = CONVENTIONAL_IMPORTS[name];
+  const imp = conventionalImport(name, a.source);
   if (imp && !param) return { kind: 'import', line: imp };
   const { methods, attrs } = attributesOf(uses);
   for (const u of uses) {

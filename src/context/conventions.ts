@@ -3,6 +3,8 @@
  * hyper-parameters whose value rarely decides a bug. Tier 0 fills these in, and says so in its feedback.
  */
 
+import { KERAS_IMPORTS } from './keras-conventions.js';
+
 /** Conventional imports by the name they bind. */
 export const CONVENTIONAL_IMPORTS: Readonly<Record<string, string>> = {
   torch: 'import torch',
@@ -43,6 +45,26 @@ export const CONVENTIONAL_IMPORTS: Readonly<Record<string, string>> = {
   notebook: 'from tqdm import notebook',
   train_test_split: 'from sklearn.model_selection import train_test_split',
 };
+
+/** Whether code is Keras/TensorFlow code: it imports or names either. */
+const KERAS_CODE = /^\s*(?:from|import)\s+(?:keras|tensorflow|tf_keras)\b|\b(?:tf|keras)\.\w/m;
+
+/** Whether `source` is Keras/TensorFlow code (it imports or names either). */
+export function isKerasCode(source: string): boolean {
+  return KERAS_CODE.test(source);
+}
+
+/**
+ * The import that binds `name` in code that uses it without importing it: Keras's public API (keras-conventions.ts)
+ * in Keras/TensorFlow code, torch's conventions first elsewhere (`models` is torchvision's there), else the other.
+ */
+export function conventionalImport(name: string, source: string): string | undefined {
+  if (!Object.hasOwn(CONVENTIONAL_IMPORTS, name) && !Object.hasOwn(KERAS_IMPORTS, name)) return undefined;
+  const keras = isKerasCode(source);
+  const first = keras ? KERAS_IMPORTS : CONVENTIONAL_IMPORTS;
+  const second = keras ? CONVENTIONAL_IMPORTS : KERAS_IMPORTS;
+  return Object.hasOwn(first, name) ? first[name] : second[name];
+}
 
 /** Stated defaults for hyper-parameters a snippet uses without defining. Values are small so runs stay fast on a CPU. */
 export const HYPERPARAMETER_DEFAULTS: Readonly<Record<string, string>> = {

@@ -1,4 +1,5 @@
-import { CONVENTIONAL_IMPORTS, NETWORK_PATTERNS } from '../context/conventions.js';
+import { CONVENTIONAL_IMPORTS, isKerasCode, NETWORK_PATTERNS } from '../context/conventions.js';
+import { KERAS_IMPORTS } from '../context/keras-conventions.js';
 import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
 import { regexLines } from '../regex.js';
@@ -85,7 +86,14 @@ export function importedModules(code: string): string[] {
 export function referencedModules(code: string): string[] {
   const bare = code.replace(/("|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
   const mods = new Set<string>();
-  for (const [name, statement] of Object.entries(CONVENTIONAL_IMPORTS)) {
+  // Keras's names count where torch has none of that name, and its lower-case ones (`add`, `layers`) in Keras code only.
+  // A name the code binds itself (`class Model(nn.Module)`, `from x import Dense`) is its own, not Keras's.
+  const bound = (n: string): boolean =>
+    new RegExp(`^\\s*(?:class|def)\\s+${n}\\b|^\\s*${n}\\s*=[^=]|^\\s*(?:from|import)\\b[^\\n]*\\b${n}\\b`, 'm').test(bare);
+  const keras = Object.entries(KERAS_IMPORTS).filter(
+    ([n]) => !Object.hasOwn(CONVENTIONAL_IMPORTS, n) && (/^[A-Z]/.test(n) || isKerasCode(code)) && !bound(n),
+  );
+  for (const [name, statement] of [...Object.entries(CONVENTIONAL_IMPORTS), ...keras]) {
     if (!new RegExp(`(?<![.\\w])${name}\\s*[.(]`).test(bare)) continue;
     const top = /^\s*(?:from|import)\s+([\w]+)/.exec(statement)?.[1];
     if (top && !STDLIB.has(top)) mods.add(top);
