@@ -1,0 +1,97 @@
+import { chown, lstat, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SetupError } from '../errors.js';
+
+/**
+ * The env cache's folders. `<root>` is private (0700) to this process and, when RepGen is root, the sandbox's uid
+ * (which writes builds and reads envs in runs); any other owner or a group/other bit refuses it, since a venv there
+ * is run by every later job.
+ *
+ *   <root>/work/uv-cache     uv's cache: the one folder builds share (hard links from it make a venv in ~1 s)
+ *   <root>/work/b-XXXX/      one build: its venv and temp files; the sandbox writes only <root>/work
+ *   <root>/envs/<key>/       finished venvs, renamed from a build folder in one step; runs bind them read-only
+ *   <root>/locks/<key>.txt   `uv pip compile` output per compile input, so a job whose spec was seen does no network
+ */
+export interface EnvCachePaths {
+  root: string;
+  work: string;
+  uvCache: string;
+  envs: string;
+  locks: string;
+}
+
+/** The cache folder cannot be trusted or made: an operator's fix (REPGEN_ENV_CACHE), not the project's. */
+export class EnvCacheError extends SetupError {
+  override name = 'EnvCacheError';
+}
+
+async function ensurePrivateDir(path: string, owner: { uid: number; gid: number } | null): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  const st = await lstat(path);
+  const me = process.geteuid?.() ?? -1;
+  if (!st.isDirectory() || st.isSymbolicLink()) throw new EnvCacheError(`${path} is not a directory`);
+  if (st.uid !== me && st.uid !== owner?.uid)
+    throw new EnvCacheError(`${path} belongs to uid ${st.uid}, neither RepGen's nor the sandbox's`);
+  if ((st.mode & 0o077) !== 0)
+    throw new EnvCacheError(`${path} is open to other users (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it`);
+  if (owner && st.uid !== owner.uid) await chown(path, owner.uid, owner.gid);
+}
+
+/** Creates (or checks) the cache folders; `owner` is the sandbox's host uid when RepGen runs as root. */
+export async function openEnvCache(root: string, owner: { uid: number; gid: number } | null): Promise<EnvCachePaths> {
+  const paths = {
+    root,
+    work: join(root, 'work'),
+    uvCache: join(root, 'work', 'uv-cache'),
+    envs: join(root, 'envs'),
+    locks: join(root, 'locks'),
+  };
+  await ensurePrivateDir(root, owner);
+  for (const dir of [paths.work, paths.uvCache, paths.envs, paths.locks]) await ensurePrivateDir(dir, owner);
+  return paths;
+}
+
+/** A fresh build folder under work/ (the sandbox's uid owns it). */
+export async function newBuildDir(paths: EnvCachePaths, owner: { uid: number; gid: number } | null): Promise<string> {
+  const dir = await mkdtemp(join(paths.work, 'b-'));
+  for (const sub of ['home', 'tmp']) await mkdir(join(dir, sub));
+  if (owner) for (const p of [dir, join(dir, 'home'), join(dir, 'tmp')]) await chown(p, owner.uid, owner.gid);
+  return dir;
+}
+
+/** A finished venv, or null. The marker file is written last, so a half-renamed or broken one never counts. */
+export async function findEnv(paths: EnvCachePaths, key: string): Promise<string | null> {
+  const dir = join(paths.envs, key);
+  const ok = await stat(join(dir, '.repgen-env.json')).catch(() => null);
+  return ok ? dir : null;
+}
+
+/**
+ * Moves a built venv into place atomically. Another job that finished the same key first wins; this one's copy is
+ * thrown away (both are the same lock, so either serves).
+ */
+export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: string, meta: object): Promise<string> {
+  await writeFile(join(builtVenv, '.repgen-env.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
+  const dest = join(paths.envs, key);
+  try {
+    await rename(builtVenv, dest);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    await rm(builtVenv, { recursive: true, force: true });
+  }
+  return dest;
+}
+
+export async function readCachedLock(paths: EnvCachePaths, inputKey: string, maxAgeMs: number): Promise<string | null> {
+  const file = join(paths.locks, `${inputKey}.txt`);
+  const st = await stat(file).catch(() => null);
+  if (!st || Date.now() - st.mtimeMs > maxAgeMs) return null;
+  return readFile(file, 'utf8');
+}
+
+export async function writeCachedLock(paths: EnvCachePaths, inputKey: string, lock: string): Promise<void> {
+  const tmp = join(paths.locks, `.${inputKey}.${process.pid}.tmp`);
+  await writeFile(tmp, lock, { mode: 0o600 });
+  await rename(tmp, join(paths.locks, `${inputKey}.txt`));
+}
