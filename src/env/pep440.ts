@@ -15,8 +15,16 @@ export interface Version {
   local: string;
 }
 
-const VERSION =
-  /^v?(?:\d+!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|rc|alpha|beta|c|pre|preview)[-_.]?(\d*))?(?:[-_.]?(?:post|rev|r)[-_.]?(\d*))?(?:[-_.]?dev[-_.]?(\d*))?(?:\+([a-z0-9.]+))?$/i;
+const VERSION = new RegExp(
+  [
+    '^v?(?:\\d+!)?(\\d+(?:\\.\\d+)*)',
+    '(?:[-_.]?(a|b|rc|alpha|beta|c|pre|preview)[-_.]?(\\d*))?',
+    '(?:[-_.]?(?:post|rev|r)[-_.]?(\\d*))?',
+    '(?:[-_.]?dev[-_.]?(\\d*))?',
+    '(?:\\+([a-z0-9.]+))?$',
+  ].join(''),
+  'i',
+);
 const PRE_RANK: Record<string, number> = { a: 0, alpha: 0, b: 1, beta: 1, c: 2, rc: 2, pre: 2, preview: 2 };
 
 /** Parses a PEP 440 version; null when it is not one. */

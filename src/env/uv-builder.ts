@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
-import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock, type EnvCachePaths } from './env-cache.js';
+import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import { logTail } from './uv-errors.js';
