@@ -17,6 +17,8 @@ export interface SandboxedCommand {
   readOnlyPaths: string[];
   /** The index proxy's socket (under `writable`), or null to share the host's network. */
   proxySocket: string | null;
+  /** No network at all (a fresh namespace with loopback only, no forwarder): installs from uv's cache. */
+  offline?: boolean;
   /** The interpreter that runs the forwarder when `proxySocket` is set. */
   forwarderPython: string;
   timeoutMs: number;
@@ -34,10 +36,12 @@ export interface CommandOutcome {
 const MAX_LOG = 1 << 20;
 
 export function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
-  const inner = cmd.proxySocket ? [cmd.forwarderPython, '-I', '-S', '-c', FORWARDER_PY, cmd.proxySocket, ...cmd.argv] : cmd.argv;
+  const viaProxy = cmd.proxySocket !== null && !cmd.offline;
+  const inner =
+    viaProxy && cmd.proxySocket ? [cmd.forwarderPython, '-I', '-S', '-c', FORWARDER_PY, cmd.proxySocket, ...cmd.argv] : cmd.argv;
   const argv = buildSandboxArgv({
     plan: cmd.plan,
-    network: cmd.proxySocket === null,
+    network: cmd.proxySocket === null && !cmd.offline,
     workdir: cmd.writable,
     readOnlyPaths: cmd.readOnlyPaths,
     tmpBytes: 512 << 20,

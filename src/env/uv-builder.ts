@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox.js';
@@ -115,20 +115,23 @@ export class UvEnvBuilder implements EnvBuilder {
       }),
     );
 
-    let proxy: IndexProxy | null = null;
+    let proxy: Promise<IndexProxy> | null = null;
     const buildDir = await newBuildDir(paths, owner);
+    // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
+    const proxySocket = async (): Promise<string | null> => {
+      if (this.opts.plan.kind !== 'bwrap') return null;
+      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls];
+      proxy ??= startIndexProxy(join(buildDir, 'proxy.sock'), [...allowedHostsFor(urls), ...(this.opts.extraAllowedHosts ?? [])]);
+      return (await proxy).socketPath;
+    };
     try {
-      if (this.opts.plan.kind === 'bwrap') {
-        const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls];
-        proxy = await startIndexProxy(join(buildDir, 'proxy.sock'), [...allowedHostsFor(urls), ...(this.opts.extraAllowedHosts ?? [])]);
-      }
       const ctx: UvContext = {
         plan: this.opts.plan,
         uv: this.opts.uv,
         basePython: this.opts.basePython,
         paths,
         readOnlyPaths: roPaths,
-        proxySocket: proxy?.socketPath ?? null,
+        proxySocket,
         timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
         signal: opts.signal,
       };
@@ -170,7 +173,7 @@ export class UvEnvBuilder implements EnvBuilder {
       });
       return result(dir, false);
     } finally {
-      await proxy?.close();
+      if (proxy) await (await (proxy as Promise<IndexProxy>).catch(() => null))?.close();
       await rm(buildDir, { recursive: true, force: true });
     }
   }
@@ -180,12 +183,16 @@ export class UvEnvBuilder implements EnvBuilder {
     const venv = join(buildDir, 'venv');
     const lockFile = join(buildDir, 'lock.txt');
     await writeFile(lockFile, lock);
-    const made = await runUv(ctx, buildDir, ['venv', '--relocatable', '--python', this.opts.basePython, '--no-config', venv]);
-    if (made.code !== 0)
-      return { ...failureFrom('python', made.stderr, `making a Python ${py.minor} venv`), configKey: 'environment.python' };
+    const venvArgs = ['venv', '--relocatable', '--python', this.opts.basePython, '--no-config', '--offline', '--quiet', venv];
     const syncArgs = ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
-    let out = await runUv(ctx, buildDir, [...syncArgs, '--offline']);
-    if (out.code !== 0 && !out.timedOut && !out.aborted) out = await runUv(ctx, buildDir, syncArgs);
+    // One sandbox for both on the usual path (a lock seen before: every file is in uv's cache, no network at all).
+    const script = [venvArgs, [...syncArgs, '--offline']].map((a) => [ctx.uv, ...a].map(shellQuote).join(' ')).join(' && ');
+    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, true);
+    if (out.code !== 0 && !out.timedOut && !out.aborted) {
+      if (!(await stat(join(venv, 'bin', 'python')).catch(() => null)))
+        return { ...failureFrom('python', out.stderr, `making a Python ${py.minor} venv`), configKey: 'environment.python' };
+      out = await runUv(ctx, buildDir, syncArgs);
+    }
     if (out.timedOut || out.aborted)
       return { ...failureFrom('timeout', out.stderr, 'installing the lock'), message: 'installing the lock timed out' };
     if (out.code !== 0) {
@@ -253,6 +260,11 @@ export class UvEnvBuilder implements EnvBuilder {
     this.uvVersion ??= run(this.opts.uv, ['--version']).then(({ stdout }) => stdout.trim());
     return this.uvVersion;
   }
+}
+
+/** A word for `/bin/sh -c` (the paths are RepGen's own, but nothing is assumed about them). */
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Folders every bwrap sandbox binds already (src/exec/sandbox.ts). */

@@ -16,7 +16,8 @@ export interface UvContext {
   paths: EnvCachePaths;
   /** Binds the sandbox needs: uv, the base interpreter's prefix, the find-links folders. */
   readOnlyPaths: string[];
-  proxySocket: string | null;
+  /** The index proxy's socket, started on first use; null where there is no sandbox to confine. */
+  proxySocket: () => Promise<string | null>;
   timeoutMs: number;
   signal: AbortSignal;
 }
@@ -55,23 +56,26 @@ export function indexArgs(spec: Pick<EnvSpec, 'indexUrl' | 'extraIndexUrls' | 'f
 }
 
 export function runUv(ctx: UvContext, buildDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<CommandOutcome> {
-  return runInBuild(ctx, buildDir, [ctx.uv, ...args], extraEnv);
+  return runInBuild(ctx, buildDir, [ctx.uv, ...args], extraEnv, args.includes('--offline'));
 }
 
 /** Any command of the build (repgen.yml `environment.build`) under the same sandbox, environment and proxy as uv. */
-export function runInBuild(
+export async function runInBuild(
   ctx: UvContext,
   buildDir: string,
   argv: string[],
   extraEnv: Record<string, string> = {},
+  offline = false,
 ): Promise<CommandOutcome> {
+  const proxySocket = offline ? null : await ctx.proxySocket();
   return runSandboxed({
+    offline,
     plan: ctx.plan,
     argv,
     env: uvEnvironment(ctx, buildDir, extraEnv),
     writable: ctx.paths.work,
     readOnlyPaths: ctx.readOnlyPaths,
-    proxySocket: ctx.proxySocket,
+    proxySocket,
     forwarderPython: ctx.basePython,
     timeoutMs: ctx.timeoutMs,
     signal: ctx.signal,
