@@ -1,4 +1,4 @@
-import { chown, lstat, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 
@@ -48,7 +48,20 @@ export async function openEnvCache(root: string, owner: { uid: number; gid: numb
   };
   await ensurePrivateDir(root, owner);
   for (const dir of [paths.work, paths.uvCache, paths.envs, paths.locks]) await ensurePrivateDir(dir, owner);
+  await reapStaleBuilds(paths.work);
   return paths;
+}
+
+/** How old a build folder must be before it counts as left by a crashed process. */
+const STALE_BUILD_MS = 24 * 3_600_000;
+
+/** Removes build folders a crashed process left (none lives a day: each uv command has a 20-minute ceiling). */
+async function reapStaleBuilds(work: string): Promise<void> {
+  for (const name of await readdir(work).catch(() => [] as string[])) {
+    if (!name.startsWith('b-')) continue;
+    const st = await stat(join(work, name)).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > STALE_BUILD_MS) await rm(join(work, name), { recursive: true, force: true });
+  }
 }
 
 /** A fresh build folder under work/ (the sandbox's uid owns it). */
