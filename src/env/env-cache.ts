@@ -1,6 +1,7 @@
 import { chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
+import type { Substitution } from './types.js';
 
 /**
  * The env cache's folders. `<root>` is private (0700) to this process and, when RepGen is root, the sandbox's uid
@@ -10,7 +11,7 @@ import { SetupError } from '../errors.js';
  *   <root>/work/uv-cache     uv's cache: the one folder builds share (hard links from it make a venv in ~1 s)
  *   <root>/work/b-XXXX/      one build: its venv and temp files; the sandbox writes only <root>/work
  *   <root>/envs/<key>/       finished venvs, renamed from a build folder in one step; runs bind them read-only
- *   <root>/locks/<key>.txt   `uv pip compile` output per compile input, so a job whose spec was seen does no network
+ *   <root>/locks/<key>.json  `uv pip compile` output (and its substitutions) per compile input, so a job whose spec was seen does no network
  */
 export interface EnvCachePaths {
   root: string;
@@ -96,15 +97,26 @@ export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: s
   return dest;
 }
 
-export async function readCachedLock(paths: EnvCachePaths, inputKey: string, maxAgeMs: number): Promise<string | null> {
-  const file = join(paths.locks, `${inputKey}.txt`);
-  const st = await stat(file).catch(() => null);
-  if (!st || Date.now() - st.mtimeMs > maxAgeMs) return null;
-  return readFile(file, 'utf8');
+/** A compiled lock and the substitutions that compiling it made (a later job that reuses it states them too). */
+export interface CachedLock {
+  lock: string;
+  substitutions: Substitution[];
 }
 
-export async function writeCachedLock(paths: EnvCachePaths, inputKey: string, lock: string): Promise<void> {
+export async function readCachedLock(paths: EnvCachePaths, inputKey: string, maxAgeMs: number): Promise<CachedLock | null> {
+  const file = join(paths.locks, `${inputKey}.json`);
+  const st = await stat(file).catch(() => null);
+  if (!st || Date.now() - st.mtimeMs > maxAgeMs) return null;
+  try {
+    const data = JSON.parse(await readFile(file, 'utf8')) as CachedLock;
+    return typeof data.lock === 'string' && Array.isArray(data.substitutions) ? data : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function writeCachedLock(paths: EnvCachePaths, inputKey: string, entry: CachedLock): Promise<void> {
   const tmp = join(paths.locks, `.${inputKey}.${process.pid}.tmp`);
-  await writeFile(tmp, lock, { mode: 0o600 });
-  await rename(tmp, join(paths.locks, `${inputKey}.txt`));
+  await writeFile(tmp, JSON.stringify(entry), { mode: 0o600 });
+  await rename(tmp, join(paths.locks, `${inputKey}.json`));
 }

@@ -13,6 +13,8 @@ export interface AvailableVersions {
   wheels: string[];
   /** Versions with a source distribution only (a build would run its setup.py). */
   sdists: string[];
+  /** Some wheel of the project is platform-specific (a compiled package: building one from source is slow and fragile). */
+  compiled: boolean;
 }
 
 interface FileEntry {
@@ -57,9 +59,11 @@ export function classifyFiles(files: FileEntry[], name: string, pythonVersion: s
   const wheels = new Set<string>();
   const sdists = new Set<string>();
   const full = `${pythonVersion}.0`;
+  let compiled = false;
   for (const f of files) {
-    if (f.yanked || (f.requiresPython && !satisfies(full, f.requiresPython))) continue;
     const w = parseWheelName(f.name);
+    if (w?.name === name && !w.platform.includes('any')) compiled = true;
+    if (f.yanked || (f.requiresPython && !satisfies(full, f.requiresPython))) continue;
     if (w) {
       if (w.name === name && wheelFits(w, pythonVersion, arch)) wheels.add(w.version);
       continue;
@@ -68,7 +72,7 @@ export function classifyFiles(files: FileEntry[], name: string, pythonVersion: s
     if (v) sdists.add(v);
   }
   for (const v of wheels) sdists.delete(v);
-  return { wheels: [...wheels], sdists: [...sdists] };
+  return { wheels: [...wheels], sdists: [...sdists], compiled };
 }
 
 async function indexFiles(indexUrl: string, name: string, signal: AbortSignal): Promise<FileEntry[]> {

@@ -135,21 +135,22 @@ export class UvEnvBuilder implements EnvBuilder {
         timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
         signal: opts.signal,
       };
-      let lock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);
-      if (lock === null) {
+      let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);
+      if (cachedLock === null) {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
         const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
         if (!compiled.ok) return fail(compiled.failure);
-        lock = compiled.lock;
-        substitutions.push(...compiled.substitutions);
-        await writeCachedLock(paths, inputKey, lock);
+        cachedLock = { lock: compiled.lock, substitutions: compiled.substitutions };
+        await writeCachedLock(paths, inputKey, cachedLock);
       }
+      const lock = cachedLock.lock;
+      substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
       const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}`;
       const key = envKey(lock, py.version, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
         ok: true,
-        env: this.builtEnv(dir, py, lock as string, pinsOut, substitutions, cached, Date.now() - started),
+        env: this.builtEnv(dir, py, lock, pinsOut, substitutions, cached, Date.now() - started),
       });
       const existing = await findEnv(paths, key);
       if (existing) {

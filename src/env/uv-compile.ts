@@ -72,6 +72,9 @@ export async function compileLock(
 ): Promise<CompileResult> {
   let reqs = requirements;
   let constraints = pins;
+  // Wheels only at first: resolving then runs no third-party code, and a pin with no wheel for this Python is
+  // found here (and moved to the nearest version with one) instead of in a long source build at install time.
+  let onlyBinary = true;
   const substitutions: Substitution[] = [];
   for (let attempt = 0; ; attempt++) {
     const input = join(buildDir, 'requirements.in');
@@ -89,6 +92,7 @@ export async function compileLock(
       '--no-header',
       '--no-annotate',
       '--quiet',
+      ...(onlyBinary ? ['--only-binary', ':all:'] : []),
       ...indexArgs(spec),
     ]);
     if (out.aborted)
@@ -113,15 +117,25 @@ export async function compileLock(
     }
     const req = reqs.find((r) => r.name === problem.package);
     const wanted = req ? pinnedVersion(req) : null;
-    if (!req || !wanted || problem.kind === 'network' || problem.kind === 'download' || problem.kind === 'other') return fail;
+    if (problem.kind === 'network' || problem.kind === 'download' || problem.kind === 'other') return fail;
     const where = { indexUrls: [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls], findLinks: spec.findLinks };
-    const available = await listAvailableVersions(req.name, where, pythonVersion, ctx.signal);
+    const available = await listAvailableVersions(problem.package, where, pythonVersion, ctx.signal);
+    // A pure-Python project published as sdists only is built from source, as asked; a compiled one moves to a
+    // version with a wheel for this Python.
+    const noWheel = problem.kind === 'no-wheel' && onlyBinary;
     const candidates = problem.kind === 'missing-version' ? [...available.wheels, ...available.sdists] : available.wheels;
-    const got = nearestVersion(
-      wanted,
-      candidates.filter((v) => v !== wanted),
-    );
-    if (!got) return fail;
+    const movable = req && wanted && (!noWheel || available.compiled);
+    const got = movable
+      ? nearestVersion(
+          wanted,
+          candidates.filter((v) => v !== wanted),
+        )
+      : null;
+    if (!got && noWheel) {
+      onlyBinary = false;
+      continue;
+    }
+    if (!req || !wanted || !got) return fail;
     substitutions.push({ name: req.name, wanted, got, why: substitutionWhy(problem, wanted, pythonVersion) });
     reqs = reqs.map((r) => (r === req ? { ...r, specifier: `==${got}` } : r));
   }

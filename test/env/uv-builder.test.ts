@@ -79,6 +79,14 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       { name: 'alpha', version: '2.0', requires: ['beta>=1'] },
       { name: 'beta', version: '1.1' },
       { name: 'beta', version: '0.9' },
+      { name: 'delta', version: '1.0', tag: 'cp38-cp38-manylinux2014_x86_64' },
+      {
+        name: 'delta',
+        version: '1.0',
+        backend: backendSource('delta', '1.0', 'raise RuntimeError("a compiled package built from source")'),
+      },
+      { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'broken', version: '1.0', backend: backendSource('broken', '1.0', 'raise RuntimeError("this sdist does not build here")') },
       { name: 'nosy', version: '1.0', backend: backendSource('nosy', '1.0', SNOOP.replace(/OTHER_PORT/g, String(otherPort))) },
     ]);
@@ -144,6 +152,19 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     expect(result.env.pins.alpha).toBe('1.0');
     expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'alpha', wanted: '1.5', got: '1.0' })]);
+    const again = await builder.build(spec(index, [req('alpha', '==1.5')]), { checkout: null, signal });
+    if (!again.ok) throw new Error(JSON.stringify(again.failure));
+    expect(again.env.cached).toBe(true);
+    expect(again.env.substitutions).toEqual(result.env.substitutions);
+  });
+
+  it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {
+    const result = await builder.build(spec(index, [req('delta', '==1.0')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.delta).toBe('1.2');
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({ name: 'delta', wanted: '1.0', got: '1.2', why: expect.stringMatching(/no wheel/) }),
+    ]);
   });
 
   it('drops a CUDA local version (2.0+cu129) for the public release of the same version', async () => {
