@@ -36,6 +36,8 @@ export interface CommandOutcome {
 const MAX_LOG = 1 << 20;
 
 export function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
+  if (cmd.signal.aborted)
+    return Promise.resolve({ code: null, stdout: '', stderr: 'cancelled before it started', timedOut: false, aborted: true });
   const viaProxy = cmd.proxySocket !== null && !cmd.offline;
   const inner =
     viaProxy && cmd.proxySocket ? [cmd.forwarderPython, '-I', '-S', '-c', FORWARDER_PY, cmd.proxySocket, ...cmd.argv] : cmd.argv;

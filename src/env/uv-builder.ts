@@ -195,7 +195,10 @@ export class UvEnvBuilder implements EnvBuilder {
       out = await runUv(ctx, buildDir, syncArgs);
     }
     if (out.timedOut || out.aborted)
-      return { ...failureFrom('timeout', out.stderr, 'installing the lock'), message: 'installing the lock timed out' };
+      return {
+        ...failureFrom('timeout', out.stderr, 'installing the lock'),
+        message: out.aborted ? 'the build was cancelled' : 'installing the lock timed out',
+      };
     if (out.code !== 0) {
       const f = failureFrom('install', out.stderr, 'installing the lock');
       return f.message.includes('download') ? { ...f, step: 'download' } : f;

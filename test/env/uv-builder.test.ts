@@ -200,6 +200,38 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(result.failure.logTail).toContain('this sdist does not build here');
   });
 
+  it('uses the machine’s Python for another version asked, and says so', async () => {
+    const result = await builder.build(spec(index, [req('beta')], { python: '3.8' }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pythonVersion).toMatch(/^3\.11\./);
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'python', wanted: '3.8', got: '3.11' })]);
+  });
+
+  it('runs repgen.yml build commands in the new venv, and reports one that fails', async () => {
+    const ok = await builder.build(
+      spec(index, [req('beta')], { buildCommands: ['python -c "import beta" && echo built > "$VIRTUAL_ENV/marker"'] }),
+      {
+        checkout: null,
+        signal,
+      },
+    );
+    if (!ok.ok) throw new Error(JSON.stringify(ok.failure));
+    expect(readFileSync(join(ok.env.readOnlyPaths[0] as string, 'marker'), 'utf8')).toBe('built\n');
+    const bad = await builder.build(spec(index, [req('beta')], { buildCommands: ['echo nope >&2; exit 3'] }), { checkout: null, signal });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.failure).toMatchObject({ step: 'build-command', configKey: 'environment.build' });
+    expect(bad.failure.logTail).toContain('nope');
+  });
+
+  it('stops a build that is cancelled', async () => {
+    const aborted = AbortSignal.abort();
+    const result = await builder.build(spec(index, [req('alpha', '<2')]), { checkout: null, signal: aborted });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure.step).toBe('timeout');
+  });
+
   it('builds a source distribution with none of RepGen’s secrets and no way to another host', async () => {
     process.env.GITHUB_TOKEN = 'ghs_fake_secret_for_the_test';
     try {
