@@ -1,4 +1,4 @@
-import { chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Substitution } from './types.js';
@@ -73,11 +73,39 @@ export async function newBuildDir(paths: EnvCachePaths, owner: { uid: number; gi
   return dir;
 }
 
+/** Written last into a finished venv; its mtime says when a job last used it. */
+const ENV_MARKER = '.repgen-env.json';
+
 /** A finished venv, or null. The marker file is written last, so a half-renamed or broken one never counts. */
 export async function findEnv(paths: EnvCachePaths, key: string): Promise<string | null> {
   const dir = join(paths.envs, key);
-  const ok = await stat(join(dir, '.repgen-env.json')).catch(() => null);
-  return ok ? dir : null;
+  const marker = join(dir, ENV_MARKER);
+  const ok = await stat(marker).catch(() => null);
+  if (!ok) return null;
+  // The marker's mtime is the env's last use: pruneEnvs keeps what jobs still use.
+  const now = new Date();
+  await utimes(marker, now, now).catch(() => undefined);
+  return dir;
+}
+
+/**
+ * Removes the venvs no job has used for `unusedMs`, (files a removed venv linked stay in uv's cache until a `uv cache
+ * prune`). Every job touches its venv when it starts, so a ceiling longer than a job's run cannot remove one under
+ * it. Returns the keys removed.
+ */
+export async function pruneEnvs(paths: EnvCachePaths, unusedMs: number, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const key of await readdir(paths.envs).catch(() => [] as string[])) {
+    const dir = join(paths.envs, key);
+    const st = await stat(join(dir, ENV_MARKER)).catch(() => null);
+    if (st && now - st.mtimeMs <= unusedMs) continue;
+    // Rename first: a job looking the key up meanwhile finds nothing rather than a half-removed venv.
+    const doomed = join(paths.work, `gone-${key}-${process.pid}`);
+    await rename(dir, doomed).catch(() => undefined);
+    await rm(doomed, { recursive: true, force: true });
+    removed.push(key);
+  }
+  return removed;
 }
 
 /**
@@ -85,7 +113,7 @@ export async function findEnv(paths: EnvCachePaths, key: string): Promise<string
  * thrown away (both are the same lock, so either serves).
  */
 export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: string, meta: object): Promise<string> {
-  await writeFile(join(builtVenv, '.repgen-env.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
+  await writeFile(join(builtVenv, ENV_MARKER), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
   const dest = join(paths.envs, key);
   try {
     await rename(builtVenv, dest);

@@ -2,7 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findEnv, newBuildDir, openEnvCache, publishEnv } from '../../src/env/env-cache.js';
+import { findEnv, newBuildDir, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
 
 describe('env cache folders', () => {
   let base: string;
@@ -52,5 +52,20 @@ describe('env cache folders', () => {
     await openEnvCache(join(base, 'c'), null);
     expect(existsSync(old)).toBe(false);
     expect(existsSync(fresh)).toBe(true);
+  });
+
+  it('prunes the venvs no job used for the given time, and keeps one a job just reused', async () => {
+    const paths = await openEnvCache(join(base, 'c'), null);
+    for (const key of ['old', 'used']) {
+      const b = await newBuildDir(paths, null);
+      mkdirSync(join(b, 'venv'));
+      await publishEnv(paths, key, join(b, 'venv'), {});
+    }
+    const weekAgo = new Date(Date.now() - 7 * 86_400_000);
+    for (const key of ['old', 'used']) utimesSync(join(paths.envs, key, '.repgen-env.json'), weekAgo, weekAgo);
+    expect(await findEnv(paths, 'used')).not.toBeNull();
+    expect(await pruneEnvs(paths, 3 * 86_400_000)).toEqual(['old']);
+    expect(await findEnv(paths, 'old')).toBeNull();
+    expect(await findEnv(paths, 'used')).not.toBeNull();
   });
 });

@@ -232,6 +232,14 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(result.failure.step).toBe('timeout');
   });
 
+  it('builds without a sandbox when the operator chose REPGEN_SANDBOX=none (no proxy, the host network)', async () => {
+    const plan = await probeSandbox('none', { workRoot: tmpdir() });
+    const bare = new UvEnvBuilder({ cacheRoot: join(root, 'cache-none'), uv: findBinary('uv') as string, basePython: PYTHON, plan });
+    const result = await bare.build(spec(index, [req('alpha')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.1' });
+  });
+
   it('builds a source distribution with none of RepGen’s secrets and no way to another host', async () => {
     process.env.GITHUB_TOKEN = 'ghs_fake_secret_for_the_test';
     try {
