@@ -27,6 +27,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# uv, pinned: the env builder (src/env/uv-builder.ts) and its tests run it. From PyPI through pip, into a folder
+# under /usr/local (the sandbox binds /usr read-only, so builds inside it can run the same binary).
+UV_VERSION=0.13.9
+UV_HOME=/usr/local/lib/repgen-uv
+if [ "$("$UV_HOME/bin/uv" --version 2>/dev/null | cut -d" " -f1-2)" != "uv $UV_VERSION" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "ensure-system: installing uv $UV_VERSION" >&2
+    py=$(command -v python3 || echo /usr/bin/python3)
+    "$py" -m pip install -q --disable-pip-version-check --root-user-action=ignore --upgrade --target "$UV_HOME" "uv==$UV_VERSION" >/dev/null 2>&1 ||
+      /usr/bin/python3 -m pip install -q --break-system-packages --upgrade --target "$UV_HOME" "uv==$UV_VERSION" >/dev/null || {
+      echo "ensure-system: pip install uv==$UV_VERSION failed" >&2; exit 1; }
+  else
+    echo "ensure-system: missing uv $UV_VERSION — install it with: pip install uv==$UV_VERSION" >&2
+    exit 1
+  fi
+fi
+[ -x "$UV_HOME/bin/uv" ] && [ "$(id -u)" = 0 ] && ln -sf "$UV_HOME/bin/uv" /usr/local/bin/uv
+
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
   if command -v redis-server >/dev/null; then
     redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no >/dev/null

@@ -1,0 +1,288 @@
+import { execFile } from 'node:child_process';
+import { readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { unreachableBy, type SandboxPlan } from '../exec/sandbox.js';
+import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
+import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
+import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
+import { compileLock, failureFrom } from './uv-compile.js';
+import { logTail } from './uv-errors.js';
+import {
+  dropUnavailableLocals,
+  envKey,
+  localPins,
+  parseLock,
+  parseWheelName,
+  projectLayoutKey,
+  projectPthLines,
+  requirementLine,
+  sha256,
+  type WheelName,
+} from './uv-lock.js';
+import { indexArgs, runInBuild, runUv, type UvContext } from './uv-run.js';
+import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvBuildResult, EnvSpec, Substitution } from './types.js';
+
+const run = promisify(execFile);
+
+export interface UvBuilderOptions {
+  /** Folder of the env cache (src/env/env-cache.ts lays it out); private to RepGen and the sandbox's uid. */
+  cacheRoot: string;
+  /** The pinned uv binary (scripts/ensure-system.sh installs uv 0.13.9). */
+  uv: string;
+  /** The base interpreter every venv is made from (REPGEN_PYTHON). */
+  basePython: string;
+  /** The sandbox the builds run in (src/exec/sandbox.ts probeSandbox). */
+  plan: SandboxPlan;
+  /** Where runs mount the checkout; the venv's `.pth` points there. @defaultValue '/workspace' */
+  workspaceMount?: string;
+  /** host:port a build may reach besides the index hosts (a private index's file host). @defaultValue [] */
+  extraAllowedHosts?: string[];
+  /** Ceiling of one uv command. @defaultValue 20 min */
+  timeoutMs?: number;
+  /** How long a compiled lock is reused for the same compile input before it is resolved again. @defaultValue 7 days */
+  lockMaxAgeMs?: number;
+}
+
+interface PythonInfo {
+  version: string;
+  minor: string;
+  prefix: string;
+}
+
+/**
+ * The EnvBuilder on uv: spec → `uv pip compile` (in the sandbox, network to the index only) → lock → a venv keyed
+ * by the lock, the interpreter and the project layout under `<cacheRoot>/envs/`, reused by every later job with
+ * the same key without any network. The project is never installed: a `.pth` puts its import roots, as the runs'
+ * sandbox mounts the checkout, on sys.path, so one venv serves every job's checkout.
+ */
+export class UvEnvBuilder implements EnvBuilder {
+  private python: Promise<PythonInfo> | null = null;
+  private uvVersion: Promise<string> | null = null;
+
+  constructor(private readonly opts: UvBuilderOptions) {}
+
+  async build(
+    spec: EnvSpec,
+    opts: { checkout: string | null; signal: AbortSignal; onProgress?: (p: EnvBuildProgress) => void },
+  ): Promise<EnvBuildResult> {
+    const started = Date.now();
+    const fail = (failure: EnvBuildFailure): EnvBuildResult => ({ ok: false, failure });
+    let py: PythonInfo;
+    try {
+      py = await this.pythonInfo();
+    } catch (err) {
+      return fail({
+        step: 'python',
+        package: null,
+        message: `the base interpreter ${this.opts.basePython} does not run`,
+        logTail: logTail(String(err)),
+        configKey: null,
+      });
+    }
+    const substitutions: Substitution[] = [];
+    if (spec.python && spec.python !== py.minor) {
+      substitutions.push({
+        name: 'python',
+        wanted: spec.python,
+        got: py.minor,
+        why: `no Python ${spec.python} on this machine; its Python ${py.version} was used`,
+      });
+    }
+    const owner = this.opts.plan.runAs;
+    const paths = await openEnvCache(this.opts.cacheRoot, owner);
+    const roPaths = await this.readOnlyPaths(py, spec.findLinks);
+    for (const p of [paths.root, ...roPaths]) {
+      const why = await unreachableBy(p, owner, true);
+      if (why)
+        return fail({ step: 'python', package: null, message: `the sandbox cannot reach ${p}: ${why}`, logTail: '', configKey: null });
+    }
+    const wheels = await localWheels(spec.findLinks);
+    const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
+    const project = spec.project;
+    const reqs0 = spec.requirements.filter((r) => r.name !== project?.distribution);
+    const pins = localPins(wheels, reqs0, py.minor, arch);
+    const dropped = dropUnavailableLocals(reqs0, pins);
+    substitutions.push(...dropped.substitutions);
+    const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
+    const inputKey = sha256(
+      JSON.stringify({
+        reqs: dropped.requirements.map(requirementLine).sort(),
+        pins,
+        index: indexArgs(spec),
+        python: py.version,
+        uv: await this.uvVersionText(),
+      }),
+    );
+
+    let proxy: Promise<IndexProxy> | null = null;
+    const buildDir = await newBuildDir(paths, owner);
+    // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
+    const proxySocket = async (): Promise<string | null> => {
+      if (this.opts.plan.kind !== 'bwrap') return null;
+      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls];
+      proxy ??= startIndexProxy(join(buildDir, 'proxy.sock'), [...allowedHostsFor(urls), ...(this.opts.extraAllowedHosts ?? [])]);
+      return (await proxy).socketPath;
+    };
+    try {
+      const ctx: UvContext = {
+        plan: this.opts.plan,
+        uv: this.opts.uv,
+        basePython: this.opts.basePython,
+        paths,
+        readOnlyPaths: roPaths,
+        proxySocket,
+        timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
+        signal: opts.signal,
+      };
+      let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);
+      if (cachedLock === null) {
+        opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
+        const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
+        if (!compiled.ok) return fail(compiled.failure);
+        cachedLock = { lock: compiled.lock, substitutions: compiled.substitutions };
+        await writeCachedLock(paths, inputKey, cachedLock);
+      }
+      const lock = cachedLock.lock;
+      substitutions.push(...cachedLock.substitutions);
+      const pinsOut = parseLock(lock);
+      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}`;
+      const key = envKey(lock, py.version, layout);
+      const result = (dir: string, cached: boolean): EnvBuildResult => ({
+        ok: true,
+        env: this.builtEnv(dir, py, lock, pinsOut, substitutions, cached, Date.now() - started),
+      });
+      const existing = await findEnv(paths, key);
+      if (existing) {
+        opts.onProgress?.({ phase: 'reused', packages: Object.keys(pinsOut).length });
+        return result(existing, true);
+      }
+      opts.onProgress?.({ phase: 'installing', packages: Object.keys(pinsOut).length });
+      const installed = await this.install(ctx, buildDir, spec, lock, py);
+      if (installed) return fail(installed);
+      const venv = join(buildDir, 'venv');
+      if (project) {
+        opts.onProgress?.({ phase: 'project' });
+        const site = join(venv, 'lib', `python${py.minor}`, 'site-packages');
+        await writeFile(join(site, '_repgen_project.pth'), `${projectPthLines(project, mount).join('\n')}\n`, { mode: 0o644 });
+      }
+      const dir = await publishEnv(paths, key, venv, {
+        lockHash: sha256(lock),
+        python: py.version,
+        project,
+        builtAt: new Date().toISOString(),
+      });
+      return result(dir, false);
+    } finally {
+      if (proxy) await (await (proxy as Promise<IndexProxy>).catch(() => null))?.close();
+      await rm(buildDir, { recursive: true, force: true });
+    }
+  }
+
+  /** `uv venv` + `uv pip sync`, offline first (uv's cache holds every file a lock seen before needs). */
+  private async install(ctx: UvContext, buildDir: string, spec: EnvSpec, lock: string, py: PythonInfo): Promise<EnvBuildFailure | null> {
+    const venv = join(buildDir, 'venv');
+    const lockFile = join(buildDir, 'lock.txt');
+    await writeFile(lockFile, lock);
+    const venvArgs = ['venv', '--relocatable', '--python', this.opts.basePython, '--no-config', '--offline', '--quiet', venv];
+    const syncArgs = ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
+    // One sandbox for both on the usual path (a lock seen before: every file is in uv's cache, no network at all).
+    const script = [venvArgs, [...syncArgs, '--offline']].map((a) => [ctx.uv, ...a].map(shellQuote).join(' ')).join(' && ');
+    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, true);
+    if (out.code !== 0 && !out.timedOut && !out.aborted) {
+      if (!(await stat(join(venv, 'bin', 'python')).catch(() => null)))
+        return { ...failureFrom('python', out.stderr, `making a Python ${py.minor} venv`), configKey: 'environment.python' };
+      out = await runUv(ctx, buildDir, syncArgs);
+    }
+    if (out.timedOut || out.aborted)
+      return {
+        ...failureFrom('timeout', out.stderr, 'installing the lock'),
+        message: out.aborted ? 'the build was cancelled' : 'installing the lock timed out',
+      };
+    if (out.code !== 0) {
+      const f = failureFrom('install', out.stderr, 'installing the lock');
+      return f.message.includes('download') ? { ...f, step: 'download' } : f;
+    }
+    for (const command of spec.buildCommands) {
+      const env = { PATH: `${join(venv, 'bin')}:/usr/local/bin:/usr/bin:/bin`, VIRTUAL_ENV: venv };
+      const res = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', command], env);
+      if (res.code !== 0) {
+        return {
+          step: 'build-command',
+          package: null,
+          message: `environment.build command failed: ${command}`.slice(0, 2000),
+          logTail: logTail(res.stderr + res.stdout),
+          configKey: 'environment.build',
+        };
+      }
+    }
+    return null;
+  }
+
+  private builtEnv(
+    dir: string,
+    py: PythonInfo,
+    lock: string,
+    pins: Record<string, string>,
+    substitutions: Substitution[],
+    cached: boolean,
+    buildMs: number,
+  ): BuiltEnv {
+    const bound = underSystemDirs(py.prefix);
+    return {
+      python: join(dir, 'bin', 'python'),
+      readOnlyPaths: bound ? [dir] : [dir, py.prefix],
+      pythonVersion: py.version,
+      lockHash: sha256(lock),
+      lock,
+      pins,
+      substitutions,
+      cached,
+      buildMs,
+    };
+  }
+
+  private async readOnlyPaths(py: PythonInfo, findLinks: string[]): Promise<string[]> {
+    const uvDir = dirname(await realpath(this.opts.uv));
+    const out = [uvDir, ...findLinks];
+    if (!underSystemDirs(py.prefix)) out.push(py.prefix);
+    return [...new Set(out)];
+  }
+
+  private pythonInfo(): Promise<PythonInfo> {
+    this.python ??= run(this.opts.basePython, ['-I', '-S', '-c', 'import sys; print(sys.version.split()[0]); print(sys.base_prefix)']).then(
+      async ({ stdout }) => {
+        const [version = '', prefix = ''] = stdout.trim().split('\n');
+        return { version, minor: version.split('.').slice(0, 2).join('.'), prefix: await realpath(prefix) };
+      },
+    );
+    this.python.catch(() => (this.python = null));
+    return this.python;
+  }
+
+  private uvVersionText(): Promise<string> {
+    this.uvVersion ??= run(this.opts.uv, ['--version']).then(({ stdout }) => stdout.trim());
+    return this.uvVersion;
+  }
+}
+
+/** A word for `/bin/sh -c` (the paths are RepGen's own, but nothing is assumed about them). */
+function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Folders every bwrap sandbox binds already (src/exec/sandbox.ts). */
+function underSystemDirs(path: string): boolean {
+  return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+async function localWheels(dirs: string[]): Promise<WheelName[]> {
+  const out: WheelName[] = [];
+  for (const dir of dirs) {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const w = parseWheelName(name);
+      if (w) out.push(w);
+    }
+  }
+  return out;
+}

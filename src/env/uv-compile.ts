@@ -1,0 +1,155 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { listAvailableVersions } from './index-versions.js';
+import { nearestVersion } from './pep440.js';
+import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from './types.js';
+import { logTail, readUvProblem, type UvProblem } from './uv-errors.js';
+import { normaliseLock, requirementLine, type LocalPin } from './uv-lock.js';
+import { indexArgs, runUv, type UvContext } from './uv-run.js';
+
+/** Substitutions tried before a resolution failure is final. */
+const MAX_SUBSTITUTIONS = 4;
+
+export type CompileResult = { ok: true; lock: string; substitutions: Substitution[] } | { ok: false; failure: EnvBuildFailure };
+
+/** The repgen.yml key a user changes to fix a failure of this kind. */
+export function configKeyFor(problem: UvProblem): string {
+  if (problem.kind === 'python') return 'environment.python';
+  if (problem.kind === 'network') return 'environment.index_url';
+  return 'environment.packages';
+}
+
+function describe(problem: UvProblem, what: string): string {
+  const pkg = problem.package ? `${problem.package}${problem.version ? `==${problem.version}` : ''}` : null;
+  switch (problem.kind) {
+    case 'missing-version':
+      return `${what}: ${pkg ?? 'a requirement'} is not on the index`;
+    case 'no-wheel':
+      return `${what}: ${pkg} has no wheel for this Python and building from source is off`;
+    case 'python':
+      return `${what}: ${pkg} needs another Python version`;
+    case 'build':
+      return `${what}: building ${pkg ?? 'a source distribution'} failed`;
+    case 'download':
+      return `${what}: downloading ${pkg ?? 'a package'} failed`;
+    case 'network':
+      return `${what}: the package index could not be reached`;
+    default:
+      return `${what} failed`;
+  }
+}
+
+export function failureFrom(step: EnvBuildFailure['step'], stderr: string, what: string): EnvBuildFailure {
+  const problem = readUvProblem(stderr);
+  return {
+    step,
+    package: problem.package,
+    message: describe(problem, what).slice(0, 2000),
+    logTail: logTail(stderr),
+    configKey: configKeyFor(problem),
+  };
+}
+
+/** The exact version a requirement pins (`==1.2.3`), or null. */
+function pinnedVersion(req: Requirement): string | null {
+  const m = /^===?\s*([^,\s*]+)$/.exec(req.specifier.trim());
+  return m ? (m[1] as string) : null;
+}
+
+/**
+ * `uv pip compile` in the sandbox, and when it fails on a version that cannot be had here (not on the index, no
+ * wheel for this Python, its source build fails, it needs another Python), the same pin moved to the nearest
+ * version that can, recorded as a Substitution; up to MAX_SUBSTITUTIONS times. A local pin (the CPU torch) that
+ * conflicts with the requirements is dropped and the index's build used instead.
+ */
+export async function compileLock(
+  ctx: UvContext,
+  buildDir: string,
+  spec: EnvSpec,
+  requirements: Requirement[],
+  pins: LocalPin[],
+  pythonVersion: string,
+): Promise<CompileResult> {
+  let reqs = requirements;
+  let constraints = pins;
+  // Wheels only at first: resolving then runs no third-party code, and a pin with no wheel for this Python is
+  // found here (and moved to the nearest version with one) instead of in a long source build at install time.
+  let onlyBinary = true;
+  const substitutions: Substitution[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const input = join(buildDir, 'requirements.in');
+    const constraintFile = join(buildDir, 'constraints.txt');
+    await writeFile(input, reqs.map((r) => `${requirementLine(r)}\n`).join(''));
+    await writeFile(constraintFile, constraints.map((p) => `${p.name}==${p.version}\n`).join(''));
+    const out = await runUv(ctx, buildDir, [
+      'pip',
+      'compile',
+      input,
+      '--constraint',
+      constraintFile,
+      '--python',
+      ctx.basePython,
+      '--no-header',
+      '--no-annotate',
+      '--quiet',
+      ...(onlyBinary ? ['--only-binary', ':all:'] : []),
+      ...indexArgs(spec),
+    ]);
+    if (out.aborted)
+      return {
+        ok: false,
+        failure: { step: 'timeout', package: null, message: 'the build was cancelled', logTail: logTail(out.stderr), configKey: null },
+      };
+    if (out.timedOut)
+      return {
+        ok: false,
+        failure: { ...failureFrom('timeout', out.stderr, 'resolving the requirements'), message: 'resolving the requirements timed out' },
+      };
+    if (out.code === 0) return { ok: true, lock: normaliseLock(out.stdout), substitutions };
+    const problem = readUvProblem(out.stderr);
+    const step = problem.kind === 'build' ? 'install' : 'resolve';
+    const fail = { ok: false as const, failure: failureFrom(step, out.stderr, 'resolving the requirements') };
+    if (attempt >= MAX_SUBSTITUTIONS || !problem.package) return fail;
+    const pinned = constraints.find((p) => p.name === problem.package);
+    if (pinned && !reqs.some((r) => r.name === problem.package && pinnedVersion(r) !== null)) {
+      constraints = constraints.filter((p) => p !== pinned);
+      continue;
+    }
+    const req = reqs.find((r) => r.name === problem.package);
+    const wanted = req ? pinnedVersion(req) : null;
+    if (problem.kind === 'network' || problem.kind === 'download' || problem.kind === 'other') return fail;
+    const where = { indexUrls: [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls], findLinks: spec.findLinks };
+    const available = await listAvailableVersions(problem.package, where, pythonVersion, ctx.signal);
+    // A pure-Python project published as sdists only is built from source, as asked; a compiled one moves to a
+    // version with a wheel for this Python.
+    const noWheel = problem.kind === 'no-wheel' && onlyBinary;
+    const candidates = problem.kind === 'missing-version' ? [...available.wheels, ...available.sdists] : available.wheels;
+    const movable = req && wanted && (!noWheel || available.compiled);
+    const got = movable
+      ? nearestVersion(
+          wanted,
+          candidates.filter((v) => v !== wanted),
+        )
+      : null;
+    if (!got && noWheel) {
+      onlyBinary = false;
+      continue;
+    }
+    if (!req || !wanted || !got) return fail;
+    substitutions.push({ name: req.name, wanted, got, why: substitutionWhy(problem, wanted, pythonVersion) });
+    reqs = reqs.map((r) => (r === req ? { ...r, specifier: `==${got}` } : r));
+  }
+}
+
+function substitutionWhy(problem: UvProblem, wanted: string, pythonVersion: string): string {
+  switch (problem.kind) {
+    case 'missing-version':
+      return `${wanted} is not on the package index; the nearest release that is was used`;
+    case 'python':
+      return `${wanted} does not support Python ${pythonVersion}; the nearest release that does was used`;
+    case 'build':
+      return `${wanted} has no wheel for Python ${pythonVersion} and its source build failed; the nearest release with a wheel was used`;
+    default:
+      return `${wanted} has no wheel for Python ${pythonVersion}; the nearest release with one was used`;
+  }
+}

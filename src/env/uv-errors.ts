@@ -1,0 +1,41 @@
+import { normaliseName } from './uv-lock.js';
+
+/**
+ * What a failed uv command says, read from its stderr (uv 0.13's wording; the lock step pins uv so it stays put).
+ * Pure. `version` is set when the failing requirement was an exact pin, which is what a substitution can replace.
+ */
+export interface UvProblem {
+  kind: 'missing-version' | 'no-wheel' | 'build' | 'download' | 'python' | 'network' | 'other';
+  package: string | null;
+  version: string | null;
+}
+
+const PATTERNS: Array<{ kind: UvProblem['kind']; re: RegExp }> = [
+  { kind: 'missing-version', re: /there is no version of ([A-Za-z0-9._-]+)(?:\[[^\]]*\])?==([^\s,]+)/ },
+  { kind: 'missing-version', re: /there is no version of ([A-Za-z0-9._-]+)/ },
+  { kind: 'missing-version', re: /only ([A-Za-z0-9._-]+)[<>=!~]{1,2}\S+ is available and you require \1==([^\s,]+)/ },
+  { kind: 'missing-version', re: /([A-Za-z0-9._-]+) was not found in the (?:package registry|provided package locations)/ },
+  { kind: 'no-wheel', re: /([A-Za-z0-9._-]+)==([^\s,]+) has no (?:usable )?wheels/ },
+  { kind: 'python', re: /current Python version \([^)]*\) does not satisfy Python[^ ]* and ([A-Za-z0-9._-]+)==([^\s,]+) depends on/ },
+  { kind: 'python', re: /([A-Za-z0-9._-]+)==([^\s,]+) depends on Python/ },
+  { kind: 'build', re: /Failed to build `([A-Za-z0-9._-]+)(?:==([^\s`]+))?/ },
+  { kind: 'build', re: /Failed to (?:prepare|resolve) (?:distributions|dependencies)[\s\S]*?(?:for|of) `?([A-Za-z0-9._-]+)==([^\s`]+)/ },
+  { kind: 'download', re: /Failed to (?:download|fetch)(?: wheel:)? `?([A-Za-z0-9._-]+)(?:==([^\s`]+))?/ },
+  { kind: 'network', re: /(?:error sending request|Could not connect|dns error|tcp connect error|Connection refused|Network unreachable)/ },
+];
+
+export function readUvProblem(stderr: string): UvProblem {
+  for (const { kind, re } of PATTERNS) {
+    const m = re.exec(stderr);
+    if (!m) continue;
+    const pkg = m[1] ? normaliseName(m[1]) : null;
+    return { kind, package: kind === 'network' ? null : pkg, version: m[2] ?? null };
+  }
+  return { kind: 'other', package: null, version: null };
+}
+
+/** The last `lines` lines of a log, at most `chars` characters (EnvBuildFailure.logTail). */
+export function logTail(text: string, lines = 40, chars = 8000): string {
+  const tail = text.trimEnd().split('\n').slice(-lines).join('\n');
+  return tail.length > chars ? tail.slice(tail.length - chars) : tail;
+}

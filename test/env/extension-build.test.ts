@@ -1,0 +1,93 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildExtensions } from '../../src/env/extension-build.js';
+import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
+import { UvEnvBuilder } from '../../src/env/uv-builder.js';
+import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox.js';
+
+// A project with a C extension whose setup.py compiles it with gcc directly (no setuptools on a loopback-only
+// machine), built in place by the env's interpreter inside the sandbox, as detectron2's `_C` would be.
+
+const SETUP_PY = `
+import os, subprocess, sys, sysconfig
+assert sys.argv[1:] == ["build_ext", "--inplace"], sys.argv
+if os.environ.get("FAIL_ME") or os.path.exists("fail"):
+    sys.exit("error: extension did not compile")
+suffix = sysconfig.get_config_var("EXT_SUFFIX")
+subprocess.check_call(["gcc", "-shared", "-fPIC", "-I" + sysconfig.get_paths()["include"], "csrc/ext.c", "-o", "pkg/_C" + suffix])
+`;
+const EXT_C = `
+#include <Python.h>
+static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit__C(void) { PyObject *mod = PyModule_Create(&m); PyModule_AddIntConstant(mod, "answer", 42); return mod; }
+`;
+
+describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => {
+  let root: string;
+  let plan: SandboxPlan;
+  let env: BuiltEnv;
+  const signal = new AbortController().signal;
+  const project: ProjectInstall = { root: '', importRoots: [''], mode: 'build', distribution: 'pkg', extensions: ['csrc/ext.c'] };
+
+  function checkout(name: string): string {
+    const dir = join(root, name);
+    mkdirSync(join(dir, 'pkg'), { recursive: true });
+    mkdirSync(join(dir, 'csrc'));
+    writeFileSync(join(dir, 'setup.py'), SETUP_PY);
+    writeFileSync(join(dir, 'csrc', 'ext.c'), EXT_C);
+    writeFileSync(join(dir, 'pkg', '__init__.py'), '');
+    return dir;
+  }
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'repgen-ext-'));
+    chmodSync(root, 0o711);
+    plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
+    const uv = findBinary('uv');
+    if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
+    const builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan });
+    const spec: EnvSpec = {
+      python: null,
+      pythonWhy: null,
+      requirements: [],
+      project,
+      indexUrl: 'http://127.0.0.1:9/simple',
+      extraIndexUrls: [],
+      findLinks: [],
+      excludeNewer: null,
+      buildCommands: [],
+      notes: [],
+    };
+    const built = await builder.build(spec, { checkout: null, signal });
+    if (!built.ok) throw new Error(JSON.stringify(built.failure));
+    env = built.env;
+  }, 60_000);
+
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('compiles the extension next to its sources with the env’s interpreter', async () => {
+    const dir = checkout('ok');
+    expect(await buildExtensions({ plan, env, project, checkout: dir, signal })).toBeNull();
+    expect(readdirSync(join(dir, 'pkg')).some((f) => f.startsWith('_C.') && f.endsWith('.so'))).toBe(true);
+    const answer = execFileSync(env.python, ['-c', 'import pkg._C as c; print(c.answer)'], { cwd: dir, encoding: 'utf8' });
+    expect(answer.trim()).toBe('42');
+    expect(readdirSync(dir).filter((f) => f.startsWith('.repgen-build-'))).toEqual([]);
+  });
+
+  it('reports a failing extension build as the extensions step, with the log', async () => {
+    const dir = checkout('bad');
+    writeFileSync(join(dir, 'fail'), '');
+    const failure = await buildExtensions({ plan, env, project, checkout: dir, signal });
+    expect(failure).toMatchObject({ step: 'extensions', package: 'pkg', configKey: 'environment.build' });
+    expect(failure?.logTail).toContain('extension did not compile');
+  });
+
+  it('does nothing for a project without extensions', async () => {
+    const dir = checkout('plain');
+    expect(await buildExtensions({ plan, env, project: { ...project, mode: 'pth', extensions: [] }, checkout: dir, signal })).toBeNull();
+    expect(existsSync(join(dir, 'pkg', '_C.so'))).toBe(false);
+  });
+});

