@@ -14,12 +14,18 @@ export interface ImportNameTables {
   stdlib: ReadonlySet<string>;
 }
 
-/** Parses `import:dist` lines. A name listed twice (a namespace shared by several dists) keeps its first line. */
+/**
+ * Parses `import:dist` lines. A name listed for several distributions (a namespace such as `azure` or `plone`)
+ * maps to '': no distribution can be chosen from the import alone.
+ */
 export function parseMappingLines(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split(/\r?\n/)) {
     const m = /^([A-Za-z_][\w.]*):([A-Za-z0-9][\w.-]*)\s*$/.exec(line.trim());
-    if (m && !out.has(m[1] ?? '')) out.set(m[1] ?? '', m[2] ?? '');
+    if (!m) continue;
+    const [name, dist] = [m[1] ?? '', m[2] ?? ''];
+    const prev = out.get(name);
+    out.set(name, prev === undefined || normalizeName(prev) === normalizeName(dist) ? dist : '');
   }
   return out;
 }
@@ -88,6 +94,7 @@ export function distributionsForImports(
     // A dotted entry wins over its top level (`google.protobuf` is protobuf, `google` alone is ambiguous).
     const dotted = [...tables.mapping.keys()].find((k) => k.includes('.') && (full === k || full.startsWith(`${k}.`)));
     const mapped = dotted ? tables.mapping.get(dotted) : tables.mapping.get(top);
+    if (mapped === '') continue;
     const distribution = normalizeName(mapped ?? top);
     if (!out.has(distribution)) out.set(distribution, { module: top, distribution, via: mapped ? 'mapping' : 'same-name' });
   }

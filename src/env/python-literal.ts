@@ -307,6 +307,7 @@ class ExprParser {
     this.pos++;
     if (other) return { t: 'other' };
     if (open === '(' && items.length === 1 && !isDict) return items[0] ?? { t: 'other' };
-    return isDict ? { t: 'dict', entries } : { t: 'list', items };
+    // `{}` is an empty dict, not a set.
+    return isDict || (open === '{' && !items.length) ? { t: 'dict', entries } : { t: 'list', items };
   }
 }

@@ -55,8 +55,45 @@ const ALIASES: Record<string, string> = {
   opencv: 'opencv-python',
 };
 /** Things with a version that are no distribution of an env. */
-const NOT_PACKAGES =
-  /^(?:python|cuda|cudnn|cuda\/cudnn|cuda runtime|nvidia driver|driver|os|platform|gcc|clang|cmake|libc|rocm|hip|mps|xla|gpu|cpu|system|distro|ubuntu|debian|windows|macos|linux|kernel|conda|pip|nccl|mkl|is debug build|jaxlib backend|model|release|version|bitsandbytes cuda)$/;
+const NOT_PACKAGES = new Set([
+  'python',
+  'cuda',
+  'cudnn',
+  'cuda/cudnn',
+  'cuda runtime',
+  'nvidia driver',
+  'driver',
+  'os',
+  'platform',
+  'gcc',
+  'clang',
+  'cmake',
+  'libc',
+  'rocm',
+  'hip',
+  'mps',
+  'xla',
+  'gpu',
+  'cpu',
+  'system',
+  'distro',
+  'ubuntu',
+  'debian',
+  'windows',
+  'macos',
+  'linux',
+  'kernel',
+  'conda',
+  'pip',
+  'nccl',
+  'mkl',
+  'is debug build',
+  'jaxlib backend',
+  'model',
+  'release',
+  'version',
+  'bitsandbytes cuda',
+]);
 /** Distributions whose name reporters write in prose (`torch 2.1.0`, `with numpy 1.26`). */
 const PROSE_NAMES = [
   'torch',
@@ -86,7 +123,8 @@ const PROSE_NAMES = [
 ];
 
 const VERSION = String.raw`v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)*(?:\+[\w.]+)?)`;
-const TEMPLATE = new RegExp(String.raw`^[\s>#*-]*\`?([A-Za-z][\w./ -]*?)\`?\s+[Vv]ersion\b[^:\n]{0,60}?:\s*\`?${VERSION}`);
+// Anything before the name that is no word (`- 🤗 Diffusers version:`, `#- `, `> * `) is the template's decoration.
+const TEMPLATE = new RegExp(String.raw`^[^A-Za-z0-9\n]*?\`?([A-Za-z][\w./ -]*?)\`?\s+[Vv]ersion\b[^:\n]{0,60}?:\s*\`?${VERSION}`);
 const DASH_COLON = new RegExp(String.raw`^\s*[-*]\s+\`?([A-Za-z][\w.-]*)\`?\s*:\s*\`?${VERSION}\`?\s*$`);
 const PIN = new RegExp(String.raw`^\s*(?:\[(?:pip3?|conda)\]\s*)?[-*]?\s*([A-Za-z][\w.-]*)(?:\[[\w,.-]+\])?\s*===?\s*${VERSION}`);
 const TABLE_ROW = new RegExp(String.raw`^\s*(?:\[(?:pip3?|conda)\]\s*)?([A-Za-z][\w.-]*)\s+${VERSION}(?:\s+\S+){0,3}\s*$`);
@@ -109,7 +147,7 @@ export function reportedName(raw: string): string | null {
     .replace(/[`*]/g, '')
     .trim()
     .toLowerCase();
-  if (!n || NOT_PACKAGES.test(n)) return null;
+  if (!n || NOT_PACKAGES.has(n)) return null;
   const alias = ALIASES[n];
   if (alias) return alias;
   if (/\s/.test(n)) return null;
