@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SetupError } from '../errors.js';
 import { AppEnv } from './app-env.js';
 import { ContextEnv } from './env/context-env.js';
+import { EnvironmentEnv } from './env/environment-env.js';
 import { setVariables, type SettingMeta } from './env/define.js';
 import { ExecEnv } from './env/exec-env.js';
 import { KubernetesEnv } from './env/kubernetes-env.js';
@@ -20,6 +21,7 @@ export const ENV_GROUPS = [
   { title: 'Executor and local sandbox', anchor: 'executor-and-local-sandbox', schema: ExecEnv },
   { title: 'Kubernetes executor', anchor: 'kubernetes-executor', schema: KubernetesEnv },
   { title: 'Repository context', anchor: 'repository-context', schema: ContextEnv },
+  { title: 'Project environments', anchor: 'project-environments', schema: EnvironmentEnv },
   { title: 'Command line', anchor: 'command-line', schema: CliEnv },
   { title: 'App, queue and worker', anchor: 'app-queue-and-worker', schema: AppEnv },
 ] as const;
@@ -30,6 +32,7 @@ export const OperatorEnv = z.object({
   ...ExecEnv.shape,
   ...KubernetesEnv.shape,
   ...ContextEnv.shape,
+  ...EnvironmentEnv.shape,
   ...CliEnv.shape,
   ...AppEnv.shape,
 });

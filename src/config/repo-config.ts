@@ -14,6 +14,62 @@ const Hostname = z
   .string()
   .regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:\d{1,5})?$/, 'must be a host name such as pypi.org or *.pythonhosted.org');
 
+/**
+ * `environment:`: what the project's runs need installed, beyond what RepGen reads from the repository (its
+ * pyproject.toml, setup.py, requirement files) and the report (the versions it names). src/env reads it.
+ */
+export const EnvironmentConfig = z
+  .object({
+    /** Python version of the env (`3.10`); wins over the report's and the top-level `python`. */
+    python: z
+      .string()
+      .regex(/^3\.\d{1,2}$/, 'must look like 3.11')
+      .optional()
+      .describe('Python version of the env, e.g. "3.10"; wins over the version the report names.'),
+    /** Requirement files of the repository to install (`requirements/dev.txt`), besides its declared dependencies. @defaultValue [] */
+    requirements: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(300)
+          .regex(/^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[\w./-]+$/, 'must be a path inside the repository'),
+      )
+      .max(20)
+      .default([])
+      .describe('Requirement files of the repository to install besides its declared dependencies.'),
+    /** Extra requirements (`numpy<1.24`, `opencv-python-headless`). @defaultValue [] */
+    packages: z
+      .array(z.string().min(1).max(200))
+      .max(100)
+      .default([])
+      .describe("Extra requirements, PEP 508 (`numpy<1.24`); they win over the repository's own ranges."),
+    /** Optional extras of the project to install (`torch`, `training`). @defaultValue [] */
+    extras: z
+      .array(z.string().regex(/^[A-Za-z0-9][\w.-]*$/))
+      .max(20)
+      .default([])
+      .describe('Optional extras of the project to install, e.g. ["torch"].'),
+    /** Package index to resolve from; it must be on the operator's REPGEN_ENV_INDEXES. */
+    index: z.string().url().optional().describe("Package index URL to resolve from; must be on the operator's REPGEN_ENV_INDEXES."),
+    /** More indexes (e.g. https://download.pytorch.org/whl/cpu); each must be on REPGEN_ENV_INDEXES. @defaultValue [] */
+    extraIndexes: z
+      .array(z.string().url())
+      .max(5)
+      .default([])
+      .describe("More package indexes (e.g. PyTorch's); each must be on the operator's REPGEN_ENV_INDEXES."),
+    /** Shell commands run in the env after the install, with network to the indexes only (`python setup.py build_ext --inplace`). @defaultValue [] */
+    build: z
+      .array(z.string().min(1).max(1000))
+      .max(20)
+      .default([])
+      .describe('Shell commands run in the env after the install, with network to the indexes only.'),
+    /** Base image of the env on Kubernetes; the image table picks one when absent. */
+    image: z.string().min(1).max(300).optional().describe('Base image of the env for the Kubernetes executor.'),
+  })
+  .strict();
+export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
+
 export const RepoConfig = z
   .object({
     /** Label that starts a run when added to an issue. @defaultValue 'needs-repro' */
@@ -57,6 +113,8 @@ export const RepoConfig = z
       .regex(/^3\.\d{1,2}$/, 'must look like 3.11')
       .optional()
       .describe('Python version the repository targets, e.g. "3.11".'),
+    /** The project's environment: Python, requirement files, packages, indexes, build commands. Absent: read from the repository. */
+    environment: EnvironmentConfig.optional(),
     /**
      * Lower caps for this repository's runs. Each is a request under the operator's ceiling
      * (REPGEN_MAX_ATTEMPTS, REPGEN_MAX_TOKENS, REPGEN_MAX_COST_USD, REPGEN_WALL_CLOCK_MS): asking more

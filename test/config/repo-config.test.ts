@@ -40,6 +40,23 @@ describe('.github/repgen.yml', () => {
       source: 'file',
       expected: { ...DEFAULTS, caps: { ...DEFAULTS.caps, minutes: 5 } },
     },
+    {
+      name: 'environment: the project env, its lists defaulted',
+      text: 'environment:\n  python: "3.10"\n  packages: ["numpy<1.24"]\n  index: https://download.pytorch.org/whl/cpu\n  build: ["python setup.py build_ext --inplace"]\n',
+      source: 'file',
+      expected: {
+        ...DEFAULTS,
+        environment: {
+          python: '3.10',
+          requirements: [],
+          packages: ['numpy<1.24'],
+          extras: [],
+          index: 'https://download.pytorch.org/whl/cpu',
+          extraIndexes: [],
+          build: ['python setup.py build_ext --inplace'],
+        },
+      },
+    },
   ])('$name', ({ text, source, expected }) => {
     const result = parseRepoConfig(text);
     expect(result).toEqual({ ok: true, source, config: expected });
@@ -63,6 +80,12 @@ describe('.github/repgen.yml', () => {
       text: 'network:\n  allow: ["https://evil.example/x"]\n',
       keys: ['network.allow.0'],
       message: /host name/,
+    },
+    {
+      name: 'environment: a requirement file outside the repository, an index that is no URL, an unknown key',
+      text: 'environment:\n  requirements: ["../../etc/passwd", "/abs.txt"]\n  index: pypi\n  pip: [x]\n',
+      keys: ['environment.index', 'environment.pip', 'environment.requirements.0', 'environment.requirements.1'],
+      message: /./,
     },
     { name: 'a file far too large', text: `label: x\n#${'a'.repeat(70_000)}\n`, keys: ['(file)'], message: /larger than/ },
     {

@@ -1,0 +1,60 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEPENDENCY_FILE, type RepoFiles } from './read-repo-deps.js';
+
+/**
+ * The adapter that reads a checkout for the spec: a listing of its paths (for the layout and the native
+ * sources) and the text of its dependency files. Reads only; runs nothing; follows no symbolic link (a
+ * link could point out of the checkout).
+ */
+
+const SKIP_DIRS = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.nox',
+  '.eggs',
+  'site-packages',
+  'wandb',
+]);
+/** Caps on what one checkout may make us read. */
+const MAX_PATHS = 50_000;
+const MAX_DEPTH = 10;
+const MAX_TEXT_BYTES = 512 * 1024;
+const MAX_TEXTS = 200;
+
+/** `extraTexts`: more paths to read (repgen.yml's `environment.requirements`). */
+export async function readCheckoutFiles(dir: string, extraTexts: readonly string[] = []): Promise<RepoFiles> {
+  const paths: string[] = [];
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > MAX_DEPTH || paths.length >= MAX_PATHS) return;
+    let entries;
+    try {
+      entries = await readdir(join(dir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const e of entries) {
+      if (paths.length >= MAX_PATHS) return;
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory() && !SKIP_DIRS.has(e.name)) await walk(p, depth + 1);
+      else if (e.isFile()) paths.push(p);
+    }
+  };
+  await walk('', 0);
+  const wanted = [...new Set([...paths.filter((p) => DEPENDENCY_FILE.test(p)), ...extraTexts.filter((p) => paths.includes(p))])];
+  const texts = new Map<string, string>();
+  for (const p of wanted.slice(0, MAX_TEXTS)) {
+    const full = join(dir, p);
+    const st = await lstat(full).catch(() => null);
+    if (!st?.isFile() || st.size > MAX_TEXT_BYTES) continue;
+    texts.set(p, await readFile(full, 'utf8'));
+  }
+  return { paths, texts };
+}

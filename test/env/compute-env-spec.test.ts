@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseRepoConfig } from '../../src/config/repo-config.js';
+import { computeEnvSpec, eraPackages, type EnvPolicy, type EnvSpecInput } from '../../src/env/compute-env-spec.js';
+import { resolveEnvSpec } from '../../src/env/index.js';
+import { loadImportNameTables } from '../../src/env/load-import-names.js';
+import { readCheckoutFiles } from '../../src/env/read-checkout-files.js';
+import type { Requirement } from '../../src/env/types.js';
+import { fakeReleaseDates, NUMPY } from './fake-releases.js';
+
+const REPOS = join(import.meta.dirname, '../../fixtures/repos/env');
+const policy: EnvPolicy = { allowedIndexes: ['https://pypi.org/simple'], findLinks: ['/opt/wheels'], defaultPython: '3.11', gpu: false };
+const tables = loadImportNameTables();
+const base = (over: Partial<EnvSpecInput>): EnvSpecInput => ({
+  report: '',
+  repoFiles: null,
+  scriptImports: [],
+  repoConfig: null,
+  era: null,
+  tables,
+  policy,
+  ...over,
+});
+const byName = (reqs: Requirement[]) => Object.fromEntries(reqs.map((r) => [r.name, `${r.specifier} (${r.source})`]));
+
+describe('computeEnvSpec', () => {
+  it('a 2019 project: setup.py list, markers, its C++ extension built, numpy capped by the era', async () => {
+    const repoFiles = await readCheckoutFiles(join(REPOS, 'seq2seq-2019'));
+    const input = base({
+      repoFiles,
+      scriptImports: ['seqkit.models', 'torch', 'numpy', 'argparse'],
+      report: 'Training crashes with np.float',
+    });
+    expect(eraPackages(input)).toEqual(['numpy']);
+    const spec = computeEnvSpec({ ...input, era: { commitDate: '2019-08-20T12:00:00Z', releases: { numpy: NUMPY } } });
+    expect(byName(spec.requirements)).toEqual({
+      cffi: ' (repo)',
+      numpy: '<1.24 (era)',
+      regex: ' (repo)',
+      torch: ' (repo)',
+      tqdm: ' (repo)',
+    });
+    expect(spec.requirements.find((r) => r.name === 'numpy')?.why).toMatch(
+      /^setup\.py install_requires: numpy; capped <1\.24: the ref's commit is of 2019-08-20/,
+    );
+    expect(spec.project).toEqual({
+      root: '',
+      importRoots: [''],
+      mode: 'build',
+      distribution: 'seqkit',
+      extensions: ['seqkit/clib/libbleu/libbleu.cpp'],
+    });
+    expect(spec).toMatchObject({ python: null, excludeNewer: null, findLinks: ['/opt/wheels'], indexUrl: null });
+  });
+
+  it('a src/ layout: the report’s versions beat the ranges, the extra the script needs comes in, repgen.yml applies', async () => {
+    const repoFiles = await readCheckoutFiles(join(REPOS, 'diffusion-src'), ['requirements/dev.txt']);
+    const config = parseRepoConfig(readFileSync(join(REPOS, 'diffusion-src/.github/repgen.yml'), 'utf8'));
+    if (!config.ok) throw new Error('fixture config invalid');
+    const report = [
+      '### Reproduction',
+      '```python',
+      'import torch',
+      'from difflib_x import Pipeline',
+      '```',
+      '### System Info',
+      '- 🤗 difflib-x version: 0.35.0',
+      '- Python version: 3.10.12',
+      '- PyTorch version (GPU?): 2.8.0+cu129 (True)',
+      '- Huggingface_hub version: 0.34.4',
+    ].join('\n');
+    const spec = computeEnvSpec(
+      base({
+        report,
+        repoFiles,
+        scriptImports: ['torch', 'difflib_x', 'cv2'],
+        repoConfig: config.config,
+        policy: { ...policy, allowedIndexes: ['https://pypi.org/simple'] },
+      }),
+    );
+    expect(byName(spec.requirements)).toEqual({
+      'huggingface-hub': '==0.34.4 (report)',
+      numpy: ' (repo)',
+      pillow: ' (repo)',
+      safetensors: '>=0.3.1 (repo)',
+      torch: '==2.8.0 (report)',
+      accelerate: '>=0.31.0 (repo)',
+      pytest: ' (config)',
+      ruff: ' (config)',
+      'opencv-python': ' (script)',
+      'opencv-python-headless': '<5 (config)',
+    });
+    expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe('the report: “- PyTorch version (GPU?): 2.8.0+cu129 (True)”');
+    expect(spec.requirements.find((r) => r.name === 'accelerate')?.why).toContain('the script imports from it');
+    expect(spec.project).toMatchObject({ importRoots: ['src'], mode: 'pth', distribution: 'difflib-x', extensions: [] });
+    expect(spec).toMatchObject({ python: '3.10', pythonWhy: 'the report: “- Python version: 3.10.12”', indexUrl: null, buildCommands: [] });
+    expect(spec.notes).toEqual([
+      'the report names difflib-x 0.35.0 (“- 🤗 difflib-x version: 0.35.0”); the checkout at the ref is used instead',
+      "the report's torch 2.8.0+cu129 is a cu129 build; this env takes the CPU build of 2.8.0",
+      'the reporter ran on a GPU; this env runs on the CPU',
+      "repgen.yml environment.index https://mirror.example.org/simple is not on the operator's REPGEN_ENV_INDEXES; left out",
+    ]);
+  });
+
+  it('an extra the report installs comes in whole; an allowed index is taken', async () => {
+    const repoFiles = await readCheckoutFiles(join(REPOS, 'diffusion-src'));
+    const spec = computeEnvSpec(
+      base({
+        report: 'I ran `pip install "difflib-x[training]"` and then',
+        repoFiles,
+        repoConfig: {
+          environment: {
+            requirements: [],
+            packages: [],
+            extras: [],
+            extraIndexes: ['https://download.pytorch.org/whl/cpu'],
+            build: ['make ext'],
+          },
+        },
+        policy: { ...policy, allowedIndexes: ['https://pypi.org/simple', 'https://download.pytorch.org/whl'] },
+      }),
+    );
+    expect(spec.requirements.map((r) => r.name)).toEqual(expect.arrayContaining(['datasets', 'tensorboard']));
+    expect(spec.requirements.map((r) => r.name)).not.toContain('torch');
+    expect(spec).toMatchObject({ extraIndexUrls: ['https://download.pytorch.org/whl/cpu'], buildCommands: ['make ext'], notes: [] });
+  });
+
+  it('a snippet with no repository: imports through the mapping, versions from the report, Python from requires', () => {
+    const spec = computeEnvSpec(
+      base({
+        report: ">>> torch.__version__\n'1.13.1+cpu'\nnumpy 1.21.6",
+        scriptImports: ['torch', 'numpy', 'sklearn.model_selection', 'os'],
+      }),
+    );
+    expect(byName(spec.requirements)).toEqual({ torch: '==1.13.1 (report)', numpy: '==1.21.6 (report)', 'scikit-learn': ' (script)' });
+    expect(spec.project).toBeNull();
+  });
+
+  it('repgen.yml’s python and packages win over the report; the era leaves what they pin alone', () => {
+    const spec = computeEnvSpec(
+      base({
+        report: 'Python 3.9.1, numpy==1.19.5',
+        scriptImports: ['numpy'],
+        repoConfig: {
+          python: '3.8',
+          environment: {
+            python: '3.10',
+            requirements: [],
+            packages: ['numpy<1.23', 'not a requirement!'],
+            extras: [],
+            extraIndexes: [],
+            build: [],
+          },
+        },
+        era: { commitDate: '2019-08-20T00:00:00Z', releases: { numpy: NUMPY } },
+      }),
+    );
+    expect(byName(spec.requirements)).toEqual({ numpy: '<1.23 (config)' });
+    expect(spec.python).toBe('3.10');
+    expect(spec.notes).toEqual(['repgen.yml environment.packages: not a requirement! is not a requirement (PEP 508), left out']);
+  });
+
+  it('a requires-python that excludes the base interpreter picks the newest Python it allows', () => {
+    const repoFiles = {
+      paths: ['pyproject.toml'],
+      texts: new Map([['pyproject.toml', '[project]\nname = "old"\nrequires-python = ">=3.7,<3.10"\ndependencies = []\n']]),
+    };
+    expect(computeEnvSpec(base({ repoFiles }))).toMatchObject({
+      python: '3.9',
+      pythonWhy: 'pyproject.toml requires-python: >=3.7,<3.10 excludes 3.11',
+    });
+  });
+});
+
+describe('resolveEnvSpec', () => {
+  it('looks up only the era-sensitive packages it would cap, through the port', async () => {
+    const releaseDates = fakeReleaseDates({ numpy: NUMPY });
+    const repoFiles = await readCheckoutFiles(join(REPOS, 'seq2seq-2019'));
+    const spec = await resolveEnvSpec(
+      { report: '', repoFiles, scriptImports: [], repoConfig: null, tables, policy, commitDate: '2019-08-20T00:00:00Z' },
+      { releaseDates },
+    );
+    expect(releaseDates.asked).toEqual(['numpy']);
+    expect(spec.requirements.find((r) => r.name === 'numpy')?.specifier).toBe('<1.24');
+    const none = await resolveEnvSpec(
+      { report: '', repoFiles, scriptImports: [], repoConfig: null, tables, policy, commitDate: null },
+      { releaseDates },
+    );
+    expect(none.requirements.find((r) => r.name === 'numpy')?.specifier).toBe('');
+  });
+});
