@@ -10,6 +10,7 @@ import type { LlmClient } from '../llm/types.js';
 import { silentLogger, type Logger } from '../log.js';
 import { checkBisect, checkFix, withRef } from './evidence.js';
 import { envFailedEvidence, withEnv } from './env-evidence.js';
+import { defaultEnvPorts } from './stages/env/default-env-ports.js';
 import { prepareEnv, type EnvStageResult } from './stages/env/index.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
 import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
@@ -39,8 +40,9 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
 
   // 0b environment: the project's own, built or reused, before anything runs
   const repoDir = checkout?.workspace?.hostPath ?? checkout?.repoDir ?? null;
-  const envStage: EnvStageResult = ports.env
-    ? await prepareEnv({ issue, repoDir, checkout: checkout?.workspace?.hostPath ?? null }, ports.env, progress, signal)
+  const envPorts = ports.env !== undefined ? { ports: ports.env, note: null } : await defaultEnvPorts(spec.env, log);
+  const envStage: EnvStageResult = envPorts.ports
+    ? await prepareEnv({ issue, repoDir, checkout: checkout?.workspace?.hostPath ?? null }, envPorts.ports, progress, signal)
     : { kind: 'none' };
   signal.throwIfAborted();
 
@@ -62,6 +64,8 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
             signal,
           );
     evidence = withEnv(evidence, envStage);
+    if (envPorts.note)
+      evidence = { ...evidence, outcome: { ...evidence.outcome, notes: [...(evidence.outcome.notes ?? []), envPorts.note] } };
     if (checkout?.ref) evidence = withRef(evidence, checkout.ref);
     if (checkout?.fix) {
       await progress('confirm', `checking the fix at ${checkout.fix.ref} (${checkout.fix.sha.slice(0, 12)})`);

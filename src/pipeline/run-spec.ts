@@ -1,4 +1,8 @@
+import { join } from 'node:path';
 import { z } from 'zod';
+import { allowedIndexes } from '../config/env/environment-env.js';
+import type { SandboxMode } from '../config/env/exec-env.js';
+import { pipFindLinks } from '../config/pip-find-links.js';
 import { ContextEnv } from '../config/env/context-env.js';
 import { LlmProviderName } from '../config/env/llm-env.js';
 import type { OperatorEnv } from '../config/operator-env.js';
@@ -69,6 +73,22 @@ export interface RunSpec {
   caps: Record<CapName, Cap>;
   /** What the resolution decided that a reader of the result should know (a cap held, the model turned off). */
   notes: string[];
+  /** The project's environment: whether and how it is built (REPGEN_ENV*, repgen.yml `environment:`). */
+  env: EnvSettings;
+}
+
+/** How a job's environment is built (src/pipeline/stages/env/default-env-ports.ts). */
+export interface EnvSettings {
+  mode: 'auto' | 'off';
+  cacheRoot: string;
+  findLinks: string[];
+  allowedIndexes: string[];
+  /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
+  basePython: string;
+  gpu: boolean;
+  repoEnvironment: RepoConfig['environment'] | null;
+  /** The local sandbox the builds run in (the executor's). */
+  sandbox: { mode: SandboxMode; workRoot: string; sandboxUid: number };
 }
 
 /** `/repgen --llm X`: a provider name picks the provider; anything else is a model of the operator's provider. */
@@ -137,7 +157,18 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
   };
   if (allow.length > 0 && executor.kind !== 'kubernetes')
     notes.push('network.allow needs the Kubernetes executor; the local sandbox stays offline');
-  return { settings, llm, executor, context: contextSettings(op), policy, caps, notes };
+  const local = executor.kind === 'local' ? executor : localExecConfigFrom(op);
+  const env: EnvSettings = {
+    mode: op.REPGEN_ENV,
+    cacheRoot: op.REPGEN_ENV_CACHE ?? join(local.workRoot, 'repgen-envs'),
+    findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
+    allowedIndexes: allowedIndexes(op),
+    basePython: local.python,
+    gpu: policy.minGpus > 0,
+    repoEnvironment: repoConfig?.environment ?? null,
+    sandbox: { mode: local.sandbox, workRoot: local.workRoot, sandboxUid: local.sandboxUid },
+  };
+  return { settings, llm, executor, context: contextSettings(op), policy, caps, notes, env };
 }
 
 /** The smallest of the operator's ceiling and what the repository and the request ask for. */

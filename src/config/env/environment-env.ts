@@ -10,6 +10,28 @@ export const PYPI_INDEX = 'https://pypi.org/simple';
  * operator decides.
  */
 export const EnvironmentEnv = z.object({
+  REPGEN_ENV: doc(z.enum(['auto', 'off']).default('auto'), {
+    description:
+      "the project's own environment (issue 27): `auto` builds (or reuses) one with uv for a job with a repository checkout, " +
+      'and for a report whose code imports a package the base interpreter lacks; `off`: every run uses REPGEN_PYTHON as it is',
+  }),
+  REPGEN_ENV_CACHE: doc(z.string().startsWith('/').optional(), {
+    description: 'folder of the built environments and their locks (owned by RepGen, not writable by others; the sandbox user reads it)',
+    shown: '`<REPGEN_WORK_ROOT>/repgen-envs`',
+  }),
+  REPGEN_ENV_FIND_LINKS: doc(
+    z
+      .string()
+      .transform((v) => v.split(':').filter(Boolean))
+      .pipe(z.array(z.string().startsWith('/')))
+      .optional(),
+    {
+      description:
+        "local wheel folders the builder prefers (colon-separated), e.g. the folder of this machine's CPU torch wheel: " +
+        "without one a torch requirement takes PyPI's CUDA build (several GB)",
+      shown: "pip's own find-links (PIP_FIND_LINKS, pip.conf)",
+    },
+  ),
   REPGEN_ENV_INDEXES: doc(
     z
       .string()

@@ -4,6 +4,7 @@ import type { BuiltEnv, EnvBuilder, EnvSpec } from '../../../src/env/types.js';
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
+import { needsBuild } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
@@ -133,5 +134,35 @@ describe('the environment stage', () => {
     expect(comment).not.toContain('No model configured');
     expect(comment).not.toContain('Needs more information');
     expect(publisher.reports).toHaveLength(1);
+  });
+});
+
+describe('whether a job needs an env of its own', () => {
+  const base = {
+    minor: '3.11',
+    installed: new Map([
+      ['torch', '1.13.0a0+gitunknown'],
+      ['numpy', '1.24.2'],
+    ]),
+  };
+  const req = (name: string, specifier: string, source: 'report' | 'repo' | 'script' | 'era') => ({
+    name,
+    specifier,
+    extras: [],
+    source,
+    why: 'x',
+  });
+  const spec = (...requirements: ReturnType<typeof req>[]): EnvSpec => ({ ...SPEC, requirements, notes: [] });
+
+  it('keeps the base interpreter when it has everything, whatever versions the report names', () => {
+    expect(needsBuild(spec(req('torch', '==2.4.0', 'report'), req('numpy', '', 'script')), base, false, false)).toBe(false);
+    expect(needsBuild(spec(req('torch', '==2.4.0', 'report')), base, true, false)).toBe(false);
+  });
+
+  it('builds for a package the base lacks, a repository range the base misses, or a repgen.yml environment', () => {
+    expect(needsBuild(spec(req('keras', '==2.15.0', 'report')), base, false, false)).toBe(true);
+    expect(needsBuild(spec(req('torch', '>=2.1', 'repo')), base, true, false)).toBe(true);
+    expect(needsBuild(spec(req('torch', '>=1.7', 'repo')), base, true, false)).toBe(false);
+    expect(needsBuild(spec(), base, false, true)).toBe(true);
   });
 });
