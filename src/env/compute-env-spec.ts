@@ -66,7 +66,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   const fromDeclared = (d: DeclaredRequirement, source: Requirement['source'], extras: readonly string[] = []) => {
     if (!markerHolds(d.req.marker, { python: target, extras })) return;
     const prev = reqs.get(d.req.name);
-    const specifier = [prev?.specifier, d.req.specifier].filter(Boolean).join(',');
+    // The same line reached twice (two files `-r` a shared one) adds nothing; clauses already there are not repeated.
+    if (prev?.why.includes(`${d.where}:`)) return;
+    const clauses = [...(prev?.specifier.split(',') ?? []), ...d.req.specifier.split(',')].filter(Boolean);
+    const specifier = [...new Set(clauses)].join(',');
     const why = prev ? `${prev.why}; ${d.where}: ${d.text}` : `${d.where}: ${d.text}`;
     put({
       name: d.req.name,

@@ -19,7 +19,7 @@ export interface RepoFiles {
 
 /** The files whose text the reader needs: the adapter reads these and nothing else. */
 export const DEPENDENCY_FILE =
-  /^(?:[^/]+\/)?(?:pyproject\.toml|setup\.py|setup\.cfg|environment\.ya?ml)$|(?:^|\/)[^/]*req[^/]*\.(?:txt|in)$/i;
+  /^(?:[^/]+\/)?(?:pyproject\.toml|setup\.py|setup\.cfg|environment\.ya?ml)$|(?:^|\/)[^/]*req[^/]*\.(?:txt|in)$|^requirements?\/(?:[^/]+\/)?[^/]+\.(?:txt|in)$/i;
 
 export interface RepoDeps {
   /** Folder holding the project's metadata ('' = the root). */

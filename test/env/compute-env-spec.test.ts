@@ -161,6 +161,18 @@ describe('computeEnvSpec', () => {
     expect(spec.notes).toEqual(['repgen.yml environment.packages: not a requirement! is not a requirement (PEP 508), left out']);
   });
 
+  it('merges a requirement that several files declare, once per line', () => {
+    const texts = new Map([
+      ['requirements/fabric/base.txt', 'torch >=2.1.0, <2.10.0\n'],
+      ['requirements/pytorch/base.txt', '-r ../fabric/base.txt\ntorch >=2.1.0, <2.10.0\ntqdm\n'],
+    ]);
+    const spec = computeEnvSpec(base({ repoFiles: { paths: [...texts.keys()], texts } }));
+    expect(byName(spec.requirements)).toEqual({ torch: '>=2.1.0,<2.10.0 (repo)', tqdm: ' (repo)' });
+    expect(spec.requirements[0]?.why).toBe(
+      'requirements/fabric/base.txt:1: torch >=2.1.0, <2.10.0; requirements/pytorch/base.txt:2: torch >=2.1.0, <2.10.0',
+    );
+  });
+
   it('a requires-python that excludes the base interpreter picks the newest Python it allows', () => {
     const repoFiles = {
       paths: ['pyproject.toml'],
