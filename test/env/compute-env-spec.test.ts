@@ -173,6 +173,23 @@ describe('computeEnvSpec', () => {
     );
   });
 
+  it('a framework the report states it ran comes in even when the script imports none of it (Keras on torch)', () => {
+    const report = 'KERAS_BACKEND=torch\n\n- Keras version: 3.3.3\n- PyTorch version: 2.1.0+cpu\n- Python version: 3.6.9\n';
+    const repoFiles = {
+      paths: ['pyproject.toml'],
+      texts: new Map([['pyproject.toml', '[project]\nname = "keras"\nrequires-python = ">=3.9"\ndependencies = ["absl-py"]\n']]),
+    };
+    const spec = computeEnvSpec(base({ report, repoFiles, scriptImports: ['keras'] }));
+    expect(byName(spec.requirements)).toEqual({ 'absl-py': ' (repo)', torch: '==2.1.0 (report)' });
+    expect(spec.python).toBeNull();
+    expect(spec.notes).toEqual([
+      "the report's Python 3.6.9 is outside >=3.9 (pyproject.toml requires-python); not used",
+      'the report names keras 3.3.3 (“- Keras version: 3.3.3”); the checkout at the ref is used instead',
+    ]);
+    // A version only listed (a pip table) or said in passing brings no framework in.
+    expect(computeEnvSpec(base({ report: 'it worked with torch 2.0.0' })).requirements).toEqual([]);
+  });
+
   it('a requires-python that excludes the base interpreter picks the newest Python it allows', () => {
     const repoFiles = {
       paths: ['pyproject.toml'],
