@@ -130,6 +130,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   if (input.era) applyEra(reqs, input.era, target);
 
   if (reported.gpu === true && !input.policy.gpu) notes.push('the reporter ran on a GPU; this env runs on the CPU');
+  // `since version 1.0.7` names the project's own version: the checkout at the ref stands for it.
+  const unnamed = reported.unnamed[0];
+  if (unnamed && layout.install)
+    notes.push(`the report names version ${unnamed.version} (“${unnamed.why}”); the checkout at the ref is used`);
   const indexes = chooseIndexes(envCfg, input.policy, notes);
   return EnvSpec.parse({
     python,

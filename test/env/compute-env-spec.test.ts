@@ -30,7 +30,7 @@ describe('computeEnvSpec', () => {
     const input = base({
       repoFiles,
       scriptImports: ['seqkit.models', 'torch', 'numpy', 'argparse'],
-      report: 'Training crashes with np.float',
+      report: 'Training crashes with np.float since version 0.8.0',
     });
     expect(eraPackages(input)).toEqual(['numpy']);
     const spec = computeEnvSpec({ ...input, era: { commitDate: '2019-08-20T12:00:00Z', releases: { numpy: NUMPY } } });
@@ -52,6 +52,9 @@ describe('computeEnvSpec', () => {
       extensions: ['seqkit/clib/libbleu/libbleu.cpp'],
     });
     expect(spec).toMatchObject({ python: null, excludeNewer: null, findLinks: ['/opt/wheels'], indexUrl: null });
+    expect(spec.notes).toEqual([
+      'the report names version 0.8.0 (“Training crashes with np.float since version 0.8.0”); the checkout at the ref is used',
+    ]);
   });
 
   it('a src/ layout: the report’s versions beat the ranges, the extra the script needs comes in, repgen.yml applies', async () => {
