@@ -57,7 +57,7 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   const envCfg = input.repoConfig?.environment;
   const own = new Set([repo?.distribution, ...layout.packages].filter((n): n is string => !!n).map(normalizeName));
 
-  const { python, pythonWhy } = choosePython(input, reported, repo);
+  const { python, pythonWhy } = choosePython(input, reported, repo, notes);
   const target = python ?? input.policy.defaultPython;
   const reqs = new Map<string, Requirement>();
   const put = (r: Requirement) => {
@@ -66,7 +66,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   const fromDeclared = (d: DeclaredRequirement, source: Requirement['source'], extras: readonly string[] = []) => {
     if (!markerHolds(d.req.marker, { python: target, extras })) return;
     const prev = reqs.get(d.req.name);
-    const specifier = [prev?.specifier, d.req.specifier].filter(Boolean).join(',');
+    // The same line reached twice (two files `-r` a shared one) adds nothing; clauses already there are not repeated.
+    if (prev?.why.includes(`${d.where}:`)) return;
+    const clauses = [...(prev?.specifier.split(',') ?? []), ...d.req.specifier.split(',')].filter(Boolean);
+    const specifier = [...new Set(clauses)].join(',');
     const why = prev ? `${prev.why}; ${d.where}: ${d.text}` : `${d.where}: ${d.text}`;
     put({
       name: d.req.name,
@@ -127,6 +130,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   if (input.era) applyEra(reqs, input.era, target);
 
   if (reported.gpu === true && !input.policy.gpu) notes.push('the reporter ran on a GPU; this env runs on the CPU');
+  // `since version 1.0.7` names the project's own version: the checkout at the ref stands for it.
+  const unnamed = reported.unnamed[0];
+  if (unnamed && layout.install)
+    notes.push(`the report names version ${unnamed.version} (“${unnamed.why}”); the checkout at the ref is used`);
   const indexes = chooseIndexes(envCfg, input.policy, notes);
   return EnvSpec.parse({
     python,
@@ -176,6 +183,16 @@ function applyEra(reqs: Map<string, Requirement>, era: NonNullable<EnvSpecInput[
   }
 }
 
+/**
+ * Frameworks a report states it ran: they come in even when nothing else requires them (Keras on the torch
+ * backend imports no torch in the script, but the reporter's torch is what the bug ran on).
+ */
+const FRAMEWORKS = new Set(['torch', 'tensorflow', 'jax']);
+
+function frameworkStated(v: ReportedVersion): Requirement {
+  return { name: v.name, specifier: '', extras: [], source: 'report', why: '' };
+}
+
 function applyReportedVersions(
   versions: ReportedVersion[],
   reqs: Map<string, Requirement>,
@@ -188,7 +205,7 @@ function applyReportedVersions(
       notes.push(`the report names ${v.name} ${v.version} (“${v.why}”); the checkout at the ref is used instead`);
       continue;
     }
-    const prev = reqs.get(v.name);
+    const prev = reqs.get(v.name) ?? (v.form === 'stated' && FRAMEWORKS.has(v.name) ? frameworkStated(v) : undefined);
     if (!prev) continue;
     if (prev.specifier && !safeSatisfies(v.version, prev.specifier)) {
       notes.push(`the report's ${v.name} ${v.version} is outside ${prev.specifier} (${clip(prev.why, 120)}); the report's version is used`);
@@ -226,14 +243,18 @@ function choosePython(
   input: EnvSpecInput,
   reported: ReturnType<typeof readReportVersions>,
   repo: RepoDeps | null,
+  notes: string[],
 ): { python: string | null; pythonWhy: string | null } {
   const cfg = input.repoConfig;
   if (cfg?.environment?.python)
     return { python: cfg.environment.python, pythonWhy: `repgen.yml environment.python: ${cfg.environment.python}` };
   if (cfg?.python) return { python: cfg.python, pythonWhy: `repgen.yml python: ${cfg.python}` };
   const minor = reported.python ? /^3\.\d+/.exec(reported.python)?.[0] : undefined;
-  if (minor) return { python: minor, pythonWhy: clip(`the report: “${reported.pythonWhy ?? ''}”`) };
   const requires = repo?.requiresPython;
+  // A Python the project no longer supports (a report of 3.6 against requires-python >=3.8) is not what the ref runs on.
+  if (minor && requires && !safeSatisfies(`${minor}.99`, requires)) {
+    notes.push(`the report's Python ${reported.python} is outside ${requires} (${repo?.requiresPythonWhere ?? 'the project'}); not used`);
+  } else if (minor) return { python: minor, pythonWhy: clip(`the report: “${reported.pythonWhy ?? ''}”`) };
   if (requires && !safeSatisfies(`${input.policy.defaultPython}.0`, requires)) {
     const fit = PYTHON_MINORS.find((m) => safeSatisfies(`${m}.0`, requires));
     if (fit)

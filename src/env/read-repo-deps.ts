@@ -1,4 +1,5 @@
 import { parse as parseToml } from 'smol-toml';
+import { regexLines } from '../regex.js';
 import { joinPath, readCondaEnv, readRequirementsFile, type DeclaredRequirement } from './read-requirement-files.js';
 import { readSetupPy } from './read-setup-py.js';
 import { normalizeName, parseRequirement } from './requirement-line.js';
@@ -18,8 +19,11 @@ export interface RepoFiles {
 }
 
 /** The files whose text the reader needs: the adapter reads these and nothing else. */
-export const DEPENDENCY_FILE =
-  /^(?:[^/]+\/)?(?:pyproject\.toml|setup\.py|setup\.cfg|environment\.ya?ml)$|(?:^|\/)[^/]*req[^/]*\.(?:txt|in)$/i;
+export const DEPENDENCY_FILE = regexLines('i')`
+  ^(?:[^/]+/)?(?:pyproject\.toml|setup\.py|setup\.cfg|environment\.ya?ml)$
+  |(?:^|/)[^/]*req[^/]*\.(?:txt|in)$
+  |^requirements?/(?:[^/]+/)?[^/]+\.(?:txt|in)$
+`;
 
 export interface RepoDeps {
   /** Folder holding the project's metadata ('' = the root). */

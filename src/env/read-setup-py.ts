@@ -28,11 +28,20 @@ const isDict = (v: Val): v is Dict => v !== null && typeof v === 'object' && !Ar
 const MAX_DEPTH = 12;
 
 export function readSetupPy(src: string): SetupPyDeps {
+  try {
+    return readSetupPyUnguarded(src);
+  } catch {
+    // A file nested deeper than the stack allows is no setup.py we can read; it declares nothing we know.
+    return { name: null, installRequires: null, extras: {}, pythonRequires: null, readsFiles: [], extensions: false };
+  }
+}
+
+function readSetupPyUnguarded(src: string): SetupPyDeps {
   const stmts = parsePythonStatements(src);
   const vars = collectVariables(stmts);
   const pool = requirementPool(stmts);
   const readsFiles: string[] = [];
-  const ev = (e: PyExpr | undefined, depth = 0): Val => evaluate(e, depth, { vars, pool, readsFiles });
+  const ev = (e: PyExpr | undefined, depth = 0): Val => evaluate(e, depth, { vars, pool, readsFiles, partial: new Map() });
   const call = findSetupCall(stmts);
   const kw = call?.kwargs ?? {};
   const asStrings = (v: Val): string[] | null =>
@@ -73,7 +82,7 @@ type Edit = { kind: 'set' | 'add' | 'append'; value: PyExpr } | { kind: 'item'; 
 function collectVariables(stmts: PyStatement[]): Map<string, Edit[]> {
   const vars = new Map<string, Edit[]>();
   const push = (name: string, edit: Edit) => {
-    vars.set(name, edit.kind === 'set' ? [edit] : [...(vars.get(name) ?? []), edit]);
+    vars.set(name, [...(vars.get(name) ?? []), edit]);
   };
   for (const s of stmts) {
     const t = s.target;
@@ -115,6 +124,8 @@ interface EvalCtx {
   vars: Map<string, Edit[]>;
   pool: Map<string, string>;
   readsFiles: string[];
+  /** Names whose edits are being applied, with their value so far. */
+  partial: Map<string, Val>;
 }
 
 function evaluate(e: PyExpr | undefined, depth: number, ctx: EvalCtx): Val {
@@ -134,7 +145,9 @@ function evaluate(e: PyExpr | undefined, depth: number, ctx: EvalCtx): Val {
       return { dict };
     }
     case 'name':
-      return applyEdits(ctx.vars.get(e.id) ?? [], depth, ctx);
+      // Inside its own edits (`x = x + [...]`, `extras["dev"] = extras["torch"] + …`) a name is its value so far.
+      if (ctx.partial.has(e.id)) return ctx.partial.get(e.id) ?? null;
+      return applyEdits(e.id, ctx.vars.get(e.id) ?? [], depth, ctx);
     case 'add': {
       const a = ev(e.a);
       const b = ev(e.b);
@@ -174,9 +187,10 @@ function evaluateCall(e: Extract<PyExpr, { t: 'call' }>, ev: (x: PyExpr | undefi
   return null;
 }
 
-function applyEdits(edits: Edit[], depth: number, ctx: EvalCtx): Val {
+function applyEdits(name: string, edits: Edit[], depth: number, ctx: EvalCtx): Val {
   let cur: Val = null;
   for (const edit of edits) {
+    ctx.partial.set(name, cur);
     const v = evaluate(edit.value, depth + 1, ctx);
     if (edit.kind === 'set') cur = v;
     else if (edit.kind === 'append') cur = Array.isArray(cur) && v !== null ? [...cur, v] : cur;
@@ -186,5 +200,6 @@ function applyEdits(edits: Edit[], depth: number, ctx: EvalCtx): Val {
       if (isDict(cur) && typeof key === 'string') cur.dict.set(key, v);
     }
   }
+  ctx.partial.delete(name);
   return cur;
 }

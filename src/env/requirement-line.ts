@@ -62,7 +62,16 @@ export interface MarkerTarget {
  * (an unknown variable, a syntax it does not know) holds: a dependency too many is a smaller harm than one missing.
  */
 export function markerHolds(marker: string, target: MarkerTarget): boolean {
-  if (!marker.trim()) return true;
+  if (!marker.trim() || marker.length > 2000) return true;
+  try {
+    return evaluateMarker(marker, target);
+  } catch {
+    // Parentheses nested past the stack: a marker no real file writes; the requirement stays.
+    return true;
+  }
+}
+
+function evaluateMarker(marker: string, target: MarkerTarget): boolean {
   const env: Record<string, string> = {
     python_version: target.python,
     python_full_version: `${target.python}.0`,

@@ -6,6 +6,8 @@ import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTrace
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
 import { regexLines } from '../regex.js';
+import { readReportVersions } from '../env/read-report-versions.js';
+import { normalizeName } from '../env/requirement-line.js';
 
 /**
  * Reads a bug report (markdown issue body) deterministically: code blocks, pasted output, tracebacks,
@@ -118,6 +120,14 @@ function parseVersions(markdown: string): VersionPin[] {
     const pin = PIN.exec(line);
     if (pin && /==|@/.test(line)) add(pin[1] ?? '', pin[2] ?? '');
     for (const m of line.matchAll(VERSION_IN_TEXT)) add(m[1] ?? '', m[2] ?? '');
+  }
+  // The environment reader knows more forms (issue templates such as `- PyTorch version (GPU?): 2.8.0+cu129`,
+  // collect_env, pip/conda tables, `torch.__version__` printouts); what it adds never replaces a pin read above.
+  const seen = new Set([...pins.keys()].map(normalizeName));
+  for (const v of readReportVersions(markdown).versions) {
+    if (seen.has(v.name)) continue;
+    seen.add(v.name);
+    pins.set(v.name, v.local ? `${v.version}+${v.local}` : v.version);
   }
   return [...pins].map(([name, version]) => ({ name, version }));
 }

@@ -30,7 +30,7 @@ describe('computeEnvSpec', () => {
     const input = base({
       repoFiles,
       scriptImports: ['seqkit.models', 'torch', 'numpy', 'argparse'],
-      report: 'Training crashes with np.float',
+      report: 'Training crashes with np.float since version 0.8.0',
     });
     expect(eraPackages(input)).toEqual(['numpy']);
     const spec = computeEnvSpec({ ...input, era: { commitDate: '2019-08-20T12:00:00Z', releases: { numpy: NUMPY } } });
@@ -52,6 +52,9 @@ describe('computeEnvSpec', () => {
       extensions: ['seqkit/clib/libbleu/libbleu.cpp'],
     });
     expect(spec).toMatchObject({ python: null, excludeNewer: null, findLinks: ['/opt/wheels'], indexUrl: null });
+    expect(spec.notes).toEqual([
+      'the report names version 0.8.0 (“Training crashes with np.float since version 0.8.0”); the checkout at the ref is used',
+    ]);
   });
 
   it('a src/ layout: the report’s versions beat the ranges, the extra the script needs comes in, repgen.yml applies', async () => {
@@ -159,6 +162,35 @@ describe('computeEnvSpec', () => {
     expect(byName(spec.requirements)).toEqual({ numpy: '<1.23 (config)' });
     expect(spec.python).toBe('3.10');
     expect(spec.notes).toEqual(['repgen.yml environment.packages: not a requirement! is not a requirement (PEP 508), left out']);
+  });
+
+  it('merges a requirement that several files declare, once per line', () => {
+    const texts = new Map([
+      ['requirements/fabric/base.txt', 'torch >=2.1.0, <2.10.0\n'],
+      ['requirements/pytorch/base.txt', '-r ../fabric/base.txt\ntorch >=2.1.0, <2.10.0\ntqdm\n'],
+    ]);
+    const spec = computeEnvSpec(base({ repoFiles: { paths: [...texts.keys()], texts } }));
+    expect(byName(spec.requirements)).toEqual({ torch: '>=2.1.0,<2.10.0 (repo)', tqdm: ' (repo)' });
+    expect(spec.requirements[0]?.why).toBe(
+      'requirements/fabric/base.txt:1: torch >=2.1.0, <2.10.0; requirements/pytorch/base.txt:2: torch >=2.1.0, <2.10.0',
+    );
+  });
+
+  it('a framework the report states it ran comes in even when the script imports none of it (Keras on torch)', () => {
+    const report = 'KERAS_BACKEND=torch\n\n- Keras version: 3.3.3\n- PyTorch version: 2.1.0+cpu\n- Python version: 3.6.9\n';
+    const repoFiles = {
+      paths: ['pyproject.toml'],
+      texts: new Map([['pyproject.toml', '[project]\nname = "keras"\nrequires-python = ">=3.9"\ndependencies = ["absl-py"]\n']]),
+    };
+    const spec = computeEnvSpec(base({ report, repoFiles, scriptImports: ['keras'] }));
+    expect(byName(spec.requirements)).toEqual({ 'absl-py': ' (repo)', torch: '==2.1.0 (report)' });
+    expect(spec.python).toBeNull();
+    expect(spec.notes).toEqual([
+      "the report's Python 3.6.9 is outside >=3.9 (pyproject.toml requires-python); not used",
+      'the report names keras 3.3.3 (“- Keras version: 3.3.3”); the checkout at the ref is used instead',
+    ]);
+    // A version only listed (a pip table) or said in passing brings no framework in.
+    expect(computeEnvSpec(base({ report: 'it worked with torch 2.0.0' })).requirements).toEqual([]);
   });
 
   it('a requires-python that excludes the base interpreter picks the newest Python it allows', () => {

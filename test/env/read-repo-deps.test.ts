@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readRepoDeps, type RepoFiles } from '../../src/env/read-repo-deps.js';
+import { DEPENDENCY_FILE, readRepoDeps, type RepoFiles } from '../../src/env/read-repo-deps.js';
 import { readCondaEnv, readRequirementsFile } from '../../src/env/read-requirement-files.js';
 import { poetrySpecifier } from '../../src/env/read-repo-deps.js';
 
@@ -95,6 +95,31 @@ describe('readRepoDeps', () => {
     );
     expect(names(r.dependencies)).toEqual(['scipy==1.3.0', 'torch==1.4.*', 'numpy', 'tensorboardx==1.9']);
     expect(r.condaPython).toBe('3.7');
+  });
+
+  it('reads per-package base requirement files when setup.py assembles its lists in code (the Lightning shape)', () => {
+    const setup =
+      'import os\nfrom setuptools import setup\n_PACKAGE = os.environ.get("PACKAGE_NAME", "")\nsetup(**_load_setup_module(_PACKAGE)._setup_args())\n';
+    const r = readRepoDeps(
+      files({
+        'setup.py': setup,
+        'requirements/fabric/base.txt': 'torch >=2.1.0, <2.10.0\nfsspec[http] >=2022.5.0\n',
+        'requirements/pytorch/base.txt': 'torch >=2.1.0, <2.10.0\ntorchmetrics >0.7.0\n',
+        'requirements/pytorch/test.txt': 'pytest\n',
+      }),
+    );
+    expect(names(r.dependencies)).toEqual(['torch>=2.1.0,<2.10.0', 'fsspec>=2022.5.0', 'torch>=2.1.0,<2.10.0', 'torchmetrics>0.7.0']);
+    for (const p of [
+      'requirements/pytorch/base.txt',
+      'requirements/fabric/base.txt',
+      'requirements-dev.txt',
+      'docs/requirements.txt',
+      'pyproject.toml',
+      'python/setup.py',
+    ]) {
+      expect(DEPENDENCY_FILE.test(p)).toBe(true);
+    }
+    for (const p of ['src/pkg/setup.py', 'data/base.txt', 'a/b/c/pyproject.toml']) expect(DEPENDENCY_FILE.test(p)).toBe(false);
   });
 
   it('finds the project in a single sub-folder', () => {

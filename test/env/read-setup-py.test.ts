@@ -99,4 +99,12 @@ describe('readSetupPy (static, never executed)', () => {
     ).toBe(true);
     expect(readSetupPy('print("hello")')).toMatchObject({ name: null, installRequires: null, extras: {} });
   });
+
+  it('survives hostile files: brackets nested past the stack, self-references, an unterminated call', () => {
+    const nested = `x = ${'['.repeat(50_000)}${']'.repeat(50_000)}\nsetup(install_requires=x)`;
+    expect(readSetupPy(nested)).toMatchObject({ installRequires: null, extras: {} });
+    expect(readSetupPy('x = x + ["a"]\nx = x + ["b"]\nsetup(install_requires=x)').installRequires).toEqual(['a', 'b']);
+    expect(readSetupPy('a = b\nb = a + ["c"]\nsetup(install_requires=a)').installRequires).toEqual(['c']);
+    expect(readSetupPy('setup(install_requires=["a", "b"').installRequires).toBeNull();
+  });
 });

@@ -36,5 +36,7 @@ describe('PEP 508 requirement lines', () => {
     expect(markerHolds('"linux" in sys_platform', t)).toBe(true);
     // A marker this reader cannot follow keeps the requirement.
     expect(markerHolds('some_new_variable == "x"', t)).toBe(true);
+    expect(markerHolds(`${'('.repeat(900)}python_version < "3"${')'.repeat(900)}`, t)).toBe(false);
+    expect(markerHolds(`${'('.repeat(5000)}python_version < "3"${')'.repeat(5000)}`, t)).toBe(true);
   });
 });

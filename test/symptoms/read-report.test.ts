@@ -46,6 +46,17 @@ describe('readReport', () => {
     expect(r.outputText).toContain('Traceback (most recent call last):');
   });
 
+  it('reads the versions of an issue template (diffusers’), which it once asked the reporter for again', () => {
+    const md =
+      '### System Info\n\n- 🤗 Diffusers version: 0.35.0\n- Python version: 3.10.12\n- PyTorch version (GPU?): 2.8.0+cu129 (True)\n- Accelerate version: 1.10.1\n';
+    expect(readReport(md).versions).toEqual([
+      { name: 'diffusers', version: '0.35.0' },
+      { name: 'python', version: '3.10.12' },
+      { name: 'accelerate', version: '1.10.1' },
+      { name: 'torch', version: '2.8.0+cu129' },
+    ]);
+  });
+
   it('reads a silent bug from pasted training output: metric lines, series and pattern', () => {
     const md =
       '# loss stays at 0.693\n\n```python\nfor epoch in range(3):\n    train()\n```\n\nI get:\n\n```\nEpoch 1/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 2/3 - loss: 0.6931 - accuracy: 0.5000\nEpoch 3/3 - loss: 0.6931 - accuracy: 0.5000\n```\n';
