@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_PYTHON } from '../config/env/exec-env.js';
 import { CancelledError } from '../errors.js';
 import { parsePyflakesOutput, parsePylintOutput, type StaticChecker, type StaticReport } from './static-checker.js';
@@ -25,7 +27,14 @@ interface ToolRun {
   stderr: string;
 }
 
-function runTool(
+/**
+ * Runs a host-side tool the way nothing of a checkout or of RepGen's working folder can reach it: the interpreter
+ * isolated (`-I`: no current folder or script folder on sys.path, no PYTHON* variables, no user site), its working
+ * folder a private empty one made for this call (so a `pyflakes.py`, a `pylint/` package, a `.pylintrc` or a
+ * `pyproject.toml` there cannot be imported or read), HOME in that folder too (no `~/.pylintrc`), and nothing of
+ * RepGen's environment but PATH and LANG (no token to read from /proc/self/environ).
+ */
+async function runTool(
   cmd: string,
   args: string[],
   input: string,
@@ -33,13 +42,47 @@ function runTool(
   signal?: AbortSignal,
   lowPriority = false,
 ): Promise<ToolRun> {
+  // An abort that came before the spawn (between pyflakes and pylint) would never fire the listener: start nothing.
+  if (signal?.aborted) throw new CancelledError('cancelled during the static check');
+  const home = await mkdtemp(join(tmpdir(), 'repgen-static-'));
+  try {
+    const rcfile = join(home, 'pylintrc');
+    await writeFile(rcfile, PYLINTRC, { mode: 0o600 });
+    return await spawnTool(
+      cmd,
+      ['-I', ...args.map((a) => (a === RCFILE ? `--rcfile=${rcfile}` : a))],
+      input,
+      home,
+      timeoutMs,
+      signal,
+      lowPriority,
+    );
+  } finally {
+    await rm(home, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Stands for `--rcfile=<the private pinned config>` in a tool's arguments. */
+const RCFILE = '\u0000rcfile';
+/** pylint's whole configuration: no plugins, no init-hook; whatever the folders around hold is never read. */
+const PYLINTRC = '[MAIN]\nload-plugins=\npersistent=no\n';
+
+function spawnTool(
+  cmd: string,
+  args: string[],
+  input: string,
+  home: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  lowPriority = false,
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    // An abort that came before the spawn (between pyflakes and pylint) would never fire the listener: start nothing.
     if (signal?.aborted) return reject(new CancelledError('cancelled during the static check'));
-    // The script is only parsed, never executed, so these tools run outside the sandbox.
+    // The script is only parsed, never executed, so these tools run outside the sandbox, isolated (runTool).
     const child = spawn(cmd, args, {
+      cwd: home,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: home, PYLINTHOME: home },
       // Its own session: see lowerPriority.
       detached: lowPriority,
     });
@@ -117,6 +160,7 @@ export function createPyflakesChecker(options: PyflakesCheckerOptions = {}): Sta
               [
                 '-m',
                 'pylint',
+                RCFILE,
                 '-E',
                 '--disable=no-member,import-error,no-name-in-module,not-callable,unsubscriptable-object,undefined-variable',
                 '--score=n',
