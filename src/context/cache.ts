@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { runGitUntrusted } from '../workspace/git.js';
 import type { FileInfo } from './chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';
 import { buildNames } from './deps.js';
 import type { LexicalAdapter } from './lexical-index.js';
 import type { RepoFile } from './walk-repo.js';
-
-const run = promisify(execFile);
 
 /** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
 export const INDEX_VERSION = 10;
@@ -28,20 +25,25 @@ export function sha256(text: string | Buffer): string {
 export async function gitIdentity(repoDir: string): Promise<string | null> {
   if (!existsSync(join(repoDir, '.git'))) return null;
   try {
-    // Both at once: each is a process start, and neither needs the other.
-    const [{ stdout: head }, { stdout: status }] = await Promise.all([
-      run('git', ['-C', repoDir, 'rev-parse', 'HEAD']),
-      run('git', ['-C', repoDir, 'status', '--porcelain', '--untracked-files=all'], { maxBuffer: 64 << 20 }),
+    // The folder is the user's: its git config may name commands (fsmonitor, filters): runGitUntrusted blanks them.
+    const git = (args: string[], maxBytes: number) => runGitUntrusted(args, { cwd: repoDir, maxBytes, timeoutMs: 120_000 });
+    const [head, st] = await Promise.all([
+      git(['rev-parse', 'HEAD'], 4096),
+      git(['status', '--porcelain', '--untracked-files=all'], 64 << 20),
     ]);
-    if (!status.trim()) return `git:${head.trim()}`;
-    const { stdout: diff } = await run('git', ['-C', repoDir, 'diff', 'HEAD'], { maxBuffer: 256 << 20 });
+    if (head.code !== 0 || st.code !== 0) return null;
+    const status = st.stdout;
+    if (!status.trim()) return `git:${head.stdout.trim()}`;
+    const d = await git(['diff', '--no-ext-diff', '--no-textconv', 'HEAD'], 256 << 20);
+    if (d.code !== 0) return null;
+    const diff = d.stdout;
     const h = createHash('sha256').update(status).update(diff);
     for (const line of status.split('\n')) {
       if (!line.startsWith('??')) continue;
       const path = line.slice(3).replace(/^"|"$/g, '');
       h.update(path).update(await readFile(join(repoDir, path)).catch(() => Buffer.alloc(0)));
     }
-    return `git:${head.trim()}+dirty:${h.digest('hex').slice(0, 16)}`;
+    return `git:${head.stdout.trim()}+dirty:${h.digest('hex').slice(0, 16)}`;
   } catch {
     return null;
   }

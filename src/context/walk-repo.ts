@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runGitUntrusted } from '../workspace/git.js';
 
 /** Folders that hold someone else's code or build output: never indexed. */
 const SKIP_DIRS = new Set([
@@ -158,10 +155,12 @@ export function isIgnored(rules: IgnoreRule[], path: string, isDir: boolean): bo
 async function listWithGit(repoDir: string): Promise<string[] | null> {
   if (!existsSync(join(repoDir, '.git'))) return null;
   try {
-    const { stdout } = await run('git', ['-C', repoDir, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-      maxBuffer: 256 * 1024 * 1024,
+    const r = await runGitUntrusted(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: repoDir,
+      maxBytes: 256 * 1024 * 1024,
+      timeoutMs: 120_000,
     });
-    return stdout.split('\0').filter(Boolean);
+    return r.code === 0 ? r.stdout.split('\0').filter(Boolean) : null;
   } catch {
     return null;
   }

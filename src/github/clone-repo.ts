@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { redactSecrets } from '../publish/neutralize.js';
 import { CloneError, RefNotFoundError } from './errors.js';
+import { gitEnv } from '../workspace/git.js';
 
 export interface CloneOptions {
   /** Remote URL without credentials (the payload's clone_url, or a local path in tests). */
@@ -28,21 +29,11 @@ export interface CloneOptions {
  */
 export async function cloneAtRef(options: CloneOptions): Promise<{ sha: string }> {
   const git = options.git ?? 'git';
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: options.dir,
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-  };
-  if (options.token) {
-    const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
-    Object.assign(env, {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'http.extraHeader',
-      GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
-    });
-  }
+  // The safe settings of every git RepGen runs (src/workspace/git.ts), and the token as a header setting.
+  const header: Array<readonly [string, string]> = options.token
+    ? [['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${options.token}`).toString('base64')}`]]
+    : [];
+  const env: NodeJS.ProcessEnv = { ...gitEnv(header), HOME: options.dir };
   const secrets = options.token ? [options.token, Buffer.from(`x-access-token:${options.token}`).toString('base64')] : [];
   const run = (args: string[]) =>
     runGit(git, args, { env, cwd: options.dir, signal: options.signal, timeoutMs: options.timeoutMs ?? 120_000, secrets });

@@ -7,39 +7,130 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Git with no user or system config and no prompts: a checkout must not depend on who runs it. */
-export function gitEnv(): NodeJS.ProcessEnv {
-  return {
+/**
+ * Settings that make git run nothing but itself, whatever a repository's own `.git/config` (or a file it includes)
+ * says: no fsmonitor hook, no hooks, no external diff or pager, no `ext::` transport, no untracked cache written.
+ * Command-line settings (GIT_CONFIG_KEY_n) win over every config file, includes and `includeIf` included.
+ */
+const SAFE_SETTINGS: ReadonlyArray<readonly [string, string]> = [
+  ['safe.directory', '*'],
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.untrackedCache', 'false'],
+  ['core.pager', 'cat'],
+  ['core.editor', 'false'],
+  ['core.sshCommand', 'false'],
+  ['core.askPass', ''],
+  ['credential.helper', ''],
+  ['diff.external', ''],
+  ['protocol.ext.allow', 'never'],
+  ['protocol.file.allow', 'user'],
+  ['uploadpack.packObjectsHook', ''],
+];
+
+/** Keys a repository's config may set that name a command git would run: each is blanked (see repoCommandKeys). */
+const COMMAND_KEY =
+  /^(?:filter\.[^\n]+\.(?:clean|smudge|process)|diff\.[^\n]+\.(?:textconv|command)|merge\.[^\n]+\.driver|core\.(?:fsmonitor|hookspath|sshcommand|gitproxy|pager|editor|askpass)|credential\.[^\n]*helper|gpg\.[^\n]*program|sequence\.editor|remote\.[^\n]+\.(?:uploadpack|receivepack|proxy))$/i;
+
+/**
+ * Git with no user or system config, no prompts and nothing of RepGen's environment but PATH (no token a hook or a
+ * filter could read): a checkout must not depend on who runs it, and a hostile repository must not reach secrets.
+ * `extra` adds command-line settings (a repository's own command keys, blanked).
+ */
+export function gitEnv(extra: ReadonlyArray<readonly [string, string]> = []): NodeJS.ProcessEnv {
+  const settings = [...SAFE_SETTINGS, ...extra];
+  const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
+    LANG: 'C',
+    HOME: '/nonexistent',
     GIT_TERMINAL_PROMPT: '0',
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
-    // A mirror owned by another uid (a shared cache) is still ours to read.
-    GIT_CONFIG_COUNT: '1',
-    GIT_CONFIG_KEY_0: 'safe.directory',
-    GIT_CONFIG_VALUE_0: '*',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_CONFIG_COUNT: String(settings.length),
   };
+  settings.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
-/** Runs git in `cwd`; resolves with its exit code (a missing git binary is a WorkspaceError). */
+/**
+ * Runs git in `cwd`; resolves with its exit code (a missing git binary is a WorkspaceError). Every folder is treated
+ * as one RepGen did not make (runGitUntrusted): a `--repo`, a bench mirror and a cache checkout alike.
+ */
 export function runGit(args: string[], opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string }): Promise<GitResult> {
+  return runGitUntrusted(args, opts);
+}
+
+/**
+ * Git in a folder RepGen did not make (a `--repo`, a user's work tree): first its config is listed (reading it
+ * runs nothing), then every key in it that names a command (a filter driver a `.gitattributes` would invoke on
+ * `status`, a textconv, an fsmonitor hook, set directly or through an include) is blanked on the command line, and
+ * the command runs with gitEnv. Use it for every git command on such a folder.
+ */
+export async function runGitUntrusted(
+  args: string[],
+  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
+): Promise<GitResult> {
+  const listed = await spawnGit(['config', '--list', '-z', '--includes'], opts, gitEnv());
+  const keys = listed.code === 0 ? repoCommandKeys(listed.stdout) : [];
+  return spawnGit(args, opts, gitEnv(keys));
+}
+
+/** The command-naming keys of `git config --list -z` output, each with the value that turns it off. Pure. */
+export function repoCommandKeys(listZ: string): Array<readonly [string, string]> {
+  const out: Array<readonly [string, string]> = [];
+  const seen = new Set<string>();
+  for (const entry of listZ.split('\0')) {
+    const key = entry.split('\n')[0] ?? '';
+    if (!COMMAND_KEY.test(key) || seen.has(key.toLowerCase())) continue;
+    seen.add(key.toLowerCase());
+    out.push([key, /fsmonitor$/i.test(key) ? 'false' : /hookspath$/i.test(key) ? '/dev/null' : '']);
+    // A filter marked required fails the command when blanked: it is no longer required.
+    const filter = /^filter\.(.+)\.(?:clean|smudge|process)$/i.exec(key);
+    if (filter && !seen.has(`filter.${filter[1]}.required`.toLowerCase())) {
+      seen.add(`filter.${filter[1]}.required`.toLowerCase());
+      out.push([`filter.${filter[1]}.required`, 'false']);
+    }
+  }
+  return out;
+}
+
+function spawnGit(
+  args: string[],
+  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
+  env: NodeJS.ProcessEnv,
+): Promise<GitResult> {
   const git = opts.git ?? 'git';
+  const max = opts.maxBytes ?? 1_000_000;
   return new Promise((resolve, reject) => {
     const child = spawn(git, args, {
       cwd: opts.cwd,
-      env: gitEnv(),
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
       signal: opts.signal,
       timeout: opts.timeoutMs ?? 300_000,
     });
-    let stdout = '';
+    // The last `max` bytes of stdout, kept as chunks (a 100 MB file list must not be copied once per chunk).
+    const chunks: Buffer[] = [];
+    let size = 0;
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout = (stdout + d.toString()).slice(-1_000_000)));
+    child.stdout.on('data', (d: Buffer) => {
+      chunks.push(d);
+      size += d.length;
+      while (size - (chunks[0]?.length ?? 0) >= max && chunks.length > 1) size -= (chunks.shift() as Buffer).length;
+    });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
     child.on('error', (err) => {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') reject(new WorkspaceError(`git is not installed (${git})`));
       else reject(err);
     });
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('close', (code) => {
+      const all = Buffer.concat(chunks);
+      resolve({ code: code ?? 1, stdout: all.subarray(Math.max(0, all.length - max)).toString(), stderr });
+    });
   });
 }
