@@ -16,6 +16,7 @@ import { crossRerank, phraseCandidates, queryTerms, rankLoops } from './query.js
 import { tokenize } from './tokenize.js';
 import type { ContextResult, TrainingLoop } from './types.js';
 import { listRepoFiles, readListed, statFingerprint, walkRepo, type WalkResult } from './walk-repo.js';
+import { ensureOwnedDir } from '../workspace/owned-dir.js';
 
 export type { ContextResult, ContextBundle, ContextChunk, TrainingLoop } from './types.js';
 export { ContextInputError } from './errors.js';
@@ -268,7 +269,18 @@ export async function buildContext(input: BuildContextInput, deps: BuildContextD
   const repoDir = resolve(input.repoDir);
   await checkRepoDir(repoDir);
   const cacheSetting = deps.cacheDir ?? settings.REPGEN_CONTEXT_CACHE_DIR ?? join(tmpdir(), 'repgen-context-cache');
-  const cacheDir = cacheSetting === 'off' ? null : resolve(cacheSetting);
+  let cacheDir = cacheSetting === 'off' ? null : resolve(cacheSetting);
+  // The disk cache is used only in a folder of RepGen's own (owned-dir.ts); another user's is never read.
+  if (cacheDir) {
+    const why = await ensureOwnedDir(cacheDir, 'REPGEN_CONTEXT_CACHE_DIR').then(
+      () => null,
+      (err: unknown) => errorText(err),
+    );
+    if (why) {
+      log.warn({ cacheDir, why }, 'context disk cache off');
+      cacheDir = null;
+    }
+  }
   processLru ??= new IndexLru(settings.REPGEN_CONTEXT_CACHE_ENTRIES);
   const memory = deps.memory ?? processLru;
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDir } from '../exec/local-fs.js';
+import { distrust } from '../workspace/owned-dir.js';
 import { StoredProbe, type ProbeStore } from './probe-store.js';
 
 /** Even with the same fingerprint, a week-old probe is asked again (a driver update does not move sys.path). */
@@ -14,6 +15,8 @@ export function createDiskProbeStore(dir: string, opts: { maxAgeMs?: number; now
   const file = (key: string): string => join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.json`);
   return {
     async load(key) {
+      // A folder another user made or can write (the default is under tmpdir) holds nothing RepGen trusts.
+      if ((await distrust(dir)) !== null) return null;
       const text = await readFile(file(key), 'utf8').catch(() => null);
       if (text === null) return null;
       let parsed: ReturnType<typeof StoredProbe.safeParse>;
@@ -29,6 +32,7 @@ export function createDiskProbeStore(dir: string, opts: { maxAgeMs?: number; now
       try {
         // Not mkdir -p: Node's loops forever under /proc, and the folder is a setting.
         await ensureDir(dir);
+        if ((await distrust(dir)) !== null) return;
         const path = file(key);
         const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
         await writeFile(tmp, JSON.stringify(probe));

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { access, chmod, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
 import { runGit } from './git.js';
+import { distrust, ensureOwnedDir } from './owned-dir.js';
 import type { RefLookup } from './resolve-ref.js';
 
 /**
@@ -82,11 +83,14 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
     throw new WorkspaceError(`checkoutAt needs a full commit SHA, got '${options.sha.slice(0, 60)}'`);
   const parent = join(options.cacheDir, repoSlug(options.repo ?? options.source));
   const dir = join(parent, options.sha);
-  if (await exists(join(dir, '.git'))) return { dir, sha: options.sha, cached: true };
-  try {
-    await mkdir(parent, { recursive: true });
-  } catch (err) {
-    throw new WorkspaceError(`cannot create the checkout cache '${parent}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  // The cache root and the repository's folder must be RepGen's own (owned-dir.ts): nobody else can then have
+  // put an entry in them. A cached entry is used only when it, and its .git, pass the same test.
+  await ensureOwnedDir(options.cacheDir, 'REPGEN_CHECKOUT_CACHE_DIR');
+  await ensureOwnedDir(parent, 'REPGEN_CHECKOUT_CACHE_DIR');
+  if (await exists(join(dir, '.git'))) {
+    const why = (await distrust(dir)) ?? (await distrust(join(dir, '.git')));
+    if (why === null) return { dir, sha: options.sha, cached: true };
+    throw new WorkspaceError(`the cached checkout '${dir}' ${why}: RepGen will not use it; remove it`);
   }
   const scratch = await mkdtemp(join(parent, `.tmp-${options.sha.slice(0, 12)}-`));
   try {

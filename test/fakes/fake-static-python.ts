@@ -29,7 +29,7 @@ export function fakeStaticPython(pylintSeconds: number): FakeStaticPython {
     [
       '#!/usr/bin/python3 -S',
       'import os, sys, time',
-      "tool = sys.argv[2] if len(sys.argv) > 2 else ''",
+      "tool = sys.argv[sys.argv.index('-m') + 1] if '-m' in sys.argv[:-1] else ''",
       `with open(${JSON.stringify(log)}, 'a') as f:`,
       "    f.write(f'{tool} {os.getpid()}\\n')",
       'sys.stdin.read()',

@@ -124,3 +124,31 @@ describe('checkoutAt permissions', () => {
     expect(statSync(co.dir).mode & 0o005).toBe(0o005);
   });
 });
+
+describe('the checkout cache trusts only folders of its own (issue 25 item 3)', () => {
+  const asRoot = process.getuid?.() === 0;
+
+  it.runIf(asRoot)('refuses an entry another user planted under the right SHA, and says which folder and what to do', async () => {
+    const cacheDir = join(root, 'cache-planted');
+    // Another local user got there first: the repository folder and a fake checkout at the SHA, all theirs.
+    const planted = join(cacheDir, 'acme+toy', first);
+    await mkdir(join(planted, '.git'), { recursive: true });
+    await writeFile(join(planted, 'evil.py'), 'VALUE = "planted"\n');
+    execFileSync('chown', ['-R', '65534:65534', join(cacheDir, 'acme+toy')]);
+    await expect(checkoutAt({ source: repo, sha: first, cacheDir, repo: 'acme/toy' })).rejects.toThrow(
+      /acme\+toy' is owned by uid 65534.*REPGEN_CHECKOUT_CACHE_DIR/,
+    );
+  });
+
+  it('refuses a cache root anyone can write to, and a planted entry in a folder of its own that is a link', async () => {
+    const open = join(root, 'cache-open');
+    await mkdir(open, { mode: 0o777 });
+    execFileSync('chmod', ['0777', open]);
+    await expect(checkoutAt({ source: repo, sha: first, cacheDir: open, repo: 'acme/toy' })).rejects.toThrow(/writable by others/);
+    const own = join(root, 'cache-own');
+    await mkdir(join(own, 'acme+toy'), { recursive: true });
+    await mkdir(join(root, 'elsewhere', '.git'), { recursive: true });
+    await symlink(join(root, 'elsewhere'), join(own, 'acme+toy', first));
+    await expect(checkoutAt({ source: repo, sha: first, cacheDir: own, repo: 'acme/toy' })).rejects.toThrow(/symbolic link/);
+  });
+});
