@@ -32,6 +32,7 @@ import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
 import type { ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
+import { projectImportFailure } from './environment-state.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
 import type { ReproDeps, ReproInput } from './ports.js';
 
@@ -97,13 +98,24 @@ async function runStages(
   let agent: AgentResult | null = null;
   let confirm: ConfirmResult | null = null;
   let infra: string | null = null;
+  let envFailure: string | null = null;
   let context: ReproEvidence['context'] = null;
   let environment: Record<string, string> = { executor: deps.executor.name };
 
   const finish = (rejection: string | null): ReproEvidence =>
     buildEvidence(
       { report, plan, probe, snippet, agent, confirm, context, infra },
-      runOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra }),
+      runOutcome({
+        rejection,
+        report,
+        plan,
+        snippet,
+        agent,
+        confirm,
+        llm: { available: deps.llm !== null, reason: llmReason },
+        infra,
+        envFailure,
+      }),
       { usage, environment, notes, durationMs: now() - started },
     );
 
@@ -119,6 +131,7 @@ async function runStages(
       confirm,
       llm: { available: deps.llm !== null, reason: llmReason },
       infra,
+      envFailure,
     };
     if (staticFindingsCanMatter(decisionInput)) return;
     lintAbort.abort();
@@ -248,11 +261,19 @@ async function runStages(
       }
     : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
+  envFailure = projectImportFailure(probe, projectPackages, report.reading.expected);
   // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
   if (input.workspace)
-    environment.project =
-      `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` +
-      `PYTHONPATH, read-only); import it as the report does`;
+    environment.project = envFailure
+      ? `${input.workspace.project ?? 'the repository'}: does not import here (${envFailure})`
+      : `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` +
+        `PYTHONPATH, read-only); import it as the report does`;
+  if (envFailure) {
+    await deps.progress('plan', `the project does not import in this environment: ${envFailure}`);
+    skipLintIfMoot();
+    await lintDone;
+    return finish(null);
+  }
   const deviceBug = report.reading.expected.some((x) =>
     ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
   );

@@ -117,6 +117,8 @@ export function runOutcome(input: {
   confirm: ConfirmResult | null;
   llm: { available: boolean; reason: string };
   infra: string | null;
+  /** The project does not import in the run's interpreter (src/pipeline/environment-state.ts). @defaultValue null */
+  envFailure?: string | null;
 }): OutcomeDecision {
   const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
   if (rejection)
@@ -134,6 +136,15 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   if (!report) return { status: 'exit_infra', verdict: 'exit_infra', summary: 'Stopped before reading the report.', needsInfo: [] };
+  if (input.envFailure)
+    return {
+      status: 'exit_env',
+      verdict: 'environment_failed',
+      summary:
+        `The project does not import in this environment, so no run could show the bug: ${input.envFailure}. ` +
+        'This is the environment, not the report; nothing is asked of the reporter.',
+      needsInfo: [],
+    };
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
