@@ -65,6 +65,12 @@ export const EnvSpec = z
     buildCommands: z.array(z.string().max(1000)).max(20),
     /** Facts the spec function noticed that the comment should state (`CUDA build asked, CPU used`). */
     notes: z.array(z.string().max(500)),
+    /**
+     * Distributions the base interpreter already holds that the env takes from it instead of the index (an overlay:
+     * a venv that sees the base's site-packages, with only the rest installed). Where the index cannot give a build
+     * that works here (PyPI's torchvision beside a CPU-only torch), the base's does. Absent or []: a venv of its own.
+     */
+    baseProvides: z.array(z.string()).optional(),
   })
   .strict();
 export type EnvSpec = z.infer<typeof EnvSpec>;

@@ -11,6 +11,7 @@ import { logTail } from './uv-errors.js';
 import {
   dropUnavailableLocals,
   envKey,
+  withoutProvided,
   localPins,
   parseLock,
   parseWheelName,
@@ -143,10 +144,12 @@ export class UvEnvBuilder implements EnvBuilder {
         cachedLock = { lock: compiled.lock, substitutions: compiled.substitutions };
         await writeCachedLock(paths, inputKey, cachedLock);
       }
-      const lock = cachedLock.lock;
+      // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed.
+      const provided = spec.baseProvides ?? [];
+      const lock = withoutProvided(cachedLock.lock, provided);
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
-      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}`;
+      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay' : ''}`;
       const key = envKey(lock, py.version, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
         ok: true,
@@ -184,8 +187,12 @@ export class UvEnvBuilder implements EnvBuilder {
     const venv = join(buildDir, 'venv');
     const lockFile = join(buildDir, 'lock.txt');
     await writeFile(lockFile, lock);
-    const venvArgs = ['venv', '--relocatable', '--python', this.opts.basePython, '--no-config', '--offline', '--quiet', venv];
-    const syncArgs = ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
+    const overlay = (spec.baseProvides ?? []).length > 0 ? ['--system-site-packages'] : [];
+    const venvArgs = ['venv', '--relocatable', ...overlay, '--python', this.opts.basePython, '--no-config', '--offline', '--quiet', venv];
+    // A fresh venv: installing the lock without its dependencies is a sync; an overlay must not touch the base's packages.
+    const syncArgs = overlay.length
+      ? ['pip', 'install', '--no-deps', '-r', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)]
+      : ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
     // One sandbox for both on the usual path (a lock seen before: every file is in uv's cache, no network at all).
     const script = [venvArgs, [...syncArgs, '--offline']].map((a) => [ctx.uv, ...a].map(shellQuote).join(' ')).join(' && ');
     let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, true);

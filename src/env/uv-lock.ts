@@ -38,6 +38,17 @@ export function normaliseLock(compiled: string): string {
   return `${[...new Set(lines)].sort().join('\n')}\n`;
 }
 
+/** The lock without the distributions the base interpreter provides (an overlay env installs only the rest). */
+export function withoutProvided(lock: string, provided: readonly string[]): string {
+  if (provided.length === 0) return lock;
+  const drop = new Set(provided.map(normaliseName));
+  const kept = lock.split('\n').filter((l) => {
+    const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(l.trim());
+    return !m || !drop.has(normaliseName(m[1] as string));
+  });
+  return kept.join('\n');
+}
+
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -4,7 +4,7 @@ import type { BuiltEnv, EnvBuilder, EnvSpec } from '../../../src/env/types.js';
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
-import { needsBuild } from '../../../src/pipeline/stages/env/default-env-ports.js';
+import { needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
@@ -164,5 +164,32 @@ describe('whether a job needs an env of its own', () => {
     expect(needsBuild(spec(req('torch', '>=2.1', 'repo')), base, true, false)).toBe(true);
     expect(needsBuild(spec(req('torch', '>=1.7', 'repo')), base, true, false)).toBe(false);
     expect(needsBuild(spec(), base, false, true)).toBe(true);
+  });
+});
+
+describe('an env as an overlay on the base interpreter', () => {
+  const base = {
+    minor: '3.11',
+    installed: new Map([
+      ['torch', '1.13.0a0+gitunknown'],
+      ['torchvision', '0.14.1a0'],
+      ['numpy', '1.24.2'],
+    ]),
+  };
+  const req = (name: string, specifier: string, source: 'report' | 'repo') => ({ name, specifier, extras: [], source, why: 'x' });
+
+  it('takes from the base what no requirement needs in another version, installs the rest, and says what it took', () => {
+    const s = overlayOnBase(
+      { ...SPEC, requirements: [req('torch', '>=1.7', 'repo'), req('safetensors', '', 'repo')], notes: [] },
+      base,
+      true,
+    );
+    expect(s.baseProvides).toEqual(['numpy', 'torch', 'torchvision']);
+    expect(s.notes).toEqual(['taken from the base interpreter: torch 1.13.0a0+gitunknown']);
+  });
+
+  it("leaves out of the overlay a package whose repository range the base misses (it is installed in the env's own version)", () => {
+    const s = overlayOnBase({ ...SPEC, requirements: [req('torch', '>=2.1', 'repo')], notes: [] }, base, true);
+    expect(s.baseProvides).toEqual(['numpy', 'torchvision']);
   });
 });

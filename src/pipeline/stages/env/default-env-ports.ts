@@ -75,7 +75,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           return null;
         });
         if (!spec) return null;
-        return needsBuild(spec, b, repoDir !== null, settings.repoEnvironment !== null) ? preferLocalTorch(spec, settings) : null;
+        if (!needsBuild(spec, b, repoDir !== null, settings.repoEnvironment !== null)) return null;
+        return preferLocalTorch(overlayOnBase(spec, b, repoDir !== null), settings);
       },
     },
   };
@@ -97,9 +98,8 @@ interface BaseInterpreter {
 export function needsBuild(spec: EnvSpec, base: BaseInterpreter, checkout: boolean, configured: boolean): boolean {
   if (configured) return true;
   return spec.requirements.some((r) => {
-    const have = base.installed.get(r.name);
-    if (have === undefined) return true;
-    return checkout && r.source !== 'report' && r.source !== 'era' && !satisfies(have, r.specifier);
+    if (!base.installed.has(r.name)) return true;
+    return checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r);
   });
 }
 
@@ -118,6 +118,30 @@ async function baseInterpreter(python: string): Promise<BaseInterpreter> {
   }
 }
 
+/**
+ * The env as an overlay on the base interpreter: everything the base holds that no requirement needs in another
+ * version is taken from it (`baseProvides`), so only what is missing is installed. The base's torch and torchvision
+ * are a matching pair; the index's torchvision beside a CPU-only torch wheel is not (`operator torchvision::nms does
+ * not exist`). What comes from the base is said.
+ */
+export function overlayOnBase(spec: EnvSpec, base: BaseInterpreter, checkout: boolean): EnvSpec {
+  const unmet = new Set(
+    spec.requirements.filter((r) => checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r)).map((r) => r.name),
+  );
+  const provided = [...base.installed.keys()].filter((n) => n !== '' && !unmet.has(n)).sort();
+  const used = spec.requirements.filter((r) => provided.includes(r.name)).map((r) => `${r.name} ${base.installed.get(r.name)}`);
+  return {
+    ...spec,
+    baseProvides: provided,
+    notes: used.length ? [...spec.notes, `taken from the base interpreter: ${used.join(', ')}`] : spec.notes,
+  };
+}
+
+function satisfiesBase(base: BaseInterpreter, r: Requirement): boolean {
+  const have = base.installed.get(r.name);
+  return have !== undefined && satisfies(have, r.specifier);
+}
+
 /** The ref's commit date (the era caps of the spec), or null when the checkout is no git work tree. */
 async function commitDateOf(repoDir: string, signal: AbortSignal): Promise<string | null> {
   const r = await runGit(['log', '-1', '--format=%cI', 'HEAD'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
@@ -132,7 +156,7 @@ async function commitDateOf(repoDir: string, signal: AbortSignal): Promise<strin
 function preferLocalTorch(spec: EnvSpec, settings: EnvSettings): EnvSpec {
   if (settings.gpu || settings.findLinks.length === 0) return spec;
   const torch = spec.requirements.find((r) => r.name === 'torch');
-  if (!torch || !/^==/.test(torch.specifier.trim())) return spec;
+  if (!torch || !/^==/.test(torch.specifier.trim()) || spec.baseProvides?.includes('torch')) return spec;
   const replaced: Requirement = { ...torch, specifier: '', why: `${torch.why}; the CPU build found locally was used` };
   return {
     ...spec,
