@@ -136,6 +136,7 @@ export class UvEnvBuilder implements EnvBuilder {
         signal: opts.signal,
       };
       let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);
+      const compiledNow = cachedLock === null;
       if (cachedLock === null) {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
         const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
@@ -158,7 +159,7 @@ export class UvEnvBuilder implements EnvBuilder {
         return result(existing, true);
       }
       opts.onProgress?.({ phase: 'installing', packages: Object.keys(pinsOut).length });
-      const installed = await this.install(ctx, buildDir, spec, lock, py);
+      const installed = await this.install(ctx, buildDir, spec, lock, py, !compiledNow);
       if (installed) return fail(installed);
       const venv = join(buildDir, 'venv');
       if (project) {
@@ -180,19 +181,29 @@ export class UvEnvBuilder implements EnvBuilder {
   }
 
   /** `uv venv` + `uv pip sync`, offline first (uv's cache holds every file a lock seen before needs). */
-  private async install(ctx: UvContext, buildDir: string, spec: EnvSpec, lock: string, py: PythonInfo): Promise<EnvBuildFailure | null> {
+  private async install(
+    ctx: UvContext,
+    buildDir: string,
+    spec: EnvSpec,
+    lock: string,
+    py: PythonInfo,
+    tryOffline: boolean,
+  ): Promise<EnvBuildFailure | null> {
     const venv = join(buildDir, 'venv');
     const lockFile = join(buildDir, 'lock.txt');
     await writeFile(lockFile, lock);
     const venvArgs = ['venv', '--relocatable', '--python', this.opts.basePython, '--no-config', '--offline', '--quiet', venv];
     const syncArgs = ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
-    // One sandbox for both on the usual path (a lock seen before: every file is in uv's cache, no network at all).
-    const script = [venvArgs, [...syncArgs, '--offline']].map((a) => [ctx.uv, ...a].map(shellQuote).join(' ')).join(' && ');
-    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, true);
+    // One sandbox for both. A lock seen before has every file in uv's cache: no network at all. A lock just
+    // compiled has only metadata there: straight to the index.
+    const script = [venvArgs, [...syncArgs, ...(tryOffline ? ['--offline'] : [])]]
+      .map((a) => [ctx.uv, ...a].map(shellQuote).join(' '))
+      .join(' && ');
+    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, tryOffline);
     if (out.code !== 0 && !out.timedOut && !out.aborted) {
       if (!(await stat(join(venv, 'bin', 'python')).catch(() => null)))
         return { ...failureFrom('python', out.stderr, `making a Python ${py.minor} venv`), configKey: 'environment.python' };
-      out = await runUv(ctx, buildDir, syncArgs);
+      if (tryOffline) out = await runUv(ctx, buildDir, syncArgs);
     }
     if (out.timedOut || out.aborted)
       return {
