@@ -120,7 +120,7 @@ export class UvEnvBuilder implements EnvBuilder {
     // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
     const proxySocket = async (): Promise<string | null> => {
       if (this.opts.plan.kind !== 'bwrap') return null;
-      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls];
+      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls, ...spec.findLinks];
       proxy ??= startIndexProxy(join(buildDir, 'proxy.sock'), [...allowedHostsFor(urls), ...(this.opts.extraAllowedHosts ?? [])]);
       return (await proxy).socketPath;
     };
@@ -255,7 +255,7 @@ export class UvEnvBuilder implements EnvBuilder {
 
   private async readOnlyPaths(py: PythonInfo, findLinks: string[]): Promise<string[]> {
     const uvDir = dirname(await realpath(this.opts.uv));
-    const out = [uvDir, ...findLinks];
+    const out = [uvDir, ...findLinks.filter((f) => f.startsWith('/'))];
     if (!underSystemDirs(py.prefix)) out.push(py.prefix);
     return [...new Set(out)];
   }
