@@ -40,6 +40,8 @@ export interface UvBuilderOptions {
   extraAllowedHosts?: string[];
   /** Ceiling of one uv command. @defaultValue 20 min */
   timeoutMs?: number;
+  /** Memory of one build step's process tree (its cgroup, where the host has them). @defaultValue 8 GiB */
+  memoryBytes?: number;
   /** How long a compiled lock is reused for the same compile input before it is resolved again. @defaultValue 7 days */
   lockMaxAgeMs?: number;
 }
@@ -133,6 +135,7 @@ export class UvEnvBuilder implements EnvBuilder {
         readOnlyPaths: roPaths,
         proxySocket,
         timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
+        ...(this.opts.memoryBytes ? { memoryBytes: this.opts.memoryBytes } : {}),
         signal: opts.signal,
       };
       let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);

@@ -19,6 +19,8 @@ export interface UvContext {
   /** The index proxy's socket, started on first use; null where there is no sandbox to confine. */
   proxySocket: () => Promise<string | null>;
   timeoutMs: number;
+  /** Memory ceiling of each step's cgroup (sandboxed-command.ts BUILD_MEMORY_BYTES when unset). */
+  memoryBytes?: number;
   signal: AbortSignal;
 }
 
@@ -78,6 +80,7 @@ export async function runInBuild(
     proxySocket,
     forwarderPython: ctx.basePython,
     timeoutMs: ctx.timeoutMs,
+    ...(ctx.memoryBytes ? { memoryBytes: ctx.memoryBytes } : {}),
     signal: ctx.signal,
   });
 }

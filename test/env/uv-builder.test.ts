@@ -228,6 +228,24 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(bad.failure.logTail).toContain('nope');
   });
 
+  it('holds a build step to its memory ceiling (a cgroup, as runs get)', async (ctx) => {
+    const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
+    if (!plan.cgroups) return ctx.skip();
+    const small = new UvEnvBuilder({
+      cacheRoot: join(root, 'cache'),
+      uv: findBinary('uv') as string,
+      basePython: PYTHON,
+      plan,
+      memoryBytes: 128 << 20,
+    });
+    const hog = 'python -c "x = bytearray(1 << 30); print(len(x))"';
+    const result = await small.build(spec(index, [req('beta')], { buildCommands: [hog] }), { checkout: null, signal });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure.step).toBe('build-command');
+    expect(result.failure.logTail).toMatch(/out of memory|MemoryError/);
+  });
+
   it('stops a build that is cancelled', async () => {
     const aborted = AbortSignal.abort();
     const result = await builder.build(spec(index, [req('alpha', '<2')]), { checkout: null, signal: aborted });
