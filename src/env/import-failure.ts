@@ -86,9 +86,10 @@ export function readEnvImportFailure(stderr: string, ctx: ImportContext): EnvImp
     };
   }
   if (raisedInEnv) {
+    const who = err.file?.startsWith(`${ctx.workspaceMount}/`) ? "the project's code" : 'an installed package';
     return {
       module: err.module,
-      why: `${err.file?.startsWith(`${ctx.workspaceMount}/`) ? "the project's code" : 'an installed package'} imports ${err.module}, which the environment lacks`,
+      why: `${who} imports ${err.module}, which the environment lacks`,
       configKey: 'environment.packages',
     };
   }
