@@ -20,6 +20,8 @@ export interface SandboxedCommand {
   proxySocket: string | null;
   /** No network at all (a fresh namespace with loopback only, no forwarder): installs from uv's cache. */
   offline?: boolean;
+  /** A cgroup for the tree. Off only for a step that runs no third-party code (uv linking from its cache). @defaultValue true */
+  limits?: boolean;
   /** The interpreter that runs the forwarder when `proxySocket` is set. */
   forwarderPython: string;
   timeoutMs: number;
@@ -46,9 +48,10 @@ export const BUILD_PIDS = 2048;
 export async function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
   if (cmd.signal.aborted) return { code: null, stdout: '', stderr: 'cancelled before it started', timedOut: false, aborted: true };
   // Like a run: the whole tree in a cgroup with a memory and process ceiling, where the host gives one.
-  const cgroup = cmd.plan.cgroups
-    ? await createRunCgroup(cmd.plan.cgroups, { memoryBytes: cmd.memoryBytes ?? BUILD_MEMORY_BYTES, pids: BUILD_PIDS }).catch(() => null)
-    : null;
+  const cgroup =
+    cmd.plan.cgroups && cmd.limits !== false
+      ? await createRunCgroup(cmd.plan.cgroups, { memoryBytes: cmd.memoryBytes ?? BUILD_MEMORY_BYTES, pids: BUILD_PIDS }).catch(() => null)
+      : null;
   try {
     const out = await spawnSandboxed(cmd, cgroup);
     const oom = cgroup ? await cgroup.oomKills().catch(() => 0) : 0;

@@ -68,10 +68,12 @@ export async function runInBuild(
   argv: string[],
   extraEnv: Record<string, string> = {},
   offline = false,
+  limits = true,
 ): Promise<CommandOutcome> {
   const proxySocket = offline ? null : await ctx.proxySocket();
   return runSandboxed({
     offline,
+    limits,
     plan: ctx.plan,
     argv,
     env: uvEnvironment(ctx, buildDir, extraEnv),
