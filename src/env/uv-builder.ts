@@ -25,10 +25,13 @@ import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvBuildR
 
 const run = promisify(execFile);
 
+/** Where scripts/ensure-system.sh installs uv 0.13.9 (under /usr, which every sandbox binds read-only). */
+export const PINNED_UV = '/usr/local/lib/repgen-uv/bin/uv';
+
 export interface UvBuilderOptions {
   /** Folder of the env cache (src/env/env-cache.ts lays it out); private to RepGen and the sandbox's uid. */
   cacheRoot: string;
-  /** The pinned uv binary (scripts/ensure-system.sh installs uv 0.13.9). */
+  /** The pinned uv binary ({@link PINNED_UV}). */
   uv: string;
   /** The base interpreter every venv is made from (REPGEN_PYTHON). */
   basePython: string;
