@@ -73,7 +73,8 @@ export async function startIndexProxy(socketPath: string, allowed: string[]): Pr
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }
-    const up = connect(Number(m[2]), m[1] as string, () => {
+    // No Nagle on the tunnel: TLS handshakes and small requests would wait for delayed ACKs.
+    const up = connect({ port: Number(m[2]), host: m[1] as string, noDelay: true }, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) up.write(head);
       up.pipe(client);
@@ -133,6 +134,7 @@ def pump(a, b):
 def serve():
     while True:
         c, _ = srv.accept()
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         u = socket.socket(socket.AF_UNIX)
         try:
             u.connect(path)

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { buildSandboxArgv, OUTER_ENV, sandboxSpawn, writeSeccomp, type SandboxPlan } from '../exec/sandbox.js';
+import { createRunCgroup, type RunCgroup } from '../exec/cgroup.js';
 import { FORWARDER_PY } from './index-proxy.js';
 
 /**
@@ -19,9 +20,13 @@ export interface SandboxedCommand {
   proxySocket: string | null;
   /** No network at all (a fresh namespace with loopback only, no forwarder): installs from uv's cache. */
   offline?: boolean;
+  /** A cgroup for the tree. Off only for a step that runs no third-party code (uv linking from its cache). @defaultValue true */
+  limits?: boolean;
   /** The interpreter that runs the forwarder when `proxySocket` is set. */
   forwarderPython: string;
   timeoutMs: number;
+  /** Memory ceiling of the step's cgroup. @defaultValue BUILD_MEMORY_BYTES */
+  memoryBytes?: number;
   signal: AbortSignal;
 }
 
@@ -35,9 +40,30 @@ export interface CommandOutcome {
 
 const MAX_LOG = 1 << 20;
 
-export function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
-  if (cmd.signal.aborted)
-    return Promise.resolve({ code: null, stdout: '', stderr: 'cancelled before it started', timedOut: false, aborted: true });
+/** Memory of one build step's whole process tree (the cgroup's ceiling). @defaultValue 8 GiB */
+export const BUILD_MEMORY_BYTES = 8 * 1024 ** 3;
+/** Processes and threads of one build step (a compiler's jobs, uv's workers). */
+export const BUILD_PIDS = 2048;
+
+export async function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
+  if (cmd.signal.aborted) return { code: null, stdout: '', stderr: 'cancelled before it started', timedOut: false, aborted: true };
+  // Like a run: the whole tree in a cgroup with a memory and process ceiling, where the host gives one.
+  const cgroup =
+    cmd.plan.cgroups && cmd.limits !== false
+      ? await createRunCgroup(cmd.plan.cgroups, { memoryBytes: cmd.memoryBytes ?? BUILD_MEMORY_BYTES, pids: BUILD_PIDS }).catch(() => null)
+      : null;
+  try {
+    const out = await spawnSandboxed(cmd, cgroup);
+    const oom = cgroup ? await cgroup.oomKills().catch(() => 0) : 0;
+    if (oom > 0)
+      out.stderr += `\nrepgen: the build ran out of memory (${Math.round((cmd.memoryBytes ?? BUILD_MEMORY_BYTES) / 1024 ** 3)} GiB ceiling)`;
+    return out;
+  } finally {
+    await cgroup?.remove().catch(() => undefined);
+  }
+}
+
+function spawnSandboxed(cmd: SandboxedCommand, cgroup: RunCgroup | null): Promise<CommandOutcome> {
   const viaProxy = cmd.proxySocket !== null && !cmd.offline;
   const inner =
     viaProxy && cmd.proxySocket ? [cmd.forwarderPython, '-I', '-S', '-c', FORWARDER_PY, cmd.proxySocket, ...cmd.argv] : cmd.argv;
@@ -51,7 +77,7 @@ export function runSandboxed(cmd: SandboxedCommand): Promise<CommandOutcome> {
     env: cmd.env,
   });
   const base = cmd.plan.kind === 'none' ? { cwd: cmd.writable, env: cmd.env } : { cwd: cmd.writable, env: { ...OUTER_ENV } };
-  const { file, args, options } = sandboxSpawn(cmd.plan, argv, null, { ...base, detached: true });
+  const { file, args, options } = sandboxSpawn(cmd.plan, argv, cgroup, { ...base, detached: true });
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';

@@ -26,10 +26,13 @@ import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvBuildR
 
 const run = promisify(execFile);
 
+/** Where scripts/ensure-system.sh installs uv 0.13.9 (under /usr, which every sandbox binds read-only). */
+export const PINNED_UV = '/usr/local/lib/repgen-uv/bin/uv';
+
 export interface UvBuilderOptions {
   /** Folder of the env cache (src/env/env-cache.ts lays it out); private to RepGen and the sandbox's uid. */
   cacheRoot: string;
-  /** The pinned uv binary (scripts/ensure-system.sh installs uv 0.13.9). */
+  /** The pinned uv binary ({@link PINNED_UV}). */
   uv: string;
   /** The base interpreter every venv is made from (REPGEN_PYTHON). */
   basePython: string;
@@ -41,6 +44,8 @@ export interface UvBuilderOptions {
   extraAllowedHosts?: string[];
   /** Ceiling of one uv command. @defaultValue 20 min */
   timeoutMs?: number;
+  /** Memory of one build step's process tree (its cgroup, where the host has them). @defaultValue 8 GiB */
+  memoryBytes?: number;
   /** How long a compiled lock is reused for the same compile input before it is resolved again. @defaultValue 7 days */
   lockMaxAgeMs?: number;
 }
@@ -121,7 +126,7 @@ export class UvEnvBuilder implements EnvBuilder {
     // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
     const proxySocket = async (): Promise<string | null> => {
       if (this.opts.plan.kind !== 'bwrap') return null;
-      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls];
+      const urls = [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls, ...spec.findLinks];
       proxy ??= startIndexProxy(join(buildDir, 'proxy.sock'), [...allowedHostsFor(urls), ...(this.opts.extraAllowedHosts ?? [])]);
       return (await proxy).socketPath;
     };
@@ -134,9 +139,11 @@ export class UvEnvBuilder implements EnvBuilder {
         readOnlyPaths: roPaths,
         proxySocket,
         timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
+        ...(this.opts.memoryBytes ? { memoryBytes: this.opts.memoryBytes } : {}),
         signal: opts.signal,
       };
       let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);
+      const compiledNow = cachedLock === null;
       if (cachedLock === null) {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
         const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
@@ -161,7 +168,7 @@ export class UvEnvBuilder implements EnvBuilder {
         return result(existing, true);
       }
       opts.onProgress?.({ phase: 'installing', packages: Object.keys(pinsOut).length });
-      const installed = await this.install(ctx, buildDir, spec, lock, py);
+      const installed = await this.install(ctx, buildDir, spec, lock, py, !compiledNow);
       if (installed) return fail(installed);
       const venv = join(buildDir, 'venv');
       if (project) {
@@ -183,7 +190,14 @@ export class UvEnvBuilder implements EnvBuilder {
   }
 
   /** `uv venv` + `uv pip sync`, offline first (uv's cache holds every file a lock seen before needs). */
-  private async install(ctx: UvContext, buildDir: string, spec: EnvSpec, lock: string, py: PythonInfo): Promise<EnvBuildFailure | null> {
+  private async install(
+    ctx: UvContext,
+    buildDir: string,
+    spec: EnvSpec,
+    lock: string,
+    py: PythonInfo,
+    tryOffline: boolean,
+  ): Promise<EnvBuildFailure | null> {
     const venv = join(buildDir, 'venv');
     const lockFile = join(buildDir, 'lock.txt');
     await writeFile(lockFile, lock);
@@ -193,13 +207,17 @@ export class UvEnvBuilder implements EnvBuilder {
     const syncArgs = overlay.length
       ? ['pip', 'install', '--no-deps', '-r', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)]
       : ['pip', 'sync', lockFile, '--python', join(venv, 'bin', 'python'), '--quiet', ...indexArgs(spec, true)];
-    // One sandbox for both on the usual path (a lock seen before: every file is in uv's cache, no network at all).
-    const script = [venvArgs, [...syncArgs, '--offline']].map((a) => [ctx.uv, ...a].map(shellQuote).join(' ')).join(' && ');
-    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, true);
+    // One sandbox for both. A lock seen before has every file in uv's cache: no network at all. A lock just
+    // compiled has only metadata there: straight to the index.
+    // Offline, nothing is built either (`--no-build`): that step only links files, so it needs no cgroup (~20 ms).
+    const script = [venvArgs, [...syncArgs, ...(tryOffline ? ['--offline', '--no-build'] : [])]]
+      .map((a) => [ctx.uv, ...a].map(shellQuote).join(' '))
+      .join(' && ');
+    let out = await runInBuild(ctx, buildDir, ['/bin/sh', '-c', script], {}, tryOffline, !tryOffline);
     if (out.code !== 0 && !out.timedOut && !out.aborted) {
       if (!(await stat(join(venv, 'bin', 'python')).catch(() => null)))
         return { ...failureFrom('python', out.stderr, `making a Python ${py.minor} venv`), configKey: 'environment.python' };
-      out = await runUv(ctx, buildDir, syncArgs);
+      if (tryOffline) out = await runUv(ctx, buildDir, syncArgs);
     }
     if (out.timedOut || out.aborted)
       return {
@@ -251,7 +269,7 @@ export class UvEnvBuilder implements EnvBuilder {
 
   private async readOnlyPaths(py: PythonInfo, findLinks: string[]): Promise<string[]> {
     const uvDir = dirname(await realpath(this.opts.uv));
-    const out = [uvDir, ...findLinks];
+    const out = [uvDir, ...findLinks.filter((f) => f.startsWith('/'))];
     if (!underSystemDirs(py.prefix)) out.push(py.prefix);
     return [...new Set(out)];
   }

@@ -109,12 +109,14 @@ export async function compileLock(
     const problem = readUvProblem(out.stderr);
     const step = problem.kind === 'build' ? 'install' : 'resolve';
     const fail = { ok: false as const, failure: failureFrom(step, out.stderr, 'resolving the requirements') };
-    if (attempt >= MAX_SUBSTITUTIONS || !problem.package) return fail;
-    const pinned = constraints.find((p) => p.name === problem.package);
-    if (pinned && !reqs.some((r) => r.name === problem.package && pinnedVersion(r) !== null)) {
-      constraints = constraints.filter((p) => p !== pinned);
+    // A local pin the resolver names in its reasons (another requirement wants a torch it is not) goes first: the
+    // requirements win over the machine's preference.
+    const named = constraints.filter((p) => new RegExp(`\\b${p.name.replace(/-/g, '[-_.]')}\\b`, 'i').test(out.stderr));
+    if (named.length > 0 && attempt < MAX_SUBSTITUTIONS) {
+      constraints = constraints.filter((p) => !named.includes(p));
       continue;
     }
+    if (attempt >= MAX_SUBSTITUTIONS || !problem.package) return fail;
     const req = reqs.find((r) => r.name === problem.package);
     const wanted = req ? pinnedVersion(req) : null;
     if (problem.kind === 'network' || problem.kind === 'download' || problem.kind === 'other') return fail;

@@ -22,6 +22,7 @@ const PATTERNS: Array<{ kind: UvProblem['kind']; re: RegExp }> = [
   { kind: 'build', re: /Failed to (?:prepare|resolve) (?:distributions|dependencies)[\s\S]*?(?:for|of) `?([A-Za-z0-9._-]+)==([^\s`]+)/ },
   { kind: 'download', re: /Failed to (?:download|fetch)(?: wheel:)? `?([A-Za-z0-9._-]+)(?:==([^\s`]+))?/ },
   { kind: 'network', re: /(?:error sending request|Could not connect|dns error|tcp connect error|Connection refused|Network unreachable)/ },
+  { kind: 'other', re: /(?:and|because) you require ([A-Za-z0-9._-]+)/ },
 ];
 
 export function readUvProblem(stderr: string): UvProblem {

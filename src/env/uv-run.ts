@@ -19,6 +19,8 @@ export interface UvContext {
   /** The index proxy's socket, started on first use; null where there is no sandbox to confine. */
   proxySocket: () => Promise<string | null>;
   timeoutMs: number;
+  /** Memory ceiling of each step's cgroup (sandboxed-command.ts BUILD_MEMORY_BYTES when unset). */
+  memoryBytes?: number;
   signal: AbortSignal;
 }
 
@@ -66,10 +68,12 @@ export async function runInBuild(
   argv: string[],
   extraEnv: Record<string, string> = {},
   offline = false,
+  limits = true,
 ): Promise<CommandOutcome> {
   const proxySocket = offline ? null : await ctx.proxySocket();
   return runSandboxed({
     offline,
+    limits,
     plan: ctx.plan,
     argv,
     env: uvEnvironment(ctx, buildDir, extraEnv),
@@ -78,6 +82,7 @@ export async function runInBuild(
     proxySocket,
     forwarderPython: ctx.basePython,
     timeoutMs: ctx.timeoutMs,
+    ...(ctx.memoryBytes ? { memoryBytes: ctx.memoryBytes } : {}),
     signal: ctx.signal,
   });
 }

@@ -79,6 +79,7 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       { name: 'alpha', version: '2.0', requires: ['beta>=1'] },
       { name: 'beta', version: '1.1' },
       { name: 'beta', version: '0.9' },
+      { name: 'epsilon', version: '1.0', requires: ['beta==0.9'] },
       { name: 'delta', version: '1.0', tag: 'cp38-cp38-manylinux2014_x86_64' },
       {
         name: 'delta',
@@ -182,6 +183,9 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     const result = await builder.build(spec(index, [req('alpha')], { findLinks: [local] }), { checkout: null, signal });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.0+cpu' });
+    const conflicting = await builder.build(spec(index, [req('epsilon')], { findLinks: [local] }), { checkout: null, signal });
+    if (!conflicting.ok) throw new Error(JSON.stringify(conflicting.failure));
+    expect(conflicting.env.pins).toEqual({ epsilon: '1.0', beta: '0.9' });
   });
 
   it('fails with the package and no substitution when nothing of that name exists', async () => {
@@ -222,6 +226,24 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     if (bad.ok) return;
     expect(bad.failure).toMatchObject({ step: 'build-command', configKey: 'environment.build' });
     expect(bad.failure.logTail).toContain('nope');
+  });
+
+  it('holds a build step to its memory ceiling (a cgroup, as runs get)', async (ctx) => {
+    const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
+    if (!plan.cgroups) return ctx.skip();
+    const small = new UvEnvBuilder({
+      cacheRoot: join(root, 'cache'),
+      uv: findBinary('uv') as string,
+      basePython: PYTHON,
+      plan,
+      memoryBytes: 128 << 20,
+    });
+    const hog = 'python -c "x = bytearray(1 << 30); print(len(x))"';
+    const result = await small.build(spec(index, [req('beta')], { buildCommands: [hog] }), { checkout: null, signal });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.failure.step).toBe('build-command');
+    expect(result.failure.logTail).toMatch(/out of memory|MemoryError/);
   });
 
   it('stops a build that is cancelled', async () => {

@@ -65,6 +65,12 @@ describe('readUvProblem (uv 0.13 wording)', () => {
     ['  cause: Because numpy==1.21.0 has no usable wheels and you require numpy==1.21.0, we can', 'no-wheel', 'numpy', '1.21.0'],
     ['  × Failed to build `broken==1.0`\n  ├─▶ The build backend returned an error', 'build', 'broken', '1.0'],
     ['  cause: error sending request for url (https://pypi.org/simple/six/)', 'network', null, null],
+    [
+      '  cause: Because all versions of epsilon depend on beta==0.9 and beta==1.0, we can conclude that all versions of epsilon cannot be used.\n  And because you require epsilon, we',
+      'other',
+      'epsilon',
+      null,
+    ],
   ])('%s', (stderr, kind, pkg, version) => {
     expect(readUvProblem(stderr)).toEqual({ kind, package: pkg, version });
   });
