@@ -180,10 +180,22 @@ describe('repro worker', () => {
     expect(peak).toBe(1);
   });
 
-  it('opens the regression-test PR on /repgen pr after a reproduction, and on its own with pr: auto', async () => {
-    const w = await h.startWorker(async () =>
-      reproducedOutcome('import torch\nprint("x")\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied")\n'),
-    );
+  it('opens the regression-test PR on /repgen pr after a reproduction, and on its own with pr: auto (with the env lock)', async () => {
+    const lock = 'absl-py==2.1.0\nnumpy==1.26.4\n';
+    const env = {
+      python: '/envs/x/bin/python',
+      lockHash: 'a'.repeat(64),
+      pins: {},
+      substitutions: [],
+      cached: true,
+      buildMs: 0,
+      lock,
+      failure: null,
+    };
+    const w = await h.startWorker(async () => ({
+      ...reproducedOutcome('import torch\nprint("x")\nraise RuntimeError("mat1 and mat2 shapes cannot be multiplied")\n'),
+      env,
+    }));
     await trigger();
     await finalBody(issue, /Reproduced/);
     await trigger('/repgen pr');
@@ -205,6 +217,11 @@ describe('repro worker', () => {
     const auto = await finalBody(issue, /Regression test proposed in/);
     await w.close(0);
     expect(auto).toContain('/pull/');
+    // The env the run used goes beside the test, one file per issue, and the PR says how to recreate it.
+    expect(fakeFileOnBranch(h.gh, `repgen/issue-${issue}`, `tests/repro/requirements-repro-issue-${issue}.txt`)).toContain(lock.trim());
+    expect(String((h.gh.callsTo('POST', /\/pulls$/).at(-1)?.body as { body?: string }).body)).toContain(
+      `pip install -r tests/repro/requirements-repro-issue-${issue}.txt`,
+    );
   });
 });
 

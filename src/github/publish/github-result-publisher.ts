@@ -116,6 +116,7 @@ export class GitHubResultPublisher implements ResultPublisher {
           markers,
           summary: outcome.summary,
           evidenceUrl: data.commentUrl,
+          ...(outcome.env?.lock ? { lock: outcome.env.lock } : {}),
         });
         locations.push(pr.url);
         extras.push(`Regression test proposed in ${pr.url}.`);
@@ -192,7 +193,15 @@ export class GitHubResultPublisher implements ResultPublisher {
     return pr.url;
   }
 
-  private openPr(p: { baseSha: string; baseBranch: string; script: string; markers: string[]; summary: string; evidenceUrl: string }) {
+  private openPr(p: {
+    baseSha: string;
+    baseBranch: string;
+    script: string;
+    markers: string[];
+    summary: string;
+    evidenceUrl: string;
+    lock?: string;
+  }) {
     const { data } = this.o;
     return openReproPr(this.o.octokit, {
       owner: data.owner,

@@ -15,6 +15,13 @@ export interface OpenReproPrInput {
   markers: readonly string[];
   summary: string;
   evidenceUrl: string;
+  /** The env's lock (`name==version` lines) when the run had one: added beside the test to recreate it. */
+  lock?: string;
+}
+
+/** Where the lock goes beside the test: one file per issue, so two RepGen PRs never touch the same file. */
+export function reproRequirementsPath(issueNumber: number): string {
+  return `tests/repro/requirements-repro-issue-${issueNumber}.txt`;
 }
 
 /**
@@ -47,6 +54,9 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     content: Buffer.from(content).toString('base64'),
     ...(sha ? { sha } : {}),
   });
+  const lock = input.lock?.trim() ? input.lock : null;
+  if (lock)
+    await putFile(octokit, { owner, repo, branch, path: reproRequirementsPath(issueNumber), content: requirementsText(input, lock) });
   const { data: open } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open' });
   const existing = open[0];
   if (existing) return { url: existing.html_url, number: existing.number };
@@ -57,6 +67,13 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     '',
     `Evidence: ${input.evidenceUrl}`,
     '',
+    ...(lock
+      ? [
+          `The environment the test ran in: \`pip install -r ${reproRequirementsPath(issueNumber)}\`, with the project itself on ` +
+            '`PYTHONPATH` (the lock RepGen built it from).',
+          '',
+        ]
+      : []),
     'The test fails (XFAIL) while the bug exists. When the bug is fixed it passes, strict xfail reports ' +
       'that as a failure, and the `xfail` marker should be removed so the test guards ' +
       'against a regression.',
@@ -70,4 +87,33 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     body,
   });
   return { url: pr.html_url, number: pr.number };
+}
+
+function requirementsText(input: OpenReproPrInput, lock: string): string {
+  return [
+    `# The environment RepGen reproduced ${input.issueUrl} in (its uv lock).`,
+    '# Packages the run took from its base interpreter are named in the issue comment; the project itself is not listed.',
+    lock.trim(),
+    '',
+  ].join('\n');
+}
+
+/** Creates or updates one file on `branch`. */
+async function putFile(octokit: Octokit, f: { owner: string; repo: string; branch: string; path: string; content: string }): Promise<void> {
+  let sha: string | undefined;
+  try {
+    const { data } = await octokit.rest.repos.getContent({ owner: f.owner, repo: f.repo, path: f.path, ref: f.branch });
+    if (!Array.isArray(data) && 'sha' in data) sha = data.sha;
+  } catch (err) {
+    if (httpStatus(err) !== 404) throw err;
+  }
+  await octokit.rest.repos.createOrUpdateFileContents({
+    owner: f.owner,
+    repo: f.repo,
+    path: f.path,
+    branch: f.branch,
+    message: `Add the environment of the reproduction (${f.path})`,
+    content: Buffer.from(f.content).toString('base64'),
+    ...(sha ? { sha } : {}),
+  });
 }
