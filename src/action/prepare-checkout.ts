@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { cloneAtRef } from '../github/clone-repo.js';
 import { diskTree, projectPackages } from '../workspace/checkout.js';
-import { runGit } from '../workspace/git.js';
+import { runGit } from '../host/git.js';
 import { prepareWorkspace, type PreparedWorkspace } from '../workspace/prepare-workspace.js';
 
 export interface CheckoutRequest {

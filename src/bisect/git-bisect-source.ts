@@ -2,7 +2,7 @@ import type { BisectCommit } from './plan-bisect.js';
 import type { BisectSource } from './types.js';
 import { checkoutAt } from '../workspace/checkout.js';
 import { WorkspaceError } from '../workspace/errors.js';
-import { runGit } from '../workspace/git.js';
+import { runGit } from '../host/git.js';
 
 /** Most first-parent commits a bisection searches; a wider range is cut to its newest commits, and said. */
 export const MAX_BISECT_COMMITS = 5000;

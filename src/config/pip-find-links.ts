@@ -18,7 +18,7 @@ export function pipFindLinks(env: NodeJS.ProcessEnv = process.env, home = homedi
   if (env.PIP_FIND_LINKS) add(env.PIP_FIND_LINKS);
   const files = ['/etc/pip.conf', '/etc/xdg/pip/pip.conf', join(home, '.config/pip/pip.conf'), join(home, '.pip/pip.conf')];
   for (const file of files) {
-    let text = '';
+    let text: string;
     try {
       text = readFileSync(file, 'utf8').slice(0, 100_000);
     } catch {

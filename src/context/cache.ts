@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGitUntrusted } from '../workspace/git.js';
+import { runGitUntrusted } from '../host/git.js';
 import type { FileInfo } from './chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';

@@ -16,7 +16,7 @@ import { crossRerank, phraseCandidates, queryTerms, rankLoops } from './query.js
 import { tokenize } from './tokenize.js';
 import type { ContextResult, TrainingLoop } from './types.js';
 import { listRepoFiles, readListed, statFingerprint, walkRepo, type WalkResult } from './walk-repo.js';
-import { ensureOwnedDir } from '../workspace/owned-dir.js';
+import { ensureOwnedDir } from '../host/owned-dir.js';
 
 export type { ContextResult, ContextBundle, ContextChunk, TrainingLoop } from './types.js';
 export { ContextInputError } from './errors.js';

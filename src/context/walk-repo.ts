@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { runGitUntrusted } from '../workspace/git.js';
+import { runGitUntrusted } from '../host/git.js';
 
 /** Folders that hold someone else's code or build output: never indexed. */
 const SKIP_DIRS = new Set([

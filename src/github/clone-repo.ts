@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { redactSecrets } from '../publish/neutralize.js';
 import { CloneError, RefNotFoundError } from './errors.js';
-import { gitEnv } from '../workspace/git.js';
+import { gitEnv } from '../host/git.js';
 
 export interface CloneOptions {
   /** Remote URL without credentials (the payload's clone_url, or a local path in tests). */
@@ -29,7 +29,7 @@ export interface CloneOptions {
  */
 export async function cloneAtRef(options: CloneOptions): Promise<{ sha: string }> {
   const git = options.git ?? 'git';
-  // The safe settings of every git RepGen runs (src/workspace/git.ts), and the token as a header setting.
+  // The safe settings of every git RepGen runs (src/host/git.ts), and the token as a header setting.
   const header: Array<readonly [string, string]> = options.token
     ? [['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${options.token}`).toString('base64')}`]]
     : [];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDir } from '../exec/local-fs.js';
-import { distrust } from '../workspace/owned-dir.js';
+import { distrust } from '../host/owned-dir.js';
 import { StoredProbe, type ProbeStore } from './probe-store.js';
 
 /** Even with the same fingerprint, a week-old probe is asked again (a driver update does not move sys.path). */

@@ -3,8 +3,8 @@ import { access, chmod, mkdtemp, readdir, readFile, realpath, rename, rm, stat }
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
-import { runGit } from './git.js';
-import { distrust, ensureOwnedDir } from './owned-dir.js';
+import { runGit } from '../host/git.js';
+import { distrust, ensureOwnedDir } from '../host/owned-dir.js';
 import type { RefLookup } from './resolve-ref.js';
 
 /**

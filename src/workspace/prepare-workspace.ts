@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Workspace } from '../exec/types.js';
 import { checkoutAt, diskTree, gitRefLookup, gitTree, isGitRepo, projectPackages } from './checkout.js';
 import { WorkspaceError } from './errors.js';
-import { runGit } from './git.js';
+import { runGit } from '../host/git.js';
 import { refCandidates, resolveRef, type RepoName, type ResolvedRef } from './resolve-ref.js';
 
 /** The ref a run used, as evidence.json records it. */

@@ -17,7 +17,7 @@ import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { ensureDir } from '../../../exec/local-fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox.js';
 import type { Logger } from '../../../log.js';
-import { runGit } from '../../../workspace/git.js';
+import { runGit } from '../../../host/git.js';
 import type { EnvSettings } from '../../run-spec.js';
 import type { EnvPorts } from './index.js';
 

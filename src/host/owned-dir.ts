@@ -1,6 +1,6 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { WorkspaceError } from './errors.js';
+import { SetupError } from '../errors.js';
 
 /**
  * Shared caches (checkouts, context indexes, probe answers) live by default under the world-writable tmpdir, where
@@ -35,12 +35,12 @@ export async function ensureOwnedDir(path: string, setting: string): Promise<voi
   if (first === 'missing') {
     await mkdir(dirname(path), { recursive: true }).catch(() => undefined);
     await mkdir(path, { mode: 0o755 }).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw new WorkspaceError(`cannot create '${path}': ${err.code ?? String(err)}`);
+      if (err.code !== 'EEXIST') throw new SetupError(`cannot create '${path}': ${err.code ?? String(err)}`);
     });
   }
   const why = await distrust(path);
   if (why === 'missing' || why !== null)
-    throw new WorkspaceError(
+    throw new SetupError(
       `the cache folder '${path}' ${why === 'missing' ? 'could not be made' : why}: RepGen will not trust what it holds. ` +
         `Remove it, or point ${setting} at a folder of RepGen's own.`,
     );

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitIdentity } from '../../src/context/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
-import { repoCommandKeys, runGit } from '../../src/workspace/git.js';
+import { repoCommandKeys, runGit } from '../../src/host/git.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });

@@ -1,5 +1,6 @@
+// What RepGen itself runs on the host, made safe against what a checkout holds (docs/sandbox.md).
 import { spawn } from 'node:child_process';
-import { WorkspaceError } from './errors.js';
+import { SetupError } from '../errors.js';
 
 export interface GitResult {
   code: number;
@@ -29,8 +30,23 @@ const SAFE_SETTINGS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Keys a repository's config may set that name a command git would run: each is blanked (see repoCommandKeys). */
-const COMMAND_KEY =
-  /^(?:filter\.[^\n]+\.(?:clean|smudge|process)|diff\.[^\n]+\.(?:textconv|command)|merge\.[^\n]+\.driver|core\.(?:fsmonitor|hookspath|sshcommand|gitproxy|pager|editor|askpass)|credential\.[^\n]*helper|gpg\.[^\n]*program|sequence\.editor|remote\.[^\n]+\.(?:uploadpack|receivepack|proxy))$/i;
+const COMMAND_KEY = new RegExp(
+  [
+    String.raw`filter\.[^\n]+\.(?:clean|smudge|process)`,
+    String.raw`diff\.[^\n]+\.(?:textconv|command)`,
+    String.raw`merge\.[^\n]+\.driver`,
+    String.raw`core\.(?:fsmonitor|hookspath|sshcommand|gitproxy|pager|editor|askpass)`,
+    String.raw`credential\.[^\n]*helper`,
+    String.raw`gpg\.[^\n]*program`,
+    String.raw`sequence\.editor`,
+    String.raw`remote\.[^\n]+\.(?:uploadpack|receivepack|proxy)`,
+  ]
+    .map((p) => `(?:${p})`)
+    .join('|')
+    .replace(/^/, '^(?:')
+    .concat(')$'),
+  'i',
+);
 
 /**
  * Git with no user or system config, no prompts and nothing of RepGen's environment but PATH (no token a hook or a
@@ -58,7 +74,7 @@ export function gitEnv(extra: ReadonlyArray<readonly [string, string]> = []): No
 }
 
 /**
- * Runs git in `cwd`; resolves with its exit code (a missing git binary is a WorkspaceError). Every folder is treated
+ * Runs git in `cwd`; resolves with its exit code (a missing git binary is a SetupError). Every folder is treated
  * as one RepGen did not make (runGitUntrusted): a `--repo`, a bench mirror and a cache checkout alike.
  */
 export function runGit(args: string[], opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string }): Promise<GitResult> {
@@ -125,7 +141,7 @@ function spawnGit(
     });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
     child.on('error', (err) => {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') reject(new WorkspaceError(`git is not installed (${git})`));
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') reject(new SetupError(`git is not installed (${git})`));
       else reject(err);
     });
     child.on('close', (code) => {
