@@ -113,6 +113,8 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   }
   // 3. The report's versions beat the repository's ranges.
   applyReportedVersions(reported.versions, reqs, own, notes, input.policy.gpu);
+  // 3b. Keras runs on a backend it does not declare: the one the report sets, else TensorFlow (Keras 2 has no other).
+  kerasBackend(input.report, reqs, notes);
   // 4. repgen.yml's packages beat everything.
   for (const p of envCfg?.packages ?? []) {
     const r = parseRequirement(p);
@@ -278,4 +280,28 @@ function chooseIndexes(cfg: EnvironmentConfig | undefined, policy: EnvPolicy, no
   const index = cfg?.index && check(cfg.index, 'environment.index') ? cfg.index : null;
   const extra = (cfg?.extraIndexes ?? []).filter((u) => check(u, 'environment.extraIndexes'));
   return { index, extra };
+}
+
+/**
+ * Keras declares no backend: Keras 2 (`keras==2.15.0`) runs only on the TensorFlow of its own minor series, Keras 3
+ * on the backend `KERAS_BACKEND` names (TensorFlow when unset). The backend is added when nothing else brought one,
+ * and said.
+ */
+function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: string[]): void {
+  const keras = reqs.get('keras');
+  if (!keras) return;
+  const pinned = /^==\s*(\d+)\.(\d+)/.exec(keras.specifier.trim());
+  const major = pinned ? Number(pinned[1]) : null;
+  const named = /KERAS_BACKEND['"\]]*\s*[=:,]\s*['"]?(tensorflow|jax|torch)\b/.exec(report)?.[1];
+  const backend = major !== null && major < 3 ? 'tensorflow' : (named ?? 'tensorflow');
+  if (reqs.has(backend)) return;
+  const specifier = major !== null && major < 3 && pinned ? `==${pinned[1]}.${pinned[2]}.*` : '';
+  const why =
+    major !== null && major < 3
+      ? `keras ${keras.specifier.replace(/^==/, '')} runs on the TensorFlow of its series`
+      : named
+        ? `the report sets KERAS_BACKEND=${named}`
+        : 'Keras runs on TensorFlow when KERAS_BACKEND is not set';
+  reqs.set(backend, { name: backend, specifier, extras: [], source: 'report', why });
+  notes.push(`${backend}${specifier ? ` ${specifier}` : ''} added as Keras's backend: ${why}`);
 }

@@ -222,3 +222,21 @@ describe('resolveEnvSpec', () => {
     expect(none.requirements.find((r) => r.name === 'numpy')?.specifier).toBe('');
   });
 });
+
+describe("Keras's backend (issue 29 item 1)", () => {
+  it('Keras 2 brings the TensorFlow of its own series, and says so', () => {
+    const spec = computeEnvSpec(base({ scriptImports: ['keras.layers'], report: 'Versions:\n```\nkeras==2.15.0\nnumpy==2.1.0\n```\n' }));
+    expect(byName(spec.requirements)).toMatchObject({ keras: '==2.15.0 (report)', tensorflow: '==2.15.* (report)' });
+    expect(spec.notes).toContain("tensorflow ==2.15.* added as Keras's backend: keras 2.15.0 runs on the TensorFlow of its series");
+  });
+
+  it('Keras 3 takes the backend the report sets, TensorFlow when it sets none, and never adds one the code already has', () => {
+    const jax = computeEnvSpec(
+      base({ scriptImports: ['keras'], report: 'import os\nos.environ["KERAS_BACKEND"] = "jax"\nimport keras\n' }),
+    );
+    expect(byName(jax.requirements)).toMatchObject({ keras: ' (script)', jax: ' (report)' });
+    expect(byName(computeEnvSpec(base({ scriptImports: ['keras'] })).requirements)).toMatchObject({ tensorflow: ' (report)' });
+    const both = computeEnvSpec(base({ scriptImports: ['keras', 'tensorflow'] }));
+    expect(both.requirements.filter((r) => r.name === 'tensorflow')).toHaveLength(1);
+  });
+});

@@ -18,6 +18,7 @@ import { ensureDir } from '../../../exec/local-fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox.js';
 import type { Logger } from '../../../log.js';
 import { runGit } from '../../../host/git.js';
+import { referencedModules } from '../../../plan/index.js';
 import type { EnvSettings } from '../../run-spec.js';
 import type { EnvPorts } from './index.js';
 
@@ -63,7 +64,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           {
             report,
             repoFiles,
-            scriptImports: importedModules(report),
+            // The report's code's imports, and modules it reaches through a conventional name it never imports (`tf.`).
+            scriptImports: [...importedModules(report), ...referencedModules(codeBlocks(report))],
             repoConfig: settings.repoEnvironment ? { environment: settings.repoEnvironment } : null,
             tables,
             policy: { allowedIndexes: settings.allowedIndexes, findLinks: settings.findLinks, defaultPython: b.minor, gpu: settings.gpu },
@@ -80,6 +82,11 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       },
     },
   };
+}
+
+/** The fenced code blocks of a report, joined (prose never counts as code). */
+function codeBlocks(report: string): string {
+  return [...report.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
 }
 
 interface BaseInterpreter {
