@@ -294,8 +294,20 @@ function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: str
   const major = pinned ? Number(pinned[1]) : null;
   const named = /KERAS_BACKEND['"\]]*\s*[=:,]\s*['"]?(tensorflow|jax|torch)\b/.exec(report)?.[1];
   const backend = major !== null && major < 3 ? 'tensorflow' : (named ?? 'tensorflow');
-  if (reqs.has(backend)) return;
   const specifier = major !== null && major < 3 && pinned ? `==${pinned[1]}.${pinned[2]}.*` : '';
+  const have = reqs.get(backend);
+  if (have) {
+    // The script imports TensorFlow with no version: Keras 2's pin decides its series.
+    if (!have.specifier && specifier) {
+      reqs.set(backend, {
+        ...have,
+        specifier,
+        why: `${have.why}; keras ${keras.specifier.replace(/^==/, '')} runs on TensorFlow ${specifier}`,
+      });
+      notes.push(`tensorflow ${specifier}: keras ${keras.specifier.replace(/^==/, '')} runs on the TensorFlow of its series`);
+    }
+    return;
+  }
   const why =
     major !== null && major < 3
       ? `keras ${keras.specifier.replace(/^==/, '')} runs on the TensorFlow of its series`

@@ -238,5 +238,8 @@ describe("Keras's backend (issue 29 item 1)", () => {
     expect(byName(computeEnvSpec(base({ scriptImports: ['keras'] })).requirements)).toMatchObject({ tensorflow: ' (report)' });
     const both = computeEnvSpec(base({ scriptImports: ['keras', 'tensorflow'] }));
     expect(both.requirements.filter((r) => r.name === 'tensorflow')).toHaveLength(1);
+    // The script imports TensorFlow, the report pins Keras 2: TensorFlow of Keras's series.
+    const pinned = computeEnvSpec(base({ scriptImports: ['keras', 'tensorflow'], report: '```\nkeras==2.15.0\n```\n' }));
+    expect(byName(pinned.requirements)).toMatchObject({ tensorflow: '==2.15.* (script)' });
   });
 });
