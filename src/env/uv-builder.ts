@@ -113,7 +113,8 @@ export class UvEnvBuilder implements EnvBuilder {
     const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
     const inputKey = sha256(
       JSON.stringify({
-        reqs: dropped.requirements.map(requirementLine).sort(),
+        // A report's pin may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
+        reqs: dropped.requirements.map((r) => `${requirementLine(r)}${r.source === 'report' ? ' @report' : ''}`).sort(),
         pins,
         index: indexArgs(spec),
         python: py.version,

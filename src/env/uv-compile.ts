@@ -116,6 +116,20 @@ export async function compileLock(
       constraints = constraints.filter((p) => !named.includes(p));
       continue;
     }
+    // Two pins the report gives that cannot hold together (numpy 2.1.0 beside a TensorFlow that needs numpy < 2): the
+    // report's pin the resolver names goes, the resolver picks, and the comment says so. Repository, script and
+    // repgen.yml requirements are never relaxed.
+    const conflicting = attempt < MAX_SUBSTITUTIONS ? conflictingReportPin(out.stderr, reqs) : null;
+    if (conflicting) {
+      substitutions.push({
+        name: conflicting.req.name,
+        wanted: conflicting.wanted,
+        got: 'the resolver’s choice',
+        why: `${conflicting.req.name}==${conflicting.wanted} (from the report) conflicts with the other requirements (${conflicting.cause})`,
+      });
+      reqs = reqs.map((r) => (r === conflicting.req ? { ...r, specifier: '' } : r));
+      continue;
+    }
     if (attempt >= MAX_SUBSTITUTIONS || !problem.package) return fail;
     const req = reqs.find((r) => r.name === problem.package);
     const wanted = req ? pinnedVersion(req) : null;
@@ -141,6 +155,19 @@ export async function compileLock(
     substitutions.push({ name: req.name, wanted, got, why: substitutionWhy(problem, wanted, pythonVersion) });
     reqs = reqs.map((r) => (r === req ? { ...r, specifier: `==${got}` } : r));
   }
+}
+
+/** The report's exact pin a resolver's conflict names (`you require numpy==2.1.0`), with the first cause line. */
+function conflictingReportPin(stderr: string, reqs: Requirement[]): { req: Requirement; wanted: string; cause: string } | null {
+  if (!/No solution found|unsatisfiable|are incompatible/i.test(stderr)) return null;
+  for (const m of stderr.matchAll(/you require ([A-Za-z0-9._-]+)==([^\s,]+)/g)) {
+    const name = (m[1] ?? '').toLowerCase().replace(/[-_.]+/g, '-');
+    const req = reqs.find((r) => r.name === name && r.source === 'report' && pinnedVersion(r) !== null);
+    if (!req) continue;
+    const cause = (/Because ([^\n]*?)(?: and you require|,|$)/m.exec(stderr)?.[1] ?? 'see the log').slice(0, 200);
+    return { req, wanted: pinnedVersion(req) as string, cause };
+  }
+  return null;
 }
 
 function substitutionWhy(problem: UvProblem, wanted: string, pythonVersion: string): string {

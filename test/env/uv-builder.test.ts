@@ -159,6 +159,26 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(again.env.substitutions).toEqual(result.env.substitutions);
   });
 
+  it("relaxes a report's pin that conflicts with the other requirements, says so, and never relaxes the repository's", async () => {
+    const reported = { ...req('beta', '==1.1'), source: 'report' as const };
+    const result = await builder.build(spec(index, [req('epsilon'), reported]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.beta).toBe('0.9');
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({ name: 'beta', wanted: '1.1', why: expect.stringContaining('(from the report) conflicts') }),
+    ]);
+    const fromRepo = await builder.build(spec(index, [req('epsilon'), req('beta', '==1.1')]), { checkout: null, signal });
+    expect(fromRepo.ok).toBe(false);
+  });
+
+  it('installs only what the base interpreter does not provide (an overlay), in a venv that sees the base', async () => {
+    const result = await builder.build(spec(index, [req('alpha')], { baseProvides: ['beta'] }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(Object.keys(result.env.pins)).toEqual(['alpha']);
+    const cfg = readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8');
+    expect(cfg).toMatch(/include-system-site-packages = true/);
+  });
+
   it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {
     const result = await builder.build(spec(index, [req('delta', '==1.0')]), { checkout: null, signal });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
