@@ -187,7 +187,9 @@ async function runStages(
     `${report.facts.pythonBlocks.length} Python block(s), ${report.reading.expected.length} expected symptom(s)${report.facts.truncated ? ', issue cut' : ''}`,
   );
   checkAbort(signal);
-  if (!report.reading.expected.length) return finish(null);
+  // Nothing to check a run against and no code to run: only the reporter can help. With code, it runs (its output is
+  // evidence, and a model may state the report's prose expectation as an assertion).
+  if (!report.reading.expected.length && !report.facts.pythonBlocks.length) return finish(null);
 
   // 3 plan (tier 0's completion runs here: the plan needs the completed code's imports)
   await deps.progress('plan', 'probing the environment and planning');

@@ -54,6 +54,14 @@ function splitBlocks(markdown: string): { blocks: Block[]; prose: string } {
   for (let i = 0; i < lines.length; i += 1) {
     const open = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)/.exec(lines[i] ?? '');
     if (!open) {
+      // An indented code block (CommonMark: four spaces or a tab, after a blank line, not a list item's continuation).
+      const indented = indentedBlock(lines, i);
+      if (indented) {
+        blocks.push({ lang: '', code: indented.code, kind: blockKind('', indented.code) });
+        for (let k = i; k < indented.end; k += 1) prose.push('');
+        i = indented.end - 1;
+        continue;
+      }
       prose.push(lines[i] ?? '');
       continue;
     }
@@ -72,6 +80,25 @@ function splitBlocks(markdown: string): { blocks: Block[]; prose: string } {
     i = j;
   }
   return { blocks, prose: prose.join('\n') };
+}
+
+/** The indented code block starting at line `i`, with the line after it, or null (see splitBlocks). */
+function indentedBlock(lines: readonly string[], i: number): { code: string; end: number } | null {
+  const isIndented = (l: string | undefined): boolean => l !== undefined && /^(?: {4}|\t)\s*\S/.test(l);
+  if (!isIndented(lines[i]) || (i > 0 && (lines[i - 1] ?? '').trim() !== '')) return null;
+  // After a list item, indented lines continue the item: they are prose, not code.
+  const before = lines
+    .slice(0, i)
+    .reverse()
+    .find((l) => l.trim() !== '');
+  if (before !== undefined && /^\s*(?:[-*+]|\d+[.)])\s/.test(before)) return null;
+  let end = i;
+  while (end < lines.length && (isIndented(lines[end]) || ((lines[end] ?? '').trim() === '' && isIndented(lines[end + 1])))) end += 1;
+  const code = lines
+    .slice(i, end)
+    .map((l) => l.replace(/^(?: {4}|\t)/, ''))
+    .join('\n');
+  return { code, end };
 }
 
 function looksLikeCode(code: string): boolean {

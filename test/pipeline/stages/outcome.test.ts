@@ -64,3 +64,19 @@ describe('staticFindingsCanMatter: whether a late static report could change the
     expect(staticFindingsCanMatter(input({ agent: agent('skipped', false) }))).toBe(true);
   });
 });
+
+describe('a report with code and no error or output (issue 28 item 4)', () => {
+  const prose = { ...report, reading: { ...report.reading, expected: [] } } as unknown as ReportResult;
+
+  it('runs the code and says it could not check it: never needs-info, never reproduced', () => {
+    const d = runOutcome(input({ report: prose }));
+    expect(d.status).toBe('not_reproduced');
+    expect(d.summary).toMatch(/^Ran the report's code\./);
+    expect(d.needsInfo).toEqual([]);
+  });
+
+  it('asks the reporter only when there is no code either', () => {
+    const none = { ...prose, facts: { ...prose.facts, pythonBlocks: [] } } as unknown as ReportResult;
+    expect(runOutcome(input({ report: none, agent: null })).status).toBe('needs_info');
+  });
+});

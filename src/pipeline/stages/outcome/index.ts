@@ -148,7 +148,7 @@ export function runOutcome(input: {
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
-  if (!report.reading.expected.length) {
+  if (!report.reading.expected.length && (!agent || agent.status === 'skipped' || !report.facts.pythonBlocks.length)) {
     return {
       status: 'needs_info',
       verdict: 'needs_info',
@@ -248,6 +248,17 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   }
+  if (!report.reading.expected.length)
+    return {
+      status: 'not_reproduced',
+      verdict: 'not_reproduced',
+      summary: agent.final
+        ? "Ran the report's code. The report shows no error or printed output that a run could be checked against, so " +
+          "the run is not counted as a reproduction; its output is below for a maintainer to compare with the report's words."
+        : `Not reproduced: the report shows no error or printed output to check a run against, and its code did not run ` +
+          `(${agent.attempts[0]?.outcome ?? 'not run'}).${blockerText}`,
+      needsInfo: [],
+    };
   const crash = agent.final?.reading.exception;
   const lacked = crash ? ENVIRONMENT_EXCEPTIONS[crash.type] : undefined;
   const lackedText =
