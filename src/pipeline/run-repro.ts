@@ -34,6 +34,7 @@ import type { ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
 import type { ReproDeps, ReproInput } from './ports.js';
+import { environmentState } from './environment-state.js';
 
 export type { ReproEvidence } from './build-evidence.js';
 
@@ -97,13 +98,24 @@ async function runStages(
   let agent: AgentResult | null = null;
   let confirm: ConfirmResult | null = null;
   let infra: string | null = null;
+  let environmentFailure: string | null = null;
   let context: ReproEvidence['context'] = null;
   let environment: Record<string, string> = { executor: deps.executor.name };
 
   const finish = (rejection: string | null): ReproEvidence =>
     buildEvidence(
       { report, plan, probe, snippet, agent, confirm, context, infra },
-      runOutcome({ rejection, report, plan, snippet, agent, confirm, llm: { available: deps.llm !== null, reason: llmReason }, infra }),
+      runOutcome({
+        rejection,
+        report,
+        plan,
+        snippet,
+        agent,
+        confirm,
+        llm: { available: deps.llm !== null, reason: llmReason },
+        infra,
+        environmentFailure,
+      }),
       { usage, environment, notes, durationMs: now() - started },
     );
 
@@ -119,6 +131,7 @@ async function runStages(
       confirm,
       llm: { available: deps.llm !== null, reason: llmReason },
       infra,
+      environmentFailure,
     };
     if (staticFindingsCanMatter(decisionInput)) return;
     lintAbort.abort();
@@ -248,11 +261,10 @@ async function runStages(
       }
     : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
-  // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
-  if (input.workspace)
-    environment.project =
-      `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` +
-      `PYTHONPATH, read-only); import it as the report does`;
+  // Tier 1's prompt shows the environment: the model learns whether the project imports as the report uses it.
+  const envState = environmentState(probe, input.workspace);
+  environmentFailure = envState.failure;
+  if (envState.projectLine) environment.project = envState.projectLine;
   const deviceBug = report.reading.expected.some((x) =>
     ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
   );

@@ -33,6 +33,8 @@ function headline(outcome: ReproOutcome): string {
       return '📎 Could you share your data?';
     case 'no_model':
       return 'ℹ️ No model configured';
+    case 'environment_failed':
+      return '⚠️ Environment failure: an import the run needs fails here';
     case 'exit_budget':
       return '⏱️ Stopped: budget spent';
     case 'exit_infra':

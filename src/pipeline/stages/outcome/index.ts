@@ -117,6 +117,8 @@ export function runOutcome(input: {
   confirm: ConfirmResult | null;
   llm: { available: boolean; reason: string };
   infra: string | null;
+  /** A module the run needs that is installed but fails to import (src/pipeline/environment-state.ts). @defaultValue null */
+  environmentFailure?: string | null;
 }): OutcomeDecision {
   const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
   if (rejection)
@@ -203,6 +205,14 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   }
+  // Before "no model" and "not reproduced": nothing here could show the bug while the code it needs fails to import.
+  if (input.environmentFailure)
+    return {
+      status: 'not_reproduced',
+      verdict: 'environment_failed',
+      summary: `Environment failure, not a verdict on the bug: ${input.environmentFailure}.`,
+      needsInfo: [],
+    };
   if (agent.status === 'exit_budget')
     return {
       status: 'exit_budget',
