@@ -364,6 +364,8 @@ async function runStages(
   }
 
   // 6 outcome (publishing is the caller's: the CLI writes files, the App edits its comment)
+  if (lintDone && !lintLanded && !lintAbort.signal.aborted)
+    await deps.progress('publish', 'waiting for pylint, whose findings can change the verdict');
   await lintDone;
   const evidence = finish(null);
   await deps.progress('publish', `${evidence.outcome.status}: ${evidence.outcome.summary}`);

@@ -102,13 +102,29 @@ function symptomText(s: Symptom): string {
 
 /** Text for inline code inside a table cell: one line, no pipes or backticks to break out. */
 function inline(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').replace(/`/g, "'").replace(/\|/g, '/').trim();
+  // A quote marker the reporter pasted with the line ("> loss: nan") is not part of it.
+  const one = text
+    .replace(/\s+/g, ' ')
+    .replace(/`/g, "'")
+    .replace(/\|/g, '/')
+    .trim()
+    .replace(/^(?:>\s*)+/, '');
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
+/** Each symptom once, and each quoted output line once: two symptoms read off the same line quote it once. */
 function listSymptoms(symptoms: Symptom[]): string {
   const unique = symptoms.filter((s, i) => symptoms.findIndex((x) => x.kind === s.kind && x.metric === s.metric) === i);
-  return unique.slice(0, 3).map(symptomText).join('; ');
+  const quoted = new Set<string>();
+  const texts = unique.slice(0, 3).map((s) => {
+    const text = symptomText(s);
+    const line = /`[^`]*`/.exec(text)?.[0];
+    if (!line) return text;
+    if (quoted.has(line)) return text.replace(`: ${line}`, '');
+    quoted.add(line);
+    return text;
+  });
+  return texts.join('; ');
 }
 
 function sawRow(outcome: ReproOutcome): string {
@@ -131,7 +147,8 @@ function showedRow(outcome: ReproOutcome): string {
   if (outcome.observed.length) parts.push(listSymptoms(outcome.observed));
   else parts.push('no error and no metric symptom (the run finished normally)');
   const agree = outcome.match?.compared?.find((c) => c.what !== 'the exception');
-  if (agree) parts.push(`and the line \`${inline(agree.run, 160)}\``);
+  const line = agree ? `\`${inline(agree.run, 160)}\`` : '';
+  if (line && !parts.some((p) => p.includes(line))) parts.push(`and the line ${line}`);
   return parts.join(' ');
 }
 
@@ -216,7 +233,8 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   const who = added ? `, ${added} added by RepGen` : tier === 1 ? ', written by the model' : '';
   const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
   return (
-    `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} ` +
+    // "Reproduction" only for a script that reproduced the bug; any other ran and is shown as what was run.
+    `<details><summary>${verdictOf(outcome) === 'reproduced' ? 'Reproduction script' : 'Script that was run'} (<code>repro.py</code>, ${lines} ` +
     `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`
   );
 }
@@ -312,7 +330,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
     '| | |',
     '|---|---|',
     `| **The reporter saw** | ${tableCell(sawRow(outcome), 600)} |`,
-    `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected, 400) : '_not stated in the report_'} |`,
+    `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected.replace(/^(?:>\s*)+/, ''), 400) : '_not stated in the report_'} |`,
     `| **RepGen's run showed** | ${tableCell(showedRow(outcome), 600)} |`,
   ].join('\n');
   const env = Object.entries(outcome.environment);

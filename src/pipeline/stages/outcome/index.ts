@@ -166,7 +166,7 @@ export function runOutcome(input: {
   if (agent.status === 'reproduced' && agent.final) {
     const kind = agent.final.reading.exception
       ? `${agent.final.reading.exception.type}`
-      : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
+      : [...new Set(agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')))].join(', ') || 'the reported behaviour';
     const how =
       agent.tier === 0
         ? `with the report's own ` +
