@@ -10,6 +10,7 @@ import { readOperatorEnv, type OperatorEnv } from '../src/config/operator-env.js
 import { executorChooser, type ExecutorChooser } from '../src/exec/executor-chooser.js';
 import type { ScriptExecutor } from '../src/exec/types.js';
 import { postFinalWordForFailedJob } from '../src/github/final-word.js';
+import { startLostRunSweeps } from '../src/github/start-lost-run-sweeps.js';
 import { githubIssueSource } from '../src/github/github-issue-source.js';
 import type { InstallationAuth, Octokit } from '../src/github/octokit.js';
 import { finishFailedVerifyJob, processVerifyJob, type RunFixCheck } from '../src/github/process-verify-job.js';
@@ -54,6 +55,8 @@ export async function startReproWorker(
     slotRetryMs?: number;
     workRoots?: readonly string[];
     reapMinAgeMs?: number;
+    /** Tests: how recent a "queued" comment the lost-run sweep leaves alone. @defaultValue 120000 */
+    lostRunGraceMs?: number;
   },
 ): Promise<ReproWorkerHandle> {
   const { appId, privateKey } = appCredentials(env);
@@ -156,10 +159,15 @@ export async function startReproWorker(
   await reap();
   const runFixCheck = wiring.runFixCheck;
   // Fix checks share the queue (same workers, same per-installation fairness) under their own job name.
+  // Jobs this process is running: live even when Redis lost them (the lost-run sweep must not call them lost).
+  const running = new Set<string>();
   const worker = new Worker(
     REPRO_QUEUE,
     (job, token, signal) => {
-      if (job.name !== VERIFY_JOB) return processReproJob(job, token, signal, deps);
+      if (job.name !== VERIFY_JOB) {
+        if (job.id) running.add(job.id);
+        return processReproJob(job, token, signal, deps).finally(() => job.id && running.delete(job.id));
+      }
       if (!runFixCheck) throw new UnrecoverableError('this worker was started without a fix-check runner');
       return processVerifyJob(job, token, signal, { ...deps, runFixCheck });
     },
@@ -201,11 +209,24 @@ export async function startReproWorker(
   });
   await worker.waitUntilReady();
   await events.waitUntilReady();
+  const stopSweeps = startLostRunSweeps(env.REPGEN_LOST_RUN_SWEEP_S * 1000, {
+    appOctokit: async () => (await probot.auth()) as unknown as Octokit,
+    installationOctokit: async (id) => (await probot.auth(id)) as unknown as Octokit,
+    isLive: async (jobId) => {
+      if (running.has(jobId)) return true;
+      const job = await queue.getJob(jobId);
+      return !!job && ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'].includes(await job.getState());
+    },
+    registry,
+    log,
+    ...(wiring.lostRunGraceMs !== undefined ? { graceMs: wiring.lostRunGraceMs } : {}),
+  });
   log.info({ prefix, concurrency: env.REPGEN_WORKER_CONCURRENCY }, 'repro worker started');
 
   let closing: Promise<void> | null = null;
   const close = (graceMs = env.REPGEN_SHUTDOWN_GRACE_S * 1000): Promise<void> => {
     closing ??= (async () => {
+      await stopSweeps();
       await unsubscribe();
       const timer = setTimeout(() => worker.cancelAllJobs(SHUTDOWN_REASON), graceMs);
       await worker.close();

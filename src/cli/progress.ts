@@ -69,7 +69,8 @@ export function stagePrinter(write: (line: string) => void, opts: ProgressOption
     lastLine = clock.now();
   };
   const beat = (): void => {
-    if (current === null || clock.now() - lastLine < heartbeatMs) return;
+    // A stage that said it has nothing to do ("skipped: …") is not doing it still: no heartbeat for it.
+    if (current === null || clock.now() - lastLine < heartbeatMs || /^skipped\b/.test(activity)) return;
     line(current, still(activity));
   };
   const writePending = (): void => {

@@ -10,11 +10,12 @@ runs the pipeline, and edits the issue's progress comment with the result (check
 Also runs fix checks: an issue's confirmed reproduction at a pull request's head ("Fixes #N" or
 /repgen verify), reported as the check run "RepGen fix check (#N)" on the PR.
 SIGTERM/SIGINT: stop taking jobs, let running ones finish for REPGEN_SHUTDOWN_GRACE_S seconds, then
-hand them back to the queue for another worker.
+hand them back to the queue for another worker. At start and every REPGEN_LOST_RUN_SWEEP_S seconds it
+looks for issues left saying "queued" whose job Redis lost (Redis must persist) and says so on each.
 
 environment: APP_ID, PRIVATE_KEY (or PRIVATE_KEY_PATH), REDIS_URL, GHE_HOST, GHE_PROTOCOL,
 REPGEN_QUEUE_PREFIX, REPGEN_WORKER_CONCURRENCY, REPGEN_INSTALLATION_CONCURRENCY, REPGEN_JOB_ATTEMPTS,
-REPGEN_LOCK_MS, REPGEN_STALLED_INTERVAL_MS, REPGEN_MAX_STALLED, REPGEN_WORKDIR, REPGEN_SHUTDOWN_GRACE_S,
+REPGEN_LOCK_MS, REPGEN_STALLED_INTERVAL_MS, REPGEN_MAX_STALLED, REPGEN_LOST_RUN_SWEEP_S, REPGEN_WORKDIR, REPGEN_SHUTDOWN_GRACE_S,
 REPGEN_GITHUB_THROTTLE, plus the pipeline's, executor's and LLM's settings (see README).
 `;
 

@@ -48,6 +48,9 @@ export const AppEnv = z.object({
   REPGEN_STALLED_INTERVAL_MS: doc(Int(500, 3_600_000).default(30_000), {
     description: 'how often workers look for jobs whose worker died',
   }),
+  REPGEN_LOST_RUN_SWEEP_S: doc(Int(0, 86_400).default(600), {
+    description: 'how often the worker looks for issues left saying queued whose job is gone from Redis (0: never); also at start',
+  }),
   REPGEN_MAX_STALLED: doc(Int(0, 20).default(2), { description: 'worker restarts one job survives before it fails' }),
   REPGEN_WORKDIR: doc(z.string().optional(), {
     description: 'where the worker clones repositories (a folder per job; stale ones reaped)',

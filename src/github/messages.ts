@@ -85,3 +85,11 @@ export function finalFailureComment(jobMarker: string, reason: string, attempts:
     `${neutralise(reason.slice(0, 500))}\n\nThis is RepGen's failure, not a verdict on the bug. \`/repgen retry\` runs it again.`
   );
 }
+
+/** The final word of a run the queue lost (its Redis entry gone, e.g. Redis restarted without persistence). */
+export function lostRunComment(jobMarker: string): string {
+  return (
+    `${jobMarker}\n❌ **RepGen** lost this run: its queue entry disappeared (the queue's Redis was reset or restarted ` +
+    'without persistence), so it never finished and nothing more will run. `/repgen` starts it again.'
+  );
+}

@@ -4,6 +4,7 @@ import { onFixCheckRerequested, type FixCheckRerunResult } from './on-fix-check-
 import { loadRepoConfig } from './load-repo-config.js';
 import { badConfigComment } from './messages.js';
 import { CHECK_RUN_NAME } from './publish/issue-publisher.js';
+import { parseReproCheckExternalId } from './publish/repro-check-id.js';
 import type { Octokit } from './octokit.js';
 import { startRun, type HandlerDeps, type StartResult } from './start-run.js';
 import { CheckRunRerequestedEvent, type TriggerEvent } from './webhook-payloads.js';
@@ -12,7 +13,8 @@ export type CheckRunResult = StartResult | FixCheckRerunResult | 'ignored' | 'ma
 
 /**
  * "Re-run" on RepGen's check run runs the reproduction again. The check run's `external_id` is the issue
- * key RepGen wrote (`owner/repo#N`); check runs of other apps, or without that id, are not ours.
+ * key and job RepGen wrote (`owner/repo#N@jobId`, or `owner/repo#N` before); check runs of other apps, or without
+ * that id, are not ours.
  */
 export async function onCheckRunRerequested(
   octokit: Octokit,
@@ -27,10 +29,10 @@ export async function onCheckRunRerequested(
   }
   const event = parsed.data;
   if (event.check_run.external_id?.startsWith('verify:')) return onFixCheckRerequested(octokit, deliveryId, event, deps);
-  const match = /^(.+)\/(.+)#(\d+)$/.exec(event.check_run.external_id ?? '');
+  const match = parseReproCheckExternalId(event.check_run.external_id ?? '');
   if (event.check_run.name !== CHECK_RUN_NAME || !match || isBot(event.sender)) return 'ignored';
-  if (`${match[1]}/${match[2]}` !== event.repository.full_name.toLowerCase()) return 'ignored';
-  const issueNumber = Number(match[3]);
+  if (match.fullName !== event.repository.full_name.toLowerCase()) return 'ignored';
+  const issueNumber = match.issueNumber;
   const trigger: TriggerEvent = {
     installation: event.installation,
     repository: event.repository,

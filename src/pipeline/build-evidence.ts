@@ -4,7 +4,7 @@ import type { CompletedSnippet } from '../agent/tier0.js';
 import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import type { EnvironmentProbe, ReproPlan } from '../plan/index.js';
-import type { ReportResult } from '../report/index.js';
+import { statedExpectation, type ReportResult } from '../report/index.js';
 import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
 import { dropFrameworkNoise } from '../symptoms/framework-output.js';
@@ -90,7 +90,8 @@ export function buildEvidence(
     blockers: plan?.blockers.map((b) => b.what) ?? [],
     notes: run.notes,
     verdict: decision.verdict,
-    reporterExpected: report?.bug.expected ?? '',
+    // Only what the report says: an expectation the deterministic reading assumed is not the reporter's.
+    reporterExpected: statedExpectation(report?.bug.expected ?? ''),
     reportedOutput: report?.reading.lastOutputLine ?? '',
     reportVersions: report?.reading.versions ?? [],
     confirmationRuns: confirm?.runs.map((r) => ({ seed: r.seed, verdict: r.verdict, reasons: r.reasons })) ?? [],

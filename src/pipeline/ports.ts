@@ -66,10 +66,14 @@ export interface RunReport {
   spec: SpecSummary;
 }
 
-/** Where a publisher put the result: file paths, URLs. `gone`: the destination vanished (the issue was deleted). */
+/**
+ * Where a publisher put the result: file paths, URLs. `gone`: the destination vanished (the issue was deleted).
+ * `alreadyEnded`: the run's final word was already out (a second run of the same job), so nothing was posted.
+ */
 export interface Published {
   locations: string[];
   gone?: boolean;
+  alreadyEnded?: boolean;
 }
 
 /** A run that ended without a result; the publisher says so where its result would have gone. */

@@ -32,9 +32,9 @@ import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
 import type { ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
-import { projectImportFailure } from './environment-state.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
 import type { ReproDeps, ReproInput } from './ports.js';
+import { environmentState, projectImportFailure } from './environment-state.js';
 
 export type { ReproEvidence } from './build-evidence.js';
 
@@ -99,6 +99,7 @@ async function runStages(
   let confirm: ConfirmResult | null = null;
   let infra: string | null = null;
   let envFailure: string | null = null;
+  let environmentFailure: string | null = null;
   let context: ReproEvidence['context'] = null;
   let environment: Record<string, string> = { executor: deps.executor.name };
 
@@ -115,6 +116,7 @@ async function runStages(
         llm: { available: deps.llm !== null, reason: llmReason },
         infra,
         envFailure,
+        environmentFailure,
       }),
       { usage, environment, notes, durationMs: now() - started },
     );
@@ -132,6 +134,7 @@ async function runStages(
       llm: { available: deps.llm !== null, reason: llmReason },
       infra,
       envFailure,
+      environmentFailure,
     };
     if (staticFindingsCanMatter(decisionInput)) return;
     lintAbort.abort();
@@ -263,13 +266,12 @@ async function runStages(
       }
     : probed.probe;
   environment = environmentRecord(probe, deps.executor.name);
+  // Tier 1's prompt shows the environment: the model learns whether the project imports as the report uses it.
+  const envState = environmentState(probe, input.workspace);
+  environmentFailure = envState.failure;
+  if (envState.projectLine) environment.project = envState.projectLine;
+  // The project's own import fails where the report shows no such failure: no run here can show the bug.
   envFailure = projectImportFailure(probe, projectPackages, report.reading.expected);
-  // Tier 1's prompt shows the environment: the model learns the project is importable as the report uses it.
-  if (input.workspace)
-    environment.project = envFailure
-      ? `${input.workspace.project ?? 'the repository'}: does not import here (${envFailure})`
-      : `${input.workspace.project ?? 'the repository'}: importable as installed (the checkout is on ` +
-        `PYTHONPATH, read-only); import it as the report does`;
   if (envFailure) {
     await deps.progress('plan', `the project does not import in this environment: ${envFailure}`);
     skipLintIfMoot();
@@ -375,6 +377,8 @@ async function runStages(
   }
 
   // 6 outcome (publishing is the caller's: the CLI writes files, the App edits its comment)
+  if (lintDone && !lintLanded && !lintAbort.signal.aborted)
+    await deps.progress('publish', 'waiting for pylint, whose findings can change the verdict');
   await lintDone;
   const evidence = finish(null);
   await deps.progress('publish', `${evidence.outcome.status}: ${evidence.outcome.summary}`);

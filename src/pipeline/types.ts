@@ -22,7 +22,8 @@ export { AttemptOutcome, AttemptRecord } from '../agent/types.js';
 
 /**
  * The headline verdict of a run, finer than the exit status (docs/verdicts.md): a flaky reproduction and a
- * reproduced pattern end `not_reproduced`; a report needing its own data, `needs_info`; no model, `not_reproduced`.
+ * reproduced pattern end `not_reproduced`; a report needing its own data, `needs_info`; no model, `not_reproduced`;
+ * a project or dependency that fails to import here (environment_failed), `not_reproduced`.
  */
 export const Verdict = z.enum([
   'reproduced',
@@ -32,9 +33,9 @@ export const Verdict = z.enum([
   'needs_info',
   'needs_data',
   'no_model',
+  'environment_failed',
   'exit_budget',
   'exit_infra',
-  'environment_failed',
 ]);
 export type Verdict = z.infer<typeof Verdict>;
 

@@ -1,6 +1,7 @@
 import type { AttemptOutcome, ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
-import type { Symptom, SymptomKind } from '../symptoms/types.js';
+import type { Symptom } from '../symptoms/types.js';
 import { bisectSection } from './bisect-section.js';
+import { SYMPTOM_NAMES } from './symptom-names.js';
 import { metricChart } from './metric-chart.js';
 import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 
@@ -33,12 +34,14 @@ function headline(outcome: ReproOutcome): string {
       return '📎 Could you share your data?';
     case 'no_model':
       return 'ℹ️ No model configured';
+    case 'environment_failed':
+      return outcome.env?.failure
+        ? '🧰 The project’s environment could not be built'
+        : '⚠️ Environment failure: an import the run needs fails here';
     case 'exit_budget':
       return '⏱️ Stopped: budget spent';
     case 'exit_infra':
       return '⚠️ Stopped: infrastructure problem';
-    case 'environment_failed':
-      return '🧰 The project’s environment could not be built';
     default:
       return '❌ Not reproduced';
   }
@@ -48,34 +51,7 @@ export function verdictOf(outcome: ReproOutcome): Verdict {
   return outcome.verdict ?? (outcome.status === 'exit_env' ? 'environment_failed' : outcome.status);
 }
 
-/** Plain-English names of the symptom kinds: the comment never shows internal ids. */
-export const SYMPTOM_NAMES: Record<SymptomKind, string> = {
-  shape_mismatch: 'a shape mismatch',
-  dtype_mismatch: 'a dtype mismatch',
-  device_mismatch: 'a CPU/GPU device mismatch',
-  cuda_unavailable: 'CUDA not available',
-  out_of_memory: 'out of memory',
-  import_error: 'a failed import',
-  api_error: 'an API error (a missing attribute or a removed call)',
-  value_error: 'a value error',
-  index_error: 'an index error',
-  type_error: 'a type error',
-  key_error: 'a missing key',
-  cuda_device_assert: 'a CUDA device-side assert',
-  other_crash: 'a crash',
-  nan_inf: 'NaN or infinite values',
-  loss_not_decreasing: 'a loss that does not decrease',
-  loss_diverging: 'a loss that grows',
-  accuracy_at_chance: 'accuracy stuck at chance',
-  accuracy_stuck: 'accuracy that does not move',
-  constant_predictions: 'the same prediction for every input',
-  exploding_gradients: 'exploding gradients',
-  vanishing_gradients: 'vanishing gradients',
-  wrong_values: 'wrong values',
-  slow_step: 'steps that get slower',
-  memory_growth: 'memory that keeps growing',
-  timeout: 'a hang (the run timed out)',
-};
+export { SYMPTOM_NAMES } from './symptom-names.js';
 
 /** Attempt outcomes in words. */
 const ATTEMPT_NAMES: Record<AttemptOutcome, string> = {
@@ -102,13 +78,29 @@ function symptomText(s: Symptom): string {
 
 /** Text for inline code inside a table cell: one line, no pipes or backticks to break out. */
 function inline(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').replace(/`/g, "'").replace(/\|/g, '/').trim();
+  // A quote marker the reporter pasted with the line ("> loss: nan") is not part of it.
+  const one = text
+    .replace(/\s+/g, ' ')
+    .replace(/`/g, "'")
+    .replace(/\|/g, '/')
+    .trim()
+    .replace(/^(?:>\s*)+/, '');
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
+/** Each symptom once, and each quoted output line once: two symptoms read off the same line quote it once. */
 function listSymptoms(symptoms: Symptom[]): string {
   const unique = symptoms.filter((s, i) => symptoms.findIndex((x) => x.kind === s.kind && x.metric === s.metric) === i);
-  return unique.slice(0, 3).map(symptomText).join('; ');
+  const quoted = new Set<string>();
+  const texts = unique.slice(0, 3).map((s) => {
+    const text = symptomText(s);
+    const line = /`[^`]*`/.exec(text)?.[0];
+    if (!line) return text;
+    if (quoted.has(line)) return text.replace(`: ${line}`, '');
+    quoted.add(line);
+    return text;
+  });
+  return texts.join('; ');
 }
 
 function sawRow(outcome: ReproOutcome): string {
@@ -131,7 +123,8 @@ function showedRow(outcome: ReproOutcome): string {
   if (outcome.observed.length) parts.push(listSymptoms(outcome.observed));
   else parts.push('no error and no metric symptom (the run finished normally)');
   const agree = outcome.match?.compared?.find((c) => c.what !== 'the exception');
-  if (agree) parts.push(`and the line \`${inline(agree.run, 160)}\``);
+  const line = agree ? `\`${inline(agree.run, 160)}\`` : '';
+  if (line && !parts.some((p) => p.includes(line))) parts.push(`and the line ${line}`);
   return parts.join(' ');
 }
 
@@ -216,7 +209,8 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   const who = added ? `, ${added} added by RepGen` : tier === 1 ? ', written by the model' : '';
   const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
   return (
-    `<details><summary>Reproduction script (<code>repro.py</code>, ${lines} ` +
+    // "Reproduction" only for a script that reproduced the bug; any other ran and is shown as what was run.
+    `<details><summary>${verdictOf(outcome) === 'reproduced' ? 'Reproduction script' : 'Script that was run'} (<code>repro.py</code>, ${lines} ` +
     `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`
   );
 }
@@ -312,7 +306,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
     '| | |',
     '|---|---|',
     `| **The reporter saw** | ${tableCell(sawRow(outcome), 600)} |`,
-    `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected, 400) : '_not stated in the report_'} |`,
+    `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected.replace(/^(?:>\s*)+/, ''), 400) : '_not stated in the report_'} |`,
     `| **RepGen's run showed** | ${tableCell(showedRow(outcome), 600)} |`,
   ].join('\n');
   const env = Object.entries(outcome.environment);

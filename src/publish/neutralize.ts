@@ -41,8 +41,17 @@ export function fenceFor(code: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
-/** One line of text safe inside a markdown table cell. */
+/** One line of text safe inside a markdown table cell; a cut never leaves a code span open (it closes it). */
 export function tableCell(text: string, max = 300): string {
   const one = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-  return neutralizeMentions(one.length > max ? `${one.slice(0, max - 1)}…` : one);
+  return neutralizeMentions(one.length > max ? cutOutsideCode(one, max) : one);
+}
+
+/** `text` cut to `max` characters with an ellipsis; a code span the cut falls inside is closed after the ellipsis. */
+function cutOutsideCode(text: string, max: number): string {
+  const open = (t: string): boolean => (t.match(/`/g) ?? []).length % 2 === 1;
+  const whole = text.slice(0, Math.max(0, max - 1));
+  if (!open(whole)) return `${whole}…`;
+  const cut = text.slice(0, Math.max(0, max - 2));
+  return open(cut) ? `${cut}…\`` : `${cut}…`;
 }

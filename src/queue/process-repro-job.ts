@@ -25,7 +25,8 @@ import type { RunRegistry } from './run-registry.js';
 /** Why the run's signal fired: a user's cancel, the worker shutting down, or the time cap. */
 export const SHUTDOWN_REASON = 'worker-shutdown';
 
-export type JobStatus = ExitStatus | 'cancelled' | 'issue_gone' | 'bad_ref' | 'pr_opened' | 'no_reproduction';
+/** `already_ended`: the job's final word was out before this run of it could publish (it was handed out twice). */
+export type JobStatus = ExitStatus | 'cancelled' | 'issue_gone' | 'bad_ref' | 'pr_opened' | 'no_reproduction' | 'already_ended';
 export interface JobResult {
   status: JobStatus;
   sha?: string;
@@ -91,6 +92,11 @@ export async function processReproJob(
   const data = parsed.data;
   const jobId = job.id ?? 'unknown';
   const log = deps.log;
+  // A job whose lock was lost (Redis away longer than REPGEN_LOCK_MS) is handed out again after it ended: nothing to do.
+  if (await deps.registry.hasFinalWord(jobId)) {
+    log.warn({ jobId }, 'job already ended (its final word is posted); not run again');
+    return { status: 'already_ended' };
+  }
   if (!(await deps.slots.acquire(data.installationId, jobId))) {
     // Fairness between installations: wait without spending an attempt.
     await job.moveToDelayed(Date.now() + (deps.slotRetryMs ?? 5000), token);
@@ -147,6 +153,7 @@ export async function processReproJob(
       runSignal,
     );
     if (result.published.gone || publisher.isGone) return await gone();
+    if (result.published.alreadyEnded) return { status: 'already_ended' };
     const url = result.published.locations.find((l) => /\/pull\/\d+$/.test(l));
     return {
       status: result.evidence.outcome.status,

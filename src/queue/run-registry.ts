@@ -107,7 +107,24 @@ export class RunRegistry {
 
   /** True for the one caller that gets to post a job's final word (worker event, stall handler, processor). */
   async claimFinalWord(jobId: string): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}:final:${jobId}`, '1', 'EX', 7 * 86_400, 'NX')) === 'OK';
+    return (await this.redis.set(this.finalKey(jobId), '1', 'EX', 7 * 86_400, 'NX')) === 'OK';
+  }
+
+  /**
+   * Whether a job's final word is already claimed: a second run of the same job (its lock lost while Redis was
+   * unreachable, so the stalled checker handed it out again) ends here instead of publishing twice.
+   */
+  async hasFinalWord(jobId: string): Promise<boolean> {
+    return (await this.redis.exists(this.finalKey(jobId))) === 1;
+  }
+
+  /** Gives a claim back when the post it was for failed, so a retry of the job can still post it. */
+  async releaseFinalWord(jobId: string): Promise<void> {
+    await this.redis.del(this.finalKey(jobId));
+  }
+
+  private finalKey(jobId: string): string {
+    return `${this.prefix}:final:${jobId}`;
   }
 
   private activeKey(issue: string): string {

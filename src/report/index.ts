@@ -9,7 +9,7 @@ import type { IssueInput, ReportResult } from './types.js';
 
 export * from './types.js';
 export { extractFacts } from './extract-facts.js';
-export { deterministicBugReport } from './restructure.js';
+export { deterministicBugReport, statedExpectation } from './restructure.js';
 
 export interface ReportSettings {
   /** Characters of the issue read; the rest is cut (and the cut is said). @defaultValue 200000 */

@@ -9,6 +9,21 @@ import { BugReport, LlmBugReport, type ReportFacts } from './types.js';
 const NOT_STATED = /^(?:not (?:stated|specified|given|provided|mentioned|shown)|unknown|unspecified|n\/a|none|null|-|)\.?$/i;
 const EXPECTATION = /\b(?:expect(?:ed|ing)?|should|supposed to|instead of|would like)\b/i;
 
+/**
+ * What the deterministic report assumes the reporter expected when the report says nothing: a guide for tier 1's
+ * prompt, never the reporter's words, so the comment must not quote it as "They expected" ({@link statedExpectation}).
+ */
+export const INFERRED_EXPECTATION = {
+  crash: 'the code runs without raising this error',
+  silent: 'training behaves normally (the metrics improve)',
+} as const;
+
+/** The expectation as the report states it, '' when it was only assumed (or not stated at all). Pure. */
+export function statedExpectation(expected: string): string {
+  const e = expected.trim();
+  return NOT_STATED.test(e) || Object.values(INFERRED_EXPECTATION).some((x) => x === e) ? '' : e;
+}
+
 /** The deterministic BugReport: built from the reading and facts alone (no model). Pure. */
 export function deterministicBugReport(title: string, body: string, reading: ReportReading, facts: ReportFacts): BugReport {
   const prose = body.replace(/```[\s\S]*?```/g, ' ');
@@ -25,13 +40,7 @@ export function deterministicBugReport(title: string, body: string, reading: Rep
         .join('\n')
     : reading.outputText.trim().slice(0, 500) || 'not stated';
   const said = sentences.find((s) => EXPECTATION.test(s));
-  const expected =
-    said ??
-    (crash
-      ? 'the code runs without raising this error'
-      : reading.expected.length
-        ? 'training behaves normally (the metrics improve)'
-        : 'not stated');
+  const expected = said ?? (crash ? INFERRED_EXPECTATION.crash : reading.expected.length ? INFERRED_EXPECTATION.silent : 'not stated');
   const steps: string[] = [];
   for (const m of prose.matchAll(/^\s*(?:\d+[.)]|[-*])\s+(.{5,200})$/gm)) if (steps.length < 8) steps.push((m[1] ?? '').trim());
   if (facts.pythonBlocks.length)

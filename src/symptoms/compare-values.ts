@@ -79,6 +79,24 @@ function assigned(code: string, name: string): boolean {
   );
 }
 
+/**
+ * Whether `name` is a parameter of a function the code itself calls: then its value is whatever the call passes,
+ * which the code builds (or which is checked under its own name), not an object only the reporter has.
+ */
+function parameterOfCalledFunction(code: string, name: string): boolean {
+  for (const m of code.matchAll(/\bdef\s+(\w+)\s*\(([^)]*)\)/g)) {
+    const params = (m[2] ?? '').split(',').map((p) =>
+      p
+        .replace(/[:=][\s\S]*$/, '')
+        .replace(/^\s*\*{0,2}/, '')
+        .trim(),
+    );
+    const rest = code.slice(0, m.index) + code.slice((m.index ?? 0) + m[0].length);
+    if (params.includes(name) && new RegExp(`(?<![\\w.])${m[1]}\\s*\\(`).test(rest)) return true;
+  }
+  return false;
+}
+
 /** Whether the report's printed values are determined by its code, and why, in words. */
 export function valueBasis(report: ReportReading): { basis: ValueBasis; why: string } {
   const code = report.codeBlocks.map((b) => b.code).join('\n');
@@ -86,7 +104,9 @@ export function valueBasis(report: ReportReading): { basis: ValueBasis; why: str
   const data = OUTSIDE_DATA.exec(code);
   if (data)
     return { basis: 'random_state', why: `the values come from data or weights only the reporter has (\`${clip(data[0].trim(), 60)}\`)` };
-  const undefinedNames = OUTSIDE_OBJECTS.filter((n) => new RegExp(`\\b${n}\\b`).test(code) && !assigned(code, n));
+  const undefinedNames = OUTSIDE_OBJECTS.filter(
+    (n) => new RegExp(`\\b${n}\\b`).test(code) && !assigned(code, n) && !parameterOfCalledFunction(code, n),
+  );
   if (undefinedNames.length) {
     return {
       basis: 'random_state',

@@ -84,6 +84,22 @@ describe('stagePrinter', () => {
     expect(lines).toHaveLength(3);
   });
 
+  it('a stage that has nothing to do ("skipped: …") gets no "still skipped" heartbeat; what runs next is said', () => {
+    const clock = fakeClock();
+    const lines: string[] = [];
+    const p = stagePrinter((l) => lines.push(l), { clock });
+    p.progress('confirm', 'skipped: nothing reproduced');
+    clock.advance(30_000);
+    expect(lines.join('\n')).not.toMatch(/still skipped/);
+    p.progress('publish', 'waiting for pylint, whose findings can change the verdict');
+    clock.advance(10_000);
+    expect(lines).toEqual([
+      '[confirm 30 s] skipped: nothing reproduced',
+      '[publish 10 s] still waiting for pylint, whose findings can change the verdict…',
+    ]);
+    p.flush();
+  });
+
   it("agent: each attempt's line as it ends, the heartbeat names the candidates running, and no activity is printed as a result", () => {
     const clock = fakeClock();
     const lines: string[] = [];

@@ -19,6 +19,7 @@ export interface FakeComment {
   body: string;
   html_url: string;
   user: { login: string; type: string };
+  updated_at: string;
 }
 
 export interface FakeGithubOptions {
@@ -85,6 +86,22 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
         repository_selection: 'all',
       });
     }
+    // The lost-run sweep: installation 1 holds every repository a comment was posted in.
+    if (method === 'GET' && path === '/app/installations') return send(res, 200, [{ id: 1, account: { login: 'Codertocat' } }]);
+    if (method === 'GET' && path === '/installation/repositories') {
+      const names = [...new Set([...comments.values()].map((c) => /github\.com\/([^/]+\/[^/]+)\/issues/.exec(c.html_url)?.[1] ?? ''))];
+      const repositories = names.filter(Boolean).map((n) => ({ name: n.split('/')[1], full_name: n, owner: { login: n.split('/')[0] } }));
+      return send(res, 200, { total_count: repositories.length, repositories });
+    }
+    if (method === 'GET' && (m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/issues\/comments$/))) {
+      const since = url.searchParams.get('since') ?? '';
+      const prefix = `https://github.com/${m[1]}/${m[2]}/issues/`;
+      return send(
+        res,
+        200,
+        [...comments.values()].filter((c) => c.html_url.startsWith(prefix) && !deleted.has(c.issue) && c.updated_at >= since),
+      );
+    }
     if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/collaborators\/([^/]+)\/permission$/))) {
       const role = options.roles?.[m[1] ?? ''];
       if (!role) return notFound(res);
@@ -136,14 +153,22 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
           body: String(body?.body ?? ''),
           html_url: `https://github.com/${m[1]}/${m[2]}/issues/${n}#issuecomment-${id}`,
           user: { login: 'repgen[bot]', type: 'Bot' },
+          updated_at: new Date().toISOString(),
         };
         comments.set(id, c);
         return send(res, 201, c);
       }
       if (method === 'POST' && rest === '/reactions') return send(res, 201, { id: nextId++, content: body?.content });
+      if (method === 'GET' && rest === '/labels')
+        return send(
+          res,
+          200,
+          (labels.get(n) ?? []).map((name) => ({ name })),
+        );
       if (method === 'POST' && rest === '/labels') {
         const list = labels.get(n) ?? [];
-        list.push(...((body?.labels as string[]) ?? []));
+        // As GitHub does: a label the issue already has is not added again.
+        list.push(...((body?.labels as string[]) ?? []).filter((l) => !list.includes(l)));
         labels.set(n, list);
         return send(
           res,
@@ -159,8 +184,14 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       if (method === 'PATCH') {
         if (!c || deleted.has(c.issue)) return notFound(res);
         c.body = String(body?.body ?? '');
+        c.updated_at = new Date().toISOString();
         return send(res, 200, c);
       }
+    }
+    if (method === 'GET' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/commits\/([^/]+)\/check-runs$/))) {
+      const name = url.searchParams.get('check_name');
+      const runs = checkRuns.filter((c) => c.head_sha === m?.[1] && (!name || c.name === name));
+      return send(res, 200, { total_count: runs.length, check_runs: runs });
     }
     if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/check-runs$/.test(path)) {
       const run = { id: nextId++, ...body };

@@ -1,62 +1,80 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectImportFailure } from '../../src/pipeline/environment-state.js';
-import { runOutcome } from '../../src/pipeline/stages/outcome/index.js';
-import type { EnvironmentProbe } from '../../src/plan/index.js';
-import type { Symptom } from '../../src/symptoms/types.js';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { silentLogger } from '../../src/log.js';
+import { environmentState } from '../../src/pipeline/environment-state.js';
+import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
+import { ReproSettings } from '../../src/pipeline/settings.js';
+import { buildResultComment } from '../../src/publish/build-result-comment.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
 
-const probe = (importErrors: Record<string, string>): EnvironmentProbe =>
-  ({
-    python: '3.11.2',
-    executable: '/env/bin/python',
-    platform: 'linux',
-    cuda: false,
-    cudaVersion: null,
-    modules: {},
-    importErrors,
-  }) as EnvironmentProbe;
-const crash = (type: string, kind: Symptom['kind'] = 'other_crash'): Symptom => ({
-  kind,
-  category: 'crash',
-  evidence: type,
-  exception: { type, message: 'm' },
+// Issue 25, item 7: a project that fails to import is an environment failure, said once: the headline, the summary
+// and the Environment line agree (never "No model configured" over it, never "importable as installed").
+
+const FAILED = "AttributeError: module 'numpy' has no attribute 'float'";
+
+describe('environmentState', () => {
+  it('a project package that fails to import: a failure, and the project line says it fails to import', () => {
+    const s = environmentState({ importErrors: { fairseq: FAILED } }, { project: 'fairseq @ 0123abcd', packages: ['fairseq'] });
+    expect(s.failure).toBe(`the project \`fairseq\` is installed but fails to import (${FAILED})`);
+    expect(s.projectLine).toMatch(/^fairseq @ 0123abcd: fails to import here \(fairseq: AttributeError/);
+    expect(s.projectLine).not.toContain('importable');
+  });
+
+  it('a dependency installed but broken is a failure too; a clean probe is none and the project imports', () => {
+    expect(environmentState({ importErrors: { apex: 'ImportError: libcudart.so.11' } }, null).failure).toMatch(/^the dependency `apex`/);
+    const clean = environmentState({ importErrors: {} }, { project: 'p', packages: ['p'] });
+    expect(clean).toMatchObject({ failed: [], failure: null });
+    expect(clean.projectLine).toMatch(/^p: importable as installed/);
+  });
 });
 
-describe("the project's import failing is the environment's failure (issue 27 item 5)", () => {
-  const torchvision = 'RuntimeError: operator torchvision::nms does not exist';
-
-  it('names the package and its error when the report shows another bug', () => {
-    const why = projectImportFailure(
-      probe({ timm: torchvision }),
-      new Set(['timm']),
-      [crash('RuntimeError', 'shape_mismatch')].slice(0, 0),
+describe('a run whose project fails to import', () => {
+  it('headlines an environment failure (not "No model configured") and never calls the project importable', async () => {
+    const executor = new FakeExecutor((req) =>
+      req.entry === 'probe.py'
+        ? {
+            stdout: `REPGEN_PROBE ${JSON.stringify({
+              python: '3.11.2',
+              executable: '/usr/bin/python3',
+              platform: 'Linux',
+              modules: { torch: '2.1.0', fairseq: null },
+              importErrors: { fairseq: FAILED },
+              cuda: false,
+              cudaVersion: null,
+            })}\n`,
+          }
+        : { stderr: `Traceback (most recent call last):\n  File "repro.py", line 1, in <module>\n${FAILED}\n`, exitCode: 1 },
     );
-    expect(why).toBe(`\`import timm\` fails: ${torchvision}`);
-  });
-
-  it('lets the run go on when the report shows an import failure or the same exception: that may be the bug', () => {
-    expect(
-      projectImportFailure(probe({ timm: 'ImportError: cannot import name x' }), new Set(['timm']), [crash('ImportError', 'import_error')]),
-    ).toBeNull();
-    expect(projectImportFailure(probe({ timm: torchvision }), new Set(['timm']), [crash('RuntimeError')])).toBeNull();
-    expect(projectImportFailure(probe({}), new Set(['timm']), [])).toBeNull();
-    expect(projectImportFailure(probe({ other: torchvision }), new Set(['timm']), [])).toBeNull();
-  });
-
-  it('ends exit_env / environment_failed, never "not reproduced" or needs-info', () => {
-    const d = runOutcome({
-      rejection: null,
-      report: { reading: { expected: [] } } as never,
-      plan: null,
-      snippet: null,
-      agent: null,
-      confirm: null,
-      llm: { available: false, reason: 'none' },
-      infra: null,
-      envFailure: `\`import timm\` fails: ${torchvision}`,
-    });
-    expect(d.status).toBe('exit_env');
-    expect(d.verdict).toBe('environment_failed');
-    expect(d.summary).toContain('torchvision::nms');
-    expect(d.needsInfo).toEqual([]);
+    const body =
+      '# TypeError in the trainer\n\n```python\nimport torch\nimport fairseq\nout = model(torch.zeros(2))\n```\n\n```\nTypeError: cannot unpack non-iterable NoneType object\n```\n\ntorch==2.1.0\n';
+    const hostPath = mkdtempSync(join(tmpdir(), 'repgen-envstate-'));
+    const ev = await runReproWithEvidence(
+      {
+        issue: { title: '', body },
+        settings: ReproSettings.parse({ pylint: false, confirmRuns: 0 }),
+        workspace: { hostPath, project: 'fairseq @ 0123abcd', packages: ['fairseq'] },
+      },
+      {
+        executor,
+        llm: null,
+        llmReason: 'no LLM: chosen with --llm none',
+        checker: createPyflakesChecker({ pylint: false }),
+        log: silentLogger,
+        progress: () => undefined,
+      },
+    );
+    // The project's own import fails and the report shows no such failure: the run stops there, exit_env.
+    expect(ev.outcome).toMatchObject({ status: 'exit_env', verdict: 'environment_failed' });
+    expect(ev.outcome.summary).toMatch(
+      /^The project does not import in this environment, so no run could show the bug: `import fairseq` fails/,
+    );
+    const comment = buildResultComment(ev.outcome);
+    expect(comment).toContain('### RepGen: ⚠️ Environment failure');
+    expect(comment).not.toContain('No model configured');
+    expect(comment).not.toContain('importable as installed');
+    expect(comment).toMatch(/\*\*Environment:\*\*.*fails to import here/);
   });
 });

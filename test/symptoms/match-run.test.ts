@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { matchRun, readReport, readRun } from '../../src/symptoms/index.js';
+import { valueBasis } from '../../src/symptoms/compare-values.js';
 
 const crashIssue = [
   '# shapes',
@@ -273,6 +274,23 @@ describe("matchRun: silent-bug values, determined vs the reporter's random state
     expect(m.verdict).toBe('partial');
     expect(m.patternOnly).toBeUndefined();
     expect(m.compared?.[0]?.note).toMatch(/the pattern differs \(the report shows a chance-level loss \(ln k\)\)/);
+  });
+
+  it('so-063 shaped: parameters of a function the snippet calls with what it builds are not "never built" (issue 25)', () => {
+    const code = [
+      'import torch',
+      'def softmax_loss(network, labels):',
+      '    logits = network(torch.ones(4, 3))',
+      '    p = torch.exp(logits) / torch.exp(logits).sum()',
+      '    return -(p[range(4), labels]).log().mean()',
+      'torch.manual_seed(0)',
+      'net = torch.nn.Linear(3, 3)',
+      'y = torch.tensor([0, 1, 2, 0])',
+      'print("loss", softmax_loss(net, y))',
+    ].join('\n');
+    const basis = valueBasis(issue(code, 'loss 2.4849'));
+    expect(basis.why).not.toMatch(/never builds/);
+    expect(basis).toMatchObject({ basis: 'determined' });
   });
 
   it("the unseeded model or data of a snippet that never builds them is the reporter's: `model` as a parameter does not count as built", () => {

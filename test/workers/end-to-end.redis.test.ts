@@ -76,7 +76,7 @@ describe('end to end', { timeout: 240_000 }, () => {
     expect(body).toContain('✅ Reproduced (2 of 2 seeded runs)');
     expect(body).toMatch(/RuntimeError: mat1 and mat2 shapes cannot be multiplied \(4x3 and 5x2\)/);
     expect(body).toContain('nn.Linear(5, 2)');
-    const check = h.gh.checkRuns.find((c) => c.external_id === `codertocat/hello-world#${ISSUE}`);
+    const check = h.gh.checkRuns.find((c) => String(c.external_id).startsWith(`codertocat/hello-world#${ISSUE}@`));
     expect(check).toMatchObject({ name: 'RepGen reproduction', head_sha: repo.sha, conclusion: 'success' });
     expect(h.gh.labels.get(ISSUE)).toEqual(['repro:confirmed']);
     // Progress was edited in place along the way: more than one PATCH of the same comment before the result.

@@ -57,6 +57,7 @@ export interface WorkerExtras {
   runFixCheck?: RunFixCheck;
   workRoots?: string[];
   reapMinAgeMs?: number;
+  lostRunGraceMs?: number;
   executor?: ScriptExecutor;
   llm?: LlmClient | null;
   buildContext?: BuildContextFn | null;

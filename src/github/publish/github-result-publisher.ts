@@ -10,6 +10,7 @@ import { cancelledComment, finalFailureComment, progressMarker } from '../messag
 import { httpStatus, type Octokit } from '../octokit.js';
 import type { IssuePublisher } from './issue-publisher.js';
 import { openReproPr } from './open-repro-pr.js';
+import { reproCheckExternalId } from './repro-check-id.js';
 
 const STAGES: readonly StageName[] = ['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish'];
 
@@ -35,14 +36,17 @@ export interface GitHubResultPublisherOptions {
 }
 
 /**
- * The GitHub side of a run. Every end claims the final word before posting it, so a retry or the queue's
- * failure listener can never post a second one; the issue's lock is released as soon as the final word is out.
+ * The GitHub side of a run. Every end claims the final word before posting it, so a retry, a second run of the
+ * same job or the queue's failure listener can never post a second one (nor edit progress over it); the issue's
+ * lock is released as soon as the final word is out. The check run and labels are keyed by the job: a second
+ * completion edits the check run and adds no label twice.
  * After the final word nothing may fail the publish (a retry would rerun the whole pipeline): the check run,
  * labels and PR are attempted once each, and a failure is logged and said in the comment.
  */
 export class GitHubResultPublisher implements ResultPublisher {
   private readonly stages: StageProgress[] = STAGES.map((stage) => ({ stage, state: 'pending' }));
   private readonly marker: string;
+  private finalSeen = false;
 
   constructor(private readonly o: GitHubResultPublisherOptions) {
     this.marker = progressMarker(o.jobId);
@@ -53,6 +57,8 @@ export class GitHubResultPublisher implements ResultPublisher {
   }
 
   async progress(stage: StageName, message: string): Promise<void> {
+    // A second run of a job whose final word is out must not turn the result back into a progress list.
+    if (await this.ended()) return;
     for (const s of this.stages) if (s.state === 'running') s.state = 'done';
     const current = this.stages.find((s) => s.stage === stage);
     if (current) Object.assign(current, { state: 'running', note: message });
@@ -80,8 +86,20 @@ export class GitHubResultPublisher implements ResultPublisher {
         at: Date.now(),
       });
     }
-    if (!(await pub.final(body))) return { locations: [], gone: true };
-    await registry.claimFinalWord(jobId);
+    // Claimed before posting: of two runs of one job (its lock lost while Redis was away), only one publishes.
+    if (!(await registry.claimFinalWord(jobId))) {
+      log.warn({ jobId }, 'final word already posted by another run of this job; nothing published');
+      return { locations: [], alreadyEnded: true };
+    }
+    let posted: boolean;
+    try {
+      posted = await pub.final(body);
+    } catch (err) {
+      // Not posted: give the claim back so the retry this failure causes can post it.
+      await registry.releaseFinalWord(jobId).catch(() => undefined);
+      throw err;
+    }
+    if (!posted) return { locations: [], gone: true };
     // The issue is free as soon as its final word is out; the check run and labels below need no lock.
     await registry.releaseIssue(key, jobId);
     const extras: string[] = [];
@@ -100,7 +118,7 @@ export class GitHubResultPublisher implements ResultPublisher {
         title: outcome.status === 'reproduced' ? 'Bug reproduced' : `RepGen: ${outcome.status.replace('_', ' ')}`,
         summary: body.replace(this.marker, '').trim(),
         detailsUrl: data.commentUrl,
-        externalId: key,
+        externalId: reproCheckExternalId(key, jobId),
       }),
     );
     if (outcome.status === 'reproduced') await attempt('add the repro:confirmed label', () => pub.addLabels(['repro:confirmed']));
@@ -148,6 +166,7 @@ export class GitHubResultPublisher implements ResultPublisher {
       }
       case 'failed':
         if (end.retrying) {
+          if (await this.ended()) return;
           await this.o.pub
             .progress(
               `${this.marker}\n⚠️ **RepGen** attempt ${end.attempt} of ${end.attempts} failed (${end.reason.slice(0, 300)}); ` +
@@ -210,6 +229,12 @@ export class GitHubResultPublisher implements ResultPublisher {
       issueUrl: data.issueUrl,
       ...p,
     });
+  }
+
+  /** Whether this job's final word is out (checked in Redis until it is, then remembered). */
+  private async ended(): Promise<boolean> {
+    this.finalSeen ||= await this.o.registry.hasFinalWord(this.o.jobId).catch(() => false);
+    return this.finalSeen;
   }
 
   /** Posts `body` as the final word if nobody has yet, and frees the issue. */

@@ -62,13 +62,24 @@ export class IssuePublisher {
     }
   }
 
+  /** Adds the labels the issue does not have yet: a second completion of the same job adds nothing. */
   async addLabels(labels: string[]): Promise<void> {
     if (!labels.length || this.gone) return;
     const { owner, repo, issueNumber } = this.options;
-    await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issueNumber, labels });
+    const has = await this.octokit.paginate(this.octokit.rest.issues.listLabelsOnIssue, {
+      owner,
+      repo,
+      issue_number: issueNumber,
+      per_page: 100,
+    });
+    const missing = labels.filter((l) => !has.some((h) => h.name.toLowerCase() === l.toLowerCase()));
+    if (missing.length) await this.octokit.rest.issues.addLabels({ owner, repo, issue_number: issueNumber, labels: missing });
   }
 
-  /** The check run "RepGen reproduction" on the commit that was tested. */
+  /**
+   * The check run "RepGen reproduction" on the commit that was tested, one per `externalId`: when a check run with
+   * that id is already on the commit (the same job completed before), it is edited, never added again.
+   */
   async checkRun(run: {
     headSha: string;
     conclusion: 'success' | 'neutral' | 'failure' | 'action_required' | 'cancelled';
@@ -78,18 +89,28 @@ export class IssuePublisher {
     externalId: string;
   }): Promise<void> {
     const { owner, repo, secrets } = this.options;
-    await this.octokit.rest.checks.create({
+    const fields = {
       owner,
       repo,
       name: CHECK_RUN_NAME,
-      head_sha: run.headSha,
-      status: 'completed',
+      status: 'completed' as const,
       conclusion: run.conclusion,
       details_url: run.detailsUrl,
       external_id: run.externalId,
       completed_at: new Date().toISOString(),
       output: { title: run.title.slice(0, 250), summary: redactSecrets(run.summary, secrets).slice(0, 65_000) },
+    };
+    const existing = await this.octokit.paginate(this.octokit.rest.checks.listForRef, {
+      owner,
+      repo,
+      ref: run.headSha,
+      check_name: CHECK_RUN_NAME,
+      filter: 'all',
+      per_page: 100,
     });
+    const same = existing.find((c) => c.external_id === run.externalId);
+    if (same) await this.octokit.rest.checks.update({ ...fields, check_run_id: same.id });
+    else await this.octokit.rest.checks.create({ ...fields, head_sha: run.headSha });
   }
 
   private async drain(): Promise<void> {

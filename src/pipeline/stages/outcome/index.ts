@@ -119,6 +119,8 @@ export function runOutcome(input: {
   infra: string | null;
   /** The project does not import in the run's interpreter (src/pipeline/environment-state.ts). @defaultValue null */
   envFailure?: string | null;
+  /** A module the run needs that is installed but fails to import (src/pipeline/environment-state.ts). @defaultValue null */
+  environmentFailure?: string | null;
 }): OutcomeDecision {
   const { rejection, report, plan, snippet, agent, confirm, llm, infra } = input;
   if (rejection)
@@ -175,7 +177,7 @@ export function runOutcome(input: {
   if (agent.status === 'reproduced' && agent.final) {
     const kind = agent.final.reading.exception
       ? `${agent.final.reading.exception.type}`
-      : agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')).join(', ') || 'the reported behaviour';
+      : [...new Set(agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')))].join(', ') || 'the reported behaviour';
     const how =
       agent.tier === 0
         ? `with the report's own ` +
@@ -214,6 +216,14 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   }
+  // Before "no model" and "not reproduced": nothing here could show the bug while the code it needs fails to import.
+  if (input.environmentFailure)
+    return {
+      status: 'not_reproduced',
+      verdict: 'environment_failed',
+      summary: `Environment failure, not a verdict on the bug: ${input.environmentFailure}.`,
+      needsInfo: [],
+    };
   if (agent.status === 'exit_budget')
     return {
       status: 'exit_budget',

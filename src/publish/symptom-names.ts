@@ -1,0 +1,30 @@
+import type { SymptomKind } from '../symptoms/types.js';
+
+/** Plain-English names of the symptom kinds: the comment never shows internal ids. */
+export const SYMPTOM_NAMES: Record<SymptomKind, string> = {
+  shape_mismatch: 'a shape mismatch',
+  dtype_mismatch: 'a dtype mismatch',
+  device_mismatch: 'a CPU/GPU device mismatch',
+  cuda_unavailable: 'CUDA not available',
+  out_of_memory: 'out of memory',
+  import_error: 'a failed import',
+  api_error: 'an API error (a missing attribute or a removed call)',
+  value_error: 'a value error',
+  index_error: 'an index error',
+  type_error: 'a type error',
+  key_error: 'a missing key',
+  cuda_device_assert: 'a CUDA device-side assert',
+  other_crash: 'a crash',
+  nan_inf: 'NaN or infinite values',
+  loss_not_decreasing: 'a loss that does not decrease',
+  loss_diverging: 'a loss that grows',
+  accuracy_at_chance: 'accuracy stuck at chance',
+  accuracy_stuck: 'accuracy that does not move',
+  constant_predictions: 'the same prediction for every input',
+  exploding_gradients: 'exploding gradients',
+  vanishing_gradients: 'vanishing gradients',
+  wrong_values: 'wrong values',
+  slow_step: 'steps that get slower',
+  memory_growth: 'memory that keeps growing',
+  timeout: 'a hang (the run timed out)',
+};
