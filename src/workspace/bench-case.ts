@@ -68,7 +68,7 @@ export async function prepareF2p(
 
 /** What a run claimed, as far as the by-hand check reads it (the pipeline's evidence has this shape). */
 export interface RunClaims {
-  outcome: { status: string; script: string | null };
+  outcome: { status: string; script: string | null; env?: { python: string | null } | undefined };
   fixCheck?: Pick<FixCheck, 'verdict'>;
 }
 
@@ -82,8 +82,10 @@ export async function f2pByHand(
   const o = evidence.outcome;
   const fixCheck = o.status === 'reproduced' ? (evidence.fixCheck?.verdict ?? null) : null;
   if (!o.script) return { fixCheck, buggyExit: null, fixedExit: null, byHand: null, falseClaim: false, note: 'no script' };
-  const before = await runByHand(o.script, buggyDir, opts);
-  const after = await runByHand(o.script, fixedDir, opts);
+  // The maintainer's run uses the environment RepGen built (its venv's interpreter) when the run had one.
+  const hand = { ...opts, python: o.env?.python ?? opts.python };
+  const before = await runByHand(o.script, buggyDir, hand);
+  const after = await runByHand(o.script, fixedDir, hand);
   const byHand = handF2p(before, after);
   const claims: string[] = [];
   if (o.status === 'reproduced' && (before.exitCode === 0 || before.timedOut))

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,17 @@ export function readF2pCase(caseJson: unknown): F2pCase | null {
   return parsed.data;
 }
 
+/** Whether the checkout keeps its packages under src/ (a src/ folder holding a package). */
+function srcLayout(checkout: string): boolean {
+  try {
+    return readdirSync(join(checkout, 'src'), { withFileTypes: true }).some(
+      (d) => d.isDirectory() && existsSync(join(checkout, 'src', d.name, '__init__.py')),
+    );
+  } catch {
+    return false;
+  }
+}
+
 export interface HandRun {
   exitCode: number | null;
   timedOut: boolean;
@@ -53,7 +65,8 @@ export async function runByHand(script: string, checkout: string, opts: { python
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
           HOME: dir,
-          PYTHONPATH: checkout,
+          // A src/ layout's packages live under src/ (the env's .pth names the sandbox's mount, not this folder).
+          PYTHONPATH: srcLayout(checkout) ? `${join(checkout, 'src')}:${checkout}` : checkout,
           PYTHONDONTWRITEBYTECODE: '1',
           MPLBACKEND: 'Agg',
           LANG: 'C.UTF-8',

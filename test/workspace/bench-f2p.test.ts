@@ -1,0 +1,40 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { f2pByHand } from '../../src/workspace/bench-case.js';
+import { runByHand } from '../../src/workspace/bench-f2p.js';
+
+/** A checkout with its package under src/ whose VALUE is `value`. */
+function srcCheckout(value: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'repgen-hand-src-'));
+  mkdirSync(join(dir, 'src', 'toypkg'), { recursive: true });
+  writeFileSync(join(dir, 'src', 'toypkg', '__init__.py'), `VALUE = ${value}\n`);
+  return dir;
+}
+
+describe("the bench's run by hand, as a maintainer runs the posted script", () => {
+  const script = 'import toypkg\nassert toypkg.VALUE == 2, toypkg.VALUE\n';
+
+  it('imports a src/ layout project from its checkout', async () => {
+    const r = await runByHand(script, srcCheckout(1), { python: '/usr/bin/python3', timeoutMs: 30_000 });
+    expect(r.exitCode).toBe(1);
+    expect(r.lastLine).toBe('AssertionError: 1');
+  });
+
+  it('uses the interpreter of the environment RepGen built for the run, and judges fail-to-pass with it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-hand-env-'));
+    const marker = join(dir, 'used');
+    const envPython = join(dir, 'python');
+    writeFileSync(envPython, `#!/bin/sh\ntouch ${marker}\nexec /usr/bin/python3 "$@"\n`);
+    chmodSync(envPython, 0o755);
+    const row = await f2pByHand(
+      { outcome: { status: 'reproduced', script, env: { python: envPython } }, fixCheck: { verdict: 'fixed' } },
+      srcCheckout(1),
+      srcCheckout(2),
+      { python: '/nonexistent/python', timeoutMs: 30_000 },
+    );
+    expect(existsSync(marker)).toBe(true);
+    expect(row).toMatchObject({ buggyExit: 1, fixedExit: 0, falseClaim: false });
+  });
+});
