@@ -267,6 +267,14 @@ export function inferRole(a: Analysis, name: string, uses: Node[], param = false
   }
   const stated = HYPERPARAMETER_DEFAULTS[name];
   if (stated && !called.length) return { kind: 'value', expr: stated, why: 'a hyper-parameter; stated default' };
+  // `SGD(..., lr=learn_rate)`: the keyword it is passed as names the hyper-parameter, whatever the variable is called.
+  const keyword = called.length ? undefined : argOf.map((x) => x.keyword).find((k) => k && HYPERPARAMETER_DEFAULTS[k]);
+  if (keyword)
+    return {
+      kind: 'value',
+      expr: HYPERPARAMETER_DEFAULTS[keyword] ?? '',
+      why: `it is passed as \`${keyword}=\`; that hyper-parameter's stated default`,
+    };
   if (!called.length && EPOCHS_NAME.test(name)) return { kind: 'value', expr: '10', why: 'a number of epochs' };
   if (!called.length && DEVICE_NAME.test(name))
     return { kind: 'value', expr: "torch.device('cuda' if torch.cuda.is_available() else 'cpu')", why: 'a device' };
