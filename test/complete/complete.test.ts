@@ -33,6 +33,16 @@ describe('inference of undefined names from their uses', () => {
     expect(c.missing).toEqual([]);
   });
 
+  it('a free name passed to a class the report defines gets the value its constructor parameter would get', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, hidden_size, ngpu):\n        super().__init__()\n        self.ngpu = ngpu\n        self.fc = nn.Linear(4, hidden_size)\n\nnet = Net(width, n_gpus)\n',
+    );
+    const added = addedLines(c.candidates[0]?.script ?? '');
+    expect(added).toContain('width = 64');
+    expect(added).toContain('n_gpus = 16');
+    expect(c.missing).toEqual([]);
+  });
+
   it('a name the code calls is never given a keyword default', async () => {
     const c = await complete('import torch\nm = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=pick_lr(m))\n');
     expect(addedLines(c.candidates[0]?.script ?? '')).not.toContain('pick_lr = 0.01');
