@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_SCAN_LINE, clip } from './text.js';
+import type { Symptom } from './types.js';
 
 /**
  * Reads what a report says should happen and what happened instead, with no model (issue 28): value statements in
@@ -145,12 +146,13 @@ export function readExpectations(markdown: string): Expectation[] {
     const isPython = /^(?:python|py|python3|ipython\d?|jupyter)$/i.test(lang);
     const looksLikeCode =
       block.filter((l) => l.trim() !== '' && CODE_START.test(l.trim())).length > block.filter((l) => l.trim() !== '').length / 2;
-    if (!isPython && !looksLikeCode) outputLines.push(...block);
+    if (!isPython && !looksLikeCode) for (const l of block) outputLines.push(l);
     else warningLines(block, out); // a REPL session pasted as python can still hold warning output
     codeExpectations(block, out);
     block = [];
   };
-  for (const raw of markdown.replace(/\r\n/g, '\n').split('\n')) {
+  // Expectations are stated in the report's words, not deep in a pasted log: the first 400k characters hold them.
+  for (const raw of markdown.slice(0, 400_000).replace(/\r\n/g, '\n').split('\n')) {
     const f = FENCE.exec(raw);
     if (f) {
       if (fence) {
@@ -171,4 +173,23 @@ export function readExpectations(markdown: string): Expectation[] {
   classlessMessages([...outputLines, ...quoteLines], out);
   for (const m of prose.matchAll(/["“`]([^"”`\n]{25,400})["”`]/g)) if (m[1] && !CODE_START.test(m[1])) classlessMessages([m[1]], out);
   return out.filter((e) => e.kind !== 'message' || !out.some((x) => x.kind === 'warning' && x.quote.includes(e.quote)));
+}
+
+/**
+ * The symptoms a run must show for a report that states only expectations (no traceback, no pasted output): the
+ * reporter's own failing assert as the AssertionError it raises, anything else as a wrong behaviour whose evidence is
+ * the report's words. Without these such a report used to end needs_info although it has code and says what is wrong.
+ */
+export function expectationSymptoms(expectations: readonly Expectation[]): Symptom[] {
+  return expectations.map((e): Symptom => {
+    if (e.kind === 'value' && /^assert\b/.test(e.quote))
+      return {
+        kind: 'wrong_values',
+        category: 'silent',
+        evidence: `the report's assertion fails: ${e.quote.replace(/\s*#.*$/, '')}`,
+        exception: { type: 'AssertionError', message: '' },
+      };
+    if (e.kind === 'message') return { kind: 'other_crash', category: 'crash', evidence: clip(e.quote, 1200) };
+    return { kind: 'wrong_values', category: 'silent', evidence: clip(e.quote, 600) };
+  });
 }

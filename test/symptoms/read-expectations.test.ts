@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readExpectations } from '../../src/symptoms/read-expectations.js';
+import { readReport } from '../../src/symptoms/index.js';
 
 describe('readExpectations', () => {
   it('reads "returns 3 features, expected 4" as observed 3, expected 4 of features', () => {
@@ -78,5 +79,30 @@ describe('readExpectations', () => {
   it('reads nothing from python code, and tolerates an empty body', () => {
     expect(readExpectations('```python\nimport torch\nx = torch.ones(2)\nprint(x.sum())\n```')).toEqual([]);
     expect(readExpectations('')).toEqual([]);
+  });
+
+  it('gives readReport something to check when a report states only expectations (it used to read none: needs_info)', () => {
+    const r = readReport(
+      [
+        '# features_only drops the last map',
+        '',
+        '    m = timm.create_model("darknet53", features_only=True)',
+        '    y = m(x)',
+        '    assert len(y) == 6 # fails',
+        '',
+      ].join('\n'),
+    );
+    expect(r.expected).toEqual([
+      {
+        kind: 'wrong_values',
+        category: 'silent',
+        evidence: "the report's assertion fails: assert len(y) == 6",
+        exception: { type: 'AssertionError', message: '' },
+      },
+    ]);
+    const prose = readReport(
+      '# lr groups\n\n```python\nimport timm\n```\n\npos_embed falls into the last group, lr_scale=1.0 instead of 0.0238.\n',
+    );
+    expect(prose.expected).toEqual([{ kind: 'wrong_values', category: 'silent', evidence: 'lr_scale=1.0 instead of 0.0238' }]);
   });
 });
