@@ -38,7 +38,8 @@ const VERB_EXPECTED = new RegExp(
 );
 /** "lr_scale=1.0 instead of 0.0238", "shows 1.10 instead of 1.20". */
 const INSTEAD_OF = new RegExp(
-  String.raw`(?:\b([A-Za-z_][\w.]*)\s*(?:=|:|is|of)\s*|\b${VERB}\s+)?(${VALUE})\s*,?\s+instead\s+of\s+(?:the\s+expected\s+|the\s+)?(?:([A-Za-z_][\w.]*)\s*=\s*)?(${VALUE})`,
+  String.raw`(?:\b([A-Za-z_][\w.]*)\s*(?:=|:|is|of)\s*|\b${VERB}\s+)?(${VALUE})\s*,?\s+instead\s+of\s+` +
+    String.raw`(?:the\s+expected\s+|the\s+)?(?:([A-Za-z_][\w.]*)\s*=\s*)?(${VALUE})`,
   'gi',
 );
 /** "expected (0.500, 1.200)", "expected output: 4", "should be 1.2". */
@@ -46,16 +47,41 @@ const EXPECTED_ALONE = new RegExp(
   String.raw`\b(?:expected(?:\s+(?:output|result|value))?|should\s+(?:be|return|give))\s*:?\s+(${VALUE})`,
   'gi',
 );
-const SHOULD_RAISE =
-  /\b(?:should|must|expected\s+(?:it\s+)?to|ought\s+to|would\s+expect\s+(?:it\s+)?to)\s+(?:have\s+)?(?:raised?|throw[sn]?|error(?:ed)?\s+out|fail(?:ed)?|reject(?:ed)?)\b(?:\s+an?\s+([A-Z]\w*(?:Error|Exception)))?|\bexpected\s+an?\s+(?:error|exception|([A-Z]\w*(?:Error|Exception)))\b/gi;
-const SHOULD_WARN =
-  /\b(?:should|must|expected\s+(?:it\s+)?to)\s+(?:have\s+)?(?:warn(?:ed)?|emit(?:ted)?\s+a\s+warning|log(?:ged)?\s+a\s+warning)\b|\bat\s+least\s+a\s+warning\b/gi;
-const NO_ERROR =
-  /\b(?:runs?|ran|executes?|executed|works?|worked|completes?|completed|passes|passed)\s+(?:fine\s+|successfully\s+)?(?:without|with\s+no)\s+(?:any\s+)?(?:errors?|exceptions?|warnings?|complaints?)\b|\bsilently\s+(?:ignored|dropped|accepted|ignores|drops|accepts)\b|\bno\s+(?:error|exception|warning)\s+(?:is\s+)?(?:raised|thrown|shown|emitted)\b/gi;
+const SHOULD_RAISE = new RegExp(
+  [
+    String.raw`\b(?:should|must|expected\s+(?:it\s+)?to|ought\s+to|would\s+expect\s+(?:it\s+)?to)\s+(?:have\s+)?` +
+      String.raw`(?:raised?|throw[sn]?|error(?:ed)?\s+out|fail(?:ed)?|reject(?:ed)?)\b(?:\s+an?\s+([A-Z]\w*(?:Error|Exception)))?`,
+    String.raw`\bexpected\s+an?\s+(?:error|exception|([A-Z]\w*(?:Error|Exception)))\b`,
+  ].join('|'),
+  'gi',
+);
+const SHOULD_WARN = new RegExp(
+  [
+    String.raw`\b(?:should|must|expected\s+(?:it\s+)?to)\s+(?:have\s+)?(?:warn(?:ed)?|emit(?:ted)?\s+a\s+warning|log(?:ged)?\s+a\s+warning)\b`,
+    String.raw`\bat\s+least\s+a\s+warning\b`,
+  ].join('|'),
+  'gi',
+);
+const NO_ERROR = new RegExp(
+  [
+    String.raw`\b(?:runs?|ran|executes?|executed|works?|worked|completes?|completed|passes|passed)\s+(?:fine\s+|successfully\s+)?` +
+      String.raw`(?:without|with\s+no)\s+(?:any\s+)?(?:errors?|exceptions?|warnings?|complaints?)\b`,
+    String.raw`\bsilently\s+(?:ignored|dropped|accepted|ignores|drops|accepts)\b`,
+    String.raw`\bno\s+(?:error|exception|warning)\s+(?:is\s+)?(?:raised|thrown|shown|emitted)\b`,
+  ].join('|'),
+  'gi',
+);
 const WARNING_LINE = /^\s*(?:\S+:\d+:\s*)?((?:[A-Z]\w*)?Warning):\s+(.+)$/;
 const LOGGING_WARNING = /^\s*(?:\[?\d[\d\-:,. T]*\]?\s*)?(?:WARNING|WARN)(?::[\w.]+(?=:))*(?:\s*[:\]-]\s*|\s+)(.+)$/;
-const ERROR_WORDS =
-  /\b(?:returned|returns\s+a\s+value|expected\s+.{1,60}\s+but|but\s+(?:got|found|this)|cannot|can't|could\s+not|not\s+supported|unsupported|must\s+be|is\s+not|failed\s+to|mismatch|undefined|illegal|invalid|unknown\s+(?:type|builtin|op)|not\s+(?:found|defined))\b/i;
+const ERROR_WORDS = new RegExp(
+  String.raw`\b(?:` +
+    [
+      String.raw`returned|returns\s+a\s+value|expected\s+.{1,60}\s+but|but\s+(?:got|found|this)|cannot|can't|could\s+not|not\s+supported|unsupported`,
+      String.raw`must\s+be|is\s+not|failed\s+to|mismatch|undefined|illegal|invalid|unknown\s+(?:type|builtin|op)|not\s+(?:found|defined)`,
+    ].join('|') +
+    String.raw`)\b`,
+  'i',
+);
 const CODE_START =
   /^\s*(?:import |from \S+ import|def |class |return\b|if |for |while |with |print\(|@|#|>>>|\.\.\.|[A-Za-z_][\w.[\]]*\s*(?:=|\+=|\())/;
 /** `assert len(y) == 6 # fails`: the reporter's own oracle, marked as the failing line. */
