@@ -5,6 +5,7 @@
 export * from './types.js';
 export { readRun, type RunFlags } from './read-run.js';
 export { readReport } from './read-report.js';
+export { readExpectations, Expectation, ExpectationKind } from './read-expectations.js';
 export { matchRun, type MatchOptions } from './match-run.js';
 export { classifyException, categoryOf } from './classify.js';
 export { classifySeries, classifyPrintedValues } from './classify-series.js';

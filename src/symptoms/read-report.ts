@@ -5,6 +5,7 @@ import { classifyPrintedValues, classifySeries } from './classify-series.js';
 import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTracebacks } from './parse-tracebacks.js';
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
+import { expectationSymptoms, readExpectations } from './read-expectations.js';
 import { regexLines } from '../regex.js';
 import { readReportVersions } from '../env/read-report-versions.js';
 import { normalizeName } from '../env/requirement-line.js';
@@ -251,6 +252,9 @@ export function readReport(markdown: string): ReportReading {
     const last = outputLines.at(-1);
     if (expected.length === 0 && last) expected.push({ kind: 'wrong_values', category: 'silent', evidence: clip(last.trim()) });
   }
+  const expectations = readExpectations(text);
+  // No traceback, output or marked assert, but the report says in words what it expected or saw: that is checkable.
+  if (expected.length === 0) expected.push(...expectationSymptoms(expectations));
   const codeBlocks: CodeBlock[] = blocks.filter((b) => b.kind === 'code' || b.kind === 'other').map(({ lang, code }) => ({ lang, code }));
   const outputText = [pasted, ...errorLines.filter((l) => !pasted.includes(l))].filter((s) => s.trim() !== '').join('\n');
   return {
@@ -263,6 +267,7 @@ export function readReport(markdown: string): ReportReading {
     versions: parseVersions(text),
     outputText,
     expected,
+    expectations,
     lastOutputLine: (outputLines.at(-1) ?? '').trim(),
   };
 }

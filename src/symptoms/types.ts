@@ -149,6 +149,19 @@ export const ReportReading = z.object({
   outputText: z.string(),
   /** The symptoms a reproduction must show. Empty when the report shows none (prose only). */
   expected: z.array(Symptom),
+  /** What the report says should happen and what happened instead, each with the report's words (read-expectations.ts). */
+  expectations: z
+    .array(
+      z.object({
+        kind: z.string(),
+        quote: z.string(),
+        subject: z.string().optional(),
+        expected: z.string().optional(),
+        observed: z.string().optional(),
+        category: z.string().optional(),
+      }),
+    )
+    .optional(),
   /** The last line of the reported output (the benchmark's `expected_last_line`); '' when none was pasted. */
   lastOutputLine: z.string().optional(),
 });

@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { MAX_SCAN_LINE, clip } from './text.js';
+import type { Symptom } from './types.js';
+
+/**
+ * Reads what a report says should happen and what happened instead, with no model (issue 28): value statements in
+ * prose ("returns 3 features, expected 4", "shows 1.10 instead of 1.20", "lr_scale=1.0 instead of 0.0238"),
+ * "should raise / should warn / runs without error" statements, error messages quoted without an exception class
+ * (compiler and C++ messages, first lines cut short) and warning lines. Each expectation keeps the span of the report
+ * it was read from, so a reproduction's oracle can be checked against the report's own words. Pure.
+ */
+
+export const ExpectationKind = z.enum(['value', 'raises', 'warns', 'no_error', 'message', 'warning', 'printed']);
+export type ExpectationKind = z.infer<typeof ExpectationKind>;
+
+export const Expectation = z.object({
+  kind: ExpectationKind,
+  /** The report's words this was read from, verbatim. */
+  quote: z.string(),
+  /** What the value is of (`features`, `lr_scale`), when the report names it. */
+  subject: z.string().optional(),
+  /** The value or behaviour the reporter expected. */
+  expected: z.string().optional(),
+  /** The value or behaviour the reporter saw. */
+  observed: z.string().optional(),
+  /** A warning's class (`UserWarning`), when the line names one. */
+  category: z.string().optional(),
+});
+export type Expectation = z.infer<typeof Expectation>;
+
+const NUM = String.raw`-?\d+(?:\.\d+)?(?:e-?\d+)?`;
+const VALUE = String.raw`(?:${NUM}|\([^()\n]{1,80}\)|\[[^[\]\n]{1,80}\]|True|False|None)`;
+const VERB = String.raw`(?:returns?|returned|gives?|gave|shows?|showed|shown(?:\s+with)?|prints?|printed|outputs?|yields?|is|was|are|got|get|gets|has|have)`;
+/** "returns 3 features, expected 4", "gives 3 but I expected 4". */
+const VERB_EXPECTED = new RegExp(
+  String.raw`\b${VERB}\s+(${VALUE})(?:\s+([A-Za-z_]\w*))?\s*[,;]?\s*(?:but|while|whereas)?\s*(?:I\s+|we\s+)?(?:expected|expecting|should\s+be)\s+(${VALUE})`,
+  'gi',
+);
+/** "lr_scale=1.0 instead of 0.0238", "shows 1.10 instead of 1.20". */
+const INSTEAD_OF = new RegExp(
+  String.raw`(?:\b([A-Za-z_][\w.]*)\s*(?:=|:|is|of)\s*|\b${VERB}\s+)?(${VALUE})\s*,?\s+instead\s+of\s+` +
+    String.raw`(?:the\s+expected\s+|the\s+)?(?:([A-Za-z_][\w.]*)\s*=\s*)?(${VALUE})`,
+  'gi',
+);
+/** "expected (0.500, 1.200)", "expected output: 4", "should be 1.2". */
+const EXPECTED_ALONE = new RegExp(
+  String.raw`\b(?:expected(?:\s+(?:output|result|value))?|should\s+(?:be|return|give))\s*:?\s+(${VALUE})`,
+  'gi',
+);
+const SHOULD_RAISE = new RegExp(
+  [
+    String.raw`\b(?:should|must|expected\s+(?:it\s+)?to|ought\s+to|would\s+expect\s+(?:it\s+)?to)\s+(?:have\s+)?` +
+      String.raw`(?:raised?|throw[sn]?|error(?:ed)?\s+out|fail(?:ed)?|reject(?:ed)?)\b(?:\s+an?\s+([A-Z]\w*(?:Error|Exception)))?`,
+    String.raw`\bexpected\s+an?\s+(?:error|exception|([A-Z]\w*(?:Error|Exception)))\b`,
+  ].join('|'),
+  'gi',
+);
+const SHOULD_WARN = new RegExp(
+  [
+    String.raw`\b(?:should|must|expected\s+(?:it\s+)?to)\s+(?:have\s+)?(?:warn(?:ed)?|emit(?:ted)?\s+a\s+warning|log(?:ged)?\s+a\s+warning)\b`,
+    String.raw`\bat\s+least\s+a\s+warning\b`,
+  ].join('|'),
+  'gi',
+);
+const NO_ERROR = new RegExp(
+  [
+    String.raw`\b(?:runs?|ran|executes?|executed|works?|worked|completes?|completed|passes|passed)\s+(?:fine\s+|successfully\s+)?` +
+      String.raw`(?:without|with\s+no)\s+(?:any\s+)?(?:errors?|exceptions?|warnings?|complaints?)\b`,
+    String.raw`\bsilently\s+(?:ignored|dropped|accepted|ignores|drops|accepts)\b`,
+    String.raw`\bno\s+(?:error|exception|warning)\s+(?:is\s+)?(?:raised|thrown|shown|emitted)\b`,
+  ].join('|'),
+  'gi',
+);
+const WARNING_LINE = /^\s*(?:\S+:\d+:\s*)?((?:[A-Z]\w*)?Warning):\s+(.+)$/;
+const LOGGING_WARNING = /^\s*(?:\[?\d[\d\-:,. T]*\]?\s*)?(?:WARNING|WARN)(?::[\w.]+(?=:))*(?:\s*[:\]-]\s*|\s+)(.+)$/;
+const ERROR_WORDS = new RegExp(
+  String.raw`\b(?:` +
+    [
+      String.raw`returned|returns\s+a\s+value|expected\s+.{1,60}\s+but|but\s+(?:got|found|this)|cannot|can't|could\s+not|not\s+supported|unsupported`,
+      String.raw`must\s+be|is\s+not|failed\s+to|mismatch|undefined|illegal|invalid|unknown\s+(?:type|builtin|op)|not\s+(?:found|defined)`,
+    ].join('|') +
+    String.raw`)\b`,
+  'i',
+);
+const CODE_START =
+  /^\s*(?:import |from \S+ import|def |class |return\b|if |for |while |with |print\(|@|#|>>>|\.\.\.|[A-Za-z_][\w.[\]]*\s*(?:=|\+=|\())/;
+/** `assert len(y) == 6 # fails`: the reporter's own oracle, marked as the failing line. */
+const FAILING_ASSERT = new RegExp(
+  String.raw`^\s*assert\s+(.+?)\s*==\s*(${VALUE})\s*,?[^#]*#\s*(?:fails?|failing|error|breaks?|false|wrong)\b`,
+  'i',
+);
+/** `# outputs: (tensor([4.]), tensor([5.]))`: what a line printed, written as a comment in the code. */
+const OUTPUT_COMMENT = /^\s*#\s*(?:outputs?|prints?|returns?|result|gives?|->|=>)\s*:?\s*(\S.{0,300})$/i;
+const FENCE = /^\s*(```|~~~)\s*([\w+-]*)/;
+
+function add(out: Expectation[], e: Expectation): void {
+  if (!out.some((x) => x.kind === e.kind && x.expected === e.expected && x.observed === e.observed && x.quote === e.quote)) out.push(e);
+}
+
+function sentenceAround(text: string, index: number, length: number): string {
+  const start = Math.max(text.lastIndexOf('\n', index) + 1, text.lastIndexOf('. ', index) + 2, 0);
+  const endDot = text.indexOf('. ', index + length);
+  const endLine = text.indexOf('\n', index + length);
+  const ends = [endDot === -1 ? text.length : endDot + 1, endLine === -1 ? text.length : endLine];
+  return clip(text.slice(start, Math.min(...ends)).trim(), 400);
+}
+
+function proseExpectations(prose: string, out: Expectation[]): void {
+  for (const m of prose.matchAll(VERB_EXPECTED))
+    add(out, { kind: 'value', quote: m[0].trim(), observed: m[1], expected: m[3], ...(m[2] ? { subject: m[2] } : {}) });
+  for (const m of prose.matchAll(INSTEAD_OF)) {
+    const subject = m[1] && !/^(?:is|was|are|the|it|this|value)$/i.test(m[1]) ? m[1] : m[3];
+    add(out, { kind: 'value', quote: m[0].trim(), observed: m[2], expected: m[4], ...(subject ? { subject } : {}) });
+  }
+  for (const m of prose.matchAll(EXPECTED_ALONE)) {
+    const value = m[1] ?? '';
+    if (out.some((x) => x.kind === 'value' && x.expected === value)) continue;
+    add(out, { kind: 'value', quote: sentenceAround(prose, m.index ?? 0, m[0].length), expected: value });
+  }
+  for (const m of prose.matchAll(SHOULD_RAISE)) {
+    const cls = m[1] ?? m[2];
+    add(out, { kind: 'raises', quote: sentenceAround(prose, m.index ?? 0, m[0].length), ...(cls ? { expected: cls } : {}) });
+  }
+  for (const m of prose.matchAll(SHOULD_WARN)) add(out, { kind: 'warns', quote: sentenceAround(prose, m.index ?? 0, m[0].length) });
+  for (const m of prose.matchAll(NO_ERROR))
+    add(out, { kind: 'no_error', quote: sentenceAround(prose, m.index ?? 0, m[0].length), observed: m[0].trim() });
+}
+
+function warningLines(lines: string[], out: Expectation[]): void {
+  for (const raw of lines) {
+    const line = raw.slice(0, MAX_SCAN_LINE);
+    const w = WARNING_LINE.exec(line);
+    if (w?.[1] && w[2]) {
+      add(out, { kind: 'warning', quote: line.trim(), category: w[1], observed: w[2].trim() });
+      continue;
+    }
+    const l = LOGGING_WARNING.exec(line);
+    if (l?.[1]) add(out, { kind: 'warning', quote: line.trim(), observed: l[1].trim() });
+  }
+}
+
+/** Error messages in a non-code block or a quote, with no `SomeError:` prefix: a compiler's message, a first line cut short. */
+function classlessMessages(lines: string[], out: Expectation[]): void {
+  for (const raw of lines) {
+    const line = raw.replace(/^\s*>\s?/, '').slice(0, MAX_SCAN_LINE);
+    const t = line.trim();
+    if (t.length < 20 || CODE_START.test(t) || /^\w*(?:Error|Exception|Warning)\b/.test(t) || /^(?:File |Traceback )/.test(t)) continue;
+    if (!ERROR_WORDS.test(t) || t.split(/\s+/).length < 5) continue;
+    add(out, { kind: 'message', quote: t, observed: t });
+  }
+}
+
+function codeExpectations(lines: string[], out: Expectation[]): void {
+  for (const raw of lines) {
+    const line = raw.slice(0, MAX_SCAN_LINE);
+    const a = FAILING_ASSERT.exec(line);
+    if (a?.[1] && a[2]) add(out, { kind: 'value', quote: line.trim(), subject: a[1].trim(), expected: a[2] });
+    const o = OUTPUT_COMMENT.exec(line);
+    if (o?.[1]) add(out, { kind: 'printed', quote: line.trim(), observed: o[1].trim() });
+  }
+}
+
+/** The expectations a markdown report states. Pure; tolerates empty and huge bodies. */
+export function readExpectations(markdown: string): Expectation[] {
+  const out: Expectation[] = [];
+  const proseLines: string[] = [];
+  const outputLines: string[] = [];
+  const quoteLines: string[] = [];
+  let fence: { lang: string } | null = null;
+  let block: string[] = [];
+  const closeBlock = (lang: string) => {
+    const isPython = /^(?:python|py|python3|ipython\d?|jupyter)$/i.test(lang);
+    const looksLikeCode =
+      block.filter((l) => l.trim() !== '' && CODE_START.test(l.trim())).length > block.filter((l) => l.trim() !== '').length / 2;
+    if (!isPython && !looksLikeCode) for (const l of block) outputLines.push(l);
+    else warningLines(block, out); // a REPL session pasted as python can still hold warning output
+    codeExpectations(block, out);
+    block = [];
+  };
+  // Expectations are stated in the report's words, not deep in a pasted log: the first 400k characters hold them.
+  for (const raw of markdown.slice(0, 400_000).replace(/\r\n/g, '\n').split('\n')) {
+    const f = FENCE.exec(raw);
+    if (f) {
+      if (fence) {
+        closeBlock(fence.lang);
+        fence = null;
+      } else fence = { lang: f[2] ?? '' };
+      continue;
+    }
+    if (fence) block.push(raw);
+    else if (/^(?: {4}|\t)\S/.test(raw)) codeExpectations([raw], out);
+    else if (/^\s*>/.test(raw)) quoteLines.push(raw);
+    else proseLines.push(raw);
+  }
+  if (fence) closeBlock(fence.lang);
+  const prose = [...proseLines, ...quoteLines.map((l) => l.replace(/^\s*>\s?/, ''))].join('\n').slice(0, 200_000);
+  proseExpectations(prose, out);
+  warningLines([...outputLines, ...quoteLines], out);
+  classlessMessages([...outputLines, ...quoteLines], out);
+  for (const m of prose.matchAll(/["“`]([^"”`\n]{25,400})["”`]/g)) if (m[1] && !CODE_START.test(m[1])) classlessMessages([m[1]], out);
+  return out.filter((e) => e.kind !== 'message' || !out.some((x) => x.kind === 'warning' && x.quote.includes(e.quote)));
+}
+
+/**
+ * The symptoms a run must show for a report that states only expectations (no traceback, no pasted output): the
+ * reporter's own failing assert as the AssertionError it raises, anything else as a wrong behaviour whose evidence is
+ * the report's words. Without these such a report used to end needs_info although it has code and says what is wrong.
+ */
+export function expectationSymptoms(expectations: readonly Expectation[]): Symptom[] {
+  return expectations.map((e): Symptom => {
+    if (e.kind === 'value' && /^assert\b/.test(e.quote))
+      return {
+        kind: 'wrong_values',
+        category: 'silent',
+        evidence: `the report's assertion fails: ${e.quote.replace(/\s*#.*$/, '')}`,
+        exception: { type: 'AssertionError', message: '' },
+      };
+    if (e.kind === 'message') return { kind: 'other_crash', category: 'crash', evidence: clip(e.quote, 1200) };
+    return { kind: 'wrong_values', category: 'silent', evidence: clip(e.quote, 600) };
+  });
+}
