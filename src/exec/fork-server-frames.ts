@@ -5,7 +5,12 @@ import { z } from 'zod';
 /** Largest frame payload the server sends (its reads are 64 KiB); anything larger is not its. */
 export const MAX_FRAME_BYTES = 1 << 20;
 
-export const ReadyFrame = z.object({ cpuMs: z.number().min(0), threads: z.number().int().min(1) });
+export const ReadyFrame = z.object({
+  cpuMs: z.number().min(0),
+  threads: z.number().int().min(1),
+  /** SERVER_IMPORTS that failed ("module: Error: message"): such a server is half-imported and never forks a run. */
+  failed: z.array(z.string()).default([]),
+});
 export type ReadyFrame = z.infer<typeof ReadyFrame>;
 
 export const EndFrame = z.object({
@@ -36,6 +41,7 @@ export type Frame =
   | { kind: 'preload'; preload: PreloadFrame }
   | { kind: 'stdout' | 'stderr'; data: Buffer }
   | { kind: 'end'; end: EndFrame }
+  | { kind: 'started' }
   | { kind: 'bad'; why: string };
 
 /**
@@ -67,7 +73,7 @@ export function createFrameReader(): { push(chunk: Buffer): Frame[] } {
       while (pending.length >= 5) {
         const kind = String.fromCharCode(pending[0]!);
         const len = pending.readUInt32BE(1);
-        if (len > MAX_FRAME_BYTES || !'ROEXP'.includes(kind)) {
+        if (len > MAX_FRAME_BYTES || !'ROEXPS'.includes(kind)) {
           broken = true;
           frames.push({ kind: 'bad', why: `not a frame of the fork server (kind ${JSON.stringify(kind)}, ${len} bytes)` });
           return frames;
@@ -77,6 +83,10 @@ export function createFrameReader(): { push(chunk: Buffer): Frame[] } {
         pending = pending.subarray(5 + len);
         if (kind === 'O' || kind === 'E') {
           frames.push({ kind: kind === 'O' ? 'stdout' : 'stderr', data: Buffer.from(payload) });
+          continue;
+        }
+        if (kind === 'S') {
+          frames.push({ kind: 'started' });
           continue;
         }
         const parsed = controlFrame(kind, payload);

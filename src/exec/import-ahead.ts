@@ -1,7 +1,7 @@
 import { leadingImports, runOwnModules } from './leading-imports.js';
 import type { Prelude } from './local-fork-run.js';
 import type { RunRequest } from './types.js';
-import type { PreloadFrame } from './fork-server-frames.js';
+import type { PreloadFrame, ReadyFrame } from './fork-server-frames.js';
 import { SERVER_IMPORTS } from './warm-pool.js';
 
 /**
@@ -11,7 +11,7 @@ import { SERVER_IMPORTS } from './warm-pool.js';
  * never meets another run's modules.
  */
 export interface AheadBook {
-  /** Modules imported anew (or that failed there, half-imported): a run it serves imports them all. */
+  /** Modules imported anew: a run it serves imports them all. */
   imported: string[];
   /** Modules imported anew and whole, for the run's notes. */
   loaded: string[];
@@ -63,9 +63,11 @@ export function servesRun(book: AheadBook, leading: readonly string[]): boolean 
 }
 
 /**
- * Enters what a `P` frame says into the server's book and `bad`. A module that failed stays in the book (its
- * partial import is in the server; the run's own import fails the same way, as cold). Returns why the server must
- * not fork a run now (an import left a thread running: a fork copies locks held by threads the child lacks), or null.
+ * Enters what a `P` frame says into the server's book and `bad`. Returns why the server must not fork a run now, or
+ * null: an import left a thread running (a fork copies locks held by threads the child lacks), or one failed. A
+ * failed import leaves the server half-imported (a package's submodules that loaded stay in sys.modules, and what
+ * they registered): a run forked from it would import the package again over that state and could fail otherwise
+ * than it does cold, so the server is retired, and the module is never imported ahead again.
  */
 export function recordImportsAhead(book: AheadBook, done: PreloadFrame, asked: string[], bad: Set<string>): string | null {
   book.imported.push(...done.loaded);
@@ -83,7 +85,18 @@ export function recordImportsAhead(book: AheadBook, done: PreloadFrame, asked: s
   if (done.failed) {
     bad.add(done.failed.module);
     book.asked.add(done.failed.module);
-    book.imported.push(done.failed.module);
+    return `importing ${done.failed.module} ahead failed (${done.failed.error}): the warm interpreter was retired`;
   }
+  return null;
+}
+
+/**
+ * Why a server that said it is ready must not fork a run, or null: an import left a thread running (a fork could
+ * deadlock), or one of its own imports failed (it is half-imported; a run that imports that module would meet that
+ * state instead of the true error).
+ */
+export function unfitServer(ready: ReadyFrame): string | null {
+  if (ready.failed.length > 0) return `the warm interpreter could not import ${ready.failed[0]}`;
+  if (ready.threads > 1) return `the warm interpreter had ${ready.threads} threads after its imports: forking it could deadlock`;
   return null;
 }

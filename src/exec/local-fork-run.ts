@@ -1,9 +1,14 @@
 import type { ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { killTree } from './kill-tree.js';
 import { createOutputCapture } from './output-capture.js';
 import { capturedOutput, cpuLimitNote, watchLimits, type WatchedRun } from './local-watch.js';
-import type { RunRequest } from './types.js';
+import { InvalidRunRequestError } from './errors.js';
+import { describeIsolation, resolveWorkspace, writeRequestFiles, type RunShape } from './local-run.js';
+import { handWorkdirToSandbox } from './sandbox.js';
+import { buildScriptEnv } from './script-env.js';
+import type { Isolation, RunRequest } from './types.js';
 import type { EndFrame, Frame, PreloadFrame } from './fork-server-frames.js';
 
 /** A fork server as a run sees it: its process and the hooks its frames and its exit reach the run through. */
@@ -56,13 +61,56 @@ export function importAhead(
   });
 }
 
-/** How a forked run ended: watched to its end, or the server died before it said the run was over. */
+/**
+ * A run's files written into its folder in the server's work dir, its isolation and the line that asks the server
+ * to fork it; a string when that folder cannot take the files (an earlier run of the job may have made it
+ * unwritable): the server goes and the run starts cold. Colliding paths are the request's fault, cold or warm.
+ */
+export async function prepareForkedRun(
+  hostEnv: NodeJS.ProcessEnv,
+  { req, interpreter, plan }: RunShape,
+  runDir: string,
+  outDir: string,
+): Promise<{ isolation: Isolation; go: string } | string> {
+  try {
+    await mkdir(outDir, { recursive: true });
+    await writeRequestFiles(runDir, req);
+    await handWorkdirToSandbox(plan, runDir);
+  } catch (err) {
+    if (err instanceof InvalidRunRequestError) throw err;
+    return `the warm interpreter's work dir could not take the run's files (${(err as Error).message.split('\n')[0]})`;
+  }
+  const isolation = describeIsolation(plan, req.network);
+  const workspace = await resolveWorkspace(req, plan);
+  if (workspace?.note) isolation.notes.push(workspace.note);
+  const { env, notes } = buildScriptEnv({
+    hostEnv,
+    env: req.env,
+    envAllowlist: req.envAllowlist,
+    seed: req.seed,
+    workdir: runDir,
+    outDir,
+    interpreter,
+    tmpDir: undefined,
+    workspace: workspace?.seenAt,
+  });
+  isolation.notes.push(...notes);
+  return { isolation, go: `${JSON.stringify({ dir: runDir, entry: req.entry, args: req.args, cpu: req.limits.cpuSeconds, env })}\n` };
+}
+
+/**
+ * How a forked run ended: watched to its end (or to the server's death after it forked the script: the outcome is
+ * then an infrastructure failure), or the server died before it forked the script (`died`: the caller may start it
+ * cold, the script never ran).
+ */
 export type ForkedRun = { watched: WatchedRun; end: EndFrame | null } | { died: string };
 
 /**
- * Sends one run to a ready fork server and watches it: its output from the server's frames, its end from the
- * `X` frame. A timeout or a cancel kills the whole sandbox (the server with it: it is not reused); a server that
- * dies by itself before the end frame leaves the run's outcome unknown, and the caller runs it cold.
+ * Sends one run to a ready fork server and watches it: its output from the server's frames, its start from the
+ * `S` frame, its end from the `X` frame. A timeout or a cancel kills the whole sandbox (the server with it: it is
+ * not reused). A server that dies by itself before the end frame leaves the run's outcome unknown: before the `S`
+ * frame the script never ran, and the caller runs it cold; after it the script ran (and may have had effects): it
+ * is never run again, the result says the server died. `deadline`: see watchLimits.
  */
 export function watchForkedRun(
   server: ServerHandle,
@@ -70,6 +118,7 @@ export function watchForkedRun(
   go: string,
   signal: AbortSignal | undefined,
   prelude: Prelude | null = null,
+  deadline?: number,
 ): Promise<ForkedRun> {
   const cap = req.limits.maxOutputBytes;
   const stdout = createOutputCapture(cap);
@@ -86,15 +135,18 @@ export function watchForkedRun(
     }
   }
   const { child } = server;
-  const started = performance.now();
+  // With a deadline, the run's duration counts on the same clock as its limit: from the request.
+  const started = deadline === undefined ? performance.now() : deadline - req.limits.timeoutMs;
   return new Promise((resolve) => {
     let bad: string | null = null;
     let end: EndFrame | null = null;
     let endAt: number | null = null;
     let settled = false;
-    const limits = watchLimits(child, req, signal);
+    let forked = false;
+    const limits = watchLimits(child, req, signal, deadline);
     server.onFrame = (frame) => {
-      if (frame.kind === 'stdout' || frame.kind === 'stderr') {
+      if (frame.kind === 'started') forked = true;
+      else if (frame.kind === 'stdout' || frame.kind === 'stderr') {
         (frame.kind === 'stdout' ? stdout : stderr).push(frame.data);
         output.push(frame.data);
       } else if (frame.kind === 'end') {
@@ -118,9 +170,10 @@ export function watchForkedRun(
       const { timedOut, aborted } = limits;
       server.onFrame = null;
       server.onExit = null;
-      if (!end && !timedOut && !aborted) {
-        const how = child.exitCode !== null ? `exit ${child.exitCode}` : (child.signalCode ?? 'unknown');
-        resolve({ died: bad ?? `the warm interpreter died during the run (${how})` });
+      const how = child.exitCode !== null ? `exit ${child.exitCode}` : (child.signalCode ?? 'unknown');
+      const died = !end && !timedOut && !aborted;
+      if (died && !forked) {
+        resolve({ died: bad ?? `the warm interpreter died before it started the script (${how})` });
         return;
       }
       const e = end as EndFrame | null;
@@ -128,10 +181,17 @@ export function watchForkedRun(
       let sigName = e?.signal ?? null;
       let exitCode = e?.exitCode ?? null;
       if (!e) {
-        sigName = 'SIGKILL';
+        sigName = died ? null : 'SIGKILL';
         exitCode = null;
         if (timedOut) notes.push(`killed after the ${req.limits.timeoutMs} ms wall-clock limit`);
+        if (!forked) notes.push('the warm interpreter had not started the script');
       }
+      const diedWhy = bad ?? `the warm interpreter died during the run (${how}) after it had started the script`;
+      const infra = aborted
+        ? { kind: 'aborted' as const, message: 'run cancelled' }
+        : died
+          ? { kind: 'sandbox_failed' as const, message: `${diedWhy}: its outcome is unknown, and it is not run again` }
+          : null;
       const cpuMs = e ? Math.round(e.cpuMs) : null;
       const cpuNote = cpuLimitNote(sigName, limits, cpuMs, req.limits.cpuSeconds);
       if (cpuNote) notes.push(cpuNote);
@@ -148,7 +208,7 @@ export function watchForkedRun(
           cpuMs,
           peakMemoryMb: e ? Math.round((e.maxRssKb / 1024) * 10) / 10 : null,
           ...capturedOutput(stdout, stderr, output, cap),
-          infra: aborted ? { kind: 'aborted', message: 'run cancelled' } : null,
+          infra,
           notes,
         },
       });

@@ -36,6 +36,8 @@ export interface RunShape {
   /** The native launcher's path, or null for the Python launcher. */
   launcher: string | null;
   plan: SandboxPlan;
+  /** performance.now() ms when the run's wall-clock limit ends, counted from the request; unset: from the script's start. */
+  deadline?: number;
 }
 
 /**
@@ -144,11 +146,12 @@ export async function finishRun(
   isolation: Isolation,
   signal: AbortSignal | undefined,
   extraNotes: string[] = [],
+  deadline?: number,
 ): Promise<RunResult> {
   const { config } = ctx;
   let result;
   try {
-    result = await spawnAndWatch(prepared.spawnArgs, req, plan, signal);
+    result = await spawnAndWatch(prepared.spawnArgs, req, plan, signal, deadline);
     if (prepared.cgroup && (await prepared.cgroup.oomKills()) > 0) {
       result.oomKilled = true;
       result.notes.push(`killed by the kernel: the run's ${req.limits.memoryMb} MB memory limit (whole process tree) was reached`);

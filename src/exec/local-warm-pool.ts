@@ -1,25 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { collectOutputFiles } from './collect-output-files.js';
-import { InvalidRunRequestError } from './errors.js';
 import { killTree } from './kill-tree.js';
-import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, type AheadBook } from './import-ahead.js';
-import { importAhead, watchForkedRun, type ServerHandle } from './local-fork-run.js';
-import {
-  describeIsolation,
-  prepareSandbox,
-  resolveWorkspace,
-  writeRequestFiles,
-  type Prepared,
-  type RunContext,
-  type RunShape,
-} from './local-run.js';
+import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, unfitServer, type AheadBook } from './import-ahead.js';
+import { importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './local-fork-run.js';
+import { describeIsolation, prepareSandbox, type Prepared, type RunContext, type RunShape } from './local-run.js';
 import { collectReport } from './local-watch.js';
 import { emptyDir } from './local-fs.js';
 import { makeOwnedDir, removeOwnedDir } from './reap-work-dirs.js';
-import { handWorkdirToSandbox, writeSeccomp } from './sandbox.js';
-import { buildScriptEnv } from './script-env.js';
+import { writeSeccomp } from './sandbox.js';
 import type { Isolation, RunResult } from './types.js';
 import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
 import { FORK_SERVER_SOURCE } from './warm-pool.js';
@@ -69,6 +59,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   const pending = new Map<string, Promise<ServerEntry | undefined>>();
   /** Per key: modules that failed, hung, killed a server or left a thread running when imported ahead; never tried again. */
   const notAhead = new Map<string, Set<string>>();
+  /** Keys whose servers cannot import what every server imports (torch, numpy): their runs start cold. */
+  const unfitKeys = new Map<string, string>();
   /**
    * Runs waiting on a server that is still importing, oldest first: each may take a ready server that turns idle first
    * (one that ended a run, or one a warm-up started). Each claims the server it takes (true) or declines (false).
@@ -172,7 +164,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
 
   /** Hands a ready idle server to the oldest waiting run it can serve, if any. */
   function offerIdle(entry: ServerEntry): void {
-    if (entry.readyInfo === null || entry.readyInfo.threads > 1) return;
+    if (entry.readyInfo === null || unfitServer(entry.readyInfo) !== null) return;
     offerTo(waiters, entry, () => entry.state === 'idle');
   }
 
@@ -239,6 +231,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     if (refusal !== null) return refusal;
     if (closed) return 'the warm pool is closed';
     const key = warmKey(shape);
+    const unfitKey = unfitKeys.get(key);
+    if (unfitKey !== undefined) return unfitKey;
     const imports = importsAhead(shape.req, badAhead(key));
     if (typeof imports === 'string') return imports;
     let entry: ServerEntry | string;
@@ -248,7 +242,14 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       return `the pool could not start an interpreter: ${(err as Error).message.split('\n')[0]}`;
     }
     if (typeof entry === 'string') return entry;
-    const waitMs = config.warmPool === 'always' ? null : STUCK_IMPORT_MS;
+    // The run's wall-clock limit counts from the request: a wait here is part of it, and a cold start gets what is left
+    // (auto waits half of what is left at most, so a cold start keeps the other half).
+    const deadline = shape.deadline ?? performance.now() + shape.req.limits.timeoutMs;
+    const wait = (): number => {
+      const left = Math.max(1, Math.round(deadline - performance.now()));
+      return config.warmPool === 'always' ? left : Math.min(STUCK_IMPORT_MS, Math.ceil(left / 2));
+    };
+    const waitMs = wait();
     let ready: ReadyFrame | null | undefined = entry.readyInfo;
     if (ready === null) {
       const first = await firstReady(entry, imports.leading, waitMs, signal);
@@ -265,13 +266,15 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         ? 'the warm interpreter died before it was ready'
         : `the warm interpreter was still importing after ${waitMs} ms`;
     }
-    if (ready.threads > 1) {
+    const unfit = unfitServer(ready);
+    if (unfit !== null) {
       void entry.discard();
-      return `the warm interpreter had ${ready.threads} threads after its imports: forking it could deadlock`;
+      if (ready.failed.length > 0) unfitKeys.set(key, unfit);
+      return unfit;
     }
     const missing = imports.ahead.filter((m) => !entry.ahead.asked.has(m));
     if (missing.length > 0) {
-      const refusal = await importForRun(entry, missing, waitMs ?? shape.req.limits.timeoutMs, signal);
+      const refusal = await importForRun(entry, missing, wait(), signal);
       if (refusal !== null) return refusal;
     }
     return runForked(entry, shape, signal);
@@ -279,8 +282,8 @@ export function createWarmPool(ctx: RunContext): WarmPool {
 
   /**
    * Has the server import `missing` ahead of the run; null when it may fork the run now. A module that fails to
-   * import stays in the server's books (the run's own import of it fails the same way, as cold), and is not tried
-   * again; one that hangs, kills the server or leaves a thread running costs this server, and the run starts cold.
+   * import, hangs, kills the server or leaves a thread running costs this server (a failed import leaves it
+   * half-imported), is not tried again, and the run starts cold.
    */
   async function importForRun(entry: ServerEntry, missing: string[], ms: number, signal: AbortSignal | undefined): Promise<string | null> {
     const bad = badAhead(entry.key);
@@ -305,41 +308,18 @@ export function createWarmPool(ctx: RunContext): WarmPool {
   }
 
   async function runForked(entry: ServerEntry, shape: RunShape, signal: AbortSignal | undefined): Promise<RunResult | string> {
-    const { req, interpreter, plan } = shape;
+    const { req, plan } = shape;
     let keep = false;
     entry.runs += 1;
     const runDir = join(entry.workdir, `run-${entry.runs}`);
     const outDir = join(runDir, 'out');
     try {
-      try {
-        await mkdir(outDir, { recursive: true });
-        await writeRequestFiles(runDir, req);
-        await handWorkdirToSandbox(plan, runDir);
-      } catch (err) {
-        // Colliding paths are the request's fault, cold or warm; anything else is this server's work dir (an earlier
-        // run of the job may have made it unwritable): the server goes and the run starts cold.
-        if (err instanceof InvalidRunRequestError) throw err;
-        return `the warm interpreter's work dir could not take the run's files (${(err as Error).message.split('\n')[0]})`;
-      }
-      const isolation = describeIsolation(plan, req.network);
-      const workspace = await resolveWorkspace(req, plan);
-      if (workspace?.note) isolation.notes.push(workspace.note);
-      const { env, notes: envNotes } = buildScriptEnv({
-        hostEnv: ctx.hostEnv,
-        env: req.env,
-        envAllowlist: req.envAllowlist,
-        seed: req.seed,
-        workdir: runDir,
-        outDir,
-        interpreter,
-        tmpDir: undefined,
-        workspace: workspace?.seenAt,
-      });
-      isolation.notes.push(...envNotes);
+      const prepared = await prepareForkedRun(ctx.hostEnv, shape, runDir, outDir);
+      if (typeof prepared === 'string') return prepared;
+      const { isolation, go } = prepared;
       const oomBefore = (await entry.prepared.cgroup?.oomKills()) ?? 0;
-      const go = `${JSON.stringify({ dir: runDir, entry: req.entry, args: req.args, cpu: req.limits.cpuSeconds, env })}\n`;
       log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels, warm: true, run: entry.runs }, 'starting script');
-      const forked = await keptAlive(watchForkedRun(entry, req, go, signal, entry.ahead.prelude));
+      const forked = await keptAlive(watchForkedRun(entry, req, go, signal, entry.ahead.prelude, shape.deadline));
       if ('died' in forked) return forked.died;
       const { watched, end } = forked;
       keep = end !== null && end.clean;
@@ -388,7 +368,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const entry = there ?? (starting ? await keptAlive(starting) : undefined);
     if (!entry) return false;
     const ready = await keptAlive(entry.ready);
-    return ready !== null && ready.threads === 1;
+    return ready !== null && unfitServer(ready) === null;
   }
 
   async function close(): Promise<void> {

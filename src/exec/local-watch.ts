@@ -22,20 +22,26 @@ export interface SpawnArgs {
   options: SpawnOptions;
 }
 
-/** The wall-clock limit and the cancel of a run: either kills the whole tree of `child`; clear() once the run is over. */
+/**
+ * The wall-clock limit and the cancel of a run: either kills the whole tree of `child`; clear() once the run is over.
+ * `deadline` (performance.now() ms): when the run's limit ends, counted from the request (what a warm pool spent
+ * before the script started counts); without it, the limit counts from now.
+ */
 export function watchLimits(
   child: ChildProcess,
   req: RunRequest,
   signal: AbortSignal | undefined,
+  deadline?: number,
 ): { readonly timedOut: boolean; readonly aborted: boolean; clear(): void } {
   const state = { timedOut: false, aborted: false };
   const stop = (): void => {
     if (child.pid !== undefined) killTree(child.pid);
   };
+  const ms = deadline === undefined ? req.limits.timeoutMs : Math.max(1, deadline - performance.now());
   const timer = setTimeout(() => {
     state.timedOut = true;
     stop();
-  }, req.limits.timeoutMs);
+  }, ms);
   const onAbort = (): void => {
     state.aborted = true;
     stop();
@@ -96,19 +102,21 @@ export function spawnAndWatch(
   req: RunRequest,
   plan: SandboxPlan,
   signal: AbortSignal | undefined,
+  deadline?: number,
 ): Promise<WatchedRun> {
   const cap = req.limits.maxOutputBytes;
   const stdout = createOutputCapture(cap);
   const stderr = createOutputCapture(cap);
   const output = createOutputCapture(cap);
   const reportChunks: Buffer[] = [];
-  const started = performance.now();
+  // With a deadline, the run's duration counts on the same clock as its limit: from the request.
+  const started = deadline === undefined ? performance.now() : deadline - req.limits.timeoutMs;
 
   return new Promise((resolveRun) => {
     // detached: the child leads its own process group, so one kill(-pid) reaches all it did not move away.
     const child = spawn(file, args, options);
     writeSeccomp(plan, child);
-    const limits = watchLimits(child, req, signal);
+    const limits = watchLimits(child, req, signal, deadline);
     let spawnError: Error | null = null;
     let exitInfo: { code: number | null; signal: string | null; at: number } | null = null;
     let settled = false;

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { SetupError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { LocalExecConfig, type LocalExecConfigInput } from './config.js';
@@ -119,7 +120,9 @@ export function createLocalExecutor(
 
   async function run(input: RunRequestInput, signal?: AbortSignal): Promise<RunResult> {
     if (warmUpsResolving.size) await Promise.all(warmUpsResolving);
-    const shape = await resolveRun(input);
+    const resolved = await resolveRun(input);
+    // The wall-clock limit covers the whole run from here: waiting on a warm interpreter and a cold start after it.
+    const shape: RunShape = { ...resolved, deadline: performance.now() + resolved.req.limits.timeoutMs };
     const { req, plan } = shape;
     const isolation = describeIsolation(plan, req.network);
     if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
@@ -160,7 +163,7 @@ export function createLocalExecutor(
       req.setup.length > 0 ? ['/bin/sh', '-c', `set -e\n${req.setup.join('\n')}\nexec "$@"`, 'repgen-setup', ...scriptArgv] : scriptArgv;
     const prepared = await prepareSandbox(ctx, workdir, shape, isolation, target, req.limits.cpuSeconds, 'ignore');
     log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels }, 'starting script');
-    return finishRun(ctx, prepared, req, plan, isolation, signal, extraNotes);
+    return finishRun(ctx, prepared, req, plan, isolation, signal, extraNotes, shape.deadline);
   }
 
   async function close(): Promise<void> {

@@ -8,10 +8,11 @@
  * Protocol. Host → server, on stdin: one JSON line per run, `{dir, entry, args, cpu, env}`, or `{preload: [names]}`
  * to import a run's leading imports in the server before forking it (import-ahead.ts says which, and which runs
  * such a server may then serve). Server → host, on stdout: frames of a kind byte, a 4-byte big-endian length and
- * a payload — `R` once (ready: its import CPU ms and how many threads it has), `P` per preload (what it imported,
- * skipped or failed on, its threads after, what the imports printed), then per run `O`/`E` (the run's
- * stdout/stderr, relayed from pipes of its own) and `X` (the end: exit status, CPU and peak RSS of the run, and
- * whether the server is still clean). A run never sees the server's stdout: its fds 1 and 2 are its own pipes, so
+ * a payload — `R` once (ready: its import CPU ms, how many threads it has, which of its own imports failed), `P`
+ * per preload (what it imported, skipped or failed on, its threads after, what the imports printed), then per run
+ * `S` (forked: the script has started, so the host never starts it again), `O`/`E` (the run's stdout/stderr,
+ * relayed from pipes of its own) and `X` (the end: exit status, CPU and peak RSS of the run, and whether the server
+ * is still clean). A run never sees the server's stdout: its fds 1 and 2 are its own pipes, so
  * it cannot forge a frame. What the server imports ahead comes from where the run's own imports would (the
  * workspace, the interpreter's packages), never from a run's folder: it is the code the run would run first.
  *
@@ -36,11 +37,12 @@ if sys.path and sys.path[0] in ("", os.getcwd()):
 # What the imports print goes to stderr: stdout is the frame channel (the host skips what came before the ready frame).
 _out = os.dup(1)
 os.dup2(2, 1)
+_failed = []
 for _m in (${SERVER_IMPORTS.map((m) => JSON.stringify(m)).join(', ')}):
     try:
         __import__(_m)
-    except BaseException:
-        pass
+    except BaseException as _e:
+        _failed.append("%s: %s: %s" % (_m, type(_e).__name__, str(_e)[:300]))
 try:
     sys.stdout.flush()
 except BaseException:
@@ -62,7 +64,7 @@ def _frame(kind, payload):
     while data:
         data = data[os.write(1, data):]
 os.write(1, READY_SYNC)
-_frame(b"R", json.dumps({"cpuMs": int(_cpu() * 1000), "threads": len(os.listdir("/proc/self/task"))}).encode())
+_frame(b"R", json.dumps({"cpuMs": int(_cpu() * 1000), "threads": len(os.listdir("/proc/self/task")), "failed": _failed}).encode())
 
 def _retitle(words):
     # What ps and /proc/<pid>/cmdline show for the run: its own argv, as a cold run's, written over ours (which
@@ -230,6 +232,8 @@ def _serve(msg):
     pid = os.fork()
     if pid == 0:
         _child(msg, out_w, err_w)
+    # The run is forked: from here on the host never starts it again, whatever becomes of this server.
+    _frame(b"S", b"")
     os.close(out_w)
     os.close(err_w)
     fds = {out_r: b"O", err_r: b"E"}

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,7 +65,7 @@ describe('fork server frames', () => {
     const frames = [];
     for (let i = 0; i < bytes.length; i += 3) frames.push(...reader.push(bytes.subarray(i, i + 3)));
     expect(frames.map((f) => f.kind)).toEqual(['ready', 'stdout', 'stderr', 'end']);
-    expect(frames[0]).toEqual({ kind: 'ready', ready: { cpuMs: 900, threads: 1 } });
+    expect(frames[0]).toEqual({ kind: 'ready', ready: { cpuMs: 900, threads: 1, failed: [] } });
     expect(frames[1]).toEqual({ kind: 'stdout', data: Buffer.from('out') });
     expect(frames[3]).toMatchObject({ kind: 'end', end: { exitCode: 3, clean: true } });
   });
@@ -188,18 +188,25 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     );
     expect(peek.notes).toContain(WARM_NOTE);
     expect(peek.stdout).toMatch(/^(True|False) \['PermissionError', 'PermissionError', 'PermissionError'\]\n$/);
-    // The script kills the process it was forked from.
+    // The script kills the process it was forked from: it had started, so it is not run again (a cold retry would run
+    // it twice); the result says the sandbox failed.
     const killer = await ex.run(script('import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint("survived")'));
-    expect(killer.notes?.[0]).toMatch(/^cold start: the warm interpreter died during the run/);
-    expect(killer.stdout).toBe('survived\n');
-    expect(killer.exitCode).toBe(0);
-    // Killed from outside while a run is in it.
-    const slow = ex.run(script('import time\ntime.sleep(3)\nprint("done")'));
+    expect(killer.notes?.[0]).toBe(WARM_NOTE);
+    expect(killer.notes?.some((n) => n.startsWith('cold start'))).toBe(false);
+    expect(killer.infra?.kind).toBe('sandbox_failed');
+    expect(killer.infra?.message).toMatch(
+      /^the warm interpreter died during the run \(.*\) after it had started the script: .*not run again/,
+    );
+    expect(killer.stdout).not.toContain('survived');
+    expect(killer.exitCode).toBeNull();
+    // Killed from outside while a run is in it: the same, the script ran once.
+    const slow = ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(3)\nprint("done")'));
     expect(await waitFor(() => serverProcesses('runs').length >= 1, 10_000)).toBe(true);
     for (const pid of servers()) process.kill(pid, 'SIGKILL');
     const afterKill = await slow;
-    expect(afterKill.notes?.[0]).toMatch(/^cold start: the warm interpreter died during the run/);
-    expect(afterKill.stdout).toBe('done\n');
+    expect(afterKill.notes?.some((n) => n.startsWith('cold start'))).toBe(false);
+    expect(afterKill.infra?.kind).toBe('sandbox_failed');
+    expect(afterKill.stdout).not.toContain('done');
     // The next run gets a new server.
     const again = await ex.run(script('print("ok")'));
     expect(again.notes).toContain(WARM_NOTE);
@@ -305,6 +312,8 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
 
   it('a timed-out run kills its server; the next run gets a fresh one', async () => {
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    // The limit counts from the request: a server started by the run would spend it importing torch.
+    expect(await ex.warmUp(script('print(1)', { limits: { timeoutMs: 1500 } }))).toBe(true);
     const r = await ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(30)', { limits: { timeoutMs: 1500 } }));
     expect(r.timedOut).toBe(true);
     expect(r.signal).toBe('SIGKILL');
@@ -314,6 +323,23 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(next.notes).toContain(WARM_NOTE);
     expect(next.stdout).toBe('fresh\n');
     await ex.close();
+  });
+
+  it('a stopped server does not stretch the limit: it counts from the request, and the script that never started is not said to have run', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      expect(await ex.warmUp(script('print(1)'))).toBe(true);
+      for (const pid of servers()) process.kill(pid, 'SIGSTOP');
+      const r = await ex.run(script('print("ran")', { limits: { timeoutMs: 2000 } }));
+      expect(r.timedOut).toBe(true);
+      expect(r.stdout).toBe('');
+      expect(r.durationMs).toBeGreaterThanOrEqual(2000);
+      expect(r.notes).toContain('killed after the 2000 ms wall-clock limit');
+      expect(r.notes).toContain('the warm interpreter had not started the script');
+      expect(r.notes?.some((n) => n.startsWith('cold start'))).toBe(false);
+    } finally {
+      await ex.close();
+    }
   });
 
   it("ps shows a forked run's own command line, as a cold run's", async () => {
@@ -375,7 +401,15 @@ describe("imports ahead: a server imports a run's leading imports before forking
       'broken.py': 'print("half")\nraise ValueError("broken at import")\n',
       'killer.py': 'import os\nos._exit(3)\n',
       'helper.py': 'WHO = "workspace"\n',
+      // Hangs when a fork server imports it ahead (its command line holds the server's source), not in a cold run.
+      'hangs.py': 'import time\nif b"repgen fork server" in open("/proc/self/cmdline", "rb").read():\n    time.sleep(300)\n',
+      // A package whose import fails halfway, as a 2019 project on a numpy without np.float: a submodule is in,
+      // then the package's own __init__ raises. Imported again over the half-import, it fails differently.
+      'halfpkg/__init__.py': 'from .sub import pair\nA, B = pair()\nimport numpy as np\nFLOAT = np.float\n',
+      'halfpkg/sub.py': 'CALLS = []\ndef pair():\n    CALLS.append(1)\n    return (1, 2) if len(CALLS) == 1 else None\n',
     };
+    mkdirSync(join(ws, 'halfpkg'));
+    chmodSync(join(ws, 'halfpkg'), 0o755);
     for (const [name, text] of Object.entries(modules)) {
       writeFileSync(join(ws, name), text);
       chmodSync(join(ws, name), 0o644);
@@ -433,6 +467,31 @@ describe("imports ahead: a server imports a run's leading imports before forking
     }
   });
 
+  it('an import that fails halfway in the server retires it: the run goes cold and shows the true error, as later runs do', async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    const cold = createLocalExecutor({ workRoot, warmPool: 'off' });
+    try {
+      const body = 'import halfpkg\nprint("after")\n';
+      const reference = await cold.run(script(body, { workspace: { hostPath: ws } }));
+      expect(reference.stderr).toContain("AttributeError: module 'numpy' has no attribute 'float'");
+      const first = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      expect(first.notes?.[0]).toMatch(/^cold start: importing halfpkg ahead failed/);
+      const again = await ex.run(script(body, { workspace: { hostPath: ws } }));
+      expect(again.notes).toContain(WARM_NOTE);
+      expect(again.notes?.some((n) => n.startsWith(AHEAD))).toBe(false);
+      for (const r of [first, again]) {
+        expect(r.exitCode).toBe(1);
+        expect(r.stdout).toBe(reference.stdout);
+        expect(r.stderr).toContain("AttributeError: module 'numpy' has no attribute 'float'");
+        expect(r.stderr).not.toContain('cannot unpack');
+      }
+      expect(servers()).toHaveLength(1);
+    } finally {
+      await ex.close();
+    }
+  });
+
   it('an import that fails fails the run as it does cold; one that kills the server sends the run cold', async () => {
     const ws = workspace();
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
@@ -442,7 +501,11 @@ describe("imports ahead: a server imports a run's leading imports before forking
       const reference = await cold.run(script(broken, { workspace: { hostPath: ws } }));
       for (let i = 0; i < 2; i++) {
         const r = await ex.run(script(broken, { workspace: { hostPath: ws } }));
-        expect(r.notes).toContain(WARM_NOTE);
+        expect(r.notes).toContain(
+          i === 0
+            ? 'cold start: importing broken ahead failed (ValueError: broken at import): the warm interpreter was retired'
+            : WARM_NOTE,
+        );
         expect(r.exitCode).toBe(1);
         expect(r.stdout).toBe(reference.stdout);
         expect(r.stdout).toBe('half\n');
@@ -456,6 +519,42 @@ describe("imports ahead: a server imports a run's leading imports before forking
       const second = await ex.run(script(killer, { workspace: { hostPath: ws } }));
       expect(second.notes).toContain(WARM_NOTE);
       expect(second.exitCode).toBe(3);
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it('a server whose own imports fail (a workspace numpy that raises) never forks: runs of its shape go cold', async () => {
+    const ws = mkdtempSync(join(workRoot, 'ws-badnumpy-'));
+    mkdirSync(join(ws, 'numpy'));
+    writeFileSync(join(ws, 'numpy', '__init__.py'), 'import json\nraise ImportError("no numpy here")\n');
+    for (const p of [ws, join(ws, 'numpy')]) chmodSync(p, 0o755);
+    chmodSync(join(ws, 'numpy', '__init__.py'), 0o644);
+    const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const r = await ex.run(script('import numpy\n', { workspace: { hostPath: ws } }));
+        expect(r.notes?.[0]).toBe('cold start: the warm interpreter could not import numpy: ImportError: no numpy here');
+        expect(r.stderr).toContain('ImportError: no numpy here');
+      }
+      expect(servers()).toHaveLength(0);
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it('an import ahead that hangs costs the run part of its limit, not more: the cold start gets what is left', async () => {
+    const ws = workspace();
+    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
+    try {
+      const body = 'import hangs\nimport time\nprint("start", flush=True)\ntime.sleep(20)\nprint("done")\n';
+      expect(await ex.warmUp(script(body, { workspace: { hostPath: ws } }))).toBe(true);
+      const r = await ex.run(script(body, { workspace: { hostPath: ws }, limits: { timeoutMs: 8000 } }));
+      expect(r.notes?.[0]).toMatch(/^cold start: the warm interpreter died or took over \d+ ms importing hangs, time ahead/);
+      expect(r.timedOut).toBe(true);
+      expect(r.notes).toContain('killed after the 8000 ms wall-clock limit');
+      expect(r.durationMs).toBeGreaterThanOrEqual(8000);
+      expect(r.stdout).not.toContain('done');
     } finally {
       await ex.close();
     }
