@@ -103,47 +103,39 @@ async function runStages(
   let context: ReproEvidence['context'] = null;
   let environment: Record<string, string> = { executor: deps.executor.name };
 
+  /** What the outcome is decided from, as the stages left it. */
+  const decisionInput = (rejection: string | null): Parameters<typeof runOutcome>[0] => ({
+    rejection,
+    report,
+    plan,
+    snippet,
+    agent,
+    confirm,
+    llm: { available: deps.llm !== null, reason: llmReason },
+    infra,
+    envFailure,
+    environmentFailure,
+  });
   const finish = (rejection: string | null): ReproEvidence =>
-    buildEvidence(
-      { report, plan, probe, snippet, agent, confirm, context, infra },
-      runOutcome({
-        rejection,
-        report,
-        plan,
-        snippet,
-        agent,
-        confirm,
-        llm: { available: deps.llm !== null, reason: llmReason },
-        infra,
-        envFailure,
-        environmentFailure,
-      }),
-      { usage, environment, notes, durationMs: now() - started },
-    );
+    buildEvidence({ report, plan, probe, snippet, agent, confirm, context, infra }, runOutcome(decisionInput(rejection)), {
+      usage,
+      environment,
+      notes,
+      durationMs: now() - started,
+    });
 
   /** Ends the late pylint check unheard when its findings cannot change the outcome; the caller awaits lintDone. */
   const skipLintIfMoot = (): void => {
     if (!lintDone || lintLanded || lintAbort.signal.aborted) return;
-    const decisionInput = {
-      rejection: null,
-      report,
-      plan,
-      snippet,
-      agent,
-      confirm,
-      llm: { available: deps.llm !== null, reason: llmReason },
-      infra,
-      envFailure,
-      environmentFailure,
-    };
-    if (staticFindingsCanMatter(decisionInput)) return;
+    const input = decisionInput(null);
+    if (staticFindingsCanMatter(input)) return;
     lintAbort.abort();
     const why =
       agent?.status === 'reproduced'
         ? 'the run reproduced the bug'
         : infra
           ? 'the run stopped on an infrastructure problem'
-          : `its findings could not change the outcome (${runOutcome(decisionInput).verdict})`;
+          : `its findings could not change the outcome (${runOutcome(input).verdict})`;
     notes.push(`pylint -E skipped: ${why}; the static report is pyflakes' alone`);
   };
 
