@@ -36,7 +36,8 @@ export function helpComment(reason?: string): string {
 
 export function refusalComment(login: string, roles: readonly string[]): string {
   return (
-    `Sorry, @${login} — in this repository only people with the ` +
+    // The name without the @: a refusal must not ping (notify) anyone.
+    `Sorry, ${neutralise(login)} — in this repository only people with the ` +
     `${roles.map((r) => `\`${r}\``).join(', ')} role can start RepGen. A maintainer can start it with ` +
     `\`/repgen\` or by adding the trigger label. (RepGen answers this once per person and issue.)`
   );

@@ -24,7 +24,9 @@ const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]{1,200}$/;
 const LLM = /^[A-Za-z0-9._:/-]{1,100}$/;
 
 export function parseRepgenCommand(body: string): RepgenCommand | null {
-  const line = proseLines(body).find((l) => /^\/repgen(\s|$)/i.test(l));
+  // An HTML comment (`<!-- /repgen -->`, an issue template's hidden text) is invisible on GitHub: never a command.
+  const visible = body.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => c.replace(/[^\n]/g, ' '));
+  const line = proseLines(visible).find((l) => /^\/repgen(\s|$)/i.test(l));
   if (line === undefined) return null;
   const words = line.split(/\s+/).slice(1);
   const [first, ...rest] = words;

@@ -114,8 +114,8 @@ describe('issue_comment.created (a real payload)', () => {
     expect([first, again, triager].flatMap((r) => r.executor.requests)).toEqual([]);
     const bodies = commentsOn(issue).map((c) => c.body);
     expect(bodies).toHaveLength(2);
-    expect(bodies[0]).toContain('Sorry, @reader');
-    expect(bodies[1]).toContain('Sorry, @triager');
+    expect(bodies[0]).toContain('Sorry, reader');
+    expect(bodies[1]).toContain('Sorry, triager');
     expect(gh.checkRuns.filter((r) => String(r.external_id).endsWith(`#${issue}`))).toEqual([]);
     expect(gh.labels.get(issue)).toBeUndefined();
     expect(gh.callsTo('POST', /reactions/).filter((c) => c.path.includes(`/issues/${issue}/`))).toEqual([]);
@@ -226,6 +226,6 @@ describe('bin/action.js, as the runner starts it (node, env only)', () => {
     expect(out).toContain('RepGen: refused');
     expect(code).toBe(0);
     expect(await run.outputs()).toMatchObject({ status: 'refused', verdict: '' });
-    expect(commentsOn(issue).map((c) => c.body)).toEqual([expect.stringContaining('Sorry, @stranger')]);
+    expect(commentsOn(issue).map((c) => c.body)).toEqual([expect.stringContaining('Sorry, stranger')]);
   });
 });

@@ -134,7 +134,7 @@ describe('issues.labeled', () => {
     await post('issue_comment', commentPayload('/repgen', { issueNumber: issue, sender: { login: 'reader' } }));
     const comments = commentsOn(issue);
     expect(comments).toHaveLength(1);
-    expect(comments[0]?.body).toMatch(/^Sorry, @reader/);
+    expect(comments[0]?.body).toMatch(/^Sorry, reader /);
     expect((await jobs()).filter((j) => j.issueNumber === issue)).toEqual([]);
     // Someone GitHub does not know as a collaborator (404 on the permission call) is refused the same way.
     await post('issue_comment', commentPayload('/repgen', { issueNumber: issue, sender: { login: 'stranger' } }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badConfigComment, finalFailureComment, helpComment } from '../../src/github/messages.js';
+import { badConfigComment, finalFailureComment, helpComment, refusalComment } from '../../src/github/messages.js';
 
 describe('App messages', () => {
   it('never ping anyone with text copied from users', () => {
@@ -26,5 +26,13 @@ describe('App messages', () => {
     expect(finalFailureComment('', 'x', 1, 1)).toContain('after 1 attempt (the worker running it stopped in it): x');
     expect(finalFailureComment('', 'x', 2, 2)).toContain('after 2 attempts (the worker running it stopped in all of them)');
     expect(finalFailureComment('', 'x', 4, 1)).toContain('after 4 attempts (the worker running it stopped in 1 of them)');
+  });
+});
+
+describe('refusalComment (issue 25 item 6)', () => {
+  it('names the person without an @: a refusal never pings anyone', () => {
+    const body = refusalComment('reader', ['write']);
+    expect(body).toMatch(/^Sorry, reader /);
+    expect(body).not.toContain('@');
   });
 });

@@ -71,3 +71,12 @@ describe('parseRepgenCommand', () => {
     expect(cmd && 'reason' in cmd ? cmd.reason : '').toMatch(reason);
   });
 });
+
+describe('a /repgen nobody can see (issue 25 item 6)', () => {
+  it('inside an HTML comment (hidden template text) is no command, one after it is', () => {
+    expect(parseRepgenCommand('<!-- /repgen -->\nthanks')).toBeNull();
+    expect(parseRepgenCommand('<!--\nType /repgen to reproduce\n/repgen\n-->')).toBeNull();
+    expect(parseRepgenCommand('<!-- unclosed\n/repgen')).toBeNull();
+    expect(parseRepgenCommand('<!-- note -->\n/repgen')).toEqual({ kind: 'run', ref: null, llm: null, gpu: false });
+  });
+});

@@ -239,7 +239,7 @@ describe('/repgen verify on a pull request', () => {
     await reproduce(issue);
     gh.options.pulls![pr] = { body: `Fixes #${issue}`, headSha: HEAD, headRef: 'fix' };
     await post('issue_comment', prCommentPayload('/repgen verify', { prNumber: pr, sender: { login: 'reader' } }));
-    expect(commentsOn(pr)[0]?.body).toMatch(/^Sorry, @reader/);
+    expect(commentsOn(pr)[0]?.body).toMatch(/^Sorry, reader /);
     expect(await mine()).toEqual([]);
     expect(gh.checkRuns).toEqual([]);
   });
