@@ -81,6 +81,11 @@ export function stepVerdict(outcomes: readonly FixRunOutcome[], observed: readon
   };
 }
 
+/** A ref as people read it: a full commit SHA shortened to 12 characters, any other ref as it is. Pure. */
+export function shortRef(ref: string): string {
+  return /^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 12) : ref;
+}
+
 /**
  * The pull request a first-parent commit names: GitHub's merge subject (`Merge pull request #123 from …`)
  * or a squash merge's trailing `(#123)`. Pure.

@@ -3,7 +3,15 @@ import { CancelledError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { verifyFix } from '../workspace/verify-fix.js';
-import { filesInImportedPackages, nextBisectStep, pullRequestOf, stepVerdict, type BisectCommit, type StepRecord } from './plan-bisect.js';
+import {
+  filesInImportedPackages,
+  nextBisectStep,
+  pullRequestOf,
+  shortRef,
+  stepVerdict,
+  type BisectCommit,
+  type StepRecord,
+} from './plan-bisect.js';
 import type { BisectResult, BisectSource, BisectStep } from './types.js';
 
 export interface BisectInput {
@@ -51,7 +59,7 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   if (!commits.length) {
     return finish({
       status: 'no_commits',
-      reason: `${source.good.ref} is not an ancestor of ${source.bad.ref} along the first parents, so there is nothing between them to bisect`,
+      reason: `${shortRef(source.good.ref)} is not an ancestor of ${shortRef(source.bad.ref)} along the first parents, so there is nothing between them to bisect`,
       firstBad: null,
       candidates: [],
       ...counts,
@@ -100,12 +108,12 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   };
 
   // GOOD first: a reproduction that fails there too is no regression between the two refs.
-  deps.progress?.(`bisecting: checking that the reproduction passes at ${source.good.ref}`);
-  const atGood = await step({ sha: source.good.sha, subject: `${source.good.ref} (GOOD)` });
+  deps.progress?.(`bisecting: checking that the reproduction passes at ${shortRef(source.good.ref)}`);
+  const atGood = await step({ sha: source.good.sha, subject: `${shortRef(source.good.ref)} (GOOD)` });
   if (atGood.verdict === 'bad')
     return finish({
       status: 'not_regression',
-      reason: `the reproduction fails at ${source.good.ref} too (${atGood.why}): no regression between the two refs`,
+      reason: `the reproduction fails at ${shortRef(source.good.ref)} too (${atGood.why}): no regression between the two refs`,
       firstBad: null,
       candidates: [],
       ...counts,
@@ -113,7 +121,7 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   if (atGood.verdict === 'skip')
     return finish({
       status: 'good_unusable',
-      reason: `the reproduction could not be judged at ${source.good.ref}: ${atGood.why}`,
+      reason: `the reproduction could not be judged at ${shortRef(source.good.ref)}: ${atGood.why}`,
       firstBad: null,
       candidates: [],
       ...counts,
