@@ -9,6 +9,7 @@ import {
   pullRequestOf,
   shortRef,
   stepVerdict,
+  tracebackFilesIn,
   type BisectCommit,
   type StepRecord,
 } from './plan-bisect.js';
@@ -66,6 +67,8 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
     });
   }
 
+  // A bad step's failing output and where its run saw the checkout: the first bad commit's is read for traceback frames.
+  const badOutput = new Map<string, { output: string; roots: string[] }>();
   const step = async (commit: BisectCommit): Promise<StepRecord> => {
     if (signal?.aborted) throw new CancelledError('the bisection was cancelled');
     const t0 = now();
@@ -94,6 +97,9 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
           signal,
         );
         runs = check.runs.length;
+        const failing = check.runs.find((r) => r.outcome === 'reproduces');
+        if (failing)
+          badOutput.set(commit.sha, { output: failing.outputExcerpt, roots: [workspace.mountPath ?? '/workspace', workspace.hostPath] });
         record = stepVerdict(
           check.runs.map((r) => r.outcome),
           check.runs.map((r) => r.observed),
@@ -135,17 +141,23 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
       const commit = bySha.get(next.sha)!;
       const changed = (await source.changedFiles(commit.sha, signal).catch(() => [] as string[])).slice(0, 50);
       const touches = filesInImportedPackages(changed, input.imports);
+      const bad = badOutput.get(commit.sha);
+      const frames = bad ? tracebackFilesIn(bad.output, bad.roots) : new Set<string>();
+      const inTraceback = changed.filter((f) => frames.has(f));
       return finish({
         status: 'found',
-        reason: touches.length
-          ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${touches.slice(0, 3).join(', ')}, inside what the reproduction imports`
-          : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, so check it by hand`,
+        reason: inTraceback.length
+          ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${inTraceback.slice(0, 3).join(', ')}, where the failing run's traceback passes`
+          : touches.length
+            ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${touches.slice(0, 3).join(', ')}, inside what the reproduction imports`
+            : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, so check it by hand`,
         firstBad: {
           sha: commit.sha,
           subject: commit.subject,
           pr: pullRequestOf(commit.subject),
           changedFiles: changed,
           touchesImported: touches,
+          inTraceback,
         },
         candidates: [],
         ...counts,

@@ -67,6 +67,7 @@ describe('bisectSection', () => {
             pr: 53,
             changedFiles: ['timm/models/conv2d_layers.py'],
             touchesImported: ['timm/models/conv2d_layers.py'],
+            inTraceback: ['timm/models/conv2d_layers.py'],
           },
         }),
       ),
@@ -74,7 +75,7 @@ describe('bisectSection', () => {
     expect(text).toMatch(/^\*\*Bisected\*\* /);
     expect(text).toContain('3 runs over 32');
     expect(text).toContain('first bad commit `43e6143befbc` Merge pull request #\u200d53 from someone/branch (#53)');
-    expect(text).toContain('`timm/models/conv2d_layers.py`');
+    expect(text).toContain("the failing run's traceback at it passes through `timm/models/conv2d_layers.py`, which it changes");
     expect(text).toContain('skipped `1e0b34722772`: the reproduction fails for another reason than the reported bug: ValueError: x');
   });
 });
