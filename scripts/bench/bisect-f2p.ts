@@ -70,6 +70,8 @@ interface Row {
   firstBad: string;
   sameFiles: string[];
   fixedLinesAdded: string[];
+  /** Files the first bad commit changes that the failing run's traceback at it passes through (RepGen's own check). */
+  inTraceback: string[];
   /** Every run of the bisection, GOOD first: what a maintainer checks the verdicts against. */
   steps: Array<{ sha: string; subject: string; verdict: string; why: string; seconds: number }>;
 }
@@ -126,6 +128,7 @@ for (const caseDir of caseDirs) {
     firstBad: fb ? `${fb.sha.slice(0, 12)} ${fb.subject}${fb.pr !== null ? ` (#${fb.pr})` : ''}` : (bisect?.reason ?? status),
     sameFiles: overlap.sameFiles,
     fixedLinesAdded: overlap.fixedLinesAdded,
+    inTraceback: fb?.inTraceback ?? [],
     steps: (bisect?.steps ?? []).map((s) => ({
       sha: s.sha,
       subject: s.subject,
@@ -148,7 +151,7 @@ console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const skipped = r.skipped.length ? `${r.skipped.length}: ${r.skipped.join('; ')}` : '0';
   console.log(
-    `| ${r.case} | ${r.good} | ${r.status} | ${r.range} | ${r.log2} | ${r.runs} | ${skipped} | ${r.bisectS} s | ${r.wallS} s | ${r.firstBad} | ${yes(r)} |`,
+    `| ${r.case} | ${r.good} | ${r.status} | ${r.range} | ${r.log2} | ${r.runs} | ${skipped} | ${r.bisectS} s | ${r.wallS} s | ${r.firstBad} | ${r.inTraceback.join(', ') || '—'} | ${yes(r)} |`,
   );
 }
 for (const r of rows) console.log(`\n${r.case}: \`${r.command}\``);

@@ -113,17 +113,18 @@ export function filesInImportedPackages(changed: readonly string[], imports: rea
 
 /**
  * The project files a failing run's output shows traceback frames in (`File "/workspace/timm/models/maxxvit.py",
- * line 216`), relative to the checkout: `roots` are where the run saw it (the sandbox mount, the host path). A first
- * bad commit that changes one of them changed code the failure passes through, a sharper check than the package.
- * Read line by line, so a traceback whose start was cut from the output still counts. Pure.
+ * line 216`), relative to the checkout, innermost first (the file it raised in leads): `roots` are where the run saw
+ * the checkout (the sandbox mount, the host path). A first bad commit that changes one of them changed code the
+ * failure passes through, a sharper check than the package. Read line by line, so a traceback whose start was cut
+ * from the output still counts. Pure.
  */
-export function tracebackFilesIn(output: string, roots: readonly string[]): Set<string> {
-  const out = new Set<string>();
+export function tracebackFilesIn(output: string, roots: readonly string[]): string[] {
+  const seen: string[] = [];
   const prefixes = roots.filter(Boolean).map((r) => (r.endsWith('/') ? r : `${r}/`));
   for (const m of output.matchAll(/^\s*File "([^"\n]{1,500})", line \d+/gm)) {
     const file = m[1]!;
     const root = prefixes.find((p) => file.startsWith(p));
-    if (root) out.add(file.slice(root.length));
+    if (root) seen.push(file.slice(root.length));
   }
-  return out;
+  return [...new Set(seen.reverse())];
 }

@@ -142,8 +142,8 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
       const changed = (await source.changedFiles(commit.sha, signal).catch(() => [] as string[])).slice(0, 50);
       const touches = filesInImportedPackages(changed, input.imports);
       const bad = badOutput.get(commit.sha);
-      const frames = bad ? tracebackFilesIn(bad.output, bad.roots) : new Set<string>();
-      const inTraceback = changed.filter((f) => frames.has(f));
+      const changedSet = new Set(changed);
+      const inTraceback = (bad ? tracebackFilesIn(bad.output, bad.roots) : []).filter((f) => changedSet.has(f));
       return finish({
         status: 'found',
         reason: inTraceback.length

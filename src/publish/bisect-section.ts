@@ -28,7 +28,9 @@ export function bisectSection(outcome: ReproOutcome): string {
     const pr = f.pr !== null ? ` (#${f.pr})` : '';
     lines.push(`- first bad commit ${code(f.sha.slice(0, 12))} ${neutralizeMentions(f.subject)}${pr}`);
     if (f.inTraceback?.length)
-      lines.push(`- the failing run's traceback at it passes through ${f.inTraceback.slice(0, 3).map(code).join(', ')}, which it changes`);
+      lines.push(
+        `- it changes ${f.inTraceback.slice(0, 3).map(code).join(', ')}, where the failing run's traceback at it passes (innermost first)`,
+      );
     lines.push(
       f.touchesImported.length
         ? `- it changes ${f.touchesImported.slice(0, 5).map(code).join(', ')}, inside what the reproduction imports`

@@ -103,7 +103,7 @@ describe('filesInImportedPackages', () => {
 });
 
 describe('tracebackFilesIn', () => {
-  it('reads the project files of the frames, relative to where the run saw the checkout, even with the header cut off', () => {
+  it('reads the project files of the frames, innermost first, relative to where the run saw the checkout, even with the header cut off', () => {
     const output = [
       'ckages/timm/__init__.py", line 2',
       '  File "/workspace/timm/__init__.py", line 2, in <module>',
@@ -114,12 +114,12 @@ describe('tracebackFilesIn', () => {
       '  File "/workspace-other/x.py", line 1, in <module>',
       "ValueError: mutable default <class 'timm.models.maxxvit.MaxxVitConvCfg'> for field conv_cfg is not allowed",
     ].join('\n');
-    expect([...tracebackFilesIn(output, ['/workspace', '/tmp/checkouts/abc'])]).toEqual([
-      'timm/__init__.py',
-      'timm/models/maxxvit.py',
+    expect(tracebackFilesIn(output, ['/workspace', '/tmp/checkouts/abc'])).toEqual([
       'timm/layers/helpers.py',
+      'timm/models/maxxvit.py',
+      'timm/__init__.py',
     ]);
-    expect(tracebackFilesIn('no traceback here', ['/workspace']).size).toBe(0);
+    expect(tracebackFilesIn('no traceback here', ['/workspace'])).toEqual([]);
   });
 });
 

@@ -75,7 +75,7 @@ describe('bisectSection', () => {
     expect(text).toMatch(/^\*\*Bisected\*\* /);
     expect(text).toContain('3 runs over 32');
     expect(text).toContain('first bad commit `43e6143befbc` Merge pull request #\u200d53 from someone/branch (#53)');
-    expect(text).toContain("the failing run's traceback at it passes through `timm/models/conv2d_layers.py`, which it changes");
+    expect(text).toContain("it changes `timm/models/conv2d_layers.py`, where the failing run's traceback at it passes (innermost first)");
     expect(text).toContain('skipped `1e0b34722772`: the reproduction fails for another reason than the reported bug: ValueError: x');
   });
 });
