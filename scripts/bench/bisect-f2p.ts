@@ -116,7 +116,8 @@ for (const caseDir of caseDirs) {
   const overlap = fb ? await commitFixOverlap(mirror, fb.sha, c.fix_commit) : { sameFiles: [], fixedLinesAdded: [] };
   rows.push({
     case: name,
-    good: bisect ? `${bisect.good.ref} (${bisect.good.sha.slice(0, 12)})` : (good ?? named[0]!.ref),
+    // GOOD as asked (or as the report names it), and the commit the bisection started from (a merge base when GOOD is on another branch).
+    good: `${good ?? named[0]!.ref}${bisect ? ` → ${bisect.good.sha.slice(0, 12)}${bisect.good.why.includes('merge base') ? ' (merge base)' : ''}` : ''}`,
     command,
     status,
     range: bisect?.commitsInRange ?? 0,
