@@ -4,7 +4,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq
 import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
-import { reapWorkDirs } from '../src/exec/reap-work-dirs.js';
+import { reapWorkDirs } from '../src/exec/sandbox/reap-work-dirs.js';
 import { scriptPython } from '../src/config/env/exec-env.js';
 import { readOperatorEnv, type OperatorEnv } from '../src/config/operator-env.js';
 import { executorChooser, type ExecutorChooser } from '../src/exec/executor-chooser.js';
@@ -136,7 +136,7 @@ export async function startReproWorker(
     ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
   };
   // Folders a crashed run or job left (job checkouts here, the executor's run dirs under its work root): reaped
-  // at start and after each job, one reap at a time; only those whose owner is provably gone (stale-work-dirs.ts).
+  // at start and after each job, one reap at a time; only those whose owner is provably gone (src/exec/sandbox/stale-work-dirs.ts).
   const roots = [deps.workdir, ...(wiring.workRoots ?? [])];
   let reaping: Promise<void> | null = null;
   let again = false;

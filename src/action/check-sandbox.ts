@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import { readExecConfig } from '../exec/index.js';
 import { SandboxUnavailableError } from '../exec/errors.js';
-import { probeSandbox } from '../exec/sandbox.js';
+import { probeSandbox } from '../exec/sandbox/sandbox.js';
 
 /** The host cannot run untrusted scripts safely, or the checkout would hand them a credential. */
 export class ActionSetupError extends SetupError {

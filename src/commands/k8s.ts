@@ -3,8 +3,8 @@ import { basename, resolve } from 'node:path';
 import type { Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { RepgenError, UsageError } from '../errors.js';
-import { readKubernetesConfig } from '../exec/kubernetes-config.js';
-import { renderRun, renderYaml } from '../exec/kubernetes-render.js';
+import { readKubernetesConfig } from '../exec/kubernetes/config.js';
+import { renderRun, renderYaml } from '../exec/kubernetes/render.js';
 import { RunRequest } from '../exec/types.js';
 
 const HELP = `usage: repgen k8s render --script FILE [--gpu N] [--image IMG] [--version PKG=VER]... [--setup CMD]...

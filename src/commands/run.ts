@@ -169,7 +169,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
   // One run: a fork server would only add its own imports (torch, numpy) to a script that may need neither.
   const config = { ...readLocalExecConfig(io.env), warmPool: 'off' as const };
-  const { createLocalExecutor } = await import('../exec/local.js');
+  const { createLocalExecutor } = await import('../exec/local/executor.js');
   const executor = createLocalExecutor(config, { hostEnv: io.env });
   const python =
     values.python === undefined

@@ -6,7 +6,7 @@ import { SetupError } from '../errors.js';
 
 /**
  * Settings of the local sandboxed executor, read from the environment once (`readLocalExecConfig(env)`).
- * The executor takes the parsed object; nothing in `local.ts` reads `process.env`.
+ * The executor takes the parsed object; nothing in `local/executor.ts` reads `process.env`.
  */
 
 export { SandboxMode } from '../config/env/exec-env.js';
@@ -52,7 +52,7 @@ export const LocalExecConfig = z
     /** Open files per process (`REPGEN_MAX_OPEN_FILES`, RLIMIT_NOFILE). @defaultValue 4096 */
     maxOpenFiles: z.number().int().min(64).default(4096),
     /**
-     * Fork servers (`REPGEN_WARM_POOL`, src/exec/warm-pool.ts): `auto` runs each request forked from a sandboxed
+     * Fork servers (`REPGEN_WARM_POOL`, src/exec/warm/fork-server.ts): `auto` runs each request forked from a sandboxed
      * interpreter that imported torch and numpy once for requests of its shape (started on the first such request,
      * kept 2 min idle; cold, with a note, when it cannot serve); `always` also waits however long its imports take
      * (tests, benchmarks); `off` starts every run cold. @defaultValue 'auto'

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
-import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/sandbox/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';

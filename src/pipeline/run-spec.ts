@@ -12,7 +12,7 @@ import type { ContextSettings } from '../context/settings.js';
 import { SetupError } from '../errors.js';
 import { localExecConfigFrom } from '../exec/config.js';
 import type { ExecConfig } from '../exec/index.js';
-import { kubernetesConfigFrom } from '../exec/kubernetes-config.js';
+import { kubernetesConfigFrom } from '../exec/kubernetes/config.js';
 import type { ExecPolicy } from '../exec/with-policy.js';
 import { llmSettingsFrom, type LlmSettings } from '../llm/settings.js';
 import { reproSettingsFrom, type ReproSettings } from './settings.js';
