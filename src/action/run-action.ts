@@ -1,6 +1,6 @@
 // 1 event  2 gate (bots, label, command, permission, config)  3 progress comment + 👀  4 preflight (sandbox,
 // checkout)  5 workspace at the ref  6 pipeline  7 publish (comment, check run, labels, PR) + files for the outputs
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbotOctokit } from 'probot';
@@ -8,6 +8,7 @@ import { hostSecrets } from '../commands/reproduce-files.js';
 import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { cloneAtRef } from '../github/clone-repo.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { IssueGoneError, RefNotFoundError } from '../github/errors.js';
 import { finalFailureComment, progressMarker } from '../github/messages.js';
 import type { Octokit } from '../github/octokit.js';
@@ -242,10 +243,15 @@ async function failed(
   return finish('failed', finalFailureComment('', reason, 1).trim(), reason, 1);
 }
 
+/** GitHub caps a webhook payload at 25 MB; the runner writes the event's. */
+const MAX_EVENT_BYTES = 25 * 1024 * 1024;
+
 async function readEventFile(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    const bytes = await readBounded(path, { maxBytes: MAX_EVENT_BYTES, what: `the event payload GITHUB_EVENT_PATH='${path}'` });
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (err) {
+    if (err instanceof ReadBoundedError) throw new SetupError(err.message);
     throw new SetupError(`cannot read the event payload GITHUB_EVENT_PATH=${path}: ${(err as Error).message}`);
   }
 }

@@ -1,11 +1,11 @@
-import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { CliIo, Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
-import { checkInterpreter, timeoutSeconds } from '../cli/validate-input.js';
+import { checkInterpreter, decodeUtf8, timeoutSeconds } from '../cli/validate-input.js';
 import { readLocalExecConfig } from '../exec/config.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { Isolation, InfraFailure } from '../exec/types.js';
 import { ExceptionInfo, MatchResult, SymptomKind, matchRun, readReport, readRun, type ReportReading } from '../symptoms/index.js';
 
@@ -75,39 +75,19 @@ Exit status: 0 when the run was carried out, whatever the script did; 1 when the
 it; 2 on bad arguments, unreadable input or a missing interpreter.
 `;
 
-/** Reads a user-named text file, turning every way it can be wrong into a one-line UsageError. */
-async function readTextFile(path: string, what: string, maxBytes: number): Promise<string> {
-  let size: number;
-  try {
-    const st = await stat(path);
-    if (st.isDirectory()) throw new UsageError(`${what} '${path}' is a directory, not a file`);
-    size = st.size;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `cannot read ${what} '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
-    );
-  }
-  if (size > maxBytes) {
-    throw new UsageError(`${what} '${path}' is ${(size / 1e6).toFixed(1)} MB; the limit is ${(maxBytes / 1e6).toFixed(1)} MB`);
-  }
+/** Reads a user-named text file, turning every way it can be wrong (a device, a FIFO, too big, binary) into a one-line UsageError. */
+async function readTextFile(path: string, what: string, maxBytes: number, limitName: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readBounded(path, { maxBytes, what: `${what} '${path}'`, limitName });
   } catch (err) {
-    throw new UsageError(`cannot read ${what} '${path}': ${(err as Error).message}`);
+    throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
   }
-  if (bytes.includes(0)) throw new UsageError(`${what} '${path}' is a binary file, not text`);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new UsageError(`${what} '${path}' is not valid UTF-8 text`);
-  }
+  return decodeUtf8(bytes, `${what} '${path}'`);
 }
 
 async function readIssue(path: string, maxBytes: number): Promise<ReportReading> {
-  const text = await readTextFile(path, 'issue', maxBytes);
+  const text = await readTextFile(path, 'issue', maxBytes, 'REPGEN_MAX_ISSUE_BYTES');
   if (text.trim() === '') throw new UsageError(`issue '${path}' is empty: nothing to match the run against`);
   const report = readReport(text);
   if (report.codeBlocks.length === 0 && report.outputText.trim() === '' && report.tracebacks.length === 0) {
@@ -163,7 +143,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const settings = readRunCommandSettings(io.env);
   const timeoutSec = timeoutSeconds(values.timeout) ?? settings.timeoutMs / 1000;
   const scriptPath = resolve(io.cwd, scriptArg);
-  const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes);
+  const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes, 'REPGEN_MAX_SCRIPT_BYTES');
   if (script.trim() === '') throw new UsageError(`script '${scriptPath}' is empty: nothing to run`);
   const report = values.issue !== undefined ? await readIssue(resolve(io.cwd, values.issue), settings.maxIssueBytes) : null;
 

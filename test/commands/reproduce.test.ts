@@ -10,6 +10,7 @@ import { createLlmClient } from '../../src/llm/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
 
 let server: ScriptedServer | undefined;
@@ -147,6 +148,21 @@ describe('repgen reproduce', () => {
     const bad = io(dir, { REPGEN_MAX_TOKENS: 'lots' });
     expect(await exitOf(['--issue', 'issue.md'], bad)).toBe(2);
     expect(bad.err).toMatch(/invalid REPGEN_MAX_TOKENS/);
+  });
+
+  it('--issue naming a device, a FIFO, a link to /dev/zero or a huge sparse file: exit 2 at once, nothing read whole', async () => {
+    const h = makeHostileFiles();
+    for (const [path, msg] of [
+      [h.fifo, /^repgen reproduce: --issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/],
+      ['/dev/zero', /^repgen reproduce: --issue '\/dev\/zero' is a character device, not a regular file$/],
+      [h.zeroLink, /^repgen reproduce: --issue '.*zero\.md' is a character device, not a regular file$/],
+      [h.sparse, /^repgen reproduce: --issue '.*sparse\.md' is 68719\.5 MB; the limit is 52\.4 MB$/],
+      [h.folder, /^repgen reproduce: --issue '.*folder\.md' is a directory, not a regular file$/],
+    ] as const) {
+      const t = io(h.dir);
+      expect(await exitOf(['--issue', path, '--llm', 'none'], t)).toBe(2);
+      expect(t.err.trim()).toMatch(msg);
+    }
   });
 
   it('an unwritable --out is a one-line usage error, not a stack trace', async () => {

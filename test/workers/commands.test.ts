@@ -25,7 +25,12 @@ describe('repgen serve / worker settings', () => {
     ['worker', { APP_ID: 'abc' }, /APP_ID: must be the numeric GitHub App id/],
     ['worker', { APP_ID: '1' }, /PRIVATE_KEY \(or PRIVATE_KEY_PATH\) is not set/],
     ['worker', { APP_ID: '1', PRIVATE_KEY: 'not a key' }, /PRIVATE_KEY is not a PEM private key/],
-    ['worker', { APP_ID: '1', PRIVATE_KEY_PATH: '/nonexistent/key.pem' }, /PRIVATE_KEY_PATH: cannot read/],
+    ['worker', { APP_ID: '1', PRIVATE_KEY_PATH: '/nonexistent/key.pem' }, /^PRIVATE_KEY_PATH: '\/nonexistent\/key.pem' does not exist$/],
+    [
+      'worker',
+      { APP_ID: '1', PRIVATE_KEY_PATH: '/dev/zero' },
+      /^PRIVATE_KEY_PATH: '\/dev\/zero' is a character device, not a regular file$/,
+    ],
     ['worker', { REPGEN_WORKER_CONCURRENCY: '0' }, /REPGEN_WORKER_CONCURRENCY: Too small/],
     ['serve', { APP_ID: '1', PRIVATE_KEY: 'KEY' }, /WEBHOOK_SECRET is not set/],
     ['serve', { PORT: 'eighty' }, /PORT: /],
