@@ -5,9 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbotOctokit } from 'probot';
 import { hostSecrets } from '../commands/reproduce-files.js';
+import { scriptPython } from '../config/env/exec-env.js';
 import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { cloneAtRef } from '../github/clone-repo.js';
+import { checkPython } from '../host/check-python.js';
 import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { IssueGoneError, RefNotFoundError } from '../github/errors.js';
 import { finalFailureComment, progressMarker } from '../github/messages.js';
@@ -128,6 +130,10 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
         );
     deps.log.info({ isolation }, 'sandbox ready');
     await checkCheckoutHoldsNoToken(a.workspace);
+    await checkPython(scriptPython({ REPGEN_PYTHON: opEnv.REPGEN_PYTHON }), {
+      setting: a.inputs.python ? 'the python input' : 'REPGEN_PYTHON',
+      path: deps.env.PATH,
+    });
 
     // 5 the issue and the workspace at the ref
     const issue = await readIssue(octokit, owner, repo, issueNumber);

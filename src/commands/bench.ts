@@ -11,6 +11,7 @@ import { readBounded } from '../host/read-bounded.js';
 import { scriptPython } from '../config/env/exec-env.js';
 import { readOperatorEnv } from '../config/operator-env.js';
 import { createExecutor } from '../exec/index.js';
+import { checkPython } from '../host/check-python.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
 import { createPyflakesChecker } from '../agent/pyflakes-checker.js';
@@ -143,6 +144,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory())
     throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
   const operator = readOperatorEnv(io.env);
+  await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
   const spec = cliRunSpec(operator, { llm: parsed.values.llm, model: parsed.values.model });
   const settings = spec.settings;
   // One model client and one executor for every case: the recorder wraps them per case, the warm pool is shared.

@@ -5,6 +5,7 @@ import type { CliIo, Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
 import { checkInterpreter, decodeUtf8, timeoutSeconds } from '../cli/validate-input.js';
 import { readLocalExecConfig } from '../exec/config.js';
+import { checkPython } from '../host/check-python.js';
 import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { Isolation, InfraFailure } from '../exec/types.js';
 import { ExceptionInfo, MatchResult, SymptomKind, matchRun, readReport, readRun, type ReportReading } from '../symptoms/index.js';
@@ -158,6 +159,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         ? values.python
         : resolve(io.cwd, values.python);
   checkInterpreter(python);
+  // Before the run: a program that is not a Python 3 (/bin/true) would "run" every script with exit 0.
+  await checkPython(python ?? config.python, { setting: python === undefined ? 'REPGEN_PYTHON' : '--python', path: io.env.PATH });
   const entry = basename(scriptPath).endsWith('.py') ? basename(scriptPath) : 'main.py';
 
   // Ctrl-C stops the script's whole process tree through the executor, not just this process.

@@ -186,6 +186,18 @@ describe('runner set-up failures are said on the issue and fail the step', () =>
     expect(log).toMatch(/^::error title=RepGen::.*persist-credentials/m);
   });
 
+  it('a python input that is not a Python (/bin/true) is refused before any script runs', async () => {
+    const { code, outputs, executor } = await runEntry('issues', labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }), {
+      inputs: { python: '/bin/true' },
+    });
+    expect(code).toBe(1);
+    expect(outputs.status).toBe('setup_failed');
+    expect(executor.requests).toEqual([]);
+    expect(commentsOn(issue)[0]?.body).toContain(
+      "the python input '/bin/true' is not a Python interpreter: asked for its version, it printed nothing",
+    );
+  });
+
   it('an event file that is a FIFO or a device is an error naming it, at once, never a hang or a read without end', async () => {
     const h = makeHostileFiles();
     for (const [path, what] of [

@@ -165,6 +165,16 @@ describe('repgen reproduce', () => {
     }
   });
 
+  it('REPGEN_PYTHON that is not a Python is a one-line setup error before any run', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    const t = io(dir, { REPGEN_PYTHON: '/bin/true' });
+    const executor = new FakeExecutor(simulate);
+    await expect(runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'o'], t, { executor })).rejects.toThrow(
+      /^REPGEN_PYTHON '\/bin\/true' is not a Python interpreter: asked for its version, it printed nothing$/,
+    );
+    expect(executor.requests).toEqual([]);
+  });
+
   it('an unwritable --out is a one-line usage error, not a stack trace', async () => {
     const dir = await tempIssue(CRASH_ISSUE);
     const t = io(dir);

@@ -179,6 +179,23 @@ describe('repgen run: bad input gets one clear message', () => {
     expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutMs: 120_000 });
   });
 
+  it('an interpreter that is not a Python (--python /bin/true, REPGEN_PYTHON=/bin/false) is a setup error before any run', async () => {
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--python', '/bin/true'],
+      SetupError,
+      /^--python '\/bin\/true' is not a Python interpreter: asked for its version, it printed nothing$/,
+    );
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py'],
+      SetupError,
+      /^REPGEN_PYTHON '\/bin\/false' is not a Python interpreter: asked for its version, exit 1$/,
+      {
+        ...ENV,
+        REPGEN_PYTHON: '/bin/false',
+      },
+    );
+  });
+
   it('a missing interpreter is a setup error', async () => {
     await rejects(
       ['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3'],

@@ -32,6 +32,7 @@ describe('repgen serve / worker settings', () => {
       /^PRIVATE_KEY_PATH: '\/dev\/zero' is a character device, not a regular file$/,
     ],
     ['worker', { REPGEN_WORKER_CONCURRENCY: '0' }, /REPGEN_WORKER_CONCURRENCY: Too small/],
+    ['worker', { APP_ID: '1', PRIVATE_KEY: 'KEY', REPGEN_PYTHON: '/bin/true' }, /^REPGEN_PYTHON '\/bin\/true' is not a Python interpreter/],
     ['serve', { APP_ID: '1', PRIVATE_KEY: 'KEY' }, /WEBHOOK_SECRET is not set/],
     ['serve', { PORT: 'eighty' }, /PORT: /],
     ['serve', { GHE_PROTOCOL: 'ftp' }, /GHE_PROTOCOL: /],

@@ -29,7 +29,8 @@ export const ExecEnv = z.object({
     shown: '`local`',
   }),
   REPGEN_PYTHON: doc(z.string().min(1).optional(), {
-    description: 'interpreter of script runs (Debian python3-torch lives under /usr/bin)',
+    description:
+      'interpreter of script runs (Debian python3-torch lives under /usr/bin); asked for its version before any run, and refused unless it answers as a Python 3',
     shown: '`/usr/bin/python3`',
   }),
   REPGEN_SANDBOX: doc(
