@@ -139,8 +139,8 @@ describe('repgen reproduce', () => {
       [['--issue', 'issue.md', '--repo', 'nope'], /--repo 'nope' is not a directory/],
       [['--issue', 'issue.md', '--llm', 'anthropic'], /needs an API key: set ANTHROPIC_API_KEY/],
       [['--issue', 'issue.md', '--bogus'], /Unknown option '--bogus'/],
-      [['--issue', 'issue.md', '--ref', '--output=x'], /^repgen reproduce: --ref needs a value; got the option --output=x$/],
-      [['--issue', 'issue.md', '--ref'], /^repgen reproduce: --ref needs a value$/],
+      [['--issue', 'issue.md', '--ref', '--output=x'], /^repgen reproduce: --ref needs a value; got the option --output=x\n$/],
+      [['--issue', 'issue.md', '--ref'], /^repgen reproduce: --ref needs a value\n$/],
     ] as const) {
       const t = io(dir);
       expect(await exitOf([...args], t)).toBe(2);
