@@ -54,6 +54,8 @@ export const RunCommandOutput = z.object({
   /** True when stdout or stderr passed the executor's cap (the rest was counted, not kept). */
   outputTruncated: z.boolean(),
   isolation: Isolation,
+  /** What stopped or changed the run beyond its exit (a limit that fired: wall clock, CPU time, the work folder's disk). */
+  notes: z.array(z.string()),
   infra: InfraFailure.nullable(),
   match: MatchResult.optional(),
 });
@@ -103,7 +105,7 @@ function summary(script: string, out: RunCommandOutput): string {
   lines.push(
     `ran ${script} in ${(out.durationMs / 1000).toFixed(1)} s (${ended}); network: ${out.isolation.network} (${out.isolation.sandbox})`,
   );
-  for (const note of out.isolation.notes) lines.push(`  note: ${note}`);
+  for (const note of [...out.notes, ...out.isolation.notes]) lines.push(`  note: ${note}`);
   if (out.infra) lines.push(`the sandbox could not run the script (${out.infra.kind}): ${out.infra.message}`);
   if (out.outputTruncated) lines.push('  note: the output passed the cap; its beginning and end were kept, the middle left out');
   lines.push(out.exception ? `exception: ${out.exception.type}: ${out.exception.message.split('\n')[0] ?? ''}` : 'exception: none');
@@ -194,6 +196,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     warnings: reading.warnings,
     outputTruncated: result.stdoutTruncated || result.stderrTruncated,
     isolation: result.isolation,
+    notes: result.notes ?? [],
     infra: result.infra,
   };
   if (report) out.match = matchRun(report, reading, { script, output: result.output });
