@@ -68,6 +68,11 @@ export const LocalExecConfig = z
      * @defaultValue 4
      */
     warmPoolSize: z.number().int().min(1).max(64).default(4),
+    /**
+     * Threads a run's numeric libraries may start (`REPGEN_SCRIPT_THREADS`): the run spec sets the CPUs divided by
+     * REPGEN_PARALLEL_RUNS when it is not given; unset here (a lone `repgen run`), all the CPUs. @defaultValue undefined
+     */
+    scriptThreads: z.number().int().min(1).optional(),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -92,6 +97,7 @@ export function localExecConfigFrom(e: ExecEnv): LocalExecConfig {
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
     maxFileMb: e.REPGEN_MAX_FILE_MB,
     workMaxMb: e.REPGEN_WORK_MAX_MB,
+    scriptThreads: e.REPGEN_SCRIPT_THREADS,
     launcher: e.REPGEN_LAUNCHER,
     sandboxUid: e.REPGEN_SANDBOX_UID,
     warmPool: e.REPGEN_WARM_POOL,

@@ -12,13 +12,33 @@ export { ImageRule, Toleration } from '../config/env/kubernetes-env.js';
 
 /**
  * The built-in table: official PyTorch and TensorFlow images. The PyTorch images carry CUDA but run on CPU nodes
- * too, so one image per torch version serves both; TensorFlow ships separate `-gpu` images.
+ * too, so one image per torch version serves both; TensorFlow ships separate `-gpu` images. Keras 2 is the
+ * `tf.keras` of TensorFlow ≤ 2.15, Keras 3 ships with TensorFlow ≥ 2.16 (a Keras 3 run on the torch or JAX backend
+ * names that framework's version too, and its row comes first when it names torch). JAX has no official image: a
+ * CPU run gets a plain Python image and the environment builder installs jax; for GPUs, add a row of your own.
  */
 export const DEFAULT_IMAGE_TABLE: ImageRule[] = [
+  { match: { tensorflow: '2.20' }, gpu: true, image: 'tensorflow/tensorflow:2.20.0-gpu' },
+  { match: { tensorflow: '2.20' }, gpu: false, image: 'tensorflow/tensorflow:2.20.0' },
+  { match: { tensorflow: '2.19' }, gpu: true, image: 'tensorflow/tensorflow:2.19.0-gpu' },
+  { match: { tensorflow: '2.19' }, gpu: false, image: 'tensorflow/tensorflow:2.19.0' },
+  { match: { tensorflow: '2.18' }, gpu: true, image: 'tensorflow/tensorflow:2.18.0-gpu' },
+  { match: { tensorflow: '2.18' }, gpu: false, image: 'tensorflow/tensorflow:2.18.0' },
+  { match: { tensorflow: '2.17' }, gpu: true, image: 'tensorflow/tensorflow:2.17.0-gpu' },
+  { match: { tensorflow: '2.17' }, gpu: false, image: 'tensorflow/tensorflow:2.17.0' },
+  { match: { tensorflow: '2.16' }, gpu: true, image: 'tensorflow/tensorflow:2.16.1-gpu' },
+  { match: { tensorflow: '2.16' }, gpu: false, image: 'tensorflow/tensorflow:2.16.1' },
   { match: { tensorflow: '2.15' }, gpu: true, image: 'tensorflow/tensorflow:2.15.0-gpu' },
   { match: { tensorflow: '2.15' }, gpu: false, image: 'tensorflow/tensorflow:2.15.0' },
   { match: { tensorflow: '*' }, gpu: true, image: 'tensorflow/tensorflow:2.15.0-gpu' },
   { match: { tensorflow: '*' }, gpu: false, image: 'tensorflow/tensorflow:2.15.0' },
+  { match: { keras: '2' }, gpu: true, image: 'tensorflow/tensorflow:2.15.0-gpu' },
+  { match: { keras: '2' }, gpu: false, image: 'tensorflow/tensorflow:2.15.0' },
+  { match: { keras: '3', jax: '*' }, gpu: false, image: 'python:3.11-slim' },
+  { match: { keras: '3', torch: '*' }, image: 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime' },
+  { match: { keras: '3' }, gpu: true, image: 'tensorflow/tensorflow:2.18.0-gpu' },
+  { match: { keras: '3' }, gpu: false, image: 'tensorflow/tensorflow:2.18.0' },
+  { match: { jax: '*' }, gpu: false, image: 'python:3.11-slim' },
   { match: { torch: '1.13' }, image: 'pytorch/pytorch:1.13.1-cuda11.6-cudnn8-runtime' },
   { match: { torch: '2.0' }, image: 'pytorch/pytorch:2.0.1-cuda11.7-cudnn8-runtime' },
   { match: { torch: '2.1' }, image: 'pytorch/pytorch:2.1.2-cuda12.1-cudnn8-runtime' },

@@ -71,12 +71,26 @@ function requestLabels(labels: Record<string, string>): Record<string, string> {
  * The container's environment: the local executor's (buildPortableEnv), except PATH, which stays the image's
  * own (conda images keep python in /opt/conda/bin). Returns notes for names it refused.
  */
-export function buildContainerEnv(request: RunRequest, hostEnv: NodeJS.ProcessEnv, outDir: string): { env: V1EnvVar[]; notes: string[] } {
-  const { env, notes } = buildPortableEnv({ ...request, hostEnv, home: PATHS.work, tmpDir: PATHS.tmp });
+export function buildContainerEnv(
+  request: RunRequest,
+  hostEnv: NodeJS.ProcessEnv,
+  outDir: string,
+  cpu?: string,
+): { env: V1EnvVar[]; notes: string[] } {
+  const threads = cpu === undefined ? undefined : cpuThreads(cpu);
+  const { env, notes } = buildPortableEnv({ ...request, hostEnv, home: PATHS.work, tmpDir: PATHS.tmp, threads });
   // Set last: the runner and the result collection rely on these, a request must not move them.
   env.REPGEN_WORKDIR = PATHS.work;
   env.REPGEN_OUT = outDir;
   return { env: Object.entries(env).map(([name, value]) => ({ name, value })), notes };
+}
+
+/** Threads that fit a container's CPU limit (a Kubernetes quantity: `2`, `1.5`, `500m`): at least one. */
+export function cpuThreads(cpu: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(m?)$/.exec(cpu.trim());
+  if (!m) return undefined;
+  const cores = Number(m[1]) / (m[2] === 'm' ? 1000 : 1);
+  return Math.max(1, Math.floor(cores));
 }
 
 /** Builds the ConfigMap and Job for a run. Throws InvalidRunRequestError for what no cluster could run. */
@@ -112,6 +126,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
       : request,
     options.hostEnv ?? {},
     outDir,
+    config.cpu,
   );
   const runner: RunnerRequest = {
     entry: request.entry,

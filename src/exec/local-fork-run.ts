@@ -71,6 +71,7 @@ export async function prepareForkedRun(
   { req, interpreter, plan }: RunShape,
   runDir: string,
   outDir: string,
+  threads: number,
 ): Promise<{ isolation: Isolation; go: string } | string> {
   try {
     await mkdir(outDir, { recursive: true });
@@ -88,6 +89,7 @@ export async function prepareForkedRun(
     env: req.env,
     envAllowlist: req.envAllowlist,
     seed: req.seed,
+    threads,
     workdir: runDir,
     outDir,
     interpreter,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SetupError } from '../errors.js';
@@ -71,6 +72,7 @@ export async function prepareSandbox(
     env: req.env,
     envAllowlist: req.envAllowlist,
     seed: req.seed,
+    threads: config.scriptThreads ?? availableParallelism(),
     workdir,
     outDir,
     interpreter,

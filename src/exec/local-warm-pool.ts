@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -314,7 +315,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const runDir = join(entry.workdir, `run-${entry.runs}`);
     const outDir = join(runDir, 'out');
     try {
-      const prepared = await prepareForkedRun(ctx.hostEnv, shape, runDir, outDir);
+      const prepared = await prepareForkedRun(ctx.hostEnv, shape, runDir, outDir, ctx.config.scriptThreads ?? availableParallelism());
       if (typeof prepared === 'string') return prepared;
       const { isolation, go } = prepared;
       shape.watchWorkDir?.(entry.workdir);

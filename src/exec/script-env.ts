@@ -21,6 +21,8 @@ export interface ScriptEnvInput {
   tmpDir: string | undefined;
   /** Where the script sees the read-only project checkout, if the run has one: first on PYTHONPATH. */
   workspace?: string | undefined;
+  /** Threads the run's numeric libraries may start (see {@link frameworkRunEnv}). */
+  threads?: number | undefined;
 }
 
 /** What a script's environment holds wherever it runs: its locale and Python flags, the seed, the allowlist, the request's own. */
@@ -29,8 +31,28 @@ export interface PortableEnvInput {
   env: Record<string, string>;
   envAllowlist: string[];
   seed?: number | undefined;
+  /** Threads a run's numeric libraries may start (its share of the CPUs); undefined sets no limit. */
+  threads?: number | undefined;
   home: string;
   tmpDir: string | undefined;
+}
+
+/**
+ * What the frameworks read at start-up to size their thread pools and to make a seeded run repeatable:
+ * OpenMP/MKL/OpenBLAS (torch, numpy), TensorFlow's intra- and inter-op pools; with a seed, TensorFlow's
+ * deterministic ops. JAX has no global seed (its keys are explicit) and no thread variable that every version
+ * accepts (an unknown XLA_FLAGS entry aborts), so it is left alone. The request's own environment still wins.
+ */
+export function frameworkRunEnv(threads: number | undefined, seed: number | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (threads !== undefined) {
+    const n = String(Math.max(1, Math.floor(threads)));
+    for (const name of ['OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'TF_NUM_INTRAOP_THREADS'])
+      env[name] = n;
+    env.TF_NUM_INTEROP_THREADS = String(Math.min(2, Math.max(1, Math.floor(threads))));
+  }
+  if (seed !== undefined) env.TF_DETERMINISTIC_OPS = '1';
+  return env;
 }
 
 /**
@@ -53,6 +75,7 @@ export function buildPortableEnv(input: PortableEnvInput): { env: Record<string,
     env.PYTHONHASHSEED = String(input.seed);
     env.REPGEN_SEED = String(input.seed);
   }
+  Object.assign(env, frameworkRunEnv(input.threads, input.seed));
   for (const name of input.envAllowlist) {
     if (SECRET_NAME.test(name)) {
       notes.push(`env ${name} not passed: allowlisted names must not be credentials`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
 import { InvalidRunRequestError } from '../../src/exec/errors.js';
 import { chooseImage, DEFAULT_IMAGE_TABLE, KubernetesExecConfig, readKubernetesConfig } from '../../src/exec/kubernetes-config.js';
-import { MAX_CONFIGMAP_BYTES, renderRun, renderYaml, toLabelKey, toLabelValue } from '../../src/exec/kubernetes-render.js';
+import { cpuThreads, MAX_CONFIGMAP_BYTES, renderRun, renderYaml, toLabelKey, toLabelValue } from '../../src/exec/kubernetes-render.js';
 import { RunRequest, type RunRequestInput } from '../../src/exec/types.js';
 import { parseDocument } from 'yaml';
 
@@ -17,6 +17,13 @@ describe('image table', () => {
     [{ gpus: 0, versions: { torch: '2.10.0' } }, 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime'],
     [{ gpus: 1, versions: { tensorflow: '2.15.1' } }, 'tensorflow/tensorflow:2.15.0-gpu'],
     [{ gpus: 0, versions: { tf: '2.15' } }, 'tensorflow/tensorflow:2.15.0'],
+    [{ gpus: 0, versions: { tensorflow: '2.18.1' } }, 'tensorflow/tensorflow:2.18.0'],
+    [{ gpus: 1, versions: { tensorflow: '2.16.2' } }, 'tensorflow/tensorflow:2.16.1-gpu'],
+    [{ gpus: 0, versions: { keras: '2.13.1' } }, 'tensorflow/tensorflow:2.15.0'],
+    [{ gpus: 0, versions: { keras: '3.15.0' } }, 'tensorflow/tensorflow:2.18.0'],
+    [{ gpus: 0, versions: { keras: '3.15.0', torch: '2.5.1' } }, 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime'],
+    [{ gpus: 0, versions: { keras: '3.15.0', jax: '0.10.2' } }, 'python:3.11-slim'],
+    [{ gpus: 0, versions: { jax: '0.4.30' } }, 'python:3.11-slim'],
     [{ gpus: 0 }, 'pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime'],
     [{ gpus: 2, image: 'my/own:img', versions: { torch: '2.1' } }, 'my/own:img'],
   ])('%j → %s', (input, image) => {
@@ -187,5 +194,15 @@ describe('renderRun', () => {
       .map((d) => parseDocument(d).toJS());
     expect(cm).toEqual(JSON.parse(JSON.stringify(r.configMap)));
     expect(job).toEqual(JSON.parse(JSON.stringify(r.job)));
+  });
+});
+
+describe('cpuThreads', () => {
+  it('reads a Kubernetes CPU quantity as whole threads, at least one', () => {
+    expect(cpuThreads('2')).toBe(2);
+    expect(cpuThreads('1.5')).toBe(1);
+    expect(cpuThreads('500m')).toBe(1);
+    expect(cpuThreads('4000m')).toBe(4);
+    expect(cpuThreads('two')).toBeUndefined();
   });
 });

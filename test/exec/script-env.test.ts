@@ -61,3 +61,27 @@ describe('buildScriptEnv', () => {
     expect(env.PATH).toBe(`/opt/venv/bin:${SAFE_PATH}`);
   });
 });
+
+describe('framework thread and seed variables', () => {
+  it("sizes every numeric library's pool to the run's share of the CPUs", () => {
+    const { env } = buildScriptEnv({ ...base, threads: 3 });
+    for (const name of ['OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'TF_NUM_INTRAOP_THREADS']) {
+      expect(env[name]).toBe('3');
+    }
+    expect(env.TF_NUM_INTEROP_THREADS).toBe('2');
+    expect(buildScriptEnv({ ...base, threads: 1 }).env.TF_NUM_INTEROP_THREADS).toBe('1');
+  });
+
+  it('sets no thread limit when none is given, and TensorFlow determinism only for a seeded run', () => {
+    const { env } = buildScriptEnv(base);
+    expect(env.OMP_NUM_THREADS).toBeUndefined();
+    expect(env.TF_DETERMINISTIC_OPS).toBeUndefined();
+    expect(buildScriptEnv({ ...base, seed: 1001 }).env.TF_DETERMINISTIC_OPS).toBe('1');
+  });
+
+  it("lets the request's own environment override the defaults", () => {
+    const { env } = buildScriptEnv({ ...base, threads: 2, seed: 3, env: { OMP_NUM_THREADS: '8', TF_DETERMINISTIC_OPS: '0' } });
+    expect(env.OMP_NUM_THREADS).toBe('8');
+    expect(env.TF_DETERMINISTIC_OPS).toBe('0');
+  });
+});

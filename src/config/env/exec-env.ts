@@ -65,6 +65,12 @@ export const ExecEnv = z.object({
     description: "disk a run's work folder may use in all: the run is stopped past it, with a note saying so (no file may pass it either)",
     shown: '`4096`',
   }),
+  REPGEN_SCRIPT_THREADS: doc(intMin(1).optional(), {
+    description:
+      "threads a run's numeric libraries start (OMP/MKL/OpenBLAS, TensorFlow's op pools): its share of the CPUs, so parallel runs " +
+      'do not oversubscribe them',
+    shown: 'CPUs ÷ `REPGEN_PARALLEL_RUNS` (at least 1)',
+  }),
   REPGEN_WORK_ROOT: doc(z.string().min(1).optional(), { description: "folder of each run's throwaway work dir", shown: 'the OS temp dir' }),
   REPGEN_SANDBOX_RO_PATHS: doc(z.string().optional(), {
     description: 'extra host paths bound read-only into the sandbox, colon-separated (a virtualenv)',
