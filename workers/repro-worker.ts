@@ -65,6 +65,9 @@ export async function startReproWorker(
   // BullMQ needs maxRetriesPerRequest: null on blocking connections; the subscriber must be its own connection.
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  // ioredis prints an error event nobody listens to as "[ioredis] Unhandled error event" with a stack: log it instead.
+  connection.on('error', (err: Error) => log.warn({ connection: 'commands', err: err.message }, 'Redis connection error'));
+  subscriber.on('error', (err: Error) => log.warn({ connection: 'cancel subscriber', err: err.message }, 'Redis connection error'));
   const registry = new RunRegistry(connection, { prefix });
   const slots = new InstallationSlots(connection, prefix, { cap: env.REPGEN_INSTALLATION_CONCURRENCY, leaseMs: env.REPGEN_LOCK_MS });
   const probot = new Probot({
@@ -198,6 +201,8 @@ export async function startReproWorker(
   // Jobs failed by another process's stalled checker never reach this worker's 'failed' event: listen queue-wide.
   const queue = new Queue(REPRO_QUEUE, { connection, prefix });
   const events = new QueueEvents(REPRO_QUEUE, { connection: { url: env.REDIS_URL }, prefix });
+  queue.on('error', (err: Error) => log.warn({ err: err.message }, 'queue error'));
+  events.on('error', (err: Error) => log.warn({ err: err.message }, 'queue events error'));
   events.on('failed', ({ jobId, failedReason }) => {
     void (async () => {
       const job = await queue.getJob(jobId);

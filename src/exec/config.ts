@@ -36,6 +36,11 @@ export const LocalExecConfig = z
      */
     maxFileMb: z.number().int().positive().default(2048),
     /**
+     * Disk a run's work folder may use in all, in MB (`REPGEN_WORK_MAX_MB`): past it the run is stopped with a note
+     * (work-dir-quota.ts), and no one file may pass it either (RLIMIT_FSIZE is the smaller of the two). @defaultValue 4096
+     */
+    workMaxMb: z.number().int().positive().default(4096),
+    /**
      * What starts the script and measures it (`REPGEN_LAUNCHER`): `native` is a small C program built once with the
      * host's C compiler and cached under the work root, `python` the same logic run by the interpreter (one more
      * interpreter start per run), `auto` native when a compiler is there, else python. @defaultValue 'auto'
@@ -91,6 +96,7 @@ export function localExecConfigFrom(e: ExecEnv): LocalExecConfig {
     readOnlyPaths: roPaths,
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
     maxFileMb: e.REPGEN_MAX_FILE_MB,
+    workMaxMb: e.REPGEN_WORK_MAX_MB,
     scriptThreads: e.REPGEN_SCRIPT_THREADS,
     launcher: e.REPGEN_LAUNCHER,
     sandboxUid: e.REPGEN_SANDBOX_UID,

@@ -19,6 +19,7 @@ import { createWarmPool } from '../warm/pool.js';
 import { makeOwnedDir, removeOwnedDir } from '../sandbox/reap-work-dirs.js';
 import { probeSandbox } from '../sandbox/sandbox.js';
 import { RunRequest, type Isolation, type RunRequestInput, type RunResult, type ScriptExecutor } from '../types.js';
+import { stoppedForDisk, workDirQuota, type WorkDirQuota } from './work-dir-quota.js';
 
 export { resolveInterpreter } from '../sandbox/fs.js';
 
@@ -119,10 +120,20 @@ export function createLocalExecutor(
   }
 
   async function run(input: RunRequestInput, signal?: AbortSignal): Promise<RunResult> {
+    // The work folder's disk limit stops the run as a cancel would; its note then says why (work-dir-quota.ts).
+    const quota = workDirQuota(config.workMaxMb);
+    try {
+      return stoppedForDisk(await runWatched(input, quota, signal ? AbortSignal.any([signal, quota.signal]) : quota.signal), quota, signal);
+    } finally {
+      quota.stop();
+    }
+  }
+
+  async function runWatched(input: RunRequestInput, quota: WorkDirQuota, signal: AbortSignal): Promise<RunResult> {
     if (warmUpsResolving.size) await Promise.all(warmUpsResolving);
     const resolved = await resolveRun(input);
     // The wall-clock limit covers the whole run from here: waiting on a warm interpreter and a cold start after it.
-    const shape: RunShape = { ...resolved, deadline: performance.now() + resolved.req.limits.timeoutMs };
+    const shape: RunShape = { ...resolved, deadline: performance.now() + resolved.req.limits.timeoutMs, watchWorkDir: quota.watch };
     const { req, plan } = shape;
     const isolation = describeIsolation(plan, req.network);
     if (signal?.aborted) return abortedResult(req.limits.maxOutputBytes, isolation, 0);
@@ -142,6 +153,7 @@ export function createLocalExecutor(
       throw new SetupError(`cannot create a work dir under ${config.workRoot} (REPGEN_WORK_ROOT): ${(err as Error).message}`);
     }
     try {
+      quota.watch(workdir);
       return await runCold(workdir, shape, isolation, signal, extraNotes);
     } finally {
       if (!config.keepWorkdir) await removeOwnedDir(workdir);

@@ -39,6 +39,8 @@ export interface RunShape {
   plan: SandboxPlan;
   /** performance.now() ms when the run's wall-clock limit ends, counted from the request; unset: from the script's start. */
   deadline?: number;
+  /** Told the folder the script writes in once it is known (the work folder's disk limit watches it). */
+  watchWorkDir?: (dir: string) => void;
 }
 
 /**
@@ -82,7 +84,8 @@ export async function prepareSandbox(
   const launcherArgs = [
     String(cpuSeconds),
     String(req.limits.memoryMb * 1024 * 1024),
-    String(config.maxFileMb * 1024 * 1024),
+    // One file never passes the work folder's own limit (work-dir-quota.ts watches their sum).
+    String(Math.min(config.maxFileMb, config.workMaxMb) * 1024 * 1024),
     plan.kind === 'none' ? '1' : '0',
     String(config.maxProcesses),
     String(config.maxOpenFiles),

@@ -318,6 +318,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       const prepared = await prepareForkedRun(ctx.hostEnv, shape, runDir, outDir, ctx.config.scriptThreads ?? availableParallelism());
       if (typeof prepared === 'string') return prepared;
       const { isolation, go } = prepared;
+      shape.watchWorkDir?.(entry.workdir);
       const oomBefore = (await entry.prepared.cgroup?.oomKills()) ?? 0;
       log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels, warm: true, run: entry.runs }, 'starting script');
       const forked = await keptAlive(watchForkedRun(entry, req, go, signal, entry.ahead.prelude, shape.deadline));

@@ -468,11 +468,11 @@ report(all=True)`,
     expect(wrote).toBeLessThanOrEqual(limitMb * 1.1);
   });
 
-  it('21. /tmp and /dev/shm are sized (half the memory limit each): writing past them fails with ENOSPC within 10 %', async () => {
+  it('21. /tmp and /dev/shm are sized (half the memory limit each, as statvfs says): writing past them fails with ENOSPC within 10 %', async () => {
     const limitMb = 400;
     const { found, r } = await hostile(
       `
-res = {}
+res = {"size": {d: os.statvfs(d).f_blocks * os.statvfs(d).f_frsize for d in ("/tmp", "/dev/shm")}}
 chunk = b"t" * (8 << 20)
 for d in ("/tmp", "/dev/shm"):
     n = 0
@@ -489,6 +489,8 @@ report(**res)`,
       { limits: { memoryMb: limitMb } },
     );
     expect(r.oomKilled).toBe(false);
+    // What docs/sandbox.md says a run sees (test/docs/docs-pages.test.ts holds the page to it).
+    expect(found.size).toEqual({ '/tmp': (limitMb / 2) << 20, '/dev/shm': (limitMb / 2) << 20 });
     for (const d of ['/tmp', '/dev/shm']) {
       const [mb, errno] = found[d] as [number, number | null];
       expect(errno).toBe(28);
