@@ -12,7 +12,7 @@ import type { Completion, CompletionInput } from './types.js';
 
 export { MARK } from './python-helpers.js';
 export type { Role } from './infer.js';
-export { statedImageSizes } from './model-shape.js';
+export { statedImageSizes, strideProbeSizes } from './model-shape.js';
 export { MAX_CANDIDATES, type Candidate, type Completion, type CompletionInput, type Missing } from './types.js';
 
 async function parses(): Promise<(c: string) => boolean> {

@@ -3,6 +3,22 @@ import { HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
 
 /** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */
+/**
+ * Input sizes derived from the model's own downsampling (stride-2 convolutions and poolings in its code, n of them):
+ * sizes whose feature maps halve evenly and then turn odd (5 wide at the deepest level within 512 pixels, and an odd
+ * multiple of 2^(n-1) near 224), where skip connections and concatenations stop lining up. None without downsampling.
+ */
+export function strideProbeSizes(code: string): number[] {
+  const n = (code.match(/\bnn\.Conv[23]d\([^()]*\bstride\s*=\s*\(?\s*2\b|\b(?:Max|Avg)Pool[23]d\(|\bF\.(?:max|avg)_pool[23]d\(/g) ?? [])
+    .length;
+  if (!n) return [];
+  let deepest = n;
+  while (deepest > 1 && 2 ** deepest * 5 > 512) deepest--;
+  const unit = 2 ** Math.min(n - 1, 6);
+  const odd = Math.round(224 / unit) % 2 ? Math.round(224 / unit) : Math.round(224 / unit) + 1;
+  return [2 ** deepest * 5, unit * odd].filter((v, i, all) => v >= 8 && all.indexOf(v) === i);
+}
+
 export function statedImageSizes(text: string): number[] {
   const out: number[] = [];
   const add = (n: number) => {
@@ -47,7 +63,6 @@ export function constructorArg(cls: ClassInfo, p: Param, size: number): string |
       const left = n.childForFieldName('left');
       if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern') {
         const names = left.namedChildren.map((c) => c?.text ?? '');
-        if (names.length === 3 && /chan/i.test(names[0] ?? '')) return `(3, ${size}, ${size})`;
         return `(${names.map((nm) => (/chan/i.test(nm) ? '3' : /class/i.test(nm) ? '10' : String(size))).join(', ')})`;
       }
     }

@@ -95,6 +95,6 @@ notebook = types.SimpleNamespace(tqdm=tqdm, trange=lambda *a, **k: tqdm(range(*a
 export const FAKE_IMAGE_FOLDER = `class RepgenFakeImages(torchvision.datasets.FakeData):
     """Random images in place of a folder that exists only on the reporter's machine."""
     def __init__(self, root=None, transform=None, target_transform=None, *args, **kwargs):
-        super().__init__(size=32, image_size=(3, 256, 256), num_classes=2, transform=transform, target_transform=target_transform)
-        self.classes = ['class_0', 'class_1']
+        super().__init__(size=32, transform=transform, target_transform=target_transform)
+        self.classes = [f'class_{i}' for i in range(self.num_classes)]
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}`;

@@ -3,7 +3,7 @@
 import type { Node } from 'web-tree-sitter';
 import { CONVENTIONAL_IMPORTS } from '../context/conventions.js';
 import type { Harness } from './harness.js';
-import { EXAMPLE_INPUT_HELPER, TARGETS_HELPER, TQDM_NOTEBOOK_FALLBACK, marked } from './python-helpers.js';
+import { EXAMPLE_INPUT_HELPER, TARGETS_HELPER, marked } from './python-helpers.js';
 import type { Analysis } from './scope.js';
 import type { Definition } from './synthesize.js';
 import type { Candidate } from './types.js';
@@ -70,10 +70,8 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
   ];
   const lines: string[] = [];
   for (const l of top) {
-    // There is no notebook in a script run: `notebook.tqdm` gets the console bar (or none).
-    const text = l === 'from tqdm import notebook' ? TQDM_NOTEBOOK_FALLBACK : l;
-    lines.push(...marked(text));
-    added.push(...text.split('\n'));
+    lines.push(...marked(l));
+    added.push(...l.split('\n'));
   }
   for (const ht of helperText) {
     lines.push(...marked(ht));

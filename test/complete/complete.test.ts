@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeCode, statedImageSizes, type Completion } from '../../src/complete/index.js';
+import { completeCode, statedImageSizes, strideProbeSizes, type Completion } from '../../src/complete/index.js';
 
 async function complete(
   code: string | string[],
@@ -23,6 +23,29 @@ describe('inference of undefined names from their uses', () => {
     expect(addedLines(script).slice(0, 3)).toEqual(['import torch', 'import torch.nn as nn', 'import torch.nn.functional as F']);
     expect(c.edits).toContain('added `import torch` (the code uses `torch` without importing it)');
     expect(c.missing).toEqual([]);
+  });
+
+  it("a free name passed as a hyper-parameter keyword gets that keyword's stated default, whatever it is called", async () => {
+    const c = await complete('import torch\nm = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=step_len, momentum=mom)\n');
+    const added = addedLines(c.candidates[0]?.script ?? '');
+    expect(added).toContain('step_len = 0.01');
+    expect(added).toContain('mom = 0.9');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a free name passed to a class the report defines gets the value its constructor parameter would get', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, hidden_size, ngpu):\n        super().__init__()\n        self.ngpu = ngpu\n        self.fc = nn.Linear(4, hidden_size)\n\nnet = Net(width, n_gpus)\n',
+    );
+    const added = addedLines(c.candidates[0]?.script ?? '');
+    expect(added).toContain('width = 64');
+    expect(added).toContain('n_gpus = 16');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a name the code calls is never given a keyword default', async () => {
+    const c = await complete('import torch\nm = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=pick_lr(m))\n');
+    expect(addedLines(c.candidates[0]?.script ?? '')).not.toContain('pick_lr = 0.01');
   });
 
   it('a CamelCase call whose result is added to a module becomes an identity layer stand-in', async () => {
@@ -169,7 +192,7 @@ describe('harness synthesis', () => {
     expect(first?.added).toContain('model = Net((3, 224, 224), 10)');
     expect(first?.added).toContain('x = repgen_example_input(model, batch=2, size=224)');
     expect(first?.added).toContain('out = model(x)');
-    expect(c.candidates.some((k) => k.added.includes('model = Net((3, 300, 300), 10)'))).toBe(true);
+    expect(c.candidates.some((k) => k.added.includes('model = Net((3, 256, 256), 10)'))).toBe(true);
     expect(c.candidates.every((k) => !k.added.some((l) => /Down\(/.test(l)))).toBe(true);
   });
 
@@ -239,6 +262,18 @@ describe('harness synthesis', () => {
     const c = await complete('import torch\ndef run():\n    return torch.ones(2) @ torch.ones(3)\n', { tracebackModuleLines: ['run()'] });
     expect(c.candidates[0]?.script).toContain('\nrun()  # added by RepGen');
     expect(c.edits).toContain("appended `run()`, the statement the report's traceback shows it ran");
+  });
+});
+
+describe("input sizes from the model's own downsampling", () => {
+  it('derives sizes that halve evenly and then turn odd from the stride-2 convolutions and poolings', () => {
+    const six = Array.from({ length: 6 }, () => 'nn.Conv2d(8, 8, 4, stride=2, padding=1)').join('\n');
+    expect(strideProbeSizes(six)).toEqual([320, 224]);
+    expect(strideProbeSizes('nn.Conv2d(3, 8, 3)\nnn.MaxPool2d(2)\nnn.MaxPool2d(2)\nnn.MaxPool2d(2)')).toEqual([40, 228]);
+  });
+
+  it('derives none for a model that never downsamples, and ignores transposed convolutions', () => {
+    expect(strideProbeSizes('nn.Conv2d(3, 8, 3, stride=1)\nnn.ConvTranspose2d(8, 8, 4, stride=2)')).toEqual([]);
   });
 });
 
