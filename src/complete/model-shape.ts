@@ -2,7 +2,6 @@
 import { HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
 
-/** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */
 /**
  * Input sizes derived from the model's own downsampling (stride-2 convolutions and poolings in its code, n of them):
  * sizes whose feature maps halve evenly and then turn odd (5 wide at the deepest level within 512 pixels, and an odd
@@ -19,6 +18,7 @@ export function strideProbeSizes(code: string): number[] {
   return [2 ** deepest * 5, unit * odd].filter((v, i, all) => v >= 8 && all.indexOf(v) === i);
 }
 
+/** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */
 export function statedImageSizes(text: string): number[] {
   const out: number[] = [];
   const add = (n: number) => {
