@@ -3,7 +3,7 @@
 import type { Node } from 'web-tree-sitter';
 import { CONVENTIONAL_IMPORTS } from '../context/conventions.js';
 import type { Harness } from './harness.js';
-import { EXAMPLE_INPUT_HELPER, TARGETS_HELPER, marked } from './python-helpers.js';
+import { NUMPY_HELPER, OUTPUT_HELPER, TARGETS_HELPER, TARGETS_LIKE_HELPER, exampleInputHelper, marked } from './python-helpers.js';
 import type { Analysis } from './scope.js';
 import type { Definition } from './synthesize.js';
 import type { Candidate } from './types.js';
@@ -64,8 +64,11 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
   if (/repgen_example_input/.test(harnessText)) helpers.add('example_input');
   const top = headerLines(plan, defs, harnessText, helpers);
   const helperText = [
-    ...(helpers.has('example_input') ? [EXAMPLE_INPUT_HELPER] : []),
+    ...(helpers.has('example_input') ? [exampleInputHelper(/\b(?:MultiheadAttention|Transformer\w*)\b/.test(body))] : []),
     ...(helpers.has('targets') ? [TARGETS_HELPER] : []),
+    ...(helpers.has('output') ? [OUTPUT_HELPER] : []),
+    ...(helpers.has('targets_like') ? [TARGETS_LIKE_HELPER] : []),
+    ...(helpers.has('numpy') ? [NUMPY_HELPER] : []),
     ...dataHelpers,
   ];
   const lines: string[] = [];
