@@ -56,12 +56,6 @@ export function buildCandidates(
 
   // Free tensors whose uses say nothing by name are shaped by what consumes them (a layer, a model, a loss).
   const modelNames = new Set([...roles].filter(([, r]) => r.kind === 'model').map(([n]) => n));
-  const tensors = planTensors(
-    a,
-    [...roles].filter(([, r]) => r.kind === 'unknown').map(([n]) => n),
-    a.undefined,
-    modelNames,
-  );
   // What runs after the statement the report's traceback ends in never ran: a name used only there blocks nothing.
   const reportedAt = reportedStatement(a, input.tracebackModuleLines ?? []) ?? Number.POSITIVE_INFINITY;
   const blocks = (name: string) => {
@@ -80,6 +74,14 @@ export function buildCandidates(
     outFeatures: /\.unsqueeze\(\s*1\s*\)|\.view\(\s*-1\s*,\s*1\s*\)|\.reshape\(\s*-1\s*,\s*1\s*\)/.test(body) ? 1 : 4,
     batch: batchSize(body),
   };
+  // Names the roles leave unshaped (no role, or an input/target with no model variable to shape it by).
+  const unshaped = [...roles].filter(([, r]) => r.kind === 'unknown' || ((r.kind === 'input' || r.kind === 'target') && !ctx.model));
+  const tensors = planTensors(
+    a,
+    unshaped.map(([n]) => n),
+    a.undefined,
+    modelNames,
+  );
   const pending = [...roles]
     .filter(([, r]) => r.kind !== 'import')
     .sort((x, y) => DEFINITION_ORDER.indexOf(x[1].kind) - DEFINITION_ORDER.indexOf(y[1].kind));
@@ -112,7 +114,7 @@ export function buildCandidates(
         role.kind === 'unknown'
           ? role.why
           : role.kind === 'model'
-            ? `${role.why}, but the report never shows the model, and the traceback fails inside code it does not show (${unseen.map((f) => `\`${f}\``).join(', ')})`
+            ? `${role.why}, but the report never shows the model, and the traceback fails inside code it does not show (${quoted(unseen)})`
             : `${role.why}, but there is no model in the code to shape it by`;
       missing.push({ name, why, blocking: blocks(name) });
       continue;
@@ -209,6 +211,10 @@ function withParameterUses(uses: Node[]): Node[] {
     if (param && body) out.push(...readsOf(body, param));
   }
   return out;
+}
+
+function quoted(names: string[]): string {
+  return names.map((n) => `\`${n}\``).join(', ');
 }
 
 function dedupeMissing(missing: Missing[]): Missing[] {

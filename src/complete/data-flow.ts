@@ -11,21 +11,29 @@ export type LossKind = 'class' | 'float' | 'probability';
 const LOSSES: [RegExp, LossKind][] = [
   [/^(?:cross_entropy|CrossEntropyLoss|nll_loss|NLLLoss|multi_margin_loss|MultiMarginLoss)$/, 'class'],
   [/^(?:binary_cross_entropy|BCELoss)$/, 'probability'],
-  [
-    /^(?:mse_loss|MSELoss|l1_loss|L1Loss|smooth_l1_loss|SmoothL1Loss|huber_loss|HuberLoss|binary_cross_entropy_with_logits|BCEWithLogitsLoss|kl_div|KLDivLoss)$/,
-    'float',
-  ],
+  [/^(?:mse_loss|MSELoss|l1_loss|L1Loss|smooth_l1_loss|SmoothL1Loss|huber_loss|HuberLoss|kl_div|KLDivLoss)$/, 'float'],
+  [/^(?:binary_cross_entropy_with_logits|BCEWithLogitsLoss)$/, 'float'],
 ];
 
 /** Calls that hand their first argument on, reshaped or converted: the consumer further on decides its shape. */
-const CARRIERS =
-  /^(?:torch\.)?(?:from_numpy|tensor|as_tensor|Tensor|FloatTensor|DoubleTensor|LongTensor|IntTensor)$|^(?:np|numpy)\.(?:array|asarray)$|(?:^|\.)Variable$/;
+const CARRIERS = new RegExp(
+  [
+    '^(?:torch\\.)?(?:from_numpy|tensor|as_tensor|Tensor|FloatTensor|DoubleTensor|LongTensor|IntTensor)$',
+    '^(?:np|numpy)\\.(?:array|asarray)$',
+    '(?:^|\\.)Variable$',
+  ].join('|'),
+);
 /** Calls whose result has the shape of their first argument. */
 const ELEMENTWISE =
   /^(?:F|torch\.nn\.functional|torch)\.(?:softmax|log_softmax|sigmoid|relu|tanh|dropout|normalize|exp|log|abs|clamp|leaky_relu|gelu)$/;
 /** Methods that hand the value on (converted, moved, reshaped). */
-const PASS_METHODS =
-  /^(?:float|double|half|long|int|to|cuda|cpu|view|reshape|unsqueeze|squeeze|permute|transpose|contiguous|detach|clone|astype|numpy|to_numpy|requires_grad_|flatten)$/;
+const PASS_METHODS = new RegExp(
+  `^(?:${[
+    'float|double|half|long|int|type|to|cuda|cpu|detach|clone|astype|numpy|to_numpy|requires_grad_',
+    'view|reshape|unsqueeze|squeeze|permute|transpose|contiguous|flatten',
+    'log|exp|sigmoid|softmax|log_softmax|relu|tanh|abs|clamp',
+  ].join('|')})$`,
+);
 /** Wrappers a `for` loop iterates through. */
 const ITERATORS = /(?:^|\.)(?:enumerate|tqdm|trange|iter)$/;
 

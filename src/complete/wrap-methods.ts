@@ -50,6 +50,10 @@ function isSuperInit(st: Node): boolean {
   return st.type === 'expression_statement' && /^super\s*\([^)]*\)\s*\.\s*__init__\s*\(/.test(st.text);
 }
 
+function quoted(names: string[]): string {
+  return names.map((n) => `\`${n}\``).join(', ');
+}
+
 function indented(text: string, by: string): string[] {
   return text.split('\n').map((l) => (l.trim() ? by + l : l));
 }
@@ -104,6 +108,36 @@ function freeInputs(a: Analysis, nodes: Node[]): string[] {
   return out.slice(0, 3);
 }
 
+/** Names a statement binds at its top (`h = ...`, `a, b = ...`, `for x in ...`). */
+function boundBy(st: Node): string[] {
+  const inner = st.type === 'expression_statement' ? st.namedChildren[0] : st;
+  const left =
+    inner?.type === 'assignment' || inner?.type === 'augmented_assignment' || inner?.type === 'for_statement'
+      ? inner.childForFieldName('left')
+      : null;
+  if (!left) return [];
+  return left.type === 'identifier' ? [left.text] : left.namedChildren.filter((c) => c?.type === 'identifier').map((c) => c?.text ?? '');
+}
+
+/**
+ * The lines of a pasted forward body: from the first line that uses `self` (not an `__init__` line), every following
+ * line that uses `self` or a name those lines bind (`h = self.fc(x)` then `out = torch.relu(h)`).
+ */
+function forwardBody(statements: Node[], loose: Node[], initLines: Node[]): Node[] {
+  const start = statements.findIndex((st) => loose.includes(st) && !initLines.includes(st));
+  if (start < 0) return [];
+  const out: Node[] = [];
+  const bound = new Set<string>();
+  for (const st of statements.slice(start)) {
+    if (initLines.includes(st) || defOf(st) || st.type === 'class_definition' || st.type === 'decorated_definition') continue;
+    const reads = [...descendants(st)].some((n) => n.type === 'identifier' && bound.has(n.text));
+    if (!loose.includes(st) && !reads) continue;
+    out.push(st);
+    for (const b of boundBy(st)) bound.add(b);
+  }
+  return out;
+}
+
 /**
  * Puts pasted pieces of an nn.Module back into a class: module-level `def m(self, ...)` methods, `self.x = Layer(...)`
  * lines (an `__init__` body) and other lines that use `self` (a forward body). The class takes the name the code
@@ -120,7 +154,7 @@ export function wrapPastedMethods(a: Analysis): WrappedMethods | null {
   if (!methods.length && !loose.length) return null;
   if (!methods.length && !loose.some((st) => /\bself\.\w+/.test(st.text))) return null;
   const initLines = loose.filter((st) => selfAssignment(st) !== null || isSuperInit(st));
-  const bodyLines = loose.filter((st) => !initLines.includes(st));
+  const bodyLines = forwardBody(statements, loose, initLines);
   const methodNames = methods.map((m) => defOf(m)?.childForFieldName('name')?.text ?? '');
   const edits: string[] = [];
   const lines = a.source.split('\n');
@@ -140,7 +174,8 @@ export function wrapPastedMethods(a: Analysis): WrappedMethods | null {
       if (row === host.node.endPosition.row) out.push(...methods.flatMap((m) => ['', ...indented(textOf(m), INDENT)]));
     });
     edits.push(
-      `put the pasted method${methods.length > 1 ? 's' : ''} ${methodNames.map((m) => `\`${m}\``).join(', ')} into \`${host.name}\`, the report's nn.Module class that lacks ${methods.length > 1 ? 'them' : 'it'}`,
+      `put the pasted method${methods.length > 1 ? 's' : ''} ${quoted(methodNames)} into \`${host.name}\`, ` +
+        `the report's nn.Module class that lacks ${methods.length > 1 ? 'them' : 'it'}`,
     );
     return { code: out.join('\n'), edits };
   }
@@ -214,7 +249,8 @@ export function wrapPastedMethods(a: Analysis): WrappedMethods | null {
   edits.push(`put ${what.join(', ')} pasted without their class into \`class ${name}(nn.Module)\``);
   if (standIns.length)
     edits.push(
-      `defined ${standIns.map((s) => `\`self.${s}\``).join(', ')} as \`nn.Identity()\` (called as a layer but never shown; a stand-in that keeps its input's shape)`,
+      `defined ${quoted(standIns.map((a) => `self.${a}`))} as \`nn.Identity()\` ` +
+        "(called as a layer but never shown; a stand-in that keeps its input's shape)",
     );
   return { code: out.join('\n'), edits };
 }

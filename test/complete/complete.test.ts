@@ -335,9 +335,38 @@ describe('module-level order', () => {
 });
 
 describe("the reporter's own model", () => {
-  it('an undefined model called at module level is reported, not replaced by a stand-in', async () => {
-    const c = await complete('import torch\nout = model(torch.zeros(2))\n');
+  it('an undefined model called at module level gets a stand-in, so that the code around it runs', async () => {
+    const c = await complete('import torch\nout = model(torch.zeros(2, 3))\nprint(out.shape)\n');
+    expect(c.missing).toEqual([]);
+    expect(c.candidates[0]?.added).toContain('model = nn.Sequential(nn.Flatten(), nn.LazyLinear(4))');
+  });
+
+  it('is reported, not replaced, when the traceback fails inside code of the reporter that the report does not show', async () => {
+    const reportText =
+      'Traceback (most recent call last):\n  File "train.py", line 2, in <module>\n  File "net.py", line 5, in forward\nRuntimeError: boom';
+    const c = await complete('import torch\nout = model(torch.zeros(2))\n', { reportText });
     expect(c.candidates).toEqual([]);
-    expect(c.missing).toEqual([{ name: 'model', why: expect.stringMatching(/never shows the model/), blocking: true }]);
+    expect(c.missing).toEqual([
+      { name: 'model', why: expect.stringMatching(/fails inside code it does not show \(`forward`\)/), blocking: true },
+    ]);
+  });
+});
+
+describe('the statement the report failed at', () => {
+  it('a name used only after it blocks nothing: that code never ran in the report', async () => {
+    const code = 'import torch\nx = torch.ones(2) @ torch.ones(3)\nprint(mystery)\n';
+    const after = await complete(code, { tracebackModuleLines: ['x = torch.ones(2) @ torch.ones(3)'] });
+    expect(after.candidates).toHaveLength(1);
+    expect(after.missing).toEqual([{ name: 'mystery', why: 'its uses do not say what it holds', blocking: false }]);
+    const before = await complete(code, { tracebackModuleLines: ['print(mystery)'] });
+    expect(before.candidates).toEqual([]);
+  });
+});
+
+describe('definitions with variants', () => {
+  it('numpy data the code hands to torch unchanged: a candidate with float64 arrays first, float32 second', async () => {
+    const c = await complete('import torch, torch.nn as nn\nm = nn.Linear(3, 1)\nm(torch.from_numpy(X))\n');
+    expect(c.candidates.map((k) => k.label)).toEqual(["the report's code, completed", "the report's code, completed; X float32"]);
+    expect(c.candidates[1]?.added).toContain('X = repgen_numpy(repgen_example_input(m, batch=4), float64=False)');
   });
 });
