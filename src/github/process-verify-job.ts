@@ -141,6 +141,7 @@ export async function processVerifyJob(
           issueUrl: data.issueUrl,
           script: last.script,
           markers: last.markers,
+          ...(last.oracle ? { oracle: last.oracle } : {}),
           fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
         });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
@@ -168,6 +169,7 @@ export async function processVerifyJob(
                 issueUrl: data.issueUrl,
                 script: last.script,
                 markers: last.markers,
+                ...(last.oracle ? { oracle: last.oracle } : {}),
                 fixedBy: `pull request #${data.pr.number} at ${cloned.sha.slice(0, 12)}`,
               }),
               note: regressionNote,
