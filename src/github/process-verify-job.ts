@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
-import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/sandbox/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';
@@ -13,7 +13,7 @@ import type { InstallationSlots } from '../queue/installation-slots.js';
 import { issueKey } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { VerifyJob } from '../queue/verify-job.js';
-import type { FixCheck, FixVerdict } from '../workspace/fix-verdict.js';
+import type { BuggyOracle, FixCheck, FixVerdict } from '../workspace/fix-verdict.js';
 import { cloneAtRef } from './clone-repo.js';
 import { IssueGoneError, RefNotFoundError } from './errors.js';
 import { readIssue } from './github-issue-source.js';
@@ -36,6 +36,8 @@ export interface FixCheckRequest {
   repoDir: string;
   config: RepoConfig;
   gpu: boolean;
+  /** A behavioural reproduction's oracle as it showed where it was reproduced: recorded beside its values at the PR. */
+  buggyOracle?: BuggyOracle;
 }
 export type RunFixCheck = (request: FixCheckRequest, signal: AbortSignal) => Promise<FixCheck>;
 
@@ -127,6 +129,7 @@ export async function processVerifyJob(
         repoDir,
         config: data.config,
         gpu: data.config.gpu,
+        ...(last.oracle ? { buggyOracle: last.oracle } : {}),
       },
       runSignal,
     );
@@ -141,6 +144,7 @@ export async function processVerifyJob(
           issueUrl: data.issueUrl,
           script: last.script,
           markers: last.markers,
+          ...(last.oracle ? { oracle: last.oracle } : {}),
           fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
         });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
@@ -168,6 +172,7 @@ export async function processVerifyJob(
                 issueUrl: data.issueUrl,
                 script: last.script,
                 markers: last.markers,
+                ...(last.oracle ? { oracle: last.oracle } : {}),
                 fixedBy: `pull request #${data.pr.number} at ${cloned.sha.slice(0, 12)}`,
               }),
               note: regressionNote,
