@@ -146,9 +146,9 @@ const yes = (r: Row): string =>
     : '—';
 console.log(`load average ${loadavg()[0]!.toFixed(1)}; REPGEN_BISECT_MAX_STEPS=${maxSteps}\n`);
 console.log(
-  '| case | GOOD | status | range | log2 | runs (GOOD incl.) | skipped | bisect wall | whole run | first bad commit | touches the fix |',
+  '| case | GOOD | status | range | log2 | runs (GOOD incl.) | skipped | bisect wall | whole run | first bad commit | its files in the traceback | touches the fix |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const skipped = r.skipped.length ? `${r.skipped.length}: ${r.skipped.join('; ')}` : '0';
   console.log(
