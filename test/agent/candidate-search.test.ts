@@ -35,7 +35,13 @@ function eventLog() {
 const quiet = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A run that ends as `ending` says with `verdict`, or rejects as cancelled when its signal fires first. */
-function fakeRun(i: number, verdict: Verdict, ending: Ending, signal: AbortSignal, log: ReturnType<typeof eventLog>): Promise<CandidateRun> {
+function fakeRun(
+  i: number,
+  verdict: Verdict,
+  ending: Ending,
+  signal: AbortSignal,
+  log: ReturnType<typeof eventLog>,
+): Promise<CandidateRun> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const end = (): void => {
