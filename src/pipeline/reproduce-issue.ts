@@ -59,7 +59,15 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
       envStage.kind === 'failed'
         ? envFailedEvidence(envStage.failure)
         : await stages(
-            { issue, repoDir: repoDir ?? undefined, workspace: checkout?.workspace, settings: spec.settings },
+            {
+              issue,
+              repoDir: repoDir ?? undefined,
+              workspace: checkout?.workspace,
+              settings: spec.settings,
+              ...(envStage.kind === 'built'
+                ? { env: { pins: envStage.env.pins, declared: envStage.spec.requirements.map((r) => r.name) } }
+                : {}),
+            },
             { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
             signal,
           );
