@@ -5,9 +5,11 @@ import { classHarnesses, functionHarness, type Harness } from './harness.js';
 import { inferRole, type Role } from './infer.js';
 import { batchSize, constructorArg, moduleLevelModel } from './model-shape.js';
 import { firstRunIndex } from './placement.js';
-import { renderCandidate } from './render-candidate.js';
+import { renderCandidate, type RenderPlan } from './render-candidate.js';
+import { reportedStatement, standInWidth, unseenFramesOf } from './report-anchors.js';
 import { readsOf, type Analysis, type ClassInfo } from './scope.js';
 import { defineRole, type Definition, type SynthesisContext } from './synthesize.js';
+import { planTensors, type TensorDefinition } from './tensor-plans.js';
 import { MAX_CANDIDATES, type Candidate, type CompletionInput, type Missing } from './types.js';
 
 /** The order roles are defined in: what later definitions are shaped by comes first. */
@@ -52,6 +54,17 @@ export function buildCandidates(
   // A model the code needs but does not define: the snippet's own never-instantiated model class when it has one.
   const needsModel = [...roles].find(([, r]) => r.kind === 'model')?.[0] ?? null;
 
+  // Free tensors whose uses say nothing by name are shaped by what consumes them (a layer, a model, a loss).
+  const modelNames = new Set([...roles].filter(([, r]) => r.kind === 'model').map(([n]) => n));
+  // What runs after the statement the report's traceback ends in never ran: a name used only there blocks nothing.
+  const reportedAt = reportedStatement(a, input.tracebackModuleLines ?? []) ?? Number.POSITIVE_INFINITY;
+  const blocks = (name: string) => {
+    const uses = a.undefined.get(name) ?? [];
+    return uses.some((u) => u.fn === null) && firstRunIndex(a, uses) <= reportedAt;
+  };
+  // The traceback runs through code of the reporter's that the report does not show: a stand-in cannot show its failure.
+  const unseen = unseenFramesOf(a, reportText);
+
   const base: Definition[] = [];
   const baseAt = new Map<string, number>();
   const ctx: SynthesisContext = {
@@ -61,10 +74,19 @@ export function buildCandidates(
     outFeatures: /\.unsqueeze\(\s*1\s*\)|\.view\(\s*-1\s*,\s*1\s*\)|\.reshape\(\s*-1\s*,\s*1\s*\)/.test(body) ? 1 : 4,
     batch: batchSize(body),
   };
+  // Names the roles leave unshaped (no role, or an input/target with no model variable to shape it by).
+  const unshaped = [...roles].filter(([, r]) => r.kind === 'unknown' || ((r.kind === 'input' || r.kind === 'target') && !ctx.model));
+  const tensors = planTensors(
+    a,
+    unshaped.map(([n]) => n),
+    a.undefined,
+    modelNames,
+  );
   const pending = [...roles]
     .filter(([, r]) => r.kind !== 'import')
     .sort((x, y) => DEFINITION_ORDER.indexOf(x[1].kind) - DEFINITION_ORDER.indexOf(y[1].kind));
   for (const [name, role] of pending) {
+    if (tensors.has(name)) continue;
     if (role.kind === 'model' && roots.length) {
       const root = roots[roots.length - 1] as ClassInfo;
       const args = root.initParams.filter((p) => !p.default && !p.splat).map((p) => constructorArg(root, p, 32));
@@ -79,17 +101,22 @@ export function buildCandidates(
         continue;
       }
     }
-    // A module-level model the report never shows is the reporter's own: a stand-in could not show a bug in it.
-    const def = role.kind === 'model' ? null : defineRole(name, role, ctx);
+    // A model the report never shows: a stand-in lets the code around it run (what it feeds the model, the loss on
+    // its output), unless the traceback fails inside the reporter's unseen code, which a stand-in could not show.
+    const def =
+      role.kind === 'model'
+        ? unseen.length
+          ? null
+          : defineRole(name, role, { ...ctx, outFeatures: standInWidth(body, ctx.outFeatures) })
+        : defineRole(name, role, ctx);
     if (!def) {
-      const uses = a.undefined.get(name) ?? [];
       const why =
         role.kind === 'unknown'
           ? role.why
           : role.kind === 'model'
-            ? `${role.why}, but the report never shows the model, and a stand-in could not show a bug in it`
+            ? `${role.why}, but the report never shows the model, and the traceback fails inside code it does not show (${quoted(unseen)})`
             : `${role.why}, but there is no model in the code to shape it by`;
-      missing.push({ name, why, blocking: uses.some((u) => u.fn === null) });
+      missing.push({ name, why, blocking: blocks(name) });
       continue;
     }
     base.push(def);
@@ -98,6 +125,7 @@ export function buildCandidates(
       at = modelAt.index + 1;
     baseAt.set(name, at);
   }
+  placeTensors(a, tensors, base, baseAt);
   for (const d of base) edits.push(`defined \`${d.name}\` (${d.why})`);
 
   // Harnesses: the snippet defines things it never runs.
@@ -115,13 +143,57 @@ export function buildCandidates(
   }
   if (!needsModel) harnesses.push(...classHarnesses(a, roots, body, reportText, fresh, (n) => taken.delete(n), missing));
 
-  const plan = { a, body, imports, dataHelpers, base, baseAt };
   const candidates: Candidate[] = [];
-  if (harnesses.length) {
-    for (const h of harnesses.slice(0, MAX_CANDIDATES)) candidates.push(renderCandidate(plan, h));
-    for (const h of harnesses) edits.push(`${h.label}: ${h.why}`);
-  } else candidates.push(renderCandidate(plan, null));
-  return { candidates: missing.some((m) => m.blocking) ? [] : candidates, missing: dedupeMissing(missing) };
+  for (const { plan, label } of variantPlans({ a, body, imports, dataHelpers, base, baseAt })) {
+    const rendered = harnesses.length ? harnesses.map((h) => renderCandidate(plan, h)) : [renderCandidate(plan, null)];
+    candidates.push(...rendered.map((c) => (label ? { ...c, label: `${c.label}; ${label}` } : c)));
+  }
+  for (const h of harnesses) edits.push(`${h.label}: ${h.why}`);
+  return { candidates: missing.some((m) => m.blocking) ? [] : candidates.slice(0, MAX_CANDIDATES), missing: dedupeMissing(missing) };
+}
+
+/**
+ * Adds the tensor definitions after what they read, each before the first statement that runs its name; a model
+ * definition one of them reads moves up to it.
+ */
+function placeTensors(a: Analysis, tensors: Map<string, TensorDefinition>, base: Definition[], baseAt: Map<string, number>): void {
+  const done = new Set<string>();
+  const add = (d: TensorDefinition, depth = 0): void => {
+    if (done.has(d.name) || depth > 4) return;
+    done.add(d.name);
+    let at = firstRunIndex(a, a.undefined.get(d.name) ?? []);
+    for (const dep of d.after) {
+      const t = tensors.get(dep);
+      if (t) add(t, depth + 1);
+      const depAt = baseAt.get(dep);
+      if (depAt === undefined || depAt <= at) continue;
+      if (t) at = depAt;
+      else baseAt.set(dep, at);
+    }
+    base.push(d);
+    baseAt.set(d.name, at);
+  };
+  for (const d of tensors.values()) add(d);
+}
+
+/**
+ * The plans to render: the definitions as they are, then, when some have variants (numpy data as float64, then
+ * float32), one plan per variant with every varied definition taking its variant of that rank.
+ */
+function variantPlans(plan: RenderPlan): { plan: RenderPlan; label: string | null }[] {
+  const ranks = Math.max(0, ...plan.base.map((d) => d.variants?.length ?? 0));
+  const out: { plan: RenderPlan; label: string | null }[] = [{ plan, label: null }];
+  for (let r = 0; r < ranks; r += 1) {
+    const labels: string[] = [];
+    const base = plan.base.map((d) => {
+      const v = d.variants?.[r];
+      if (!v) return d;
+      labels.push(v.label);
+      return { ...d, lines: v.lines };
+    });
+    out.push({ plan: { ...plan, base }, label: labels.join(', ') });
+  }
+  return out;
 }
 
 /**
@@ -139,6 +211,10 @@ function withParameterUses(uses: Node[]): Node[] {
     if (param && body) out.push(...readsOf(body, param));
   }
   return out;
+}
+
+function quoted(names: string[]): string {
+  return names.map((n) => `\`${n}\``).join(', ');
 }
 
 function dedupeMissing(missing: Missing[]): Missing[] {

@@ -1,7 +1,7 @@
 // Harnesses: calls for what the snippet defines but never runs (a function called with arguments bound by their
 // use, a model class instantiated and run on an input shaped by its first layer).
 import { inferRole, type Role } from './infer.js';
-import { callableOnOneInput, constructorArg, statedImageSizes, usesConv } from './model-shape.js';
+import { callableOnOneInput, constructorArg, linearFitSize, statedImageSizes, strideProbeSizes, usesConv } from './model-shape.js';
 import { enclosingFunction } from './placement.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type FunctionInfo } from './scope.js';
 import { defineRole, type Definition, type SynthesisContext } from './synthesize.js';
@@ -14,8 +14,9 @@ export interface Harness {
   why: string;
 }
 
-/** Input sizes tried for image models when the report states none: odd sizes expose skip-connection mismatches. */
-const DEFAULT_IMAGE_SIZES = [224, 64, 256, 300, 320, 32];
+/** Input sizes tried for image models besides those the report states and those derived from the model's strides. */
+const DEFAULT_IMAGE_SIZES = [224, 64, 256];
+const SMALL_IMAGE_SIZE = 32;
 
 /** The report is about the backward pass: the harness also runs one. */
 const BACKWARD_WORDS = /\.backward\(|\bbackward\b|\bgradient/i;
@@ -36,7 +37,14 @@ export function classHarnesses(
 ): Harness[] {
   const harnesses: Harness[] = [];
   const backward = BACKWARD_WORDS.test(reportText);
-  const sizes = [...statedImageSizes(`${reportText}\n${body}`), ...DEFAULT_IMAGE_SIZES].filter((v, i, all) => all.indexOf(v) === i);
+  const fit = linearFitSize(body);
+  const sizes = [
+    ...statedImageSizes(`${reportText}\n${body}`),
+    ...(fit ? [fit] : []),
+    ...DEFAULT_IMAGE_SIZES,
+    ...strideProbeSizes(body),
+    SMALL_IMAGE_SIZE,
+  ].filter((v, i, all) => all.indexOf(v) === i);
   for (const root of [...roots].reverse().slice(0, 2)) {
     const conv = usesConv(a, root);
     for (const size of conv ? sizes : [32]) {

@@ -9,10 +9,11 @@ import { repairSnippet } from './repair.js';
 import { analyzePython } from './scope.js';
 import { substituteData, substituteNotebook } from './substitute-data.js';
 import type { Completion, CompletionInput } from './types.js';
+import { wrapPastedMethods } from './wrap-methods.js';
 
 export { MARK } from './python-helpers.js';
 export type { Role } from './infer.js';
-export { statedImageSizes } from './model-shape.js';
+export { statedImageSizes, strideProbeSizes } from './model-shape.js';
 export { MAX_CANDIDATES, type Candidate, type Completion, type CompletionInput, type Missing } from './types.js';
 
 async function parses(): Promise<(c: string) => boolean> {
@@ -48,6 +49,14 @@ export async function completeCode(input: CompletionInput): Promise<Completion> 
   edits.push(...nb.edits);
 
   let a = await analyzePython(body);
+  // Pieces of an nn.Module pasted without their class (`def forward(self, x)`, `self.conv1 = ...` lines) go back into one.
+  const wrapped = wrapPastedMethods(a);
+  if (wrapped && ok(wrapped.code)) {
+    body = wrapped.code;
+    edits.push(...wrapped.edits);
+    a.tree.delete();
+    a = await analyzePython(body);
+  }
   try {
     // A traceback statement that runs something the snippet defines but never calls is what the reporter ran.
     const neverCalled = new Set([...a.functions, ...a.classes].filter((d) => !a.referenced.has(d.name)).map((d) => d.name));

@@ -1,5 +1,6 @@
 import type { Node } from 'web-tree-sitter';
 import { conventionalImport, HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
+import { constructorArg } from './model-shape.js';
 import { descendants, readsOf, type Analysis } from './scope.js';
 
 /**
@@ -267,6 +268,21 @@ export function inferRole(a: Analysis, name: string, uses: Node[], param = false
   }
   const stated = HYPERPARAMETER_DEFAULTS[name];
   if (stated && !called.length) return { kind: 'value', expr: stated, why: 'a hyper-parameter; stated default' };
+  // `SGD(..., lr=learn_rate)`: the keyword it is passed as names the hyper-parameter, whatever the variable is called.
+  const keyword = called.length ? undefined : argOf.map((x) => x.keyword).find((k) => k && HYPERPARAMETER_DEFAULTS[k]);
+  if (keyword)
+    return {
+      kind: 'value',
+      expr: HYPERPARAMETER_DEFAULTS[keyword] ?? '',
+      why: `it is passed as \`${keyword}=\`; that hyper-parameter's stated default`,
+    };
+  // `Net(ngpu)`: an argument of a class the report defines gets the value that constructor parameter would get in a harness.
+  for (const x of called.length ? [] : argOf) {
+    const cls = a.classes.find((c) => c.name === x.fn);
+    const p = x.keyword ? cls?.initParams.find((q) => q.name === x.keyword) : cls?.initParams[x.index];
+    const v = cls && p && !p.splat ? constructorArg(cls, p, 32) : null;
+    if (cls && p && v) return { kind: 'value', expr: v, why: `it is passed to \`${cls.name}\` as \`${p.name}\`, which takes such a value` };
+  }
   if (!called.length && EPOCHS_NAME.test(name)) return { kind: 'value', expr: '10', why: 'a number of epochs' };
   if (!called.length && DEVICE_NAME.test(name))
     return { kind: 'value', expr: "torch.device('cuda' if torch.cuda.is_available() else 'cpu')", why: 'a device' };

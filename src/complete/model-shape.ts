@@ -2,6 +2,64 @@
 import { HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
 
+const DOWNSAMPLE = /\bnn\.Conv[23]d\([^()]*\bstride\s*=\s*\(?\s*2\b|\b(?:Max|Avg)Pool[23]d\(|\bF\.(?:max|avg)_pool[23]d\(/;
+
+/**
+ * How many times the model's code halves its input: each stride-2 convolution or pooling it builds, counted once per
+ * call when it is a `self.x` layer called more than once (`self.pool` after each convolution), and each functional pooling.
+ */
+export function downsamplings(code: string): number {
+  let n = 0;
+  for (const line of code.split('\n')) {
+    if (!DOWNSAMPLE.test(line)) continue;
+    const attr = /\bself\.(\w+)\s*=/.exec(line)?.[1];
+    const calls = attr ? (code.match(new RegExp(`\\bself\\.${attr}\\s*\\(`, 'g')) ?? []).length : 0;
+    n += Math.max(1, calls) * (line.match(new RegExp(DOWNSAMPLE.source, 'g')) ?? []).length;
+  }
+  return n;
+}
+
+/**
+ * Input sizes derived from the model's own downsampling (n halvings, downsamplings()): sizes whose feature maps halve
+ * evenly and then turn odd (5 wide at the deepest level within 512 pixels, and an odd multiple of 2^(n-1) near 224),
+ * where skip connections and concatenations stop lining up. None without downsampling.
+ */
+export function strideProbeSizes(code: string): number[] {
+  const n = downsamplings(code);
+  if (!n) return [];
+  let deepest = n;
+  while (deepest > 1 && 2 ** deepest * 5 > 512) deepest--;
+  const unit = 2 ** Math.min(n - 1, 6);
+  const odd = Math.round(224 / unit) % 2 ? Math.round(224 / unit) : Math.round(224 / unit) + 1;
+  return [2 ** deepest * 5, unit * odd].filter((v, i, all) => v >= 8 && all.indexOf(v) === i);
+}
+
+/** A product of integer literals (`32 * 7 * 7`), else null. */
+function product(expr: string): number | null {
+  const t = expr.trim();
+  if (!/^\d+(?:\s*\*\s*\d+)*$/.test(t)) return null;
+  return t.split('*').reduce((acc, v) => acc * Number(v), 1);
+}
+
+/**
+ * The input size the model was built for: its first `nn.Linear` after the convolutions takes C·h·h features, C the
+ * last convolution's output channels before it, so the image is h·2^n wide (n halvings). Null when the code does not
+ * say (no such Linear, or features that are not C times a square).
+ */
+export function linearFitSize(code: string): number | null {
+  const linear = /\bnn\.Linear\(\s*([^,()]+),/.exec(code);
+  if (!linear) return null;
+  const before = code.slice(0, linear.index);
+  const convs = [...before.matchAll(/\bnn\.Conv2d\(\s*(?:in_channels\s*=\s*)?\w+\s*,\s*(?:out_channels\s*=\s*)?(\d+)/g)];
+  const channels = Number(convs.at(-1)?.[1] ?? NaN);
+  const features = product(linear[1] ?? '');
+  if (!channels || !features || features % channels) return null;
+  const side = Math.sqrt(features / channels);
+  if (!Number.isInteger(side)) return null;
+  const size = side * 2 ** downsamplings(code);
+  return size >= 8 && size <= 1024 ? size : null;
+}
+
 /** Image sizes the report states (`Resize(224)`, `128x128`, `img_size = 64`), most specific first. */
 export function statedImageSizes(text: string): number[] {
   const out: number[] = [];
@@ -47,7 +105,6 @@ export function constructorArg(cls: ClassInfo, p: Param, size: number): string |
       const left = n.childForFieldName('left');
       if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern') {
         const names = left.namedChildren.map((c) => c?.text ?? '');
-        if (names.length === 3 && /chan/i.test(names[0] ?? '')) return `(3, ${size}, ${size})`;
         return `(${names.map((nm) => (/chan/i.test(nm) ? '3' : /class/i.test(nm) ? '10' : String(size))).join(', ')})`;
       }
     }

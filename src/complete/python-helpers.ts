@@ -41,6 +41,52 @@ export const EXAMPLE_INPUT_HELPER = `def repgen_example_input(model, batch=2, si
     raise SystemExit('RepGen: cannot infer the model input (no layer that consumes one)')`;
 
 /**
+ * The example-input helper for code that uses attention: MultiheadAttention(E) (a Transformer layer starts with one)
+ * takes (length, batch, E), or (batch, length, E) when batch-first; checked before the layers it contains.
+ */
+export function exampleInputHelper(attention: boolean): string {
+  if (!attention) return EXAMPLE_INPUT_HELPER;
+  const loop = '    for m in model.modules():\n';
+  return EXAMPLE_INPUT_HELPER.replace(
+    loop,
+    `${loop}        if isinstance(m, nn.MultiheadAttention):\n` +
+      '            return torch.randn(batch, length, m.embed_dim) if m.batch_first else torch.randn(length, batch, m.embed_dim)\n',
+  );
+}
+
+/** `repgen_output(model, x)`: the model's output on x (a tensor or numpy array), or a (rows, 1) stand-in when the model fails on it. */
+export const OUTPUT_HELPER = `def repgen_output(model, x):
+    """model(x) without gradients, to shape targets by; when the model fails on x, the report's own call shows it, not this."""
+    x = torch.as_tensor(x)
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            out = model(x.float() if x.is_floating_point() else x)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+    except Exception:
+        out = torch.zeros(x.shape[0], 1)
+    model.train(was_training)
+    return out`;
+
+/** `repgen_targets_like(out, kind)`: targets for a loss on `out`: class ids over its dimension 1, 0/1 floats or floats of its shape. */
+export const TARGETS_LIKE_HELPER = `def repgen_targets_like(out, kind):
+    """Targets for a loss on out: class ids over dimension 1 (one per sample and position), 0/1 floats, or floats of its shape."""
+    out = out.detach()
+    if kind == 'class':
+        classes = max(2, out.shape[1] if out.dim() > 1 else out.shape[-1])
+        return torch.randint(0, classes, (out.shape[0],) + tuple(out.shape[2:]))
+    if kind == 'binary':
+        return torch.randint(0, 2, tuple(out.shape)).float()
+    return torch.randn(out.shape)`;
+
+/** `repgen_numpy(t, float64)`: a tensor as the numpy array a report's data would be: float64 (numpy's default) unless told otherwise. */
+export const NUMPY_HELPER = `def repgen_numpy(t, float64=True):
+    """A tensor as a numpy array; floating values as float64 (numpy's default) unless float64 is False."""
+    t = t.detach()
+    return (t.double() if float64 and t.is_floating_point() else t).numpy()`;
+
+/**
  * `repgen_targets(model, x, kind)`: targets for `model(x)`: class ids in [0, C) with C the output's last
  * dimension (one per sample) for 'class', standard-normal values of the output's shape for 'float'.
  */
@@ -95,6 +141,6 @@ notebook = types.SimpleNamespace(tqdm=tqdm, trange=lambda *a, **k: tqdm(range(*a
 export const FAKE_IMAGE_FOLDER = `class RepgenFakeImages(torchvision.datasets.FakeData):
     """Random images in place of a folder that exists only on the reporter's machine."""
     def __init__(self, root=None, transform=None, target_transform=None, *args, **kwargs):
-        super().__init__(size=32, image_size=(3, 256, 256), num_classes=2, transform=transform, target_transform=target_transform)
-        self.classes = ['class_0', 'class_1']
+        super().__init__(size=32, transform=transform, target_transform=target_transform)
+        self.classes = [f'class_{i}' for i in range(self.num_classes)]
         self.class_to_idx = {c: i for i, c in enumerate(self.classes)}`;

@@ -3,7 +3,7 @@
 import type { Node } from 'web-tree-sitter';
 import { CONVENTIONAL_IMPORTS } from '../context/conventions.js';
 import type { Harness } from './harness.js';
-import { EXAMPLE_INPUT_HELPER, TARGETS_HELPER, TQDM_NOTEBOOK_FALLBACK, marked } from './python-helpers.js';
+import { NUMPY_HELPER, OUTPUT_HELPER, TARGETS_HELPER, TARGETS_LIKE_HELPER, exampleInputHelper, marked } from './python-helpers.js';
 import type { Analysis } from './scope.js';
 import type { Definition } from './synthesize.js';
 import type { Candidate } from './types.js';
@@ -64,16 +64,17 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
   if (/repgen_example_input/.test(harnessText)) helpers.add('example_input');
   const top = headerLines(plan, defs, harnessText, helpers);
   const helperText = [
-    ...(helpers.has('example_input') ? [EXAMPLE_INPUT_HELPER] : []),
+    ...(helpers.has('example_input') ? [exampleInputHelper(/\b(?:MultiheadAttention|Transformer\w*)\b/.test(body))] : []),
     ...(helpers.has('targets') ? [TARGETS_HELPER] : []),
+    ...(helpers.has('output') ? [OUTPUT_HELPER] : []),
+    ...(helpers.has('targets_like') ? [TARGETS_LIKE_HELPER] : []),
+    ...(helpers.has('numpy') ? [NUMPY_HELPER] : []),
     ...dataHelpers,
   ];
   const lines: string[] = [];
   for (const l of top) {
-    // There is no notebook in a script run: `notebook.tqdm` gets the console bar (or none).
-    const text = l === 'from tqdm import notebook' ? TQDM_NOTEBOOK_FALLBACK : l;
-    lines.push(...marked(text));
-    added.push(...text.split('\n'));
+    lines.push(...marked(l));
+    added.push(...l.split('\n'));
   }
   for (const ht of helperText) {
     lines.push(...marked(ht));

@@ -6,8 +6,10 @@ export interface Definition {
   /** Lines without the mark. */
   lines: string[];
   /** Helpers (by id) the lines call. */
-  helpers: ('example_input' | 'targets' | 'types')[];
+  helpers: ('example_input' | 'targets' | 'types' | 'output' | 'targets_like' | 'numpy')[];
   why: string;
+  /** Other ways to define it, each a candidate of its own after the first (`X` as float64 data, then float32). */
+  variants?: { label: string; lines: string[] }[];
 }
 
 /** What a definition is shaped by: the model's variable, the optimizer's, how labels are read, the batch size. */

@@ -42,7 +42,6 @@ export const CONVENTIONAL_IMPORTS: Readonly<Record<string, string>> = {
   keras: 'from tensorflow import keras',
   tqdm: 'from tqdm import tqdm',
   trange: 'from tqdm import trange',
-  notebook: 'from tqdm import notebook',
   train_test_split: 'from sklearn.model_selection import train_test_split',
 };
 
@@ -70,7 +69,6 @@ export function conventionalImport(name: string, source: string): string | undef
 export const HYPERPARAMETER_DEFAULTS: Readonly<Record<string, string>> = {
   lr: '0.01',
   learning_rate: '0.01',
-  learn_rate: '0.01',
   LR: '0.01',
   LEARNING_RATE: '0.01',
   momentum: '0.9',
@@ -109,7 +107,6 @@ export const HYPERPARAMETER_DEFAULTS: Readonly<Record<string, string>> = {
   dropout: '0.0',
   drop_rate: '0.0',
   batchnorm: 'False',
-  ngpu: '1',
   seed: '0',
   SEED: '0',
   device: "torch.device('cuda' if torch.cuda.is_available() else 'cpu')",

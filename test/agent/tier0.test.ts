@@ -101,7 +101,7 @@ describe('runTier0: search over candidates', () => {
     const snippet = await completeSnippet({ blocks: report.facts.pythonBlocks, reportText: SIZES_ISSUE }, { checker });
     expect(snippet.candidates.length).toBeGreaterThan(3);
     const executor = new FakeExecutor((_req, script) =>
-      /size=300\)/.test(script)
+      /size=256\)/.test(script)
         ? {
             stderr: SIZES_CRASH,
             exitCode: 1,
@@ -114,8 +114,8 @@ describe('runTier0: search over candidates', () => {
       { executor, log, onActivity: (w) => void activity.push(w) },
     );
     expect(r.reproduced).toBe(true);
-    expect(r.final?.script).toContain('size=300)');
-    const n = snippet.candidates.findIndex((c) => /size=300\)/.test(c.script)) + 1;
+    expect(r.final?.script).toContain('size=256)');
+    const n = snippet.candidates.findIndex((c) => /size=256\)/.test(c.script)) + 1;
     expect(r.attempts[n - 1]?.outcome).toBe('reproduced');
     expect(r.attempts.slice(0, n - 1).every((a) => a.outcome === 'run_mismatch')).toBe(true);
     expect(r.attempts.filter((a) => a.outcome === 'reproduced')).toHaveLength(1);

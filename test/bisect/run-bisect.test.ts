@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBisect } from '../../src/bisect/run-bisect.js';
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 import { readReport } from '../../src/symptoms/read-report.js';
 import { gitBisectSource } from '../../src/bisect/git-bisect-source.js';
@@ -21,6 +21,22 @@ const REPORT = readReport(
     'Traceback (most recent call last):',
     '  File "repro.py", line 3, in <module>',
     'AssertionError: value is 2, expected 1',
+    '```',
+  ].join('\n'),
+);
+/** A bug that raises inside the project: the first bad commit changes the file the traceback ends in. */
+const RAISING_CODE = 'def value():\n    raise ValueError("value() is broken since the rework")\n';
+const RAISING_REPORT = readReport(
+  [
+    'toylib.value() raises since the last release; it worked in v1.0.',
+    '```python',
+    SCRIPT,
+    '```',
+    '```',
+    'Traceback (most recent call last):',
+    '  File "repro.py", line 2, in <module>',
+    '  File "/site-packages/toylib/__init__.py", line 2, in value',
+    'ValueError: value() is broken since the rework',
     '```',
   ].join('\n'),
 );
@@ -75,6 +91,17 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
     expect(r.steps.length).toBeLessThanOrEqual(1 + r.expectedSteps + 1);
     for (const s of r.steps.filter((x) => x.verdict === 'skip')) expect(s.why).toMatch(/ModuleNotFoundError|another reason/);
     expect(progress.some((m) => /^bisecting: \d+ commits left, ~\d+ steps?$/.test(m))).toBe(true);
+  }, 300_000);
+
+  it('names the changed file the failing run raises in, for a crash inside the project', async () => {
+    const { repo, shas, head } = await makeRegressionRepo(join(root, 'raising'), RAISING_CODE);
+    const r = await runBisect(
+      { script: SCRIPT, report: RAISING_REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 20, maxMs: 600_000, settings },
+      { executor, source: source(repo, head) },
+    );
+    expect(r.status).toBe('found');
+    expect(r.firstBad).toMatchObject({ sha: shas[7], inTraceback: ['toylib/__init__.py'] });
+    expect(r.reason).toContain("toylib/__init__.py, where the failing run's traceback passes");
   }, 300_000);
 
   it('a flaky bug is found with seeded re-runs; one run a step would have passed a bad commit as good', async () => {

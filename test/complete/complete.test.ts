@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeCode, statedImageSizes, type Completion } from '../../src/complete/index.js';
+import { completeCode, statedImageSizes, strideProbeSizes, type Completion } from '../../src/complete/index.js';
 
 async function complete(
   code: string | string[],
@@ -23,6 +23,29 @@ describe('inference of undefined names from their uses', () => {
     expect(addedLines(script).slice(0, 3)).toEqual(['import torch', 'import torch.nn as nn', 'import torch.nn.functional as F']);
     expect(c.edits).toContain('added `import torch` (the code uses `torch` without importing it)');
     expect(c.missing).toEqual([]);
+  });
+
+  it("a free name passed as a hyper-parameter keyword gets that keyword's stated default, whatever it is called", async () => {
+    const c = await complete('import torch\nm = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=step_len, momentum=mom)\n');
+    const added = addedLines(c.candidates[0]?.script ?? '');
+    expect(added).toContain('step_len = 0.01');
+    expect(added).toContain('mom = 0.9');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a free name passed to a class the report defines gets the value its constructor parameter would get', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nclass Net(nn.Module):\n    def __init__(self, hidden_size, ngpu):\n        super().__init__()\n        self.ngpu = ngpu\n        self.fc = nn.Linear(4, hidden_size)\n\nnet = Net(width, n_gpus)\n',
+    );
+    const added = addedLines(c.candidates[0]?.script ?? '');
+    expect(added).toContain('width = 64');
+    expect(added).toContain('n_gpus = 16');
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a name the code calls is never given a keyword default', async () => {
+    const c = await complete('import torch\nm = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(m.parameters(), lr=pick_lr(m))\n');
+    expect(addedLines(c.candidates[0]?.script ?? '')).not.toContain('pick_lr = 0.01');
   });
 
   it('a CamelCase call whose result is added to a module becomes an identity layer stand-in', async () => {
@@ -169,7 +192,7 @@ describe('harness synthesis', () => {
     expect(first?.added).toContain('model = Net((3, 224, 224), 10)');
     expect(first?.added).toContain('x = repgen_example_input(model, batch=2, size=224)');
     expect(first?.added).toContain('out = model(x)');
-    expect(c.candidates.some((k) => k.added.includes('model = Net((3, 300, 300), 10)'))).toBe(true);
+    expect(c.candidates.some((k) => k.added.includes('model = Net((3, 256, 256), 10)'))).toBe(true);
     expect(c.candidates.every((k) => !k.added.some((l) => /Down\(/.test(l)))).toBe(true);
   });
 
@@ -242,6 +265,18 @@ describe('harness synthesis', () => {
   });
 });
 
+describe("input sizes from the model's own downsampling", () => {
+  it('derives sizes that halve evenly and then turn odd from the stride-2 convolutions and poolings', () => {
+    const six = Array.from({ length: 6 }, () => 'nn.Conv2d(8, 8, 4, stride=2, padding=1)').join('\n');
+    expect(strideProbeSizes(six)).toEqual([320, 224]);
+    expect(strideProbeSizes('nn.Conv2d(3, 8, 3)\nnn.MaxPool2d(2)\nnn.MaxPool2d(2)\nnn.MaxPool2d(2)')).toEqual([40, 228]);
+  });
+
+  it('derives none for a model that never downsamples, and ignores transposed convolutions', () => {
+    expect(strideProbeSizes('nn.Conv2d(3, 8, 3, stride=1)\nnn.ConvTranspose2d(8, 8, 4, stride=2)')).toEqual([]);
+  });
+});
+
 describe('data substitution and reporting', () => {
   it("an ImageFolder on the reporter's disk becomes FakeData through the same transforms, with worker processes off", async () => {
     const c = await complete(
@@ -300,9 +335,38 @@ describe('module-level order', () => {
 });
 
 describe("the reporter's own model", () => {
-  it('an undefined model called at module level is reported, not replaced by a stand-in', async () => {
-    const c = await complete('import torch\nout = model(torch.zeros(2))\n');
+  it('an undefined model called at module level gets a stand-in, so that the code around it runs', async () => {
+    const c = await complete('import torch\nout = model(torch.zeros(2, 3))\nprint(out.shape)\n');
+    expect(c.missing).toEqual([]);
+    expect(c.candidates[0]?.added).toContain('model = nn.Sequential(nn.Flatten(), nn.LazyLinear(4))');
+  });
+
+  it('is reported, not replaced, when the traceback fails inside code of the reporter that the report does not show', async () => {
+    const reportText =
+      'Traceback (most recent call last):\n  File "train.py", line 2, in <module>\n  File "net.py", line 5, in forward\nRuntimeError: boom';
+    const c = await complete('import torch\nout = model(torch.zeros(2))\n', { reportText });
     expect(c.candidates).toEqual([]);
-    expect(c.missing).toEqual([{ name: 'model', why: expect.stringMatching(/never shows the model/), blocking: true }]);
+    expect(c.missing).toEqual([
+      { name: 'model', why: expect.stringMatching(/fails inside code it does not show \(`forward`\)/), blocking: true },
+    ]);
+  });
+});
+
+describe('the statement the report failed at', () => {
+  it('a name used only after it blocks nothing: that code never ran in the report', async () => {
+    const code = 'import torch\nx = torch.ones(2) @ torch.ones(3)\nprint(mystery)\n';
+    const after = await complete(code, { tracebackModuleLines: ['x = torch.ones(2) @ torch.ones(3)'] });
+    expect(after.candidates).toHaveLength(1);
+    expect(after.missing).toEqual([{ name: 'mystery', why: 'its uses do not say what it holds', blocking: false }]);
+    const before = await complete(code, { tracebackModuleLines: ['print(mystery)'] });
+    expect(before.candidates).toEqual([]);
+  });
+});
+
+describe('definitions with variants', () => {
+  it('numpy data the code hands to torch unchanged: a candidate with float64 arrays first, float32 second', async () => {
+    const c = await complete('import torch, torch.nn as nn\nm = nn.Linear(3, 1)\nm(torch.from_numpy(X))\n');
+    expect(c.candidates.map((k) => k.label)).toEqual(["the report's code, completed", "the report's code, completed; X float32"]);
+    expect(c.candidates[1]?.added).toContain('X = repgen_numpy(repgen_example_input(m, batch=4), float64=False)');
   });
 });

@@ -129,5 +129,5 @@ RuntimeError: Sizes of tensors must match except in dimension 1. Expected size 5
 \`\`\`
 `;
 
-/** What the size-300 candidate of SIZES_ISSUE prints when it reproduces. */
+/** What the size-256 candidate of SIZES_ISSUE prints when it reproduces. */
 export const SIZES_CRASH = `Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 30, in <module>\n    out = model(x)\n  File "/usr/lib/python3/dist-packages/torch/nn/modules/module.py", line 1194, in _call_impl\n    return forward_call(*input, **kwargs)\n  File "/tmp/r/repro.py", line 11, in forward\n    return torch.cat([a, b], 1)\nRuntimeError: Sizes of tensors must match except in dimension 1. Expected size 9 but got size 8 for tensor number 1 in the list.\n`;

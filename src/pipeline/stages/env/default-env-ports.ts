@@ -15,8 +15,8 @@ import {
 import { satisfies } from '../../../env/pep440.js';
 import { needsExtensionBuild } from '../../../env/project-build.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
-import { ensureDir } from '../../../exec/local-fs.js';
-import { findBinary, probeSandbox } from '../../../exec/sandbox.js';
+import { ensureDir } from '../../../exec/sandbox/fs.js';
+import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
 import type { Logger } from '../../../log.js';
 import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';
