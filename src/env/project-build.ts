@@ -1,6 +1,6 @@
 import { cp, lstat, mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { SandboxPlan } from '../exec/sandbox.js';
+import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { newBuildDir, openEnvCache } from './env-cache.js';
 import { buildExtensions } from './extension-build.js';
 import type { BuiltEnv, EnvSpec, ProjectBuildResult } from './types.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectCheckout, treeFingerprint } from '../../src/env/project-build.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
-import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox.js';
+import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
 
 // A project whose setup.py compiles a C extension with setuptools (the base interpreter's, seen through the
 // overlay venv), built by RepGen in a copy of the checkout, in the sandbox, with no network. The setup.py also
