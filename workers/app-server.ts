@@ -29,7 +29,10 @@ export async function startAppServer(
   const { appId, privateKey } = appCredentials(env);
   if (!env.WEBHOOK_SECRET) throw new SetupError('WEBHOOK_SECRET is not set (the secret GitHub signs webhooks with)');
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  // ioredis prints an error event nobody listens to as "[ioredis] Unhandled error event" with a stack: log it instead.
+  connection.on('error', (err: Error) => wiring.log.warn({ err: err.message }, 'Redis connection error'));
   const queue = new Queue(REPRO_QUEUE, { connection, prefix: env.REPGEN_QUEUE_PREFIX });
+  queue.on('error', (err: Error) => wiring.log.warn({ err: err.message }, 'queue error'));
   const registry = new RunRegistry(connection, { prefix: env.REPGEN_QUEUE_PREFIX });
   const probot = new Probot({
     appId,

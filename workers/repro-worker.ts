@@ -4,7 +4,7 @@ import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq
 import { Redis } from 'ioredis';
 import { Probot, ProbotOctokit } from 'probot';
 import { appCredentials, githubBaseUrl, type AppEnv } from '../src/config/app-env.js';
-import { reapWorkDirs } from '../src/exec/reap-work-dirs.js';
+import { reapWorkDirs } from '../src/exec/sandbox/reap-work-dirs.js';
 import { scriptPython } from '../src/config/env/exec-env.js';
 import { readOperatorEnv, type OperatorEnv } from '../src/config/operator-env.js';
 import { executorChooser, type ExecutorChooser } from '../src/exec/executor-chooser.js';
@@ -65,6 +65,9 @@ export async function startReproWorker(
   // BullMQ needs maxRetriesPerRequest: null on blocking connections; the subscriber must be its own connection.
   const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  // ioredis prints an error event nobody listens to as "[ioredis] Unhandled error event" with a stack: log it instead.
+  connection.on('error', (err: Error) => log.warn({ connection: 'commands', err: err.message }, 'Redis connection error'));
+  subscriber.on('error', (err: Error) => log.warn({ connection: 'cancel subscriber', err: err.message }, 'Redis connection error'));
   const registry = new RunRegistry(connection, { prefix });
   const slots = new InstallationSlots(connection, prefix, { cap: env.REPGEN_INSTALLATION_CONCURRENCY, leaseMs: env.REPGEN_LOCK_MS });
   const probot = new Probot({
@@ -136,7 +139,7 @@ export async function startReproWorker(
     ...(wiring.slotRetryMs !== undefined ? { slotRetryMs: wiring.slotRetryMs } : {}),
   };
   // Folders a crashed run or job left (job checkouts here, the executor's run dirs under its work root): reaped
-  // at start and after each job, one reap at a time; only those whose owner is provably gone (stale-work-dirs.ts).
+  // at start and after each job, one reap at a time; only those whose owner is provably gone (src/exec/sandbox/stale-work-dirs.ts).
   const roots = [deps.workdir, ...(wiring.workRoots ?? [])];
   let reaping: Promise<void> | null = null;
   let again = false;
@@ -198,6 +201,8 @@ export async function startReproWorker(
   // Jobs failed by another process's stalled checker never reach this worker's 'failed' event: listen queue-wide.
   const queue = new Queue(REPRO_QUEUE, { connection, prefix });
   const events = new QueueEvents(REPRO_QUEUE, { connection: { url: env.REDIS_URL }, prefix });
+  queue.on('error', (err: Error) => log.warn({ err: err.message }, 'queue error'));
+  events.on('error', (err: Error) => log.warn({ err: err.message }, 'queue events error'));
   events.on('failed', ({ jobId, failedReason }) => {
     void (async () => {
       const job = await queue.getJob(jobId);

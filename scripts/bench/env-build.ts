@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EnvSpec } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
-import { findBinary, probeSandbox } from '../../src/exec/sandbox.js';
+import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 
 const { values } = parseArgs({
   options: {

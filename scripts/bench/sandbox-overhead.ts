@@ -22,10 +22,10 @@ import { parseArgs } from 'node:util';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLocalExecConfig } from '../../src/exec/config.js';
-import { LAUNCHER_SOURCE } from '../../src/exec/launcher.js';
-import { ensureNativeLauncher } from '../../src/exec/launcher-native.js';
-import { createLocalExecutor } from '../../src/exec/local.js';
-import { buildSandboxArgv, handWorkdirToSandbox, probeSandbox } from '../../src/exec/sandbox.js';
+import { LAUNCHER_SOURCE } from '../../src/exec/sandbox/launcher.js';
+import { ensureNativeLauncher } from '../../src/exec/sandbox/launcher-native.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
+import { buildSandboxArgv, handWorkdirToSandbox, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 
 const { values } = parseArgs({
   options: { runs: { type: 'string', default: '20' }, sandbox: { type: 'string' }, launcher: { type: 'string' } },

@@ -9,13 +9,13 @@
  * only waits for that one server's imports). Target (issue 11): warm ≤ 100 ms and ≥ 10× faster than cold.
  *
  * --imports: the script imports these modules too, after torch. A third series then runs the same imports behind
- * a first statement (`pass`), which keeps the server from importing them ahead (src/exec/leading-imports.ts): the
+ * a first statement (`pass`), which keeps the server from importing them ahead (src/exec/warm/leading-imports.ts): the
  * forked run imports them itself, as every warm run did before imports ahead.
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readLocalExecConfig } from '../../src/exec/config.js';
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, imports: { type: 'string', default: '' } } });
 const runs = Number(values.runs);

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import { readExecConfig } from '../exec/index.js';
 import { SandboxUnavailableError } from '../exec/errors.js';
-import { probeSandbox } from '../exec/sandbox.js';
+import { probeSandbox } from '../exec/sandbox/sandbox.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 
 /** The host cannot run untrusted scripts safely, or the checkout would hand them a credential. */
 export class ActionSetupError extends SetupError {
@@ -54,7 +54,7 @@ async function sandboxHint(read: (path: string) => Promise<string | null>): Prom
 }
 
 async function readSysctl(path: string): Promise<string | null> {
-  return readFile(path, 'utf8').catch(() => null);
+  return (await readBounded(path, { maxBytes: 4096 }).catch(() => null))?.toString('utf8') ?? null;
 }
 
 /**
@@ -62,7 +62,16 @@ async function readSysctl(path: string): Promise<string | null> {
  * `persist-credentials: false`; a script could read it there, so RepGen refuses such a checkout.
  */
 export async function checkCheckoutHoldsNoToken(workspace: string): Promise<void> {
-  const config = await readFile(join(workspace, '.git', 'config'), 'utf8').catch(() => '');
+  let config = '';
+  try {
+    config = (await readBounded(join(workspace, '.git', 'config'), { maxBytes: 1_000_000, what: "the checkout's .git/config" })).toString(
+      'utf8',
+    );
+  } catch (err) {
+    // No readable config: no token in it. One that is there but cannot be read through (a FIFO, a device, huge) is refused.
+    if (err instanceof ReadBoundedError && (err.reason === 'not_a_file' || err.reason === 'too_big'))
+      throw new ActionSetupError(`cannot check for the workflow token: ${err.message}`);
+  }
   if (/^\s*extraheader\s*=.*\bauthorization\s*:/im.test(config)) {
     throw new ActionSetupError(
       'the checkout keeps the workflow token in .git/config, where the scripts RepGen runs could read it; ' +

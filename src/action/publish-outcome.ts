@@ -3,6 +3,7 @@ import { progressMarker } from '../github/messages.js';
 import { httpStatus, type Octokit } from '../github/octokit.js';
 import type { IssuePublisher } from '../github/publish/issue-publisher.js';
 import { openReproPr } from '../github/publish/open-repro-pr.js';
+import { reproTestOracle } from '../github/publish/build-repro-test.js';
 import type { Logger } from '../log.js';
 import type { ExitStatus, IssueInput, ReproOutcome } from '../pipeline/types.js';
 import { buildResultComment } from '../publish/build-result-comment.js';
@@ -92,6 +93,7 @@ export async function publishOutcome(outcome: ReproOutcome, t: PublishTarget): P
         baseBranch: t.baseBranch,
         script,
         markers,
+        oracle: reproTestOracle(outcome),
         summary: outcome.summary,
         evidenceUrl: t.commentUrl,
       });

@@ -1,13 +1,16 @@
 // 1 event  2 gate (bots, label, command, permission, config)  3 progress comment + 👀  4 preflight (sandbox,
 // checkout)  5 workspace at the ref  6 pipeline  7 publish (comment, check run, labels, PR) + files for the outputs
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbotOctokit } from 'probot';
 import { hostSecrets } from '../commands/reproduce-files.js';
+import { scriptPython } from '../config/env/exec-env.js';
 import { CancelledError, SetupError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { cloneAtRef } from '../github/clone-repo.js';
+import { checkPython } from '../host/check-python.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { IssueGoneError, RefNotFoundError } from '../github/errors.js';
 import { finalFailureComment, progressMarker } from '../github/messages.js';
 import type { Octokit } from '../github/octokit.js';
@@ -127,6 +130,10 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
         );
     deps.log.info({ isolation }, 'sandbox ready');
     await checkCheckoutHoldsNoToken(a.workspace);
+    await checkPython(scriptPython({ REPGEN_PYTHON: opEnv.REPGEN_PYTHON }), {
+      setting: a.inputs.python ? 'the python input' : 'REPGEN_PYTHON',
+      path: deps.env.PATH,
+    });
 
     // 5 the issue and the workspace at the ref
     const issue = await readIssue(octokit, owner, repo, issueNumber);
@@ -242,10 +249,15 @@ async function failed(
   return finish('failed', finalFailureComment('', reason, 1).trim(), reason, 1);
 }
 
+/** GitHub caps a webhook payload at 25 MB; the runner writes the event's. */
+const MAX_EVENT_BYTES = 25 * 1024 * 1024;
+
 async function readEventFile(path: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    const bytes = await readBounded(path, { maxBytes: MAX_EVENT_BYTES, what: `the event payload GITHUB_EVENT_PATH='${path}'` });
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (err) {
+    if (err instanceof ReadBoundedError) throw new SetupError(err.message);
     throw new SetupError(`cannot read the event payload GITHUB_EVENT_PATH=${path}: ${(err as Error).message}`);
   }
 }

@@ -79,7 +79,8 @@ export async function runCandidate(
         output: run.output,
         ...(deps.workspace ? { projectRoots: [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath] } : {}),
       });
-  if (deps.workspace && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
+  // An oracle's failing assertion is the script's by design (it states the report's expectation): no crash to trace.
+  if (deps.workspace && !match.oracle && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
     const roots = [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath];
     const provenance = crashProvenance(reading.traceback, input.report, { projectRoots: roots, scriptFile: 'repro.py' });
     match = provenance.ok

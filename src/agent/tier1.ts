@@ -11,6 +11,7 @@ import type { ReportResult } from '../report/types.js';
 import { networkNeeds, importedModules } from '../plan/index.js';
 import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
+import { behaviouralExpectations, oracleHint, renderOracle } from '../symptoms/index.js';
 import { ATTEMPT_SEED, mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
 
@@ -107,6 +108,15 @@ function renderReport(r: ReportResult): string {
     .join('\n');
 }
 
+/** The report's expectations for the prompt's `{{oracle}}`, or why there are none to assert. */
+function renderOracleSection(r: ReportResult): string {
+  const exps = behaviouralExpectations(r.reading);
+  if (exps.length) return renderOracle(exps);
+  return (r.reading.expectations ?? []).length
+    ? '(none to assert: the report shows a crash; reproduce that crash)'
+    : '(none stated in the report)';
+}
+
 function renderPlan(p: ReproPlan): string {
   const steps = p.steps.map((s) => `- ${s.kind}: ${s.description}`).join('\n');
   const blockers = p.blockers.length
@@ -166,6 +176,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
   for (const bundle of bundles) {
     const first = renderPrompt(deps.prompts.generate, {
       report: renderReport(report),
+      oracle: renderOracleSection(report),
       plan: renderPlan(input.plan),
       environment:
         Object.entries(input.environment)
@@ -363,5 +374,8 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
     return { outcome: 'reproduced', stage: 'match', feedback: `reproduced: ${run.match.reasons.join('; ')}`, run };
   // Only values of the reporter's random state differ: no attempt can reach them (docs/verdicts.md), so stop.
   if (run.match.patternOnly) return { outcome: 'pattern_reproduced', stage: 'match', feedback: run.match.reasons.join('; '), run };
-  return { outcome: 'run_mismatch', stage: 'symptom match', feedback: mismatchFeedback(input.report.reading, run), run };
+  // A behavioural bug whose script asserted none of the report's expectations: say what to assert, in the report's words.
+  const hint = run.match.oracle ? null : oracleHint(input.report.reading);
+  const feedback = [mismatchFeedback(input.report.reading, run), ...(hint ? [hint] : [])].join('\n');
+  return { outcome: 'run_mismatch', stage: 'symptom match', feedback, run };
 }

@@ -10,15 +10,24 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseCliArgs<O extends Options>(args: string[], options: O, { positionals = 0 }: { positionals?: number } = {}) {
   if (args.includes('--help') || args.includes('-h')) return null;
   // `--timeout -1` would read as an unknown option "-1" ("ambiguous"): pass it as `--timeout=-1`, so the
-  // option's own check says what is wrong with the value.
+  // option's own check says what is wrong with the value. `--ref --output=x` and a trailing `--ref` are a value left
+  // out: said so in words, where parseArgs says "argument is ambiguous" or "argument missing".
   const joined: string[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const a = args[i] ?? '';
+    if (a === '--') {
+      joined.push(...args.slice(i));
+      break;
+    }
     const name = a.startsWith('--') ? a.slice(2) : null;
     const next = args[i + 1];
-    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+    const takesValue = name !== null && options[name]?.type === 'string';
+    if (takesValue && next === undefined) throw new UsageError(`${a} needs a value`);
+    if (takesValue && next !== undefined && /^-\d|^-\.\d/.test(next)) {
       joined.push(`${a}=${next}`);
       i += 1;
+    } else if (takesValue && next?.startsWith('-') && next !== '-') {
+      throw new UsageError(`${a} needs a value; got the option ${next}`);
     } else joined.push(a);
   }
   let parsed;

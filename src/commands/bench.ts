@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { access, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CliIo, Command } from '../cli/io.js';
@@ -7,9 +7,11 @@ import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { benchProgress } from '../cli/progress.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { CancelledError, UsageError } from '../errors.js';
+import { readBounded } from '../host/read-bounded.js';
 import { scriptPython } from '../config/env/exec-env.js';
 import { readOperatorEnv } from '../config/operator-env.js';
 import { createExecutor } from '../exec/index.js';
+import { checkPython } from '../host/check-python.js';
 import { checkoutCacheDir } from '../workspace/checkout.js';
 import { f2pByHand, prepareF2p } from '../workspace/bench-case.js';
 import { createPyflakesChecker } from '../agent/pyflakes-checker.js';
@@ -142,6 +144,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
   if (mirrors && !(await stat(mirrors).catch(() => null))?.isDirectory())
     throw new UsageError(`--mirrors '${parsed.values.mirrors}' is not a directory`);
   const operator = readOperatorEnv(io.env);
+  await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
   const spec = cliRunSpec(operator, { llm: parsed.values.llm, model: parsed.values.model });
   const settings = spec.settings;
   // One model client and one executor for every case: the recorder wraps them per case, the warm pool is shared.
@@ -170,7 +173,7 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
       const caseProgress = progress.caseStarted(id);
       const caseDir = join(dir, id);
       const caseJson = (await exists(join(caseDir, 'case.json')))
-        ? (CaseJson.safeParse(JSON.parse(await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => '{}'))).data ?? null)
+        ? (CaseJson.safeParse(JSON.parse(await readSmall(join(caseDir, 'case.json'), '{}'))).data ?? null)
         : null;
       const repo = (await exists(join(caseDir, 'repo'))) ? join(caseDir, 'repo') : undefined;
       const issueText = await readIssueFile(join(caseDir, 'issue.md'));
@@ -292,13 +295,18 @@ export const command: Command = {
   run: (args, io) => runBenchCommand(args, io),
 };
 
+/** A small file of a case folder as text, bounded (a FIFO or a device there never blocks or fills memory); `fallback` when unreadable. */
+async function readSmall<T extends string | null>(path: string, fallback: T, maxBytes = 1_000_000): Promise<string | T> {
+  return (await readBounded(path, { maxBytes }).catch(() => null))?.toString('utf8') ?? fallback;
+}
+
 /** Each case's time in an earlier results file of the same folder; empty when there is none or it cannot be read. */
 async function previousDurations(jsonFile: string, dir: string): Promise<Map<string, number>> {
   const Previous = z.object({
     dir: z.string(),
     cases: z.array(z.object({ id: z.string(), durationMs: z.number().min(0) }).loose()),
   });
-  const raw = await readFile(jsonFile, 'utf8').catch(() => null);
+  const raw = await readSmall(jsonFile, null, 50_000_000);
   if (raw === null) return new Map();
   let parsed: unknown;
   try {

@@ -1,11 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
-import { decodeUtf8 } from '../cli/validate-input.js';
 import type { Command } from '../cli/io.js';
 import { UsageError } from '../errors.js';
 import { createLineLogger } from '../log.js';
 import type { ContextResult } from '../context/types.js';
+import { readIssueFile } from './reproduce-files.js';
 
 const HELP = `usage: repgen context --repo DIR --issue ISSUE_MD [--top N] [--budget TOKENS] [--json] [--text]
 
@@ -74,9 +73,7 @@ export const command: Command = {
     const top = numberOption('top', values.top);
     const tokenBudget = numberOption('budget', values.budget, { min: 200 });
     const issuePath = resolve(io.cwd, values.issue);
-    const issueInfo = await stat(issuePath).catch(() => null);
-    if (!issueInfo?.isFile()) throw new UsageError(`issue file ${values.issue} does not exist`);
-    const report = readIssueMarkdown(decodeUtf8(await readFile(issuePath), `issue file ${values.issue}`));
+    const report = readIssueMarkdown(await readIssueFile(issuePath, values.issue));
     if (!report.body.trim() && !report.title) throw new UsageError(`issue file ${values.issue} is empty`);
     const { buildContext } = await import('../context/index.js');
     const log = createLineLogger(io.stderr, { verbose: !!values.verbose });

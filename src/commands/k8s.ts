@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from '../cli/io.js';
 import { numberOption, parseCliArgs } from '../cli/parse-args.js';
+import { decodeUtf8 } from '../cli/validate-input.js';
 import { RepgenError, UsageError } from '../errors.js';
-import { readKubernetesConfig } from '../exec/kubernetes-config.js';
-import { renderRun, renderYaml } from '../exec/kubernetes-render.js';
+import { readKubernetesConfig } from '../exec/kubernetes/config.js';
+import { renderRun, renderYaml } from '../exec/kubernetes/render.js';
 import { RunRequest } from '../exec/types.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 
 const HELP = `usage: repgen k8s render --script FILE [--gpu N] [--image IMG] [--version PKG=VER]... [--setup CMD]...
                           [--timeout SECONDS] [--memory MB] [--network]
@@ -53,9 +54,10 @@ function render(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<st
     const path = resolve(cwd, v.script!);
     let content: string;
     try {
-      content = await readFile(path, 'utf8');
+      // The script travels in a ConfigMap, which holds at most 1 MiB.
+      content = decodeUtf8(await readBounded(path, { maxBytes: 1_000_000, what: `--script '${v.script}'` }), `--script '${v.script}'`);
     } catch (err) {
-      throw new UsageError(`cannot read --script ${v.script}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
     }
     const name = basename(path);
     const request = RunRequest.parse({

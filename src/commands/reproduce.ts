@@ -9,6 +9,7 @@ import { scriptPython } from '../config/env/exec-env.js';
 import { readOperatorEnv, type OperatorEnv } from '../config/operator-env.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
+import { checkPython } from '../host/check-python.js';
 import { checkoutLocal, fileIssueSource } from '../intake/file-issue-source.js';
 import { createLlmClient, type LlmProvider } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
@@ -140,6 +141,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
       throw new UsageError(`${flag} must be a commit SHA, tag or branch name, got '${value.slice(0, 60)}'`);
   }
   const operator = readOperatorEnv(io.env);
+  // Before any run (and before the checkout byte-compiles with it): a program that is not a Python 3 is a setup error.
+  await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
   const spec = cliRunSpec(operator, { llm: v.llm, model: v.model, maxAttempts });
   for (const note of spec.notes) io.stderr(`repgen reproduce: ${note}\n`);
   // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.

@@ -1,11 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
 import type { CliIo, Command } from '../cli/io.js';
 import { parseCliArgs } from '../cli/parse-args.js';
-import { checkInterpreter, timeoutSeconds } from '../cli/validate-input.js';
+import { checkInterpreter, decodeUtf8, timeoutSeconds } from '../cli/validate-input.js';
 import { readLocalExecConfig } from '../exec/config.js';
+import { checkPython } from '../host/check-python.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 import { Isolation, InfraFailure } from '../exec/types.js';
 import { ExceptionInfo, MatchResult, SymptomKind, matchRun, readReport, readRun, type ReportReading } from '../symptoms/index.js';
 
@@ -53,6 +54,8 @@ export const RunCommandOutput = z.object({
   /** True when stdout or stderr passed the executor's cap (the rest was counted, not kept). */
   outputTruncated: z.boolean(),
   isolation: Isolation,
+  /** What stopped or changed the run beyond its exit (a limit that fired: wall clock, CPU time, the work folder's disk). */
+  notes: z.array(z.string()),
   infra: InfraFailure.nullable(),
   match: MatchResult.optional(),
 });
@@ -75,39 +78,19 @@ Exit status: 0 when the run was carried out, whatever the script did; 1 when the
 it; 2 on bad arguments, unreadable input or a missing interpreter.
 `;
 
-/** Reads a user-named text file, turning every way it can be wrong into a one-line UsageError. */
-async function readTextFile(path: string, what: string, maxBytes: number): Promise<string> {
-  let size: number;
-  try {
-    const st = await stat(path);
-    if (st.isDirectory()) throw new UsageError(`${what} '${path}' is a directory, not a file`);
-    size = st.size;
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `cannot read ${what} '${path}': ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`,
-    );
-  }
-  if (size > maxBytes) {
-    throw new UsageError(`${what} '${path}' is ${(size / 1e6).toFixed(1)} MB; the limit is ${(maxBytes / 1e6).toFixed(1)} MB`);
-  }
+/** Reads a user-named text file, turning every way it can be wrong (a device, a FIFO, too big, binary) into a one-line UsageError. */
+async function readTextFile(path: string, what: string, maxBytes: number, limitName: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readBounded(path, { maxBytes, what: `${what} '${path}'`, limitName });
   } catch (err) {
-    throw new UsageError(`cannot read ${what} '${path}': ${(err as Error).message}`);
+    throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
   }
-  if (bytes.includes(0)) throw new UsageError(`${what} '${path}' is a binary file, not text`);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new UsageError(`${what} '${path}' is not valid UTF-8 text`);
-  }
+  return decodeUtf8(bytes, `${what} '${path}'`);
 }
 
 async function readIssue(path: string, maxBytes: number): Promise<ReportReading> {
-  const text = await readTextFile(path, 'issue', maxBytes);
+  const text = await readTextFile(path, 'issue', maxBytes, 'REPGEN_MAX_ISSUE_BYTES');
   if (text.trim() === '') throw new UsageError(`issue '${path}' is empty: nothing to match the run against`);
   const report = readReport(text);
   if (report.codeBlocks.length === 0 && report.outputText.trim() === '' && report.tracebacks.length === 0) {
@@ -122,7 +105,7 @@ function summary(script: string, out: RunCommandOutput): string {
   lines.push(
     `ran ${script} in ${(out.durationMs / 1000).toFixed(1)} s (${ended}); network: ${out.isolation.network} (${out.isolation.sandbox})`,
   );
-  for (const note of out.isolation.notes) lines.push(`  note: ${note}`);
+  for (const note of [...out.notes, ...out.isolation.notes]) lines.push(`  note: ${note}`);
   if (out.infra) lines.push(`the sandbox could not run the script (${out.infra.kind}): ${out.infra.message}`);
   if (out.outputTruncated) lines.push('  note: the output passed the cap; its beginning and end were kept, the middle left out');
   lines.push(out.exception ? `exception: ${out.exception.type}: ${out.exception.message.split('\n')[0] ?? ''}` : 'exception: none');
@@ -163,13 +146,13 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const settings = readRunCommandSettings(io.env);
   const timeoutSec = timeoutSeconds(values.timeout) ?? settings.timeoutMs / 1000;
   const scriptPath = resolve(io.cwd, scriptArg);
-  const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes);
+  const script = await readTextFile(scriptPath, 'script', settings.maxScriptBytes, 'REPGEN_MAX_SCRIPT_BYTES');
   if (script.trim() === '') throw new UsageError(`script '${scriptPath}' is empty: nothing to run`);
   const report = values.issue !== undefined ? await readIssue(resolve(io.cwd, values.issue), settings.maxIssueBytes) : null;
 
   // One run: a fork server would only add its own imports (torch, numpy) to a script that may need neither.
   const config = { ...readLocalExecConfig(io.env), warmPool: 'off' as const };
-  const { createLocalExecutor } = await import('../exec/local.js');
+  const { createLocalExecutor } = await import('../exec/local/executor.js');
   const executor = createLocalExecutor(config, { hostEnv: io.env });
   const python =
     values.python === undefined
@@ -178,6 +161,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         ? values.python
         : resolve(io.cwd, values.python);
   checkInterpreter(python);
+  // Before the run: a program that is not a Python 3 (/bin/true) would "run" every script with exit 0.
+  await checkPython(python ?? config.python, { setting: python === undefined ? 'REPGEN_PYTHON' : '--python', path: io.env.PATH });
   const entry = basename(scriptPath).endsWith('.py') ? basename(scriptPath) : 'main.py';
 
   // Ctrl-C stops the script's whole process tree through the executor, not just this process.
@@ -211,6 +196,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     warnings: reading.warnings,
     outputTruncated: result.stdoutTruncated || result.stderrTruncated,
     isolation: result.isolation,
+    notes: result.notes ?? [],
     infra: result.infra,
   };
   if (report) out.match = matchRun(report, reading, { script, output: result.output });

@@ -1,7 +1,9 @@
 import { appCommand } from '../cli/app-command.js';
+import { scriptPython } from '../config/env/exec-env.js';
 import { readOperatorEnv } from '../config/operator-env.js';
 import { executorChooser } from '../exec/executor-chooser.js';
 import { readLocalExecConfig } from '../exec/config.js';
+import { checkPython } from '../host/check-python.js';
 
 const HELP = `usage: repgen worker
 
@@ -22,6 +24,8 @@ REPGEN_GITHUB_THROTTLE, plus the pipeline's, executor's and LLM's settings (see 
 export const command = appCommand('run reproduction jobs from the queue (the GitHub App worker)', HELP, async (env, io, log) => {
   // Read once: a bad variable stops the worker at start, not at its first job.
   const operator = readOperatorEnv(io.env);
+  // Every job runs scripts (and byte-compiles checkouts) with it: a program that is not a Python 3 stops the worker now.
+  await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
   const [{ startReproWorker }, { wireFixCheck }] = await Promise.all([
     import('../../workers/repro-worker.js'),
     import('../../workers/wire-verify.js'),

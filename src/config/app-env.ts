@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { SetupError } from '../errors.js';
+import { ReadBoundedError, readBoundedSync } from '../host/read-bounded.js';
 import { doc } from './env/define.js';
 
 /**
@@ -84,9 +84,10 @@ export function appCredentials(env: AppEnv): { appId: number; privateKey: string
   let key = env.PRIVATE_KEY;
   if (!key && env.PRIVATE_KEY_PATH) {
     try {
-      key = readFileSync(env.PRIVATE_KEY_PATH, 'utf8');
-    } catch {
-      throw new SetupError(`PRIVATE_KEY_PATH: cannot read ${env.PRIVATE_KEY_PATH}`);
+      // A PEM key is a few kB; a device or FIFO named here must not fill memory or block the start.
+      key = readBoundedSync(env.PRIVATE_KEY_PATH, { maxBytes: 100_000, what: `'${env.PRIVATE_KEY_PATH}'` }).toString('utf8');
+    } catch (err) {
+      throw new SetupError(`PRIVATE_KEY_PATH: ${err instanceof ReadBoundedError ? err.message : `cannot read ${env.PRIVATE_KEY_PATH}`}`);
     }
   }
   if (!key) throw new SetupError('PRIVATE_KEY (or PRIVATE_KEY_PATH) is not set (the GitHub App private key, PEM)');

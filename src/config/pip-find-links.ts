@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readBoundedSync } from '../host/read-bounded.js';
 
 /**
  * The local wheel folders this host's pip is told to look in (PIP_FIND_LINKS, then pip's config files), for the
@@ -20,7 +21,7 @@ export function pipFindLinks(env: NodeJS.ProcessEnv = process.env, home = homedi
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8').slice(0, 100_000);
+      text = readBoundedSync(file, { maxBytes: 100_000 }).toString('utf8');
     } catch {
       continue;
     }

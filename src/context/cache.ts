@@ -3,6 +3,7 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGitUntrusted } from '../host/git.js';
+import { readBounded } from '../host/read-bounded.js';
 import type { FileInfo } from './chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';
@@ -41,7 +42,9 @@ export async function gitIdentity(repoDir: string): Promise<string | null> {
     for (const line of status.split('\n')) {
       if (!line.startsWith('??')) continue;
       const path = line.slice(3).replace(/^"|"$/g, '');
-      h.update(path).update(await readFile(join(repoDir, path)).catch(() => Buffer.alloc(0)));
+      // git lists an untracked link, whose target may be a FIFO or /dev/zero: read bounded, else hash why not.
+      const bytes = await readBounded(join(repoDir, path), { maxBytes: 256 << 20 }).catch((err: Error) => Buffer.from(err.message));
+      h.update(path).update(bytes);
     }
     return `git:${head.stdout.trim()}+dirty:${h.digest('hex').slice(0, 16)}`;
   } catch {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { runGitUntrusted } from '../host/git.js';
+import { readBounded } from '../host/read-bounded.js';
 
 /** Folders that hold someone else's code or build output: never indexed. */
 const SKIP_DIRS = new Set([
@@ -171,7 +172,7 @@ async function listWithGitignore(repoDir: string, skipped: Record<string, number
   async function visit(rel: string, inherited: IgnoreRule[]): Promise<void> {
     const abs = rel ? join(repoDir, rel) : repoDir;
     let rules = inherited;
-    const gi = await readFile(join(abs, '.gitignore'), 'utf8').catch(() => null);
+    const gi = (await readBounded(join(abs, '.gitignore'), { maxBytes: 1 << 20 }).catch(() => null))?.toString('utf8') ?? null;
     if (gi !== null) rules = [...inherited, ...parseGitignore(gi, rel)];
     const entries = await readdir(abs, { withFileTypes: true });
     for (const entry of entries) {

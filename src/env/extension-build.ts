@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { handWorkdirToSandbox, type SandboxPlan } from '../exec/sandbox.js';
-import { SAFE_PATH } from '../exec/script-env.js';
+import { handWorkdirToSandbox, type SandboxPlan } from '../exec/sandbox/sandbox.js';
+import { SAFE_PATH } from '../exec/sandbox/script-env.js';
 import { runSandboxed } from './sandboxed-command.js';
 import type { BuiltEnv, EnvBuildFailure, ProjectInstall } from './types.js';
 import { logTail } from './uv-errors.js';

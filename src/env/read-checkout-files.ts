@@ -1,5 +1,6 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readBounded } from '../host/read-bounded.js';
 import { DEPENDENCY_FILE, type RepoFiles } from './read-repo-deps.js';
 
 /**
@@ -54,7 +55,8 @@ export async function readCheckoutFiles(dir: string, extraTexts: readonly string
     const full = join(dir, p);
     const st = await lstat(full).catch(() => null);
     if (!st?.isFile() || st.size > MAX_TEXT_BYTES) continue;
-    texts.set(p, await readFile(full, 'utf8'));
+    const bytes = await readBounded(full, { maxBytes: MAX_TEXT_BYTES }).catch(() => null);
+    if (bytes) texts.set(p, bytes.toString('utf8'));
   }
   return { paths, texts };
 }

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { buildSandboxArgv, OUTER_ENV, sandboxSpawn, writeSeccomp, type SandboxPlan } from '../exec/sandbox.js';
-import { createRunCgroup, type RunCgroup } from '../exec/cgroup.js';
+import { buildSandboxArgv, OUTER_ENV, sandboxSpawn, writeSeccomp, type SandboxPlan } from '../exec/sandbox/sandbox.js';
+import { createRunCgroup, type RunCgroup } from '../exec/sandbox/cgroup.js';
 import { FORWARDER_PY } from './index-proxy.js';
 
 /**

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { unreachableBy, type SandboxPlan } from '../exec/sandbox.js';
+import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
@@ -36,7 +36,7 @@ export interface UvBuilderOptions {
   uv: string;
   /** The base interpreter every venv is made from (REPGEN_PYTHON). */
   basePython: string;
-  /** The sandbox the builds run in (src/exec/sandbox.ts probeSandbox). */
+  /** The sandbox the builds run in (src/exec/sandbox/sandbox.ts probeSandbox). */
   plan: SandboxPlan;
   /** Where runs mount the checkout; the venv's `.pth` points there. @defaultValue '/workspace' */
   workspaceMount?: string;
@@ -297,7 +297,7 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Folders every bwrap sandbox binds already (src/exec/sandbox.ts). */
+/** Folders every bwrap sandbox binds already (src/exec/sandbox/sandbox.ts). */
 function underSystemDirs(path: string): boolean {
   return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxPlan } from '../exec/sandbox.js';
-import { SAFE_PATH } from '../exec/script-env.js';
+import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
+import { SAFE_PATH } from '../exec/sandbox/script-env.js';
 import type { EnvCachePaths } from './env-cache.js';
 import { runSandboxed, type CommandOutcome } from './sandboxed-command.js';
 import type { EnvSpec } from './types.js';

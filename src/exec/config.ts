@@ -6,7 +6,7 @@ import { SetupError } from '../errors.js';
 
 /**
  * Settings of the local sandboxed executor, read from the environment once (`readLocalExecConfig(env)`).
- * The executor takes the parsed object; nothing in `local.ts` reads `process.env`.
+ * The executor takes the parsed object; nothing in `local/executor.ts` reads `process.env`.
  */
 
 export { SandboxMode } from '../config/env/exec-env.js';
@@ -36,6 +36,11 @@ export const LocalExecConfig = z
      */
     maxFileMb: z.number().int().positive().default(2048),
     /**
+     * Disk a run's work folder may use in all, in MB (`REPGEN_WORK_MAX_MB`): past it the run is stopped with a note
+     * (work-dir-quota.ts), and no one file may pass it either (RLIMIT_FSIZE is the smaller of the two). @defaultValue 4096
+     */
+    workMaxMb: z.number().int().positive().default(4096),
+    /**
      * What starts the script and measures it (`REPGEN_LAUNCHER`): `native` is a small C program built once with the
      * host's C compiler and cached under the work root, `python` the same logic run by the interpreter (one more
      * interpreter start per run), `auto` native when a compiler is there, else python. @defaultValue 'auto'
@@ -52,7 +57,7 @@ export const LocalExecConfig = z
     /** Open files per process (`REPGEN_MAX_OPEN_FILES`, RLIMIT_NOFILE). @defaultValue 4096 */
     maxOpenFiles: z.number().int().min(64).default(4096),
     /**
-     * Fork servers (`REPGEN_WARM_POOL`, src/exec/warm-pool.ts): `auto` runs each request forked from a sandboxed
+     * Fork servers (`REPGEN_WARM_POOL`, src/exec/warm/fork-server.ts): `auto` runs each request forked from a sandboxed
      * interpreter that imported torch and numpy once for requests of its shape (started on the first such request,
      * kept 2 min idle; cold, with a note, when it cannot serve); `always` also waits however long its imports take
      * (tests, benchmarks); `off` starts every run cold. @defaultValue 'auto'
@@ -63,6 +68,11 @@ export const LocalExecConfig = z
      * @defaultValue 4
      */
     warmPoolSize: z.number().int().min(1).max(64).default(4),
+    /**
+     * Threads a run's numeric libraries may start (`REPGEN_SCRIPT_THREADS`): the run spec sets the CPUs divided by
+     * REPGEN_PARALLEL_RUNS when it is not given; unset here (a lone `repgen run`), all the CPUs. @defaultValue undefined
+     */
+    scriptThreads: z.number().int().min(1).optional(),
     /** Keep the work dir after the run (debugging; `REPGEN_KEEP_WORKDIR=1`). @defaultValue false */
     keepWorkdir: z.boolean().default(false),
   })
@@ -86,6 +96,8 @@ export function localExecConfigFrom(e: ExecEnv): LocalExecConfig {
     readOnlyPaths: roPaths,
     keepWorkdir: e.REPGEN_KEEP_WORKDIR === '1' || e.REPGEN_KEEP_WORKDIR === 'true',
     maxFileMb: e.REPGEN_MAX_FILE_MB,
+    workMaxMb: e.REPGEN_WORK_MAX_MB,
+    scriptThreads: e.REPGEN_SCRIPT_THREADS,
     launcher: e.REPGEN_LAUNCHER,
     sandboxUid: e.REPGEN_SANDBOX_UID,
     warmPool: e.REPGEN_WARM_POOL,

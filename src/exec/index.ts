@@ -4,18 +4,18 @@ import { z } from 'zod';
 import { SetupError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { LocalExecConfig, readLocalExecConfig } from './config.js';
-import { KubernetesExecConfig, readKubernetesConfig, type KubernetesConfig } from './kubernetes-config.js';
+import { KubernetesExecConfig, readKubernetesConfig, type KubernetesConfig } from './kubernetes/config.js';
 import type { ScriptExecutor } from './types.js';
 
 export type { ScriptExecutor, RunRequest, RunRequestInput, RunResult } from './types.js';
 export { LocalExecConfig, readLocalExecConfig } from './config.js';
-export { KubernetesExecConfig, readKubernetesConfig } from './kubernetes-config.js';
+export { KubernetesExecConfig, readKubernetesConfig } from './kubernetes/config.js';
 
 /**
  * Which executor runs candidate scripts, chosen by `kind`. Each adapter declares its own config schema next to
  * its code; add one by appending it to the union and a `case` to createExecutor.
  *
- * The Kubernetes kind's `case` does `await import('./kubernetes.js')`, so @kubernetes/client-node loads only
+ * The Kubernetes kind's `case` does `await import('./kubernetes/executor.js')`, so @kubernetes/client-node loads only
  * when chosen.
  */
 export const ExecConfig = z.discriminatedUnion('kind', [LocalExecConfig, KubernetesExecConfig]);
@@ -32,7 +32,7 @@ export interface ExecutorDeps {
 export async function createExecutor(cfg: ExecConfig, deps: ExecutorDeps = {}): Promise<ScriptExecutor> {
   switch (cfg.kind) {
     case 'local': {
-      const { createLocalExecutor } = await import('./local.js');
+      const { createLocalExecutor } = await import('./local/executor.js');
       return createLocalExecutor(cfg, deps);
     }
     case 'kubernetes':
@@ -42,14 +42,14 @@ export async function createExecutor(cfg: ExecConfig, deps: ExecutorDeps = {}): 
 
 /**
  * The Kubernetes executor with the worker's workspace server: repro pods fetch the checkout from it (one-time
- * tar offers, kubernetes-workspace.ts). Without REPGEN_K8S_WORKSPACE_URL there is no server, and the renderer
+ * tar offers, kubernetes/workspace.ts). Without REPGEN_K8S_WORKSPACE_URL there is no server, and the renderer
  * refuses a run with a workspace by naming the variable rather than run the script without its project.
  */
 async function createKubernetes(cfg: KubernetesConfig, deps: ExecutorDeps): Promise<ScriptExecutor> {
   // Loads @kubernetes/client-node (and undici) only when a cluster is the executor.
   const [{ createKubernetesExecutor }, { WorkspaceServer }] = await Promise.all([
-    import('./kubernetes.js'),
-    import('./kubernetes-workspace.js'),
+    import('./kubernetes/executor.js'),
+    import('./kubernetes/workspace.js'),
   ]);
   const log = deps.log ?? silentLogger;
   const options = { config: cfg, log, ...(deps.kubeConfig ? { kubeConfig: deps.kubeConfig } : {}) };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RepoConfig } from '../config/repo-config.js';
-import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/sandbox/reap-work-dirs.js';
 import type { Logger } from '../log.js';
 import type { IssueInput } from '../pipeline/types.js';
 import { buildFixCheckReport, type CheckConclusion } from '../publish/build-fix-check-report.js';
@@ -141,6 +141,7 @@ export async function processVerifyJob(
           issueUrl: data.issueUrl,
           script: last.script,
           markers: last.markers,
+          ...(last.oracle ? { oracle: last.oracle } : {}),
           fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
         });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
@@ -168,6 +169,7 @@ export async function processVerifyJob(
                 issueUrl: data.issueUrl,
                 script: last.script,
                 markers: last.markers,
+                ...(last.oracle ? { oracle: last.oracle } : {}),
                 fixedBy: `pull request #${data.pr.number} at ${cloned.sha.slice(0, 12)}`,
               }),
               note: regressionNote,

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { allowedIndexes } from '../config/env/environment-env.js';
@@ -11,7 +12,7 @@ import type { ContextSettings } from '../context/settings.js';
 import { SetupError } from '../errors.js';
 import { localExecConfigFrom } from '../exec/config.js';
 import type { ExecConfig } from '../exec/index.js';
-import { kubernetesConfigFrom } from '../exec/kubernetes-config.js';
+import { kubernetesConfigFrom } from '../exec/kubernetes/config.js';
 import type { ExecPolicy } from '../exec/with-policy.js';
 import { llmSettingsFrom, type LlmSettings } from '../llm/settings.js';
 import { reproSettingsFrom, type ReproSettings } from './settings.js';
@@ -185,7 +186,9 @@ function executorFor(op: OperatorEnv, repoConfig: RepoConfig | null): ExecConfig
   // A job runs up to REPGEN_PARALLEL_RUNS scripts at once, each forked from a fork server of its own: the pool must hold them.
   if (kind === 'local') {
     const local = localExecConfigFrom(op);
-    return { ...local, warmPoolSize: Math.max(local.warmPoolSize, op.REPGEN_PARALLEL_RUNS) };
+    // ...and its runs share the CPUs: each run's numeric libraries start its share of threads, not one per CPU each.
+    const scriptThreads = local.scriptThreads ?? Math.max(1, Math.floor(availableParallelism() / op.REPGEN_PARALLEL_RUNS));
+    return { ...local, warmPoolSize: Math.max(local.warmPoolSize, op.REPGEN_PARALLEL_RUNS), scriptThreads };
   }
   if (kind === 'kubernetes') return kubernetesConfigFrom(op);
   throw new SetupError(`unknown REPGEN_EXECUTOR '${kind}' (valid: local, kubernetes)`);

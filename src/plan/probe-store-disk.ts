@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ensureDir } from '../exec/local-fs.js';
+import { ensureDir } from '../exec/sandbox/fs.js';
 import { distrust } from '../host/owned-dir.js';
 import { StoredProbe, type ProbeStore } from './probe-store.js';
 

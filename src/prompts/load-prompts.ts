@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { RepgenError, SetupError } from '../errors.js';
+import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 
 /**
  * Prompts are data: `prompts/<name>.md`, a YAML front matter that declares the variables, then the
@@ -86,11 +86,11 @@ export async function loadPrompt(name: string, dir: string = DEFAULT_PROMPTS_DIR
   const file = path.resolve(dir, `${name}.md`);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readBounded(file, { maxBytes: 1_000_000, what: file })).toString('utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const missing = err instanceof ReadBoundedError && err.reason === 'missing';
     throw new PromptLoadError(
-      code === 'ENOENT' ? `prompt '${name}' not found: ${file} does not exist` : `cannot read prompt ${file}: ${String(err)}`,
+      missing ? `prompt '${name}' not found: ${file} does not exist` : `cannot read prompt ${name}: ${(err as Error).message}`,
     );
   }
   return parsePrompt(name, text, file);

@@ -4,6 +4,7 @@ import { bisectSection } from './bisect-section.js';
 import { SYMPTOM_NAMES } from './symptom-names.js';
 import { metricChart } from './metric-chart.js';
 import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
+import { oracleSection, oracleShowedRow } from './oracle-section.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -119,6 +120,7 @@ function sawRow(outcome: ReproOutcome): string {
 
 function showedRow(outcome: ReproOutcome): string {
   if (outcome.scriptRan === false || (!outcome.match && !outcome.observed.length)) return 'nothing: no script ran';
+  if (outcome.match?.oracle) return oracleShowedRow(outcome.match.oracle);
   const parts: string[] = [];
   if (outcome.observed.length) parts.push(listSymptoms(outcome.observed));
   else parts.push('no error and no metric symptom (the run finished normally)');
@@ -130,6 +132,8 @@ function showedRow(outcome: ReproOutcome): string {
 
 function comparedSection(outcome: ReproOutcome): string {
   const compared = outcome.match?.compared ?? [];
+  // A behavioural run's values are in the oracle section; its reasons would say them twice.
+  if (!compared.length && outcome.match?.oracle) return oracleSection(outcome);
   if (!compared.length) {
     if (outcome.scriptRan === false || !outcome.match) return '';
     return `**Compared:** ${tableCell(outcome.match.reasons.join('; '), 500)}`;

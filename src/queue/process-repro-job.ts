@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { OperatorEnv } from '../config/operator-env.js';
 import type { RepoConfig } from '../config/repo-config.js';
 import { BadRefError, CancelledError, SourceGoneError } from '../errors.js';
-import { makeOwnedDir, removeOwnedDir } from '../exec/reap-work-dirs.js';
+import { makeOwnedDir, removeOwnedDir } from '../exec/sandbox/reap-work-dirs.js';
 import type { ExecConfig } from '../exec/index.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';

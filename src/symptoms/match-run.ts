@@ -11,6 +11,7 @@ import type {
 import { compareLine, valueBasis } from './compare-values.js';
 import { classifyException } from './classify.js';
 import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
+import { matchOracle } from './match-oracle.js';
 import { clip, jaccard, lineShape, maskedWords, numbersIn, screenLines, words } from './text.js';
 
 /** Inputs that let the matcher check more than the reading holds. */
@@ -51,11 +52,12 @@ function result(
   verdict: MatchVerdict,
   score: number,
   reasons: string[],
-  extra: Pick<MatchResult, 'compared' | 'patternOnly'> = {},
+  extra: Pick<MatchResult, 'compared' | 'patternOnly' | 'oracle'> = {},
 ): MatchResult {
   const out: MatchResult = { verdict, score: Math.round(Math.min(1, Math.max(0, score)) * 100) / 100, reasons };
   if (extra.compared?.length) out.compared = extra.compared;
   if (extra.patternOnly && verdict === 'partial') out.patternOnly = true;
+  if (extra.oracle) out.oracle = extra.oracle;
   return out;
 }
 
@@ -145,6 +147,7 @@ interface Scored {
   reasons: string[];
   compared?: ValueComparison[];
   patternOnly?: boolean;
+  oracle?: MatchResult['oracle'];
 }
 
 function compareCrash(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
@@ -251,6 +254,14 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
   return best ?? { verdict: 'not_reproduced', score: 0, reasons: ['the report shows no exception'] };
 }
 
+/** A line of prose: mostly plain words, no value-like tokens (`=`, `:` before a value, brackets, numbers with a unit). */
+export function isProse(line: string): boolean {
+  const tokens = line.trim().split(/\s+/);
+  if (tokens.length < 6 || /[=[\]{}()<>|]|\w:\s*\S|^\W/.test(line.trim())) return false;
+  const wordy = tokens.filter((t) => /^[A-Za-z][a-z'’-]*[.,;!?]?$/.test(t)).length;
+  return wordy / tokens.length >= 0.8;
+}
+
 function sameMetricFamily(a: string | undefined, b: string | undefined): boolean {
   if (!a || !b) return true;
   const fam = (m: string) => (/accuracy/.test(m) ? 'accuracy' : /grad/.test(m) ? 'grad' : 'loss');
@@ -277,7 +288,8 @@ function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOpt
   const missing = required.filter((w) => !matched.includes(w));
   for (const m of missing) reasons.push(`missing symptom: ${m.kind}${m.metric ? ` on ${m.metric}` : ''}`);
 
-  const target = report.lastOutputLine ? lineShape(report.lastOutputLine) : '';
+  // A report's "output" block that holds a sentence (the reporter's prose in a fence) is no line a run can print.
+  const target = report.lastOutputLine && !isProse(report.lastOutputLine) ? lineShape(report.lastOutputLine) : '';
   if (!target) {
     if (matched.length > 0 && missing.length === 0)
       return {
@@ -351,8 +363,14 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   if (report.expected.length === 0) {
     return result('not_reproduced', 0, ['the report shows no symptom (no traceback, error line, metric or output) to compare against']);
   }
-  const scored = report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts);
-  const fakes = opts.script !== undefined ? fakeSigns(report, opts.script) : [];
+  // A behavioural bug is decided by the script's assertion of the report's expectation, when it has one (issue 28).
+  const oracle = opts.script !== undefined ? matchOracle(report, reading, { script: opts.script, output: opts.output ?? '' }) : null;
+  const scored: Scored =
+    oracle ?? (report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts));
+  // The oracle's own AssertionError is the script's by design: raising it is not faking the reporter's.
+  const fakes = (opts.script !== undefined ? fakeSigns(report, opts.script) : []).filter(
+    (f) => !(oracle?.oracle && /raises AssertionError itself/.test(f)),
+  );
   // Where the exception came from: a `raise` in the script itself, where the report's came from a library (or
   // the report shows no frames at all). A dynamically built message gets past the text checks, not past this.
   const reportedFrom = report.tracebacks.at(-1)?.frames.at(-1);
@@ -361,6 +379,7 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   const expectedTypes = report.expected.flatMap((s) => (s.exception ? [s.exception.type] : []));
   if (
     opts.script !== undefined &&
+    !oracle?.oracle &&
     runFrom &&
     reading.exception &&
     expectedTypes.includes(reading.exception.type) &&

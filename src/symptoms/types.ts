@@ -114,6 +114,29 @@ export const ValueComparison = z.object({
 });
 export type ValueComparison = z.infer<typeof ValueComparison>;
 
+/**
+ * A behavioural reproduction's oracle (issue 28): the script's assertion of the report's expectation, the expected
+ * value (from the report's words) and what the run showed. Both sides, so the comment and the fix check can show them.
+ */
+export const OracleValues = z.object({
+  form: z.enum(['compare', 'raises', 'warns']),
+  /** The assertion as the script writes it. */
+  assertion: z.string(),
+  /** Its script lines (1-based). */
+  line: z.number().int().min(1),
+  /** The expected value or behaviour, as the assertion states it (`1.2`, `ValueError`). */
+  expected: z.string(),
+  /** The report's words the expected value comes from. */
+  quote: z.string(),
+  /** What the report says it saw instead, when it says. */
+  reportObserved: z.string().optional(),
+  /** What this run showed: the assertion's message or the printed value; null when nothing was printed. */
+  observed: z.string().nullable(),
+  /** The assertion held in this run (the expected behaviour, as at a fix). */
+  held: z.boolean(),
+});
+export type OracleValues = z.infer<typeof OracleValues>;
+
 export const MatchResult = z.object({
   verdict: MatchVerdict,
   score: z.number().min(0).max(1),
@@ -125,6 +148,8 @@ export const MatchResult = z.object({
    * on the reporter's random state differ. Refining cannot do better, so the agent stops.
    */
   patternOnly: z.boolean().optional(),
+  /** A behavioural bug's oracle as this run showed it (check-oracle.ts); absent for crashes and printed patterns. */
+  oracle: OracleValues.optional(),
 });
 export type MatchResult = z.infer<typeof MatchResult>;
 

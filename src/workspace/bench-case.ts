@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readBounded } from '../host/read-bounded.js';
 import type { FixCheck } from './fix-verdict.js';
 import { findMirror } from './checkout.js';
 import { WorkspaceError } from './errors.js';
@@ -28,7 +28,7 @@ export async function prepareF2p(
   mirrors: string | null,
   opts: { issueText: string; cacheDir: string; python: string },
 ): Promise<{ buggy: PreparedWorkspace | null; fixed: { workspace: Workspace; sha: string } | null; fixRef: string }> {
-  const raw = await readFile(join(caseDir, 'case.json'), 'utf8').catch(() => null);
+  const raw = (await readBounded(join(caseDir, 'case.json'), { maxBytes: 1_000_000 }).catch(() => null))?.toString('utf8') ?? null;
   let parsed: unknown;
   try {
     parsed = raw === null ? null : JSON.parse(raw);

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { access, chmod, mkdtemp, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
 import { runGit } from '../host/git.js';
 import { distrust, ensureOwnedDir } from '../host/owned-dir.js';
+import { readBounded } from '../host/read-bounded.js';
 import type { RefLookup } from './resolve-ref.js';
 
 /**
@@ -193,6 +194,9 @@ export interface TreeReader {
   read(path: string): Promise<string | null>;
 }
 
+/** The most of one file of the tree read (pyproject.toml, setup.py, `__init__.py`). */
+const MAX_TREE_FILE_BYTES = 2_000_000;
+
 /** A folder on disk. The tree may be hostile: nothing is read through a link that leads out of it. */
 export function diskTree(root: string): TreeReader {
   const realRoot = realpath(root).catch(() => null);
@@ -202,7 +206,8 @@ export function diskTree(root: string): TreeReader {
     read: async (path) => {
       const [top, real] = await Promise.all([realRoot, realpath(join(root, path)).catch(() => null)]);
       if (!top || !real || !real.startsWith(`${top}${sep}`)) return null;
-      return readFile(real, 'utf8').catch(() => null);
+      // A plain folder may hold a FIFO or a device under a name we read (setup.py): never block on one, never read it whole.
+      return (await readBounded(real, { maxBytes: MAX_TREE_FILE_BYTES }).catch(() => null))?.toString('utf8') ?? null;
     },
   };
 }

@@ -8,6 +8,7 @@ import { FakeExecutor } from '../fakes/fake-executor.js';
 import { simulate } from '../fakes/repro-fixtures.js';
 import { startFakeGithub, type FakeGithub } from '../github/fake-github.js';
 import { commentPayload, labeledPayload } from '../github/webhook-fixtures.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 import { actionRun, headOf, LINEAR_CRASH_ISSUE, makeCheckout } from './action-harness.js';
 
 // The action's entry point, in-process with a fake executor (fast), against our fake GitHub at the HTTP level.
@@ -183,6 +184,39 @@ describe('runner set-up failures are said on the issue and fail the step', () =>
     expect(executor.requests).toEqual([]);
     expect(commentsOn(issue)[0]?.body).toContain('persist-credentials: false');
     expect(log).toMatch(/^::error title=RepGen::.*persist-credentials/m);
+  });
+
+  it('a python input that is not a Python (/bin/true) is refused before any script runs', async () => {
+    const { code, outputs, executor } = await runEntry('issues', labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }), {
+      inputs: { python: '/bin/true' },
+    });
+    expect(code).toBe(1);
+    expect(outputs.status).toBe('setup_failed');
+    expect(executor.requests).toEqual([]);
+    expect(commentsOn(issue)[0]?.body).toContain(
+      "the python input '/bin/true' is not a Python interpreter: asked for its version, it printed nothing",
+    );
+  });
+
+  it('an event file that is a FIFO or a device is an error naming it, at once, never a hang or a read without end', async () => {
+    const h = makeHostileFiles();
+    for (const [path, what] of [
+      [h.fifo, 'a named pipe \\(FIFO\\)'],
+      ['/dev/zero', 'a character device'],
+    ] as const) {
+      const run = await actionRun({
+        event: 'issues',
+        payload: labeledPayload('needs-repro', { issueNumber: issue, sender: ADMIN }),
+        apiUrl: gh.url,
+        workspace,
+      });
+      const lines: string[] = [];
+      const env = { ...run.env, GITHUB_EVENT_PATH: path };
+      expect(await main(env, { executor: new FakeExecutor(simulate), log: silentLogger }, (l) => void lines.push(l))).toBe(1);
+      expect(lines.join('')).toMatch(
+        new RegExp(`^::error title=RepGen::the event payload GITHUB_EVENT_PATH='.*' is ${what}, not a regular file\\n$`),
+      );
+    }
   });
 
   it('a sandbox that cannot start names the AppArmor sysctl, and nothing runs', async () => {

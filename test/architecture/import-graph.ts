@@ -134,3 +134,43 @@ export function unitEdges(edges: readonly ImportEdge[]): Map<string, ImportEdge[
   }
   return out;
 }
+
+/** The rooms of one folder: which rooms each may import (its own files and the folder's root files always). */
+export interface RoomRules {
+  /** The folder, e.g. `src/exec`. Its files directly inside are the root: the port every room may import. */
+  base: string;
+  /** Room (subfolder) → the rooms below it that it may import. A room not named here is a violation too. */
+  rooms: Readonly<Record<string, readonly string[]>>;
+  /** Root files that may import rooms (the chooser that picks an adapter); every other root file imports none. */
+  chooser: readonly string[];
+}
+
+/** The room of a file under `base`: `root` for a file directly in it, its first subfolder otherwise, null outside. */
+export function roomOf(base: string, file: string): string | null {
+  if (!file.startsWith(`${base}/`)) return null;
+  const rest = file.slice(base.length + 1).split('/');
+  return rest.length > 1 ? (rest[0] ?? null) : 'root';
+}
+
+/** Each import that goes against the rules: upward, sideways, from an undeclared room, or from a non-chooser root file. */
+export function roomViolations(edges: readonly ImportEdge[], rules: RoomRules): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const from = roomOf(rules.base, e.from);
+    const to = roomOf(rules.base, e.to);
+    if (from === null || to === null || from === to) continue;
+    if (from !== 'root' && !rules.rooms[from]) {
+      out.push(`${e.from} imports ${e.specifier}: room ${rules.base}/${from} is not declared`);
+      continue;
+    }
+    if (to === 'root') continue;
+    if (from === 'root') {
+      if (!rules.chooser.includes(e.from))
+        out.push(`${e.from} imports ${e.specifier}: only the chooser (${rules.chooser.join(', ')}) may import a room`);
+      continue;
+    }
+    const allowed = rules.rooms[from] ?? [];
+    if (!allowed.includes(to)) out.push(`${e.from} imports ${e.specifier}: ${from} may import only ${allowed.join(', ') || 'the root'}`);
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBisect } from '../../src/bisect/run-bisect.js';
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import type { ScriptExecutor } from '../../src/exec/types.js';
 import { readReport } from '../../src/symptoms/read-report.js';
 import { gitBisectSource } from '../../src/bisect/git-bisect-source.js';

@@ -69,7 +69,7 @@ const CASES: Array<[string, string[], RegExp]> = [
   [
     'context a non-UTF-8 issue',
     ['context', '--repo', join(ROOT, 'fixtures/repos/tiny-classifier'), '--issue', latin1],
-    /^repgen context: issue file .*latin1\.md is not valid UTF-8 text$/,
+    /^repgen context: --issue '.*latin1\.md' is not valid UTF-8 text$/,
   ],
   ['run a non-UTF-8 issue', ['run', SCRIPT, '--issue', latin1], /is not valid UTF-8 text$/],
 ];

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import type { CliIo } from '../../src/cli/io.js';
 import { command, readIssueMarkdown } from '../../src/commands/context.js';
 import { UsageError } from '../../src/errors.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 
 const BIN = fileURLToPath(new URL('../../bin/repgen.js', import.meta.url));
 
@@ -105,6 +106,19 @@ describe('repgen context', () => {
     expect(await main(['context', '--repo', REPO, '--issue', '/no/such/issue.md'], io)).toBe(2);
     expect(await main(['context', '--repo', REPO, '--issue', ISSUE, '--top', 'zero'], io)).toBe(2);
     expect(io.err.join('')).toMatch(/--repo DIR is required[\s\S]*--issue ISSUE_MD is required[\s\S]*does not exist[\s\S]*--top must be/);
+  });
+
+  it('--issue naming a device, a FIFO or a huge sparse file: exit 2 with one line saying what it is', async () => {
+    const h = makeHostileFiles();
+    for (const [path, msg] of [
+      [h.fifo, /^repgen context: --issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/],
+      ['/dev/zero', /^repgen context: --issue '\/dev\/zero' is a character device, not a regular file$/],
+      [h.sparse, /^repgen context: --issue '.*sparse\.md' is 68719\.5 MB; the limit is 52\.4 MB$/],
+    ] as const) {
+      const io = captureIo();
+      expect(await main(['context', '--repo', REPO, '--issue', path], io)).toBe(2);
+      expect(io.err.join('').trim()).toMatch(msg);
+    }
   });
 
   it('the real binary exits 2 with one line and no stack trace for a folder that is not a repository', () => {

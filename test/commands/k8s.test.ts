@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { command } from '../../src/commands/k8s.js';
 import { SetupError, UsageError } from '../../src/errors.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
+
+const HOSTILE = makeHostileFiles();
 
 /** What `repgen k8s …` would do: the CLI maps UsageError and SetupError to one line and exit 2. */
 async function main(
@@ -56,7 +59,9 @@ describe('repgen k8s render', () => {
 
   it.each([
     [['k8s', 'render'], /--script FILE is required/],
-    [['k8s', 'render', '--script', 'missing.py'], /cannot read --script missing.py: ENOENT/],
+    [['k8s', 'render', '--script', 'missing.py'], /--script 'missing.py' does not exist/],
+    [['k8s', 'render', '--script', HOSTILE.fifo], /--script '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file/],
+    [['k8s', 'render', '--script', '/dev/zero'], /--script '\/dev\/zero' is a character device, not a regular file/],
     [['k8s', 'render', '--script', 'repro.py', '--gpu', 'x'], /--gpu must be a number/],
     [['k8s', 'render', '--script', 'repro.py', '--version', 'torch'], /PKG=VER/],
     [['k8s', 'apply'], /unknown subcommand 'apply'/],

@@ -10,6 +10,7 @@ import { createLlmClient } from '../../src/llm/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
 
 let server: ScriptedServer | undefined;
@@ -138,6 +139,8 @@ describe('repgen reproduce', () => {
       [['--issue', 'issue.md', '--repo', 'nope'], /--repo 'nope' is not a directory/],
       [['--issue', 'issue.md', '--llm', 'anthropic'], /needs an API key: set ANTHROPIC_API_KEY/],
       [['--issue', 'issue.md', '--bogus'], /Unknown option '--bogus'/],
+      [['--issue', 'issue.md', '--ref', '--output=x'], /^repgen reproduce: --ref needs a value; got the option --output=x\n$/],
+      [['--issue', 'issue.md', '--ref'], /^repgen reproduce: --ref needs a value\n$/],
     ] as const) {
       const t = io(dir);
       expect(await exitOf([...args], t)).toBe(2);
@@ -147,6 +150,31 @@ describe('repgen reproduce', () => {
     const bad = io(dir, { REPGEN_MAX_TOKENS: 'lots' });
     expect(await exitOf(['--issue', 'issue.md'], bad)).toBe(2);
     expect(bad.err).toMatch(/invalid REPGEN_MAX_TOKENS/);
+  });
+
+  it('--issue naming a device, a FIFO, a link to /dev/zero or a huge sparse file: exit 2 at once, nothing read whole', async () => {
+    const h = makeHostileFiles();
+    for (const [path, msg] of [
+      [h.fifo, /^repgen reproduce: --issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/],
+      ['/dev/zero', /^repgen reproduce: --issue '\/dev\/zero' is a character device, not a regular file$/],
+      [h.zeroLink, /^repgen reproduce: --issue '.*zero\.md' is a character device, not a regular file$/],
+      [h.sparse, /^repgen reproduce: --issue '.*sparse\.md' is 68719\.5 MB; the limit is 52\.4 MB$/],
+      [h.folder, /^repgen reproduce: --issue '.*folder\.md' is a directory, not a regular file$/],
+    ] as const) {
+      const t = io(h.dir);
+      expect(await exitOf(['--issue', path, '--llm', 'none'], t)).toBe(2);
+      expect(t.err.trim()).toMatch(msg);
+    }
+  });
+
+  it('REPGEN_PYTHON that is not a Python is a one-line setup error before any run', async () => {
+    const dir = await tempIssue(CRASH_ISSUE);
+    const t = io(dir, { REPGEN_PYTHON: '/bin/true' });
+    const executor = new FakeExecutor(simulate);
+    await expect(runReproduceCommand(['--issue', 'issue.md', '--llm', 'none', '--out', 'o'], t, { executor })).rejects.toThrow(
+      /^REPGEN_PYTHON '\/bin\/true' is not a Python interpreter: asked for its version, it printed nothing$/,
+    );
+    expect(executor.requests).toEqual([]);
   });
 
   it('an unwritable --out is a one-line usage error, not a stack trace', async () => {

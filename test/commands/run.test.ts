@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { command, readRunCommandSettings, RunCommandOutput } from '../../src/commands/run.js';
 import { SetupError, UsageError } from '../../src/errors.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const ENV = { REPGEN_PYTHON: '/usr/bin/python3', PATH: process.env.PATH ?? '' };
@@ -110,8 +111,8 @@ describe('repgen run: bad input gets one clear message', () => {
 
   it('no script, a missing script, a directory', async () => {
     await rejects([], UsageError, /^missing SCRIPT \(usage: repgen run SCRIPT/);
-    await rejects(['nope.py'], UsageError, /^cannot read script '.*nope\.py': no such file$/);
-    await rejects(['fixtures'], UsageError, /^script '.*fixtures' is a directory, not a file$/);
+    await rejects(['nope.py'], UsageError, /^script '.*nope\.py' does not exist$/);
+    await rejects(['fixtures'], UsageError, /^script '.*fixtures' is a directory, not a regular file$/);
   });
 
   it('a binary script and a binary issue', async () => {
@@ -139,11 +140,19 @@ describe('repgen run: bad input gets one clear message', () => {
       UsageError,
       /^issue '.*prose\.md' has no code block and no error or output: nothing to match the run against$/,
     );
-    await rejects(
-      ['fixtures/scripts/dl-unrelated.py', '--issue', 'missing.md'],
-      UsageError,
-      /^cannot read issue '.*missing\.md': no such file$/,
-    );
+    await rejects(['fixtures/scripts/dl-unrelated.py', '--issue', 'missing.md'], UsageError, /^issue '.*missing\.md' does not exist$/);
+  });
+
+  it('a device, a FIFO, a link to /dev/zero, a huge sparse file: refused at once, as script and as issue, nothing read whole', async () => {
+    const h = makeHostileFiles();
+    const script = 'fixtures/scripts/dl-unrelated.py';
+    await rejects([h.fifo], UsageError, /^script '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/);
+    await rejects(['/dev/zero'], UsageError, /^script '\/dev\/zero' is a character device, not a regular file$/);
+    await rejects([h.zeroLink], UsageError, /^script '.*zero\.md' is a character device, not a regular file$/);
+    await rejects([h.sparse], UsageError, /^script '.*sparse\.md' is 68719\.5 MB; the limit is 1\.0 MB \(REPGEN_MAX_SCRIPT_BYTES\)$/);
+    await rejects([script, '--issue', '/dev/zero'], UsageError, /^issue '\/dev\/zero' is a character device, not a regular file$/);
+    await rejects([script, '--issue', h.fifo], UsageError, /^issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/);
+    await rejects([script, '--issue', h.folder], UsageError, /^issue '.*folder\.md' is a directory, not a regular file$/);
   });
 
   it('a 5 MB issue', async () => {
@@ -152,7 +161,7 @@ describe('repgen run: bad input gets one clear message', () => {
     await rejects(
       ['fixtures/scripts/dl-unrelated.py', '--issue', big],
       UsageError,
-      /^issue '.*big\.md' is 5\.\d MB; the limit is 1\.0 MB$/,
+      /^issue '.*big\.md' is 5\.\d MB; the limit is 1\.0 MB \(REPGEN_MAX_ISSUE_BYTES\)$/,
     );
   });
 
@@ -168,6 +177,23 @@ describe('repgen run: bad input gets one clear message', () => {
       REPGEN_MAX_ISSUE_BYTES: 'lots',
     });
     expect(readRunCommandSettings({})).toEqual({ maxIssueBytes: 1_000_000, maxScriptBytes: 1_000_000, timeoutMs: 120_000 });
+  });
+
+  it('an interpreter that is not a Python (--python /bin/true, REPGEN_PYTHON=/bin/false) is a setup error before any run', async () => {
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py', '--python', '/bin/true'],
+      SetupError,
+      /^--python '\/bin\/true' is not a Python interpreter: asked for its version, it printed nothing$/,
+    );
+    await rejects(
+      ['fixtures/scripts/dl-unrelated.py'],
+      SetupError,
+      /^REPGEN_PYTHON '\/bin\/false' is not a Python interpreter: asked for its version, exit 1$/,
+      {
+        ...ENV,
+        REPGEN_PYTHON: '/bin/false',
+      },
+    );
   });
 
   it('a missing interpreter is a setup error', async () => {
@@ -202,7 +228,7 @@ describe('repgen run through bin/repgen.js: exit codes and one-line messages', {
         .trim()
         .split('\n')
         .filter((l) => !l.startsWith('npm warn')),
-    ).toEqual([`repgen run: cannot read script '${join(ROOT, 'missing.py')}': no such file`]);
+    ).toEqual([`repgen run: script '${join(ROOT, 'missing.py')}' does not exist`]);
     const nopy = await cli(['fixtures/scripts/dl-unrelated.py', '--python', '/nonexistent/python3']);
     expect(nopy.code).toBe(2);
     expect(nopy.stderr).toMatch(/^repgen run: --python '\/nonexistent\/python3' does not exist$/m);

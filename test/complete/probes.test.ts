@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { completeCode } from '../../src/complete/index.js';
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { extractFacts } from '../../src/report/index.js';
 import { matchRun, readReport, readRun } from '../../src/symptoms/index.js';
 

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { IndexLru } from '../../src/context/cache.js';
+import { gitIdentity, IndexLru } from '../../src/context/cache.js';
 import { buildContext } from '../../src/context/index.js';
+import { makeHostileFiles } from '../helpers/hostile-files.js';
 
 const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
 const MODELS = fileURLToPath(new URL('../../fixtures/models', import.meta.url));
@@ -82,5 +83,28 @@ describe('context index cache', () => {
     expect(lru.get('b')).toBeUndefined();
     expect(lru.get('a')?.key).toBe('a');
     expect(lru.get('c')?.key).toBe('c');
+  });
+});
+
+describe('gitIdentity of a work tree with hostile untracked files', () => {
+  function workTree(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-identity-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '' } });
+    writeFileSync(join(dir, 'model.py'), 'x = 1\n');
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'init');
+    return dir;
+  }
+
+  // git lists an untracked link (never a FIFO itself); its target used to be read whole, through the link.
+  it.each([
+    ['a link to a FIFO with no writer', () => makeHostileFiles().fifo],
+    ['a link to /dev/zero', () => '/dev/zero'],
+  ])('%s: an identity at once, never a blocked or endless read', async (_what, target) => {
+    const dir = workTree();
+    symlinkSync(target(), join(dir, 'data.txt'));
+    expect(await gitIdentity(dir)).toMatch(/^git:[0-9a-f]{40}\+dirty:[0-9a-f]{16}$/);
   });
 });

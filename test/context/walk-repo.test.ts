@@ -77,6 +77,19 @@ describe('walkRepo on a hostile tree', () => {
   });
 });
 
+describe('a plain folder (no git) whose .gitignore is a FIFO or a link to /dev/zero', () => {
+  it.each([
+    ['a FIFO with no writer', (path: string) => execFileSync('mkfifo', [path])],
+    ['a link to /dev/zero', (path: string) => symlinkSync('/dev/zero', path)],
+  ])('%s: the walk ends, with the file read as no rules', async (_what, make) => {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-walk-gitignore-'));
+    writeFileSync(join(dir, 'model.py'), 'def build():\n    return 1\n');
+    make(join(dir, '.gitignore'));
+    const { files } = await walkRepo(dir, { maxFileBytes: 100_000 });
+    expect(files.map((f) => f.path)).toEqual(['model.py']);
+  });
+});
+
 describe('gitignore rules', () => {
   it('follows git: anchored and floating patterns, directories, negation, last match wins', () => {
     const rules = parseGitignore(['/build/', '*.log', '!keep.log', 'docs/**/*.tmp', 'cache'].join('\n'));

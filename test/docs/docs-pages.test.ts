@@ -73,6 +73,12 @@ describe('README and docs/', () => {
     }
   });
 
+  it("docs/sandbox.md sizes /tmp and /dev/shm as the sandbox does: half the run's memoryMb each (test/exec/escape.test.ts #21 measures it)", () => {
+    const page = readFileSync(join(root, 'docs/sandbox.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(page).toContain("private tmpfs `/tmp` and `/dev/shm` (each half the run's `memoryMb`: 2048 MB at the default 4096");
+    expect(page).not.toContain("each the run's `memoryMb`)");
+  });
+
   it("app.yml's comment does not send people to `repgen serve` without APP_ID (that exits 2)", () => {
     const manifest = readFileSync(join(root, 'app.yml'), 'utf8');
     expect(manifest).not.toMatch(/run `repgen serve` without APP_ID/);

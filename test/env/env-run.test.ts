@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltEnv } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
-import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local.js';
-import { findBinary, probeSandbox } from '../../src/exec/sandbox.js';
+import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local/executor.js';
+import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { makeDists, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 
 // A built env as runs use it: the local executor runs a script with the env's interpreter in the usual sandbox,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtensions } from '../../src/env/extension-build.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
-import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox.js';
+import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
 
 // A project with a C extension whose setup.py compiles it with gcc directly (no setuptools on a loopback-only
 // machine), built in place by the env's interpreter inside the sandbox, as detectron2's `_C` would be.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvSpec, Requirement } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
-import { findBinary, probeSandbox } from '../../src/exec/sandbox.js';
+import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { backendSource, makeDists, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 
 // Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one

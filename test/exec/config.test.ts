@@ -15,6 +15,7 @@ describe('readLocalExecConfig', () => {
       inlineFileBytes: 65_536,
       maxOutputFiles: 200,
       maxFileMb: 2048,
+      workMaxMb: 4096,
       launcher: 'auto',
       sandboxUid: 65534,
       warmPool: 'auto',
@@ -37,6 +38,7 @@ describe('readLocalExecConfig', () => {
         REPGEN_SANDBOX_RO_PATHS: '/opt/venv:/srv/data',
         REPGEN_KEEP_WORKDIR: '1',
         REPGEN_MAX_FILE_MB: '64',
+        REPGEN_WORK_MAX_MB: '512',
         REPGEN_LAUNCHER: 'python',
       }),
     ).toMatchObject({
@@ -49,6 +51,7 @@ describe('readLocalExecConfig', () => {
       readOnlyPaths: ['/opt/venv', '/srv/data'],
       keepWorkdir: true,
       maxFileMb: 64,
+      workMaxMb: 512,
       launcher: 'python',
     });
   });

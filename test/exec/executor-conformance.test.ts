@@ -1,4 +1,4 @@
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { describeExecutorConformance } from './executor-conformance.js';
 
 describeExecutorConformance('local (auto sandbox, native launcher)', () => createLocalExecutor({ launcher: 'native', warmPool: 'off' }));

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
 import { InvalidRunRequestError } from '../../src/exec/errors.js';
 import { createExecutor, readExecConfig, type ScriptExecutor } from '../../src/exec/index.js';
-import { WORKSPACE_INIT_NAME } from '../../src/exec/kubernetes-render.js';
+import { WORKSPACE_INIT_NAME } from '../../src/exec/kubernetes/render.js';
 import type { Logger } from '../../src/log.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.js';
 

@@ -74,6 +74,40 @@ describe('buildReproTest', () => {
     expect(back.status).toBe(1);
   });
 
+  it("a behavioural bug: the script's assertion of the report's expectation is what the test fails with, under strict xfail", () => {
+    const oracle = {
+      assertion: 'assert n == 4, f"pooled length is {n}, the report expects 4"',
+      expected: '4',
+      quote: 'The pooled length returns 3, expected 4 """ \\',
+    };
+    const script = (n: number) => `n = ${n}\nprint(f"pooled length = {n}")\n${oracle.assertion}\n`;
+    const file = join(dir, 'test_issue_7_oracle.py');
+    const content = buildReproTest({
+      issueNumber: 7,
+      issueUrl: 'https://github.com/o/r/issues/7',
+      script: script(3),
+      markers: [],
+      oracle,
+      timeoutS: 60,
+    });
+    writeFileSync(file, content);
+    expect(content).toContain('@pytest.mark.xfail(strict=True');
+    expect(content).toMatch(
+      /The report's expectation, asserted by the script \(expected 4, from the report: "The pooled length returns 3, expected 4/,
+    );
+    expect(content).toContain(`ORACLE = ${JSON.stringify(oracle.assertion)}`);
+    // Without the marker, the failure message is the report's expectation and the run's own output.
+    const plain = join(dir, 'test_issue_7_oracle_plain.py');
+    writeFileSync(plain, content.replace(/^@pytest\.mark\.xfail.*$/m, ''));
+    const failing = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', plain], { cwd: dir, encoding: 'utf8' });
+    expect(failing.stdout).toMatch(/the report's expectation fails: assert n == 4/);
+    expect(failing.stdout).toMatch(/pooled length is 3, the report expects 4/);
+    const xfail = spawnSync(PY, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', file], { cwd: dir, encoding: 'utf8' });
+    expect(xfail.stdout).toMatch(/1 xfailed/);
+    const fixed = runPytest(script(4), []);
+    expect(fixed.out).toMatch(/XPASS\(strict\)|1 failed/);
+  });
+
   it('the fix named in the docstring cannot break out of it', () => {
     const file = join(dir, 'fixed_by_check.py');
     writeFileSync(

@@ -3,10 +3,10 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { KubernetesExecConfig, readKubernetesConfig } from '../../src/exec/kubernetes-config.js';
-import { createKubernetesExecutor } from '../../src/exec/kubernetes.js';
+import { KubernetesExecConfig, readKubernetesConfig } from '../../src/exec/kubernetes/config.js';
+import { createKubernetesExecutor } from '../../src/exec/kubernetes/executor.js';
 import { startFakeKubeApi } from '../helpers/fake-kube-api.js';
-import { renderRun } from '../../src/exec/kubernetes-render.js';
+import { renderRun } from '../../src/exec/kubernetes/render.js';
 import { RunRequest } from '../../src/exec/types.js';
 
 /**

@@ -226,6 +226,108 @@ const SCENARIOS: Record<string, ReproOutcome> = {
       },
     ],
   }),
+  behavioural: base({
+    summary:
+      "Reproduced the report's expectation failing (expected 0.0238, the report saw 1.0) with a generated script (attempt 2) in 3 of 3 seeded re-runs.",
+    script:
+      'import timm\nfrom timm.optim import param_groups_layer_decay\nm = timm.create_model("vit_tiny_patch16_224")\n' +
+      'groups = param_groups_layer_decay(m, layer_decay=0.75)\nscale = next(g["lr_scale"] for g in groups if "pos_embed" in g["param_names"])\n' +
+      'print(f"pos_embed lr_scale = {scale}")\nassert abs(scale - 0.0238) < 1e-3, f"pos_embed lr_scale is {scale}, the report expects 0.0238"\n',
+    expected: [{ kind: 'wrong_values', category: 'silent', evidence: 'lr_scale=1.0 instead of 0.0238' }],
+    observed: [
+      {
+        kind: 'other_crash',
+        category: 'crash',
+        evidence: 'AssertionError: pos_embed lr_scale is 1.0, the report expects 0.0238',
+        exception: { type: 'AssertionError', message: 'pos_embed lr_scale is 1.0, the report expects 0.0238' },
+      },
+    ],
+    reportedOutput: '',
+    reporterExpected: 'pos_embed gets the lr_scale of the cls_token group, 0.0238',
+    reportVersions: [],
+    match: {
+      verdict: 'reproduced',
+      score: 0.95,
+      reasons: [
+        'the report\'s expectation fails as reported: `assert abs(scale - 0.0238) < 1e-3, …` (expected 0.0238, from the report: "lr_scale=1.0 instead of 0.0238"); the run shows 1.0, as the report saw',
+      ],
+      oracle: {
+        form: 'compare',
+        assertion: 'assert abs(scale - 0.0238) < 1e-3, f"pos_embed lr_scale is {scale}, the report expects 0.0238"',
+        line: 7,
+        expected: '0.0238',
+        quote: 'lr_scale=1.0 instead of 0.0238',
+        reportObserved: '1.0',
+        observed: 'pos_embed lr_scale is 1.0, the report expects 0.0238',
+        held: false,
+      },
+    },
+    metrics: [],
+    outputExcerpt:
+      'pos_embed lr_scale = 1.0\nTraceback (most recent call last):\n  File "/tmp/repgen-run-x/repro.py", line 7, in <module>\n' +
+      '    assert abs(scale - 0.0238) < 1e-3, f"pos_embed lr_scale is {scale}, the report expects 0.0238"\n' +
+      'AssertionError: pos_embed lr_scale is 1.0, the report expects 0.0238\n',
+    attempts: [
+      {
+        n: 1,
+        tier: 0,
+        bundle: null,
+        outcome: 'run_mismatch',
+        feedback: 'Observed: no symptom (the run finished normally); exit code 0.',
+        script: 'x',
+      },
+      { n: 2, tier: 1, bundle: 1, outcome: 'reproduced', feedback: "reproduced: the report's expectation fails as reported", script: 'x' },
+    ],
+  }),
+  'behavioural-raises': base({
+    summary:
+      "Reproduced the report's expectation failing (expected ValueError) with a generated script (attempt 1) in 3 of 3 seeded re-runs.",
+    script:
+      'from diffusers import DDIMScheduler\ns = DDIMScheduler()\ns.set_timesteps(10)\nsample = __import__("torch").zeros(1, 3, 8, 8)\n' +
+      'try:\n    s.step(sample, 999, sample, eta=-1.0)\nexcept ValueError as e:\n    print("raised:", e)\nelse:\n' +
+      '    raise AssertionError("step(eta=-1.0) did not raise; the report expects a ValueError")\n',
+    expected: [{ kind: 'wrong_values', category: 'silent', evidence: 'the API documents eta in [0, 1] and should reject -1' }],
+    observed: [
+      {
+        kind: 'other_crash',
+        category: 'crash',
+        evidence: 'AssertionError: step(eta=-1.0) did not raise; the report expects a ValueError',
+        exception: { type: 'AssertionError', message: 'step(eta=-1.0) did not raise; the report expects a ValueError' },
+      },
+    ],
+    reportedOutput: '',
+    reporterExpected: 'a ValueError for eta outside [0, 1]',
+    reportVersions: [],
+    match: {
+      verdict: 'reproduced',
+      score: 0.95,
+      reasons: ["the report's expectation fails as reported"],
+      oracle: {
+        form: 'raises',
+        assertion: 'raise AssertionError("step(eta=-1.0) did not raise; the report expects a ValueError")',
+        line: 5,
+        expected: 'ValueError',
+        quote: 'The API documents eta ∈ [0, 1] and should reject -1.',
+        observed: 'step(eta=-1.0) did not raise; the report expects a ValueError',
+        held: false,
+      },
+    },
+    metrics: [],
+    outputExcerpt:
+      'Traceback (most recent call last):\n  File "/tmp/repgen-run-x/repro.py", line 10, in <module>\n' +
+      '    raise AssertionError("step(eta=-1.0) did not raise; the report expects a ValueError")\n' +
+      'AssertionError: step(eta=-1.0) did not raise; the report expects a ValueError\n',
+    attempts: [
+      {
+        n: 1,
+        tier: 1,
+        bundle: null,
+        outcome: 'reproduced',
+        feedback: "reproduced: the report's expectation fails as reported",
+        script: 'x',
+      },
+    ],
+  }),
   'needs-data': base({
     status: 'needs_info',
     verdict: 'needs_data',
@@ -257,6 +359,16 @@ describe('rendered result comments (snapshots)', () => {
     expect(md).toMatch(/\| \*\*They expected\*\* \|/);
     expect(md).toMatch(/\| \*\*RepGen's run showed\*\* \|/);
     expect(mermaidBlocks(md).length).toBeLessThanOrEqual(1);
+  });
+
+  it('a behavioural reproduction shows the assertion, the expected value with the report words, and the observed one', () => {
+    const md = buildResultComment(SCENARIOS.behavioural!);
+    expect(md).toContain("**The report's expectation, asserted** (`repro.py` line 7):");
+    expect(md).toMatch(/\| \*\*Expected value\*\* \(from the report: “lr_scale=1\.0 instead of 0\.0238”\) \| `0\.0238` \|/);
+    expect(md).toMatch(/\| \*\*The report saw\*\* \| `1\.0` \|/);
+    expect(md).toMatch(/\| \*\*This run\*\* \| `pos_embed lr_scale is 1\.0, the report expects 0\.0238` \|/);
+    expect(md).toMatch(/\| \*\*RepGen's run showed\*\* \| the report's expectation failed:/);
+    expect(buildResultComment(SCENARIOS['behavioural-raises']!)).toMatch(/\| \*\*This run\*\* \| no ValueError was raised:/);
   });
 
   it('the script is shown only when it ran; additions are counted and explained', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLocalExecutor } from '../../src/exec/local.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { matchRun, readReport, readRun, type MatchVerdict } from '../../src/symptoms/index.js';
 
 /**

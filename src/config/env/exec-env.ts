@@ -29,7 +29,9 @@ export const ExecEnv = z.object({
     shown: '`local`',
   }),
   REPGEN_PYTHON: doc(z.string().min(1).optional(), {
-    description: 'interpreter of script runs (Debian python3-torch lives under /usr/bin)',
+    description:
+      'interpreter of script runs (Debian python3-torch lives under /usr/bin); ' +
+      'asked for its version before any run, and refused unless it answers as a Python 3',
     shown: '`/usr/bin/python3`',
   }),
   REPGEN_SANDBOX: doc(
@@ -59,6 +61,16 @@ export const ExecEnv = z.object({
   REPGEN_MAX_PROCESSES: doc(intMin(8).optional(), { description: 'processes and threads of one run (RLIMIT_NPROC)', shown: '`512`' }),
   REPGEN_MAX_OPEN_FILES: doc(intMin(64).optional(), { description: 'open files per process (RLIMIT_NOFILE)', shown: '`4096`' }),
   REPGEN_MAX_FILE_MB: doc(posInt().optional(), { description: 'largest file a script may write (RLIMIT_FSIZE)', shown: '`2048`' }),
+  REPGEN_WORK_MAX_MB: doc(posInt().optional(), {
+    description: "disk a run's work folder may use in all: the run is stopped past it, with a note saying so (no file may pass it either)",
+    shown: '`4096`',
+  }),
+  REPGEN_SCRIPT_THREADS: doc(intMin(1).optional(), {
+    description:
+      "threads a run's numeric libraries start (OMP/MKL/OpenBLAS, TensorFlow's op pools): its share of the CPUs, so parallel runs " +
+      'do not oversubscribe them',
+    shown: 'CPUs ÷ `REPGEN_PARALLEL_RUNS` (at least 1)',
+  }),
   REPGEN_WORK_ROOT: doc(z.string().min(1).optional(), { description: "folder of each run's throwaway work dir", shown: 'the OS temp dir' }),
   REPGEN_SANDBOX_RO_PATHS: doc(z.string().optional(), {
     description: 'extra host paths bound read-only into the sandbox, colon-separated (a virtualenv)',

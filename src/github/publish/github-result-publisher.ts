@@ -9,7 +9,8 @@ import type { RunRegistry } from '../../queue/run-registry.js';
 import { cancelledComment, finalFailureComment, progressMarker } from '../messages.js';
 import { httpStatus, type Octokit } from '../octokit.js';
 import type { IssuePublisher } from './issue-publisher.js';
-import { openReproPr } from './open-repro-pr.js';
+import { openReproPr, type OpenReproPrInput } from './open-repro-pr.js';
+import { reproTestOracle } from './build-repro-test.js';
 import { reproCheckExternalId } from './repro-check-id.js';
 
 const STAGES: readonly StageName[] = ['intake', 'context', 'report', 'plan', 'agent', 'confirm', 'publish'];
@@ -73,6 +74,7 @@ export class GitHubResultPublisher implements ResultPublisher {
     const key = issueKey(data);
     const body = `${this.marker}\n${buildResultComment(outcome, { secrets: [this.o.token], evidenceRef: 'the worker log' })}`;
     const markers = failureMarkers(outcome);
+    const oracle = reproTestOracle(outcome);
     const reproduced = outcome.status === 'reproduced' && outcome.script !== null;
     // Remembered before the comment says "reproduced", so a `/repgen pr` typed right after finds it.
     if (reproduced && outcome.script) {
@@ -83,6 +85,7 @@ export class GitHubResultPublisher implements ResultPublisher {
         commentUrl: data.commentUrl,
         ref: data.ref,
         markers,
+        ...(oracle ? { oracle } : {}),
         at: Date.now(),
       });
     }
@@ -132,6 +135,7 @@ export class GitHubResultPublisher implements ResultPublisher {
           baseBranch: data.ref,
           script,
           markers,
+          ...(oracle ? { oracle } : {}),
           summary: outcome.summary,
           evidenceUrl: data.commentUrl,
           ...(outcome.env?.lock ? { lock: outcome.env.lock } : {}),
@@ -201,6 +205,7 @@ export class GitHubResultPublisher implements ResultPublisher {
       baseBranch: last.ref,
       script: last.script,
       markers: last.markers,
+      ...(last.oracle ? { oracle: last.oracle } : {}),
       summary: last.summary,
       evidenceUrl: last.commentUrl,
     });
@@ -217,6 +222,7 @@ export class GitHubResultPublisher implements ResultPublisher {
     baseBranch: string;
     script: string;
     markers: string[];
+    oracle?: OpenReproPrInput['oracle'];
     summary: string;
     evidenceUrl: string;
     lock?: string;

@@ -1,6 +1,6 @@
 import { neutralizeMentions } from '../../publish/neutralize.js';
 import { httpStatus, type Octokit } from '../octokit.js';
-import { buildReproTest, reproTestPath } from './build-repro-test.js';
+import { buildReproTest, reproTestPath, type ReproTestInput } from './build-repro-test.js';
 
 export interface OpenReproPrInput {
   owner: string;
@@ -15,6 +15,8 @@ export interface OpenReproPrInput {
   markers: readonly string[];
   summary: string;
   evidenceUrl: string;
+  /** A behavioural bug's oracle: the assertion the test fails with while the bug is there (build-repro-test.ts). */
+  oracle?: ReproTestInput['oracle'];
   /** The env's lock (`name==version` lines) when the run had one: added beside the test to recreate it. */
   lock?: string;
 }
@@ -44,7 +46,13 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
   } catch (err) {
     if (httpStatus(err) !== 404) throw err;
   }
-  const content = buildReproTest({ issueNumber, issueUrl: input.issueUrl, script: input.script, markers: input.markers });
+  const content = buildReproTest({
+    issueNumber,
+    issueUrl: input.issueUrl,
+    script: input.script,
+    markers: input.markers,
+    ...(input.oracle ? { oracle: input.oracle } : {}),
+  });
   await octokit.rest.repos.createOrUpdateFileContents({
     owner,
     repo,

@@ -1,5 +1,5 @@
 import { httpStatus, type Octokit } from '../octokit.js';
-import { buildReproTest, reproTestPath } from './build-repro-test.js';
+import { buildReproTest, reproTestPath, type ReproTestInput } from './build-repro-test.js';
 
 export interface UnmarkInput {
   owner: string;
@@ -8,6 +8,7 @@ export interface UnmarkInput {
   issueUrl: string;
   script: string;
   markers: readonly string[];
+  oracle?: ReproTestInput['oracle'];
   /** The fixing pull request and the commit the fix check passed at. */
   fix: { prNumber: number; prUrl: string; sha: string };
 }
@@ -40,7 +41,14 @@ export async function unmarkReproTest(octokit: Octokit, input: UnmarkInput): Pro
   }
   if (sha && !/@pytest\.mark\.xfail\(strict=True/.test(current)) return { done: 'already_plain', prUrl: pr.html_url };
   const fixedBy = `pull request #${input.fix.prNumber} at ${input.fix.sha.slice(0, 12)}`;
-  const content = buildReproTest({ issueNumber, issueUrl: input.issueUrl, script: input.script, markers: input.markers, fixedBy });
+  const content = buildReproTest({
+    issueNumber,
+    issueUrl: input.issueUrl,
+    script: input.script,
+    markers: input.markers,
+    fixedBy,
+    ...(input.oracle ? { oracle: input.oracle } : {}),
+  });
   await octokit.rest.repos.createOrUpdateFileContents({
     owner,
     repo,

@@ -14,8 +14,8 @@ import {
 } from '../../../env/index.js';
 import { satisfies } from '../../../env/pep440.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
-import { ensureDir } from '../../../exec/local-fs.js';
-import { findBinary, probeSandbox } from '../../../exec/sandbox.js';
+import { ensureDir } from '../../../exec/sandbox/fs.js';
+import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
 import type { Logger } from '../../../log.js';
 import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';

@@ -175,9 +175,13 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   if (agent.status === 'reproduced' && agent.final) {
-    const kind = agent.final.reading.exception
-      ? `${agent.final.reading.exception.type}`
-      : [...new Set(agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')))].join(', ') || 'the reported behaviour';
+    const oracle = agent.final.match.oracle;
+    // A behavioural bug's AssertionError is the script's oracle failing: say which expectation, not the class.
+    const kind = oracle
+      ? `the report's expectation failing (expected ${oracle.expected}${oracle.reportObserved ? `, the report saw ${oracle.reportObserved}` : ''})`
+      : agent.final.reading.exception
+        ? `${agent.final.reading.exception.type}`
+        : [...new Set(agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')))].join(', ') || 'the reported behaviour';
     const how =
       agent.tier === 0
         ? `with the report's own ` +

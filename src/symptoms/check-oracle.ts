@@ -1,0 +1,160 @@
+import type { OracleAssertion } from './oracle-assertions.js';
+import type { ReportReading } from './types.js';
+import { clip } from './text.js';
+
+/**
+ * The oracle check of a behavioural reproduction (issue 28), by code: a script reproduces a report that states what
+ * should happen (and shows no crash) with an assertion of that expectation, whose expected value comes from the
+ * report's own words; an expectation the report never states is no oracle. Pure.
+ */
+
+type ReportExpectation = NonNullable<ReportReading['expectations']>[number];
+
+/** Expectation kinds an assertion can state: a value, a printed value, "should raise", "should warn". */
+const ORACLE_KINDS = new Set(['value', 'printed', 'raises', 'warns']);
+
+/**
+ * The expectations a behavioural reproduction asserts: those of a report that states what should happen and shows
+ * no crash (no traceback, no exception but the reporter's own failing assert). Empty for a crash report.
+ */
+export function behaviouralExpectations(report: Pick<ReportReading, 'expectations' | 'tracebacks' | 'expected'>): ReportExpectation[] {
+  if (report.tracebacks.length > 0) return [];
+  if (report.expected.some((s) => s.exception && s.exception.type !== 'AssertionError')) return [];
+  return (report.expectations ?? []).filter((e) => ORACLE_KINDS.has(e.kind));
+}
+
+const NUM = /(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w])/gi;
+
+/** The numbers of a literal or a report's value (`torch.tensor([4.], dtype=…)` → 4; `(0.500, 1.200)` → 0.500, 1.200). */
+export function valueNumbers(text: string): string[] {
+  // Only a wrapper's first argument is the value: `dtype=torch.float32` holds no expected number.
+  const wrapped = /^[\w.]+\((.*)\)$/s.exec(text.trim());
+  let body = wrapped?.[1] ?? text;
+  if (wrapped) {
+    let depth = 0;
+    for (let k = 0; k < body.length; k += 1) {
+      const c = body[k] ?? '';
+      if ('([{'.includes(c)) depth += 1;
+      else if (')]}'.includes(c)) depth -= 1;
+      else if (c === ',' && depth === 0) {
+        body = body.slice(0, k);
+        break;
+      }
+    }
+  }
+  return body.match(NUM) ?? [];
+}
+
+/** Whether a number the run printed is the report's, to the precision the report wrote it with (1.10 ↔ 1.1, 1.0999). */
+export function sameNumber(report: string, run: string): boolean {
+  const r = Number(report);
+  const x = Number(run);
+  if (!Number.isFinite(r) || !Number.isFinite(x)) return report === run;
+  const decimals = /\.(\d+)/.exec(report.replace(/e.*$/i, ''))?.[1]?.length ?? 0;
+  if (/e/i.test(report) || decimals === 0) return Math.abs(x - r) <= 1e-9 * Math.max(1, Math.abs(r));
+  return Math.abs(x - r) <= 0.5 * 10 ** -decimals + 1e-12;
+}
+
+const exactNumber = (a: string, b: string): boolean => {
+  const x = Number(a);
+  const y = Number(b);
+  return Number.isFinite(x) && Number.isFinite(y) ? Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y)) : a === b;
+};
+
+const WORD_VALUES = /^(?:True|False|None)$/i;
+
+/** Whether an assertion's literal states the value `source` (all its numbers, or the same True/False/None/string). */
+function states(literal: string, source: string): boolean {
+  const nums = valueNumbers(literal);
+  if (nums.length > 0) {
+    const have = valueNumbers(source);
+    return nums.every((n) => have.some((h) => exactNumber(n, h)));
+  }
+  const word = literal.trim().replace(/^(?:[rbuf]?)(["'])(.*)\1$/s, '$2');
+  if (WORD_VALUES.test(word)) return new RegExp(`\\b${word}\\b`, 'i').test(source);
+  return word.length >= 3 && source.toLowerCase().includes(word.toLowerCase());
+}
+
+export type OracleStatement = { ok: true; expectation: ReportExpectation; reportObserved?: string } | { ok: false; reason: string };
+
+function stated(e: ReportExpectation): string {
+  const v = e.kind === 'printed' ? e.observed : e.expected;
+  return `${v ?? e.kind} ("${clip(e.quote, 120)}")`;
+}
+
+/** Exception classes an expected one may be asserted as (`pytest.raises(Exception)` accepts any report class). */
+const GENERIC_CLASSES = new Set(['Exception', 'BaseException', 'Warning', 'UserWarning']);
+
+/**
+ * Whether an assertion states one of the report's expectations: its expected value (every number of it) is one the
+ * report gives as expected or shows printed, never only the value the reporter saw; a raise or warning assertion
+ * needs a report that says it should raise or warn (of a compatible class). Pure.
+ */
+export function stateOracle(o: OracleAssertion, expectations: readonly ReportExpectation[]): OracleStatement {
+  const values = expectations.filter((e) => e.kind === 'value' || e.kind === 'printed');
+  if (o.form === 'raises' || o.form === 'warns') {
+    const want = expectations.filter((e) => e.kind === o.form || (o.form === 'warns' && e.kind === 'raises' && /warn/i.test(e.quote)));
+    if (!want.length)
+      return {
+        ok: false,
+        reason: `the script asserts that the call ${o.form === 'raises' ? 'raises' : 'warns'}, which the report never says it should`,
+      };
+    const cls = o.expected.split('.').pop() ?? o.expected;
+    const named = want.find((e) => !e.expected || e.expected === cls || GENERIC_CLASSES.has(cls));
+    if (!named) return { ok: false, reason: `the script expects ${cls}; the report expects ${want.map((e) => e.expected).join(' or ')}` };
+    return { ok: true, expectation: named };
+  }
+  if (o.op === '!=' || o.op === 'is not')
+    return {
+      ok: false,
+      reason: `\`${clip(o.text, 160)}\` says what ${o.actual} must not be; assert the value the report expects instead`,
+    };
+  const fromExpected = values.find((e) => e.kind === 'value' && e.expected !== undefined && states(o.expected, e.expected));
+  if (fromExpected)
+    return { ok: true, expectation: fromExpected, ...(fromExpected.observed ? { reportObserved: fromExpected.observed } : {}) };
+  const seen = values.find((e) => e.kind === 'value' && e.observed !== undefined && states(o.expected, e.observed));
+  if (seen)
+    return {
+      ok: false,
+      reason: `\`${clip(o.text, 160)}\` holds ${o.actual} to ${o.expected}, the value the reporter saw (the bug), not the one they expected (${e2s(seen)})`,
+    };
+  const printed = values.find((e) => e.kind === 'printed' && e.observed !== undefined && states(o.expected, e.observed));
+  if (printed) return { ok: true, expectation: printed };
+  const offer = values.slice(0, 3).map(stated).join('; ');
+  return {
+    ok: false,
+    reason:
+      `\`${clip(o.text, 160)}\` holds ${o.actual} to ${o.expected}, which the report never states` +
+      (offer ? ` (the report states: ${offer})` : ' (the report states no value to expect)'),
+  };
+}
+
+function e2s(e: ReportExpectation): string {
+  return `${e.expected ?? '?'} in "${clip(e.quote, 120)}"`;
+}
+
+/** Whether the run's output shows the value the report says it saw: each of its numbers, to the report's precision. */
+export function showsObserved(reportObserved: string, output: string): boolean {
+  const want = valueNumbers(reportObserved);
+  if (!want.length) return output.toLowerCase().includes(reportObserved.trim().toLowerCase());
+  const have = output.match(NUM) ?? [];
+  return want.every((w) => have.some((h) => sameNumber(w, h)));
+}
+
+/** What the prompt shows the model as `{{oracle}}`: each expectation with its values and the report's words. Pure. */
+export function renderOracle(expectations: readonly ReportExpectation[]): string {
+  const lines = expectations.map((e) => {
+    const words = `"${clip(e.quote, 200)}"`;
+    switch (e.kind) {
+      case 'value':
+        return `- value${e.subject ? ` of ${e.subject}` : ''}: expected ${e.expected ?? 'not stated'}, observed ${e.observed ?? 'not stated'} — ${words}`;
+      case 'printed':
+        return `- printed by the report's code: ${e.observed ?? ''} — ${words}`;
+      case 'raises':
+        return `- should raise${e.expected ? ` ${e.expected}` : ''} — ${words}`;
+      default:
+        return `- should warn — ${words}`;
+    }
+  });
+  return lines.join('\n');
+}

@@ -1,0 +1,90 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildFileGraph, listSourceFiles, roomOf, roomViolations, type RoomRules } from './import-graph.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * src/exec/: the ScriptExecutor port and its chooser at the root; rooms below. sandbox/ (what makes a process safe,
+ * and one sandboxed run's steps and work folders) knows no executor; warm/ (fork servers) builds on the sandbox;
+ * local/ (the local executor) on both; kubernetes/ on the sandbox's script environment only.
+ */
+const EXEC: RoomRules = {
+  base: 'src/exec',
+  rooms: { sandbox: [], warm: ['sandbox'], local: ['sandbox', 'warm'], kubernetes: ['sandbox'] },
+  chooser: ['src/exec/index.ts'],
+};
+
+/** Every room of `rules.base` that holds a file but is not declared (a new room must say what it may import). */
+function undeclaredRooms(root: string, rules: RoomRules): string[] {
+  const rooms = listSourceFiles(root, rules.base).map((f) => roomOf(rules.base, f));
+  return [...new Set(rooms)].filter((r): r is string => r !== null && r !== 'root' && !(r in rules.rooms));
+}
+
+describe('the rooms of src/exec', () => {
+  it('import only downward: sandbox nothing of an executor, warm the sandbox, local both, kubernetes the sandbox', () => {
+    const graph = buildFileGraph(ROOT, ['src']);
+    expect(graph.files.filter((f) => roomOf(EXEC.base, f) === 'sandbox').length).toBeGreaterThan(5);
+    expect(roomViolations(graph.edges, EXEC)).toEqual([]);
+    expect(undeclaredRooms(ROOT, EXEC)).toEqual([]);
+  });
+});
+
+describe('the room check', () => {
+  function tree(files: Record<string, string>): string {
+    const root = mkdtempSync(path.join(tmpdir(), 'rooms-'));
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+      writeFileSync(path.join(root, name), text);
+    }
+    return root;
+  }
+
+  it('names roots and rooms', () => {
+    expect(roomOf('src/exec', 'src/exec/types.ts')).toBe('root');
+    expect(roomOf('src/exec', 'src/exec/sandbox/seccomp.ts')).toBe('sandbox');
+    expect(roomOf('src/exec', 'src/exec/warm/deep/x.ts')).toBe('warm');
+    expect(roomOf('src/exec', 'src/executor.ts')).toBeNull();
+  });
+
+  it('passes a layered tree: rooms import the root and the rooms below, the chooser imports rooms', () => {
+    const root = tree({
+      'src/exec/types.ts': 'export type R = number;\n',
+      'src/exec/index.ts': "export const pick = async () => (await import('./local/executor.js')).run;\n",
+      'src/exec/sandbox/box.ts': "import type { R } from '../types.js';\nexport const box: R = 1;\n",
+      'src/exec/warm/pool.ts': "import { box } from '../sandbox/box.js';\nexport const pool = box;\n",
+      'src/exec/local/executor.ts':
+        "import { pool } from '../warm/pool.js';\nimport { box } from '../sandbox/box.js';\nexport const run = pool + box;\n",
+    });
+    expect(roomViolations(buildFileGraph(root, ['src']).edges, EXEC)).toEqual([]);
+    expect(undeclaredRooms(root, EXEC)).toEqual([]);
+  });
+
+  it('fails when the sandbox imports the local executor, even by a type-only import', () => {
+    const root = tree({
+      'src/exec/sandbox/box.ts': "import type { Run } from '../local/executor.js';\nexport const box = 1 as unknown as Run;\n",
+      'src/exec/local/executor.ts': 'export type Run = number;\n',
+    });
+    expect(roomViolations(buildFileGraph(root, ['src']).edges, EXEC)).toEqual([
+      'src/exec/sandbox/box.ts imports ../local/executor.js: sandbox may import only the root',
+    ]);
+  });
+
+  it('fails on a sideways import (kubernetes reaching into warm), a root file other than the chooser importing a room, an undeclared room', () => {
+    const root = tree({
+      'src/exec/types.ts': "import { pool } from './warm/pool.js';\nexport const t = pool;\n",
+      'src/exec/warm/pool.ts': 'export const pool = 1;\n',
+      'src/exec/kubernetes/render.ts': "export const render = async () => (await import('../warm/pool.js')).pool;\n",
+      'src/exec/gpu/probe.ts': "import { t } from '../types.js';\nexport const probe = t;\n",
+    });
+    expect(roomViolations(buildFileGraph(root, ['src']).edges, EXEC)).toEqual([
+      'src/exec/gpu/probe.ts imports ../types.js: room src/exec/gpu is not declared',
+      'src/exec/kubernetes/render.ts imports ../warm/pool.js: kubernetes may import only sandbox',
+      'src/exec/types.ts imports ./warm/pool.js: only the chooser (src/exec/index.ts) may import a room',
+    ]);
+    expect(undeclaredRooms(root, EXEC)).toEqual(['gpu']);
+  });
+});
