@@ -81,6 +81,11 @@ export function stepVerdict(outcomes: readonly FixRunOutcome[], observed: readon
   };
 }
 
+/** A ref as people read it: a full commit SHA shortened to 12 characters, any other ref as it is. Pure. */
+export function shortRef(ref: string): string {
+  return /^[0-9a-f]{40}$/i.test(ref) ? ref.slice(0, 12) : ref;
+}
+
 /**
  * The pull request a first-parent commit names: GitHub's merge subject (`Merge pull request #123 from …`)
  * or a squash merge's trailing `(#123)`. Pure.
@@ -104,4 +109,21 @@ export function filesInImportedPackages(changed: readonly string[], imports: rea
     const top = (inPkg.length > 1 ? inPkg[0] : inPkg[0]?.replace(/\.py$/, '')) ?? '';
     return tops.has(top);
   });
+}
+
+/**
+ * The project files a failing run's output shows traceback frames in (`File "/workspace/timm/models/maxxvit.py",
+ * line 216`), relative to the checkout: `roots` are where the run saw it (the sandbox mount, the host path). A first
+ * bad commit that changes one of them changed code the failure passes through, a sharper check than the package.
+ * Read line by line, so a traceback whose start was cut from the output still counts. Pure.
+ */
+export function tracebackFilesIn(output: string, roots: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  const prefixes = roots.filter(Boolean).map((r) => (r.endsWith('/') ? r : `${r}/`));
+  for (const m of output.matchAll(/^\s*File "([^"\n]{1,500})", line \d+/gm)) {
+    const file = m[1]!;
+    const root = prefixes.find((p) => file.startsWith(p));
+    if (root) out.add(file.slice(root.length));
+  }
+  return out;
 }

@@ -3,7 +3,16 @@ import { CancelledError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { verifyFix } from '../workspace/verify-fix.js';
-import { filesInImportedPackages, nextBisectStep, pullRequestOf, stepVerdict, type BisectCommit, type StepRecord } from './plan-bisect.js';
+import {
+  filesInImportedPackages,
+  nextBisectStep,
+  pullRequestOf,
+  shortRef,
+  stepVerdict,
+  tracebackFilesIn,
+  type BisectCommit,
+  type StepRecord,
+} from './plan-bisect.js';
 import type { BisectResult, BisectSource, BisectStep } from './types.js';
 
 export interface BisectInput {
@@ -51,13 +60,15 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   if (!commits.length) {
     return finish({
       status: 'no_commits',
-      reason: `${source.good.ref} is not an ancestor of ${source.bad.ref} along the first parents, so there is nothing between them to bisect`,
+      reason: `${shortRef(source.good.ref)} is not an ancestor of ${shortRef(source.bad.ref)} along the first parents, so there is nothing between them to bisect`,
       firstBad: null,
       candidates: [],
       ...counts,
     });
   }
 
+  // A bad step's failing output and where its run saw the checkout: the first bad commit's is read for traceback frames.
+  const badOutput = new Map<string, { output: string; roots: string[] }>();
   const step = async (commit: BisectCommit): Promise<StepRecord> => {
     if (signal?.aborted) throw new CancelledError('the bisection was cancelled');
     const t0 = now();
@@ -86,6 +97,9 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
           signal,
         );
         runs = check.runs.length;
+        const failing = check.runs.find((r) => r.outcome === 'reproduces');
+        if (failing)
+          badOutput.set(commit.sha, { output: failing.outputExcerpt, roots: [workspace.mountPath ?? '/workspace', workspace.hostPath] });
         record = stepVerdict(
           check.runs.map((r) => r.outcome),
           check.runs.map((r) => r.observed),
@@ -100,12 +114,12 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   };
 
   // GOOD first: a reproduction that fails there too is no regression between the two refs.
-  deps.progress?.(`bisecting: checking that the reproduction passes at ${source.good.ref}`);
-  const atGood = await step({ sha: source.good.sha, subject: `${source.good.ref} (GOOD)` });
+  deps.progress?.(`bisecting: checking that the reproduction passes at ${shortRef(source.good.ref)}`);
+  const atGood = await step({ sha: source.good.sha, subject: `${shortRef(source.good.ref)} (GOOD)` });
   if (atGood.verdict === 'bad')
     return finish({
       status: 'not_regression',
-      reason: `the reproduction fails at ${source.good.ref} too (${atGood.why}): no regression between the two refs`,
+      reason: `the reproduction fails at ${shortRef(source.good.ref)} too (${atGood.why}): no regression between the two refs`,
       firstBad: null,
       candidates: [],
       ...counts,
@@ -113,7 +127,7 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   if (atGood.verdict === 'skip')
     return finish({
       status: 'good_unusable',
-      reason: `the reproduction could not be judged at ${source.good.ref}: ${atGood.why}`,
+      reason: `the reproduction could not be judged at ${shortRef(source.good.ref)}: ${atGood.why}`,
       firstBad: null,
       candidates: [],
       ...counts,
@@ -127,17 +141,23 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
       const commit = bySha.get(next.sha)!;
       const changed = (await source.changedFiles(commit.sha, signal).catch(() => [] as string[])).slice(0, 50);
       const touches = filesInImportedPackages(changed, input.imports);
+      const bad = badOutput.get(commit.sha);
+      const frames = bad ? tracebackFilesIn(bad.output, bad.roots) : new Set<string>();
+      const inTraceback = changed.filter((f) => frames.has(f));
       return finish({
         status: 'found',
-        reason: touches.length
-          ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${touches.slice(0, 3).join(', ')}, inside what the reproduction imports`
-          : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, so check it by hand`,
+        reason: inTraceback.length
+          ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${inTraceback.slice(0, 3).join(', ')}, where the failing run's traceback passes`
+          : touches.length
+            ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${touches.slice(0, 3).join(', ')}, inside what the reproduction imports`
+            : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, so check it by hand`,
         firstBad: {
           sha: commit.sha,
           subject: commit.subject,
           pr: pullRequestOf(commit.subject),
           changedFiles: changed,
           touchesImported: touches,
+          inTraceback,
         },
         candidates: [],
         ...counts,

@@ -36,6 +36,8 @@ export const BisectResult = z.object({
       changedFiles: z.array(z.string()),
       /** Those inside a package the reproduction imports: none makes the blame doubtful, and the comment says so. */
       touchesImported: z.array(z.string()),
+      /** Those the failing run's traceback at it passes through (a crash raised in code it changed). Absent in older evidence. */
+      inTraceback: z.array(z.string()).optional(),
     })
     .nullable(),
   candidates: z.array(z.object({ sha: z.string(), subject: z.string() })),

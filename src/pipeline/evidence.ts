@@ -1,3 +1,4 @@
+import { shortRef } from '../bisect/plan-bisect.js';
 import { runBisect } from '../bisect/run-bisect.js';
 import type { BisectSource } from '../bisect/types.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
@@ -74,7 +75,7 @@ export async function checkBisect(
   signal?: AbortSignal,
 ): Promise<ReproEvidence> {
   const o = evidence.outcome;
-  const range = `${input.source.good.ref}..${input.source.bad.ref}`;
+  const range = `${shortRef(input.source.good.ref)}..${shortRef(input.source.bad.ref)}`;
   if (o.status !== 'reproduced' || !o.script || !evidence.report) {
     const note = `No bisection (${range}, ${input.source.good.why}): nothing was reproduced (${o.status}).`;
     return { ...evidence, outcome: { ...o, notes: [...(o.notes ?? []), note] } };

@@ -1,3 +1,4 @@
+import { shortRef } from '../bisect/plan-bisect.js';
 import type { ReproOutcome } from '../pipeline/types.js';
 import { neutralizeMentions } from './neutralize.js';
 
@@ -14,15 +15,20 @@ function code(text: string): string {
 export function bisectSection(outcome: ReproOutcome): string {
   const b = outcome.bisect;
   if (!b) return '';
-  const range = `${code(b.good.ref)}..${code(b.bad.ref)}`;
+  const range = `${code(shortRef(b.good.ref))}..${code(shortRef(b.bad.ref))}`;
+  // A bisection that stopped at GOOD (no regression, GOOD unusable, GOOD off the first-parent line) never halved anything.
+  const bisected = b.status === 'found' || b.status === 'ambiguous' || b.status === 'ceiling';
+  const runs = `${b.steps.length} run${b.steps.length === 1 ? '' : 's'}`;
   const lines = [
-    `**Bisected** ${range} (${neutralizeMentions(b.good.why)}), ${b.steps.length} runs over ${b.commitsInRange} first-parent commits ` +
-      `(log2: ${b.expectedSteps}):`,
+    `**${bisected ? 'Bisected' : 'Not bisected'}** ${range} (${neutralizeMentions(b.good.why)}), ${runs} over ${b.commitsInRange} ` +
+      `first-parent commits (log2: ${b.expectedSteps}):`,
   ];
   if (b.status === 'found' && b.firstBad) {
     const f = b.firstBad;
     const pr = f.pr !== null ? ` (#${f.pr})` : '';
     lines.push(`- first bad commit ${code(f.sha.slice(0, 12))} ${neutralizeMentions(f.subject)}${pr}`);
+    if (f.inTraceback?.length)
+      lines.push(`- the failing run's traceback at it passes through ${f.inTraceback.slice(0, 3).map(code).join(', ')}, which it changes`);
     lines.push(
       f.touchesImported.length
         ? `- it changes ${f.touchesImported.slice(0, 5).map(code).join(', ')}, inside what the reproduction imports`

@@ -3,7 +3,9 @@ import {
   filesInImportedPackages,
   nextBisectStep,
   pullRequestOf,
+  shortRef,
   stepVerdict,
+  tracebackFilesIn,
   type BisectCommit,
   type StepRecord,
 } from '../../src/bisect/plan-bisect.js';
@@ -97,5 +99,34 @@ describe('filesInImportedPackages', () => {
       'toy.py',
     ]);
     expect(filesInImportedPackages(['docs/x.py'], ['timm'])).toEqual([]);
+  });
+});
+
+describe('tracebackFilesIn', () => {
+  it('reads the project files of the frames, relative to where the run saw the checkout, even with the header cut off', () => {
+    const output = [
+      'ckages/timm/__init__.py", line 2',
+      '  File "/workspace/timm/__init__.py", line 2, in <module>',
+      '    from .models import create_model',
+      '  File "/workspace/timm/models/maxxvit.py", line 216, in <module>',
+      '  File "/usr/lib/python3.11/dataclasses.py", line 1221, in dataclass',
+      '  File "/tmp/checkouts/abc/timm/layers/helpers.py", line 6, in <module>',
+      '  File "/workspace-other/x.py", line 1, in <module>',
+      "ValueError: mutable default <class 'timm.models.maxxvit.MaxxVitConvCfg'> for field conv_cfg is not allowed",
+    ].join('\n');
+    expect([...tracebackFilesIn(output, ['/workspace', '/tmp/checkouts/abc'])]).toEqual([
+      'timm/__init__.py',
+      'timm/models/maxxvit.py',
+      'timm/layers/helpers.py',
+    ]);
+    expect(tracebackFilesIn('no traceback here', ['/workspace']).size).toBe(0);
+  });
+});
+
+describe('shortRef', () => {
+  it('cuts a full SHA to 12 characters and leaves tags and short SHAs alone', () => {
+    expect(shortRef('43e6143befbc3704bf99d7e2dc57e9e18d366dff')).toBe('43e6143befbc');
+    expect(shortRef('v0.6.12')).toBe('v0.6.12');
+    expect(shortRef('43e6143b')).toBe('43e6143b');
   });
 });

@@ -24,6 +24,22 @@ const REPORT = readReport(
     '```',
   ].join('\n'),
 );
+/** A bug that raises inside the project: the first bad commit changes the file the traceback ends in. */
+const RAISING_CODE = 'def value():\n    raise ValueError("value() is broken since the rework")\n';
+const RAISING_REPORT = readReport(
+  [
+    'toylib.value() raises since the last release; it worked in v1.0.',
+    '```python',
+    SCRIPT,
+    '```',
+    '```',
+    'Traceback (most recent call last):',
+    '  File "repro.py", line 2, in <module>',
+    '  File "/site-packages/toylib/__init__.py", line 2, in value',
+    'ValueError: value() is broken since the rework',
+    '```',
+  ].join('\n'),
+);
 /** The bug shows only for some seeds (the confirmation's second seed, 1007, not the first, 7). */
 const FLAKY_CODE = 'import os\ndef value():\n    return 2 if (int(os.environ.get("REPGEN_SEED", "0")) // 1000) % 2 else 1\n';
 
@@ -75,6 +91,17 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
     expect(r.steps.length).toBeLessThanOrEqual(1 + r.expectedSteps + 1);
     for (const s of r.steps.filter((x) => x.verdict === 'skip')) expect(s.why).toMatch(/ModuleNotFoundError|another reason/);
     expect(progress.some((m) => /^bisecting: \d+ commits left, ~\d+ steps?$/.test(m))).toBe(true);
+  }, 300_000);
+
+  it('names the changed file the failing run raises in, for a crash inside the project', async () => {
+    const { repo, shas, head } = await makeRegressionRepo(join(root, 'raising'), RAISING_CODE);
+    const r = await runBisect(
+      { script: SCRIPT, report: RAISING_REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 20, maxMs: 600_000, settings },
+      { executor, source: source(repo, head) },
+    );
+    expect(r.status).toBe('found');
+    expect(r.firstBad).toMatchObject({ sha: shas[7], inTraceback: ['toylib/__init__.py'] });
+    expect(r.reason).toContain("toylib/__init__.py, where the failing run's traceback passes");
   }, 300_000);
 
   it('a flaky bug is found with seeded re-runs; one run a step would have passed a bad commit as good', async () => {
