@@ -32,6 +32,7 @@ export function wireFixCheck(operator: OperatorEnv, executorFor: ExecutorChooser
         workspace: { hostPath: request.repoDir },
         runs: Math.min(3, Math.max(1, settings.confirmRuns)),
         settings,
+        ...(request.buggyOracle ? { buggyOracle: request.buggyOracle } : {}),
       },
       { executor },
       signal,

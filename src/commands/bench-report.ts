@@ -28,6 +28,8 @@ export const BenchCase = z.object({
       byHand: z.boolean().nullable(),
       falseClaim: z.boolean(),
       note: z.string(),
+      /** A behavioural reproduction's oracle at both commits, in words. */
+      oracle: z.string().optional(),
     })
     .nullable()
     .optional(),
@@ -37,7 +39,8 @@ export type BenchCase = z.infer<typeof BenchCase>;
 /** The table cell of a fail-to-pass case: the tool's verdicts, then what the hand runs said. Pure. */
 export function f2pCell(f: NonNullable<BenchCase['f2p']>): string {
   const hand = f.byHand === null ? 'no script' : `by hand ${f.buggyExit ?? 'signal'}→${f.fixedExit ?? 'signal'}${f.byHand ? ' ✓' : ''}`;
-  return `${f.fixCheck ? `fix check: ${f.fixCheck}` : 'no fix check'}; ${hand}${f.falseClaim ? ` — FALSE CLAIM: ${f.note}` : ''}`;
+  const oracle = f.oracle ? `; oracle ${f.oracle}` : '';
+  return `${f.fixCheck ? `fix check: ${f.fixCheck}` : 'no fix check'}; ${hand}${oracle}${f.falseClaim ? ` — FALSE CLAIM: ${f.note}` : ''}`;
 }
 
 export interface BenchTotals {

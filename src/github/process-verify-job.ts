@@ -13,7 +13,7 @@ import type { InstallationSlots } from '../queue/installation-slots.js';
 import { issueKey } from '../queue/repro-job.js';
 import type { RunRegistry } from '../queue/run-registry.js';
 import { VerifyJob } from '../queue/verify-job.js';
-import type { FixCheck, FixVerdict } from '../workspace/fix-verdict.js';
+import type { BuggyOracle, FixCheck, FixVerdict } from '../workspace/fix-verdict.js';
 import { cloneAtRef } from './clone-repo.js';
 import { IssueGoneError, RefNotFoundError } from './errors.js';
 import { readIssue } from './github-issue-source.js';
@@ -36,6 +36,8 @@ export interface FixCheckRequest {
   repoDir: string;
   config: RepoConfig;
   gpu: boolean;
+  /** A behavioural reproduction's oracle as it showed where it was reproduced: recorded beside its values at the PR. */
+  buggyOracle?: BuggyOracle;
 }
 export type RunFixCheck = (request: FixCheckRequest, signal: AbortSignal) => Promise<FixCheck>;
 
@@ -127,6 +129,7 @@ export async function processVerifyJob(
         repoDir,
         config: data.config,
         gpu: data.config.gpu,
+        ...(last.oracle ? { buggyOracle: last.oracle } : {}),
       },
       runSignal,
     );

@@ -50,6 +50,7 @@ export async function checkFix(
         workspace: input.workspace,
         runs: Math.min(3, Math.max(1, input.settings.confirmRuns)),
         settings: input.settings,
+        ...(o.match?.oracle ? { buggyOracle: o.match.oracle } : {}),
       },
       { executor: input.executor },
       signal,

@@ -72,6 +72,7 @@ export function buildFixCheckReport(input: FixCheckReportInput): FixCheckReport 
     `RepGen re-ran the confirmed reproduction of ${input.issueUrl} against this pull request's head (${at}). ${neutralizeMentions(check.reason)}.`,
     '',
     'A reproduction exits non-zero while the bug is there and 0 once it is fixed.',
+    ...oracleLines(check, at),
     ...(rows.length ? ['', '| seed | run | exit | what it showed |', '|---|---|---|---|', ...rows] : []),
     '',
     `The reproduction and its evidence: ${input.evidenceUrl}`,
@@ -106,4 +107,22 @@ export function buildFixCheckReport(input: FixCheckReportInput): FixCheckReport 
 
 function clip(text: string): string {
   return text.length > CHECK_OUTPUT_LIMIT ? `${text.slice(0, CHECK_OUTPUT_LIMIT - 40)}\n\n_(truncated)_` : text;
+}
+
+/** A behavioural reproduction's oracle at both refs: the assertion, its expected value, and what it saw at each (issue 28). */
+function oracleLines(check: FixCheck, at: string): string[] {
+  const o = check.oracle;
+  if (!o) return [];
+  const code = (t: string): string => `\`${tableCell(t.replace(/`/g, "'"), 200)}\``;
+  const here = o.heldAtFix ? `held${o.atFix ? `: ${code(o.atFix)}` : ''}` : `fails${o.atFix ? `: ${code(o.atFix)}` : ''}`;
+  return [
+    '',
+    `The report's expectation, as the reproduction asserts it: ${code(o.assertion)} — expected ${code(o.expected)} ` +
+      `(from the report: “${tableCell(neutralizeMentions(o.quote), 300)}”${o.reportObserved ? `; the report saw ${code(o.reportObserved)}` : ''}).`,
+    '',
+    '| where | the assertion |',
+    '|---|---|',
+    `| where it was reproduced | ${o.atBuggy ? `fails: ${code(o.atBuggy)}` : 'fails'} |`,
+    `| this head (${at}) | ${here} |`,
+  ];
 }

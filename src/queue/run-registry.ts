@@ -25,8 +25,19 @@ export const LastReproduced = z.object({
   ref: z.string(),
   /** Output lines that show the bug (exception `Type: message`), asserted absent by the regression test. */
   markers: z.array(z.string()),
-  /** A behavioural bug's oracle (the assertion of the report's expectation), which the regression test fails with. */
-  oracle: z.object({ assertion: z.string(), expected: z.string(), quote: z.string() }).optional(),
+  /**
+   * A behavioural bug's oracle (the assertion of the report's expectation): the regression test fails with it, and a
+   * fix check shows what it printed here beside what it prints at the fix.
+   */
+  oracle: z
+    .object({
+      assertion: z.string(),
+      expected: z.string(),
+      quote: z.string(),
+      reportObserved: z.string().optional(),
+      observed: z.string().nullable().optional(),
+    })
+    .optional(),
   at: z.number(),
 });
 export type LastReproduced = z.infer<typeof LastReproduced>;

@@ -115,7 +115,9 @@ export function matchOracle(
     const observed = message || printed.at(-1) || null;
     const reportObserved = st.ok ? st.reportObserved : undefined;
     const oracle = values(o, st.expectation.quote, reportObserved, observed, false);
-    const head = `the report's expectation fails as reported: \`${clip(o.text, 160)}\` (expected ${o.expected}, from the report: "${clip(st.expectation.quote, 160)}")`;
+    const head =
+      `the report's expectation fails as reported: \`${clip(o.text, 160)}\` ` +
+      `(expected ${o.expected}, from the report: "${clip(st.expectation.quote, 160)}")`;
     const showsValue = o.form !== 'compare' || message !== '' || (printsActual(input.script, o) && printed.length > 0) || own(o);
     if (!showsValue)
       return {
@@ -123,7 +125,8 @@ export function matchOracle(
         score: 0.6,
         reasons: [
           head,
-          `but the run never prints the actual value of ${o.actual}: give the assertion a message that prints it (\`assert …, f"${o.actual} is {…}, the report expects ${o.expected}"\`)`,
+          `but the run never prints the actual value of ${o.actual}: give the assertion a message that prints it ` +
+            `(\`assert …, f"${o.actual} is {…}, the report expects ${o.expected}"\`)`,
         ],
         oracle,
       };
@@ -151,7 +154,8 @@ export function matchOracle(
     verdict: 'not_reproduced',
     score: 0,
     reasons: [
-      `the report's expectation holds in this run: \`${clip(held.o.text, 160)}\` passed (expected ${held.o.expected}), so the run shows the expected behaviour, not the bug`,
+      `the report's expectation holds in this run: \`${clip(held.o.text, 160)}\` passed (expected ${held.o.expected}), ` +
+        'so the run shows the expected behaviour, not the bug',
     ],
     oracle: values(held.o, held.st.expectation.quote, held.st.reportObserved, observed, true),
   };

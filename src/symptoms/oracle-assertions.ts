@@ -64,10 +64,16 @@ function literalNames(lines: readonly Line[], before: number): Map<string, strin
 }
 
 const COMPARE_OPS = ['==', '!=', '<=', '>=', ' is not ', ' is ', '<', '>'];
-const CLOSE_CALLS =
-  /^(?:math\.isclose|torch\.allclose|torch\.isclose|torch\.equal|np\.allclose|np\.isclose|np\.array_equal|numpy\.allclose|numpy\.isclose|numpy\.array_equal)\((.*)\)(?:\.all\(\)|\.item\(\))?$/s;
-const TEST_CALLS =
-  /^(?:(?:torch|np|numpy)\.testing\.assert_\w+|self\.assert(?:Equal|AlmostEqual|Greater|Less|GreaterEqual|LessEqual)|assert_(?:close|allclose|equal|array_equal|almost_equal))\((.*)\)$/s;
+const CLOSE_CALLS = new RegExp(
+  String.raw`^(?:math\.isclose|torch\.(?:allclose|isclose|equal)|(?:np|numpy)\.(?:allclose|isclose|array_equal))` +
+    String.raw`\((.*)\)(?:\.all\(\)|\.item\(\))?$`,
+  's',
+);
+const TEST_CALLS = new RegExp(
+  String.raw`^(?:(?:torch|np|numpy)\.testing\.assert_\w+|self\.assert(?:Equal|AlmostEqual|Greater|Less|GreaterEqual|LessEqual)` +
+    String.raw`|assert_(?:close|allclose|equal|array_equal|almost_equal))\((.*)\)$`,
+  's',
+);
 
 interface Compared {
   actual: string;

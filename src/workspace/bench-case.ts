@@ -20,6 +20,8 @@ export interface F2pRow {
   /** The tool claimed something (reproduced, fixed) that the hand runs contradict. */
   falseClaim: boolean;
   note: string;
+  /** A behavioural reproduction's oracle at both commits (the fix check's record), in a few words; absent otherwise. */
+  oracle?: string;
 }
 
 /** A case's two checkouts, or nothing for an ordinary case. Missing clones are usage errors: one line, exit 2. */
@@ -69,7 +71,7 @@ export async function prepareF2p(
 /** What a run claimed, as far as the by-hand check reads it (the pipeline's evidence has this shape). */
 export interface RunClaims {
   outcome: { status: string; script: string | null; env?: { python: string | null } | undefined };
-  fixCheck?: Pick<FixCheck, 'verdict'>;
+  fixCheck?: Pick<FixCheck, 'verdict' | 'oracle'>;
 }
 
 /** The posted repro.py by hand at both commits, and whether the tool's claims hold against it. */
@@ -81,6 +83,13 @@ export async function f2pByHand(
 ): Promise<F2pRow> {
   const o = evidence.outcome;
   const fixCheck = o.status === 'reproduced' ? (evidence.fixCheck?.verdict ?? null) : null;
+  const oc = o.status === 'reproduced' ? evidence.fixCheck?.oracle : undefined;
+  const oracle = oc
+    ? `expected ${oc.expected}: buggy ${oc.atBuggy ?? 'fails'}; fix ${oc.heldAtFix ? 'holds' : 'fails'}${oc.atFix ? ` (${oc.atFix})` : ''}`.slice(
+        0,
+        300,
+      )
+    : undefined;
   if (!o.script) return { fixCheck, buggyExit: null, fixedExit: null, byHand: null, falseClaim: false, note: 'no script' };
   // The maintainer's run uses the environment RepGen built (its venv's interpreter) when the run had one.
   const hand = { ...opts, python: o.env?.python ?? opts.python };
@@ -93,6 +102,7 @@ export async function f2pByHand(
   if (fixCheck === 'fixed' && after.exitCode !== 0)
     claims.push(`claimed fixed, but by hand it exits ${after.exitCode ?? 'by a signal'} at fix_commit`);
   return {
+    ...(oracle ? { oracle } : {}),
     fixCheck,
     buggyExit: before.exitCode,
     fixedExit: after.exitCode,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OracleValues } from '../symptoms/types.js';
 
 /**
  * Fail-to-pass: a confirmed reproduction exits non-zero while the bug is there and 0 once it is fixed.
@@ -22,6 +23,8 @@ export const FixRun = z.object({
   observed: z.string(),
   /** The end of its output. */
   outputExcerpt: z.string(),
+  /** A behavioural reproduction's oracle as this run showed it: held (the fix works) or failed, with the value. */
+  oracle: OracleValues.optional(),
 });
 export type FixRun = z.infer<typeof FixRun>;
 
@@ -34,8 +37,49 @@ export const FixCheck = z.object({
   /** One sentence: why this verdict. */
   reason: z.string(),
   runs: z.array(FixRun),
+  /** A behavioural reproduction's oracle at both refs (issue 28): what it showed at the buggy ref and at this one. */
+  oracle: z
+    .object({
+      assertion: z.string(),
+      expected: z.string(),
+      quote: z.string(),
+      reportObserved: z.string().optional(),
+      /** What the reproduction showed at the buggy ref (the assertion's message or printed value); null when unknown. */
+      atBuggy: z.string().nullable(),
+      /** What the first run here showed; null when it printed nothing. */
+      atFix: z.string().nullable(),
+      /** The assertion held in every run here. */
+      heldAtFix: z.boolean(),
+    })
+    .optional(),
 });
 export type FixCheck = z.infer<typeof FixCheck>;
+
+/** The oracle as the reproduction showed it at the buggy ref (evidence, or the last reproduced run's record). */
+export interface BuggyOracle {
+  assertion: string;
+  expected: string;
+  quote: string;
+  reportObserved?: string;
+  observed?: string | null;
+}
+
+/** The oracle's values at the buggy ref and at the fix, from the runs there; undefined when nothing asserted one. Pure. */
+export function fixOracle(buggy: BuggyOracle | undefined, runs: readonly Pick<FixRun, 'oracle'>[]): FixCheck['oracle'] {
+  const here = runs.find((r) => r.oracle)?.oracle;
+  const base = buggy ?? here;
+  if (!base) return undefined;
+  const reportObserved = buggy?.reportObserved ?? here?.reportObserved;
+  return {
+    assertion: base.assertion,
+    expected: base.expected,
+    quote: base.quote,
+    ...(reportObserved ? { reportObserved } : {}),
+    atBuggy: buggy?.observed ?? null,
+    atFix: here?.observed ?? null,
+    heldAtFix: runs.length > 0 && runs.every((r) => r.oracle?.held === true),
+  };
+}
 
 /** The facts of one run that decide its outcome. */
 export interface FixRunFacts {

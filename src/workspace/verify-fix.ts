@@ -1,7 +1,7 @@
 import { outputTail, runCandidate, type RunLimitsSettings } from '../agent/run-candidate.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { ReportReading } from '../symptoms/types.js';
-import { classifyFixRun, fixVerdict, type FixCheck, type FixRun } from './fix-verdict.js';
+import { classifyFixRun, fixOracle, fixVerdict, type BuggyOracle, type FixCheck, type FixRun } from './fix-verdict.js';
 
 export interface VerifyFixInput {
   /** The confirmed reproduction (repro.py). */
@@ -16,6 +16,8 @@ export interface VerifyFixInput {
   /** Runs, each with its own seed. @defaultValue 2 */
   runs?: number;
   settings: RunLimitsSettings;
+  /** A behavioural reproduction's oracle as it showed at the buggy ref: recorded beside the values at the fix. */
+  buggyOracle?: BuggyOracle;
 }
 
 /**
@@ -41,11 +43,14 @@ export async function verifyFix(input: VerifyFixInput, deps: { executor: ScriptE
       infra,
       reproduces: c.match.verdict === 'reproduced',
     });
+    const oracle = c.match.oracle;
     const observed =
       infra ??
-      (c.reading.symptoms.length
-        ? c.reading.symptoms.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.kind)).join('; ')
-        : `no symptom; exit ${c.run.exitCode ?? c.run.signal ?? 'none'}`);
+      (oracle
+        ? `the report's expectation ${oracle.held ? 'held' : 'fails'}${oracle.observed ? `: ${oracle.observed}` : ''}`
+        : c.reading.symptoms.length
+          ? c.reading.symptoms.map((s) => (s.exception ? `${s.exception.type}: ${s.exception.message.split('\n')[0]}` : s.kind)).join('; ')
+          : `no symptom; exit ${c.run.exitCode ?? c.run.signal ?? 'none'}`);
     runs.push({
       seed,
       outcome,
@@ -54,10 +59,12 @@ export async function verifyFix(input: VerifyFixInput, deps: { executor: ScriptE
       timedOut: c.run.timedOut,
       observed: observed.slice(0, 500),
       outputExcerpt: outputTail(c.run, 2000),
+      ...(oracle ? { oracle } : {}),
     });
     // One infrastructure failure ends the check: the others would fail the same way.
     if (infra) break;
   }
   const { verdict, reason } = fixVerdict(runs.map((r) => r.outcome));
-  return { ref: input.ref, sha: input.sha, verdict, reason, runs };
+  const oracle = fixOracle(input.buggyOracle, runs);
+  return { ref: input.ref, sha: input.sha, verdict, reason, runs, ...(oracle ? { oracle } : {}) };
 }

@@ -47,6 +47,33 @@ describe('buildFixCheckReport', () => {
     expect(r.text).toContain('def test_issue_12():');
   });
 
+  it("a behavioural reproduction: the assertion, its expected value with the report's words, and what it saw at both refs", () => {
+    const r = buildFixCheckReport({
+      ...base,
+      check: {
+        ref: 'pull request #3 (fix)',
+        sha: SHA,
+        verdict: 'fixed',
+        reason: 'the reproduction exits 0 in 2/2 runs',
+        runs: [run({ observed: "the report's expectation held: pooled length = 4" })],
+        oracle: {
+          assertion: 'assert n == 4, f"pooled length is {n}, the report expects 4"',
+          expected: '4',
+          quote: 'The pooled length returns 3, expected 4.',
+          reportObserved: '3',
+          atBuggy: 'pooled length is 3, the report expects 4',
+          atFix: 'pooled length = 4',
+          heldAtFix: true,
+        },
+      },
+    });
+    expect(r.summary).toContain(
+      'The report\'s expectation, as the reproduction asserts it: `assert n == 4, f"pooled length is {n}, the report expects 4"` — expected `4` (from the report: “The pooled length returns 3, expected 4.”; the report saw `3`).',
+    );
+    expect(r.summary).toContain('| where it was reproduced | fails: `pooled length is 3, the report expects 4` |');
+    expect(r.summary).toContain('| this head (aaaaaaaaaaaa) | held: `pooled length = 4` |');
+  });
+
   it('still failing: failure, with the reported error it showed again', () => {
     const r = buildFixCheckReport({
       ...base,

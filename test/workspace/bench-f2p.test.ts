@@ -37,4 +37,22 @@ describe("the bench's run by hand, as a maintainer runs the posted script", () =
     expect(existsSync(marker)).toBe(true);
     expect(row).toMatchObject({ buggyExit: 1, fixedExit: 0, falseClaim: false });
   });
+
+  it("records a behavioural reproduction's oracle at both commits, from the fix check", async () => {
+    const oracle = {
+      assertion: 'assert toypkg.VALUE == 2, toypkg.VALUE',
+      expected: '2',
+      quote: 'VALUE is 1, expected 2',
+      atBuggy: '1',
+      atFix: null,
+      heldAtFix: true,
+    };
+    const row = await f2pByHand(
+      { outcome: { status: 'reproduced', script }, fixCheck: { verdict: 'fixed', oracle } },
+      srcCheckout(1),
+      srcCheckout(2),
+      { python: '/usr/bin/python3', timeoutMs: 30_000 },
+    );
+    expect(row).toMatchObject({ byHand: true, oracle: 'expected 2: buggy 1; fix holds' });
+  });
 });

@@ -87,8 +87,20 @@ ${marker}def test_issue_${input.issueNumber}(tmp_path):
 `;
 }
 
-/** The oracle a reproduced outcome's test fails with: the behavioural run's assertion, when it was one that failed. */
-export function reproTestOracle(outcome: { match: { oracle?: OracleValues } | null }): ReproTestInput['oracle'] {
+/**
+ * The oracle a reproduced outcome's test fails with: the behavioural run's assertion, when it was one that failed,
+ * with what the run showed (kept for a later fix check to show beside the values at the fix).
+ */
+export function reproTestOracle(outcome: {
+  match: { oracle?: OracleValues } | null;
+}): (NonNullable<ReproTestInput['oracle']> & { reportObserved?: string; observed: string | null }) | undefined {
   const o = outcome.match?.oracle;
-  return o && !o.held ? { assertion: o.assertion, expected: o.expected, quote: o.quote } : undefined;
+  if (!o || o.held) return undefined;
+  return {
+    assertion: o.assertion,
+    expected: o.expected,
+    quote: o.quote,
+    ...(o.reportObserved ? { reportObserved: o.reportObserved } : {}),
+    observed: o.observed,
+  };
 }

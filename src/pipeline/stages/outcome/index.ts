@@ -175,7 +175,7 @@ export function runOutcome(input: {
       needsInfo: [],
     };
   if (agent.status === 'reproduced' && agent.final) {
-    const oracle = agent.final.match.oracle;
+    const oracle = agent.final.match?.oracle;
     // A behavioural bug's AssertionError is the script's oracle failing: say which expectation, not the class.
     const kind = oracle
       ? `the report's expectation failing (expected ${oracle.expected}${oracle.reportObserved ? `, the report saw ${oracle.reportObserved}` : ''})`
