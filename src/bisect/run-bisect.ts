@@ -60,7 +60,9 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   if (!commits.length) {
     return finish({
       status: 'no_commits',
-      reason: `${shortRef(source.good.ref)} is not an ancestor of ${shortRef(source.bad.ref)} along the first parents, so there is nothing between them to bisect`,
+      reason:
+        `${shortRef(source.good.ref)} is not an ancestor of ${shortRef(source.bad.ref)} along the first parents, ` +
+        'so there is nothing between them to bisect',
       firstBad: null,
       candidates: [],
       ...counts,
@@ -150,7 +152,8 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
           ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${inTraceback.slice(0, 3).join(', ')}, where the failing run's traceback passes`
           : touches.length
             ? `first bad commit ${commit.sha.slice(0, 12)}; it changes ${touches.slice(0, 3).join(', ')}, inside what the reproduction imports`
-            : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, so check it by hand`,
+            : `first bad commit ${commit.sha.slice(0, 12)}; but none of the files it changes lies inside a package the reproduction imports, ` +
+              'so check it by hand',
         firstBad: {
           sha: commit.sha,
           subject: commit.subject,
