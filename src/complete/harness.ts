@@ -1,7 +1,15 @@
 // Harnesses: calls for what the snippet defines but never runs (a function called with arguments bound by their
 // use, a model class instantiated and run on an input shaped by its first layer).
 import { inferRole, type Role } from './infer.js';
-import { callableOnOneInput, constructorArg, linearFitSize, statedImageSizes, strideProbeSizes, usesConv } from './model-shape.js';
+import {
+  callableOnOneInput,
+  constructorArg,
+  forwardInputs,
+  linearFitSize,
+  statedImageSizes,
+  strideProbeSizes,
+  usesConv,
+} from './model-shape.js';
 import { enclosingFunction } from './placement.js';
 import { descendants, readsOf, type Analysis, type ClassInfo, type FunctionInfo } from './scope.js';
 import { defineRole, type Definition, type SynthesisContext } from './synthesize.js';
@@ -72,7 +80,16 @@ export function classHarnesses(
             label: 'forward + backward',
             lines: [...lines, `out = ${m}(${x})`, '(out[0] if isinstance(out, (tuple, list)) else out).float().mean().backward()'],
           });
-      } else variants.push({ label: 'instantiate', lines });
+      } else {
+        // forward(self, image, landmarks): each input shaped by the sub-layer forward first calls it with.
+        const inputs = forwardInputs(root);
+        if (inputs) {
+          const names = inputs.map((i) => fresh(i.param));
+          inputs.forEach((i, k) => lines.push(`${names[k]} = repgen_example_input(${m}.${i.layer}, batch=2, size=${size})`));
+          variants.push({ label: `forward on ${inputs.length} inputs`, lines: [...lines, `out = ${m}(${names.join(', ')})`] });
+          names.forEach(release);
+        } else variants.push({ label: 'instantiate', lines });
+      }
       for (const v of variants) {
         harnesses.push({
           label: `harness: ${root.name}${conv ? `, ${size}×${size} input` : ''}, ${v.label}`,

@@ -162,8 +162,19 @@ function criterionClass(a: Analysis, name: string | null): string | null {
 export function loaderUse(a: Analysis, use: Node): { arity: number; target: TargetKind; criterion: string | null } | null {
   const it = iteratingLoop(use);
   if (!it) return null;
-  const names = patternNames(it.pattern);
   const body = it.loop.childForFieldName('body') ?? it.loop;
+  let names = patternNames(it.pattern);
+  // `for i, data in enumerate(loader):` then `xs, ys = data`: the batch is unpacked in the body.
+  if (names.length === 1) {
+    const unpack = [...descendants(body)].find(
+      (n) =>
+        n.type === 'assignment' &&
+        n.childForFieldName('right')?.text === names[0] &&
+        (n.childForFieldName('left')?.type === 'pattern_list' || n.childForFieldName('left')?.type === 'tuple_pattern'),
+    );
+    const left = unpack?.childForFieldName('left');
+    if (left) names = patternNames(left);
+  }
   const fnScope = enclosingScope(use);
   let criterion: string | null = null;
   const targets: string[] = [];
@@ -210,6 +221,24 @@ function resultIsModule(call: Node, a: Analysis): boolean {
   return inInit && p?.type !== 'expression_statement';
 }
 
+/**
+ * A model's output: a call of a model-named or layer-bound name (`net(xs)`), or a name the enclosing scope assigns
+ * from one (`preds = net(xs)`). What a free callable is called on with a target is then a loss.
+ */
+function isModelOutput(a: Analysis, node: Node | null): boolean {
+  const isModelCall = (n: Node | null | undefined) => {
+    const fn = n?.type === 'call' ? (n.childForFieldName('function')?.text ?? '') : '';
+    return MODEL_NAME.test(fn) || a.classes.some((c) => c.isModule && new RegExp(`^\\s*${fn}\\s*=\\s*${c.name}\\(`, 'm').test(a.source));
+  };
+  if (!node) return false;
+  if (isModelCall(node)) return true;
+  if (node.type !== 'identifier') return false;
+  const scope = enclosingScope(node);
+  return [...descendants(scope)].some(
+    (n) => n.type === 'assignment' && n.childForFieldName('left')?.text === node.text && isModelCall(n.childForFieldName('right')),
+  );
+}
+
 /** Infers the role of `name` from its uses (reads of it). */
 export function inferRole(a: Analysis, name: string, uses: Node[], param = false): Role {
   const imp = conventionalImport(name, a.source);
@@ -244,7 +273,9 @@ export function inferRole(a: Analysis, name: string, uses: Node[], param = false
     CRITERION_NAME.test(name) ||
     called.some(
       (c) =>
-        (c.childForFieldName('arguments')?.namedChildren.length ?? 0) === 2 && /\.backward\(|\.item\(/.test(c.parent?.parent?.text ?? ''),
+        (c.childForFieldName('arguments')?.namedChildren.length ?? 0) === 2 &&
+        (/\.backward\(|\.item\(/.test(c.parent?.parent?.text ?? '') ||
+          isModelOutput(a, c.childForFieldName('arguments')?.namedChildren[0] ?? null)),
     )
   ) {
     if (called.length || param) {

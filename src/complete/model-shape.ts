@@ -1,6 +1,6 @@
 // What the snippet's model looks like: where it is bound, the values its constructor needs, the inputs it takes.
 import { HYPERPARAMETER_DEFAULTS } from '../context/conventions.js';
-import { descendants, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
+import { descendants, paramsOf, readsOf, type Analysis, type ClassInfo, type Param } from './scope.js';
 
 const DOWNSAMPLE = /\bnn\.Conv[23]d\([^()]*\bstride\s*=\s*\(?\s*2\b|\b(?:Max|Avg)Pool[23]d\(|\bF\.(?:max|avg)_pool[23]d\(/;
 
@@ -126,6 +126,36 @@ export function callableOnOneInput(cls: ClassInfo): boolean {
   const params = cls.forward.childForFieldName('parameters')?.namedChildren ?? [];
   const plain = params.filter((p) => p?.type === 'identifier' || p?.type === 'typed_parameter');
   return plain.length <= 2;
+}
+
+/**
+ * The sub-layer each input of a multi-input forward goes into first (`forward(self, image, landmarks)` with
+ * `self.image_features(image)` and `self.landmark_features(landmarks)`), in parameter order; null when an input
+ * goes into no `self.<layer>(...)` call as its first argument.
+ */
+export function forwardInputs(cls: ClassInfo): { param: string; layer: string }[] | null {
+  const fwd = cls.forward;
+  const body = fwd?.childForFieldName('body');
+  if (!fwd || !body) return null;
+  const params = paramsOf(fwd)
+    .slice(1)
+    .filter((p) => !p.default && !p.splat);
+  const out: { param: string; layer: string }[] = [];
+  for (const p of params) {
+    const call = readsOf(body, p.name)
+      .map((r) => {
+        // `image`, or a conversion of it (`image.float()`, `image.to(device)`), as the first argument.
+        let e = r;
+        while (e.parent?.type === 'attribute' && e.parent.parent?.type === 'call' && e.parent.childForFieldName('object')?.id === e.id)
+          e = e.parent.parent;
+        return e.parent?.type === 'argument_list' && e.parent.namedChildren[0]?.id === e.id ? e.parent.parent : null;
+      })
+      .find((c) => c?.type === 'call' && /^self\.\w+$/.test(c.childForFieldName('function')?.text ?? ''));
+    const layer = call?.childForFieldName('function')?.text.slice('self.'.length);
+    if (!layer) return null;
+    out.push({ param: p.name, layer });
+  }
+  return out.length ? out : null;
 }
 
 export function usesConv(a: Analysis, cls: ClassInfo, seen = new Set<string>()): boolean {

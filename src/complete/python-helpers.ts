@@ -40,18 +40,31 @@ export const EXAMPLE_INPUT_HELPER = `def repgen_example_input(model, batch=2, si
             return torch.randn(batch, *m.normalized_shape)
     raise SystemExit('RepGen: cannot infer the model input (no layer that consumes one)')`;
 
+/** Branches of the example-input helper for layers only some code uses, each with the code that calls for it. */
+const EXTRA_INPUT_BRANCHES: { uses: RegExp; lines: string[] }[] = [
+  {
+    // MultiheadAttention(E) takes (length, batch, E), or (batch, length, E) batch-first; a Transformer layer starts with one.
+    uses: /\b(?:MultiheadAttention|Transformer\w*)\b/,
+    lines: [
+      '        if isinstance(m, nn.MultiheadAttention):',
+      '            return torch.randn(batch, length, m.embed_dim) if m.batch_first else torch.randn(length, batch, m.embed_dim)',
+    ],
+  },
+  {
+    uses: /\bEmbeddingBag\b/,
+    lines: ['        if isinstance(m, nn.EmbeddingBag):', '            return torch.randint(0, m.num_embeddings, (batch, length))'],
+  },
+];
+
 /**
- * The example-input helper for code that uses attention: MultiheadAttention(E) (a Transformer layer starts with one)
- * takes (length, batch, E), or (batch, length, E) when batch-first; checked before the layers it contains.
+ * The example-input helper for `code`: the layers every snippet may start with, plus the branches for the layers
+ * `code` names (attention, EmbeddingBag), checked first (an attention layer contains Linear layers).
  */
-export function exampleInputHelper(attention: boolean): string {
-  if (!attention) return EXAMPLE_INPUT_HELPER;
+export function exampleInputHelper(code: string): string {
+  const extra = EXTRA_INPUT_BRANCHES.filter((b) => b.uses.test(code)).flatMap((b) => b.lines);
+  if (!extra.length) return EXAMPLE_INPUT_HELPER;
   const loop = '    for m in model.modules():\n';
-  return EXAMPLE_INPUT_HELPER.replace(
-    loop,
-    `${loop}        if isinstance(m, nn.MultiheadAttention):\n` +
-      '            return torch.randn(batch, length, m.embed_dim) if m.batch_first else torch.randn(length, batch, m.embed_dim)\n',
-  );
+  return EXAMPLE_INPUT_HELPER.replace(loop, `${loop}${extra.join('\n')}\n`);
 }
 
 /** `repgen_output(model, x)`: the model's output on x (a tensor or numpy array), or a (rows, 1) stand-in when the model fails on it. */

@@ -64,7 +64,7 @@ export function renderCandidate(plan: RenderPlan, h: Harness | null): Candidate 
   if (/repgen_example_input/.test(harnessText)) helpers.add('example_input');
   const top = headerLines(plan, defs, harnessText, helpers);
   const helperText = [
-    ...(helpers.has('example_input') ? [exampleInputHelper(/\b(?:MultiheadAttention|Transformer\w*)\b/.test(body))] : []),
+    ...(helpers.has('example_input') ? [exampleInputHelper(body)] : []),
     ...(helpers.has('targets') ? [TARGETS_HELPER] : []),
     ...(helpers.has('output') ? [OUTPUT_HELPER] : []),
     ...(helpers.has('targets_like') ? [TARGETS_LIKE_HELPER] : []),

@@ -1,5 +1,8 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { loadPythonParser } from '../context/python-parser.js';
+import { bindingEnd, descendants, isTarget, named, targetNames } from './syntax-walk.js';
+
+export { descendants } from './syntax-walk.js';
 
 /** Python's builtins (3.8–3.12): never "undefined". */
 const BUILTINS = new Set(
@@ -75,27 +78,6 @@ export interface Analysis {
 }
 
 const FUNCTION_TYPES = new Set(['function_definition']);
-const PATTERN_TYPES = new Set([
-  'pattern_list',
-  'tuple_pattern',
-  'list_pattern',
-  'list_splat_pattern',
-  'tuple',
-  'list',
-  'parenthesized_expression',
-  'expression_list',
-]);
-
-function named(node: Node): Node[] {
-  return node.namedChildren.filter((c): c is Node => c !== null);
-}
-
-/** Identifiers a target binds: `a`, `a, (b, c)`, `*rest`; not `self.x` or `d[k]`. */
-function targetNames(node: Node | null, out: string[]): void {
-  if (!node) return;
-  if (node.type === 'identifier') out.push(node.text);
-  else if (PATTERN_TYPES.has(node.type)) for (const c of named(node)) targetNames(c, out);
-}
 
 /** Parameters of a function (or lambda) node. */
 export function paramsOf(fn: Node): Param[] {
@@ -300,7 +282,11 @@ export async function analyzePython(source: string): Promise<Analysis> {
     if (r.fn || BUILTINS.has(r.name) || !moduleScope.names.has(r.name)) continue;
     const at = statements.findIndex((st) => st.id === r.statement.id);
     const bound = firstBinding.get(r.name);
-    if (bound !== undefined && at >= 0 && at < bound && !isClassBodyOrNested(r.node)) readsBeforeBinding.push(r);
+    if (bound === undefined || at < 0 || isClassBodyOrNested(r.node)) continue;
+    // In the statement that first binds it, a read that runs before the binding (`loss = loss(p, y)` in a loop whose
+    // first pass has no `loss` yet) is undefined there too.
+    const early = at === bound && !isTarget(r.node) && r.node.startIndex < bindingEnd(statements[at] as Node, r.name);
+    if (at < bound || early) readsBeforeBinding.push(r);
   }
   reads.push(...readsBeforeBinding);
   const undefinedNames = new Map<string, NameUse[]>();
@@ -371,12 +357,6 @@ function isClassBodyOrNested(node: Node): boolean {
       return true;
   }
   return false;
-}
-
-/** Walks a subtree, depth first, in source order. */
-export function* descendants(node: Node): Generator<Node> {
-  yield node;
-  for (const c of named(node)) yield* descendants(c);
 }
 
 /** Every read of `name` inside `scopeNode` (not crossing into nested definitions that rebind it). */

@@ -80,8 +80,11 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
     });
   };
 
-  // 1. The repository's declared dependencies, and the extras the report or the script needs.
+  // 1. The repository's declared dependencies, and the extras the report or the script needs; what compiling its
+  // extensions needs when it has some (they are built in place with the env's interpreter, no build isolation).
   for (const d of repo?.dependencies ?? []) fromDeclared(d, 'repo');
+  if (layout.install?.mode === 'build' && layout.install.extensions.length)
+    for (const d of repo?.buildRequires ?? []) fromDeclared(d, 'repo');
   const scriptDists = distributionsForImports(input.scriptImports, input.tables, layout.packages);
   for (const [extra, list] of Object.entries(repo?.extras ?? {})) {
     const asked = envCfg?.extras.some((e) => normalizeName(e) === extra) === true;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { handWorkdirToSandbox, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { SAFE_PATH } from '../exec/sandbox/script-env.js';
@@ -26,12 +26,22 @@ export interface ExtensionBuildInput {
 /**
  * Builds the project's C/C++ extensions (detectron2's `_C`) in place: `python setup.py build_ext --inplace` with the
  * env's interpreter, in the sandbox, with no network, the checkout the only folder it writes, a cleared environment
- * and a time ceiling. Null when it worked (or there is nothing to build), else the failure to report.
+ * (no secret, no FORCE_CUDA: a CPU build) and a time ceiling. Null when it worked (or there is nothing to build), else the failure to report.
  */
 export async function buildExtensions(input: ExtensionBuildInput): Promise<EnvBuildFailure | null> {
   const { project, checkout, plan, env } = input;
   if (project.mode !== 'build' || project.extensions.length === 0) return null;
   const dir = project.root === '' ? checkout : join(checkout, project.root);
+  if (!(await stat(join(dir, 'setup.py')).catch(() => null)))
+    return {
+      step: 'extensions',
+      package: project.distribution,
+      message:
+        `the project compiles extensions (${project.extensions.slice(0, 3).join(', ')}) with a build backend that has no in-place build; ` +
+        'RepGen builds extensions in place only through setup.py',
+      logTail: '',
+      configKey: 'environment.build',
+    };
   await handWorkdirToSandbox(plan, checkout);
   const tmp = await mkdtemp(join(checkout, '.repgen-build-'));
   await handWorkdirToSandbox(plan, tmp);
@@ -45,7 +55,9 @@ export async function buildExtensions(input: ExtensionBuildInput): Promise<EnvBu
         TMPDIR: tmp,
         LANG: 'C.UTF-8',
         MAX_JOBS: String(input.jobs ?? 2),
-        FORCE_CUDA: '0',
+        // CPU only: no GPU is visible, and nothing (FORCE_CUDA, TORCH_CUDA_ARCH_LIST) asks for CUDA kernels, so
+        // torch's cpp_extension and setup.py files that test `torch.cuda.is_available()` build the CPU extension.
+        CUDA_VISIBLE_DEVICES: '',
         PYTHONDONTWRITEBYTECODE: '1',
       },
       writable: checkout,

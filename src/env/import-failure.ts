@@ -24,6 +24,8 @@ export interface ImportContext {
   projectPackages: string[];
   /** Where runs see the checkout (`/workspace`). */
   workspaceMount: string;
+  /** The distribution a top-level module comes from (`absl` → `absl-py`, the spec's import-name mapping). */
+  distributionOf?: (module: string) => string | null;
 }
 
 interface ImportErrorLine {
@@ -57,9 +59,10 @@ function lastImportError(stderr: string): ImportErrorLine | null {
   return null;
 }
 
-/** Distribution names a top-level module may come from (`sklearn` ← `scikit-learn` is the spec's mapping's job). */
-function candidates(top: string): string[] {
-  return [normaliseName(top), normaliseName(top.replace(/_/g, '-'))];
+/** Distribution names a top-level module may come from: its own name, and the mapping's (`absl` ← `absl-py`). */
+function candidates(top: string, ctx: ImportContext): string[] {
+  const mapped = ctx.distributionOf?.(top);
+  return [normaliseName(top), normaliseName(top.replace(/_/g, '-')), ...(mapped ? [normaliseName(mapped)] : [])];
 }
 
 export function readEnvImportFailure(stderr: string, ctx: ImportContext): EnvImportFailure | null {
@@ -78,7 +81,7 @@ export function readEnvImportFailure(stderr: string, ctx: ImportContext): EnvImp
   if (inProject)
     return { module: err.module, why: `the project (${top}) does not import in the built environment`, configKey: 'environment.project' };
   const declared = new Set([...ctx.declared, ...Object.keys(ctx.pins)].map(normaliseName));
-  if (candidates(top).some((d) => declared.has(d))) {
+  if (candidates(top, ctx).some((d) => declared.has(d))) {
     return {
       module: err.module,
       why: `${top} is a declared dependency but does not import in the built environment`,

@@ -35,6 +35,8 @@ export interface RepoDeps {
   /** Optional extras by name (normalised). */
   extras: Record<string, DeclaredRequirement[]>;
   buildBackend: string | null;
+  /** `[build-system].requires`: what compiling the project's extensions needs (setuptools, Cython, torch…). */
+  buildRequires: DeclaredRequirement[];
   /** `setup.py` builds native extensions (`ext_modules`, `CUDAExtension`…). */
   setupBuildsExtensions: boolean;
   /** `package_dir={"": "src"}` / `[tool.setuptools.packages.find] where = ["src"]`. */
@@ -64,6 +66,7 @@ export function readRepoDeps(files: RepoFiles): RepoDeps {
     dependencies: [],
     extras: {},
     buildBackend: null,
+    buildRequires: [],
     setupBuildsExtensions: false,
     declaresSrcLayout: false,
     condaPython: null,
@@ -159,6 +162,7 @@ function readPyproject(text: string, path: string, files: RepoFiles, out: RepoDe
   const poetry = obj(tool.poetry);
   out.buildBackend =
     typeof obj(doc['build-system'])['build-backend'] === 'string' ? String(obj(doc['build-system'])['build-backend']) : null;
+  out.buildRequires = declare(strs(obj(doc['build-system']).requires), `${path} [build-system].requires`);
   out.distribution = typeof project.name === 'string' ? project.name : typeof poetry.name === 'string' ? poetry.name : null;
   if (typeof project['requires-python'] === 'string') {
     out.requiresPython = project['requires-python'];

@@ -122,6 +122,19 @@ export type EnvBuildFailure = z.infer<typeof EnvBuildFailure>;
 
 export type EnvBuildResult = { ok: true; env: BuiltEnv } | { ok: false; failure: EnvBuildFailure };
 
+/** The project's checkout made importable with its extensions compiled (src/env/project-build.ts). */
+export type ProjectBuildResult =
+  | {
+      ok: true;
+      /** The folder runs mount as the workspace: the built copy, or the checkout itself when nothing is compiled. */
+      checkout: string;
+      /** Whether extensions were compiled (now or by an earlier job). */
+      built: boolean;
+      cached: boolean;
+      buildMs: number;
+    }
+  | { ok: false; failure: EnvBuildFailure };
+
 /** Progress of a build, for the CLI line and the issue comment ("building the environment (N packages)"). */
 export interface EnvBuildProgress {
   phase: 'resolving' | 'installing' | 'project' | 'reused';
@@ -134,4 +147,9 @@ export interface EnvBuilder {
     spec: EnvSpec,
     opts: { checkout: string | null; signal: AbortSignal; onProgress?: (p: EnvBuildProgress) => void },
   ): Promise<EnvBuildResult>;
+  /**
+   * The checkout with the project's C/C++ extensions compiled, for runs to mount in its place (absent: a builder that
+   * cannot compile; the checkout is then used as it is).
+   */
+  buildProject?(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult>;
 }

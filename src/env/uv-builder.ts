@@ -6,6 +6,7 @@ import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
+import { buildProjectCheckout } from './project-build.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import { logTail } from './uv-errors.js';
 import {
@@ -22,7 +23,16 @@ import {
   type WheelName,
 } from './uv-lock.js';
 import { indexArgs, runInBuild, runUv, type UvContext } from './uv-run.js';
-import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvBuildResult, EnvSpec, Substitution } from './types.js';
+import type {
+  BuiltEnv,
+  EnvBuilder,
+  EnvBuildFailure,
+  EnvBuildProgress,
+  EnvBuildResult,
+  EnvSpec,
+  ProjectBuildResult,
+  Substitution,
+} from './types.js';
 
 const run = promisify(execFile);
 
@@ -46,6 +56,8 @@ export interface UvBuilderOptions {
   timeoutMs?: number;
   /** Memory of one build step's process tree (its cgroup, where the host has them). @defaultValue 8 GiB */
   memoryBytes?: number;
+  /** Ceiling of compiling the project's extensions (REPGEN_ENV_EXTENSION_MINUTES). @defaultValue 15 min */
+  extensionTimeoutMs?: number;
   /** How long a compiled lock is reused for the same compile input before it is resolved again. @defaultValue 7 days */
   lockMaxAgeMs?: number;
 }
@@ -188,6 +200,18 @@ export class UvEnvBuilder implements EnvBuilder {
       if (proxy) await (await (proxy as Promise<IndexProxy>).catch(() => null))?.close();
       await rm(buildDir, { recursive: true, force: true });
     }
+  }
+
+  /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */
+  buildProject(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult> {
+    const { cacheRoot, plan, extensionTimeoutMs } = this.opts;
+    return buildProjectCheckout(
+      { cacheRoot, plan, ...(extensionTimeoutMs ? { timeoutMs: extensionTimeoutMs } : {}) },
+      spec,
+      env,
+      checkout,
+      signal,
+    );
   }
 
   /** `uv venv` + `uv pip sync`, offline first (uv's cache holds every file a lock seen before needs). */

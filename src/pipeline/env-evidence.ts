@@ -28,7 +28,7 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     outcome: {
       ...o,
       env,
-      environment: { ...o.environment, ...envRecord(e) },
+      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null) },
       notes: [...(o.notes ?? []), ...envNotes(e, stage.spec)],
     },
   };

@@ -1,4 +1,6 @@
+import { readEnvImportFailure, type EnvImportFailure } from '../env/import-failure.js';
 import type { EnvironmentProbe } from '../plan/types.js';
+import type { Symptom } from '../symptoms/types.js';
 
 /**
  * The one source of truth for "is the run's environment sound": a module the run needs that is installed (the
@@ -45,26 +47,71 @@ export function environmentState(
   return { failed, projectLine, failure };
 }
 
-import type { Symptom } from '../symptoms/types.js';
+/** What the environment was built from, for telling the env's import failures from the script's own. */
+export interface EnvImportInput {
+  /** The probe's import errors: a project package listed there does not import at all. */
+  probe: Pick<EnvironmentProbe, 'importErrors'> | null;
+  /** Output of the run that decided the outcome when it did not reproduce (its traceback), else null. */
+  runOutput: string | null;
+  projectPackages: ReadonlySet<string>;
+  /** The built env's pins and the distributions its spec asked for; null when runs use the base interpreter. */
+  env: { pins: Record<string, string>; declared: readonly string[] } | null;
+  /** Where runs see the checkout (`/workspace`). */
+  workspaceMount: string;
+  /** What the report shows: an import failure there may be the bug itself. */
+  expected: readonly Symptom[];
+  /** The distribution of a top-level module (the spec's import-name mapping: `absl` → `absl-py`). */
+  distributionOf?: (module: string) => string | null;
+}
+
+/** An import failure that is the environment's, with the sentence the outcome gives. */
+export interface EnvImportVerdict extends EnvImportFailure {
+  sentence: string;
+}
 
 /**
- * The project's import failure, when one of its packages does not import in the run's interpreter and the report
- * shows no such failure: every script that imports the project would then fail the same way whatever the bug, so
- * the run says the environment failed (exit_env) instead of "not reproduced" (or, worse, a match on the wrong
- * crash). When the report itself shows an import failure, or the same exception, that may be the bug (a broken
- * import in the project), and the run goes on. Null when the project imports.
+ * The one source of truth for "a run failed at an import the environment should have made work" (issue 27, item
+ * 5): the project's own package does not import (the probe), or a run stopped at an import of the project, of a
+ * declared or pinned dependency, or one made inside the project's or an installed package's code
+ * (src/env/import-failure.ts reads the traceback). Either is an environment failure (exit_env) naming the module
+ * and the repgen.yml key that fixes it, never a reproduction or a mismatch. When the report itself shows an import
+ * failure (or, for the project's import, the same exception), that may be the bug, and it is not called the
+ * environment's. The script's own import of a module nobody declared is left to the agent. Pure.
  */
-export function projectImportFailure(
-  probe: EnvironmentProbe,
-  projectPackages: ReadonlySet<string>,
-  expected: readonly Symptom[],
-): string | null {
-  for (const m of projectPackages) {
-    const error = probe.importErrors?.[m];
+export function envImportFailure(input: EnvImportInput): EnvImportVerdict | null {
+  if (input.expected.some((s) => s.kind === 'import_error')) return null;
+  const ctx = {
+    pins: input.env?.pins ?? {},
+    declared: [...(input.env?.declared ?? [])],
+    projectPackages: [...input.projectPackages],
+    workspaceMount: input.workspaceMount,
+    ...(input.distributionOf ? { distributionOf: input.distributionOf } : {}),
+  };
+  const fix = (key: string): string => ` Setting \`${key}\` in .github/repgen.yml can fix it.`;
+  for (const m of input.projectPackages) {
+    const error = input.probe?.importErrors?.[m];
     if (!error) continue;
     const type = error.split(':')[0] ?? '';
-    if (expected.some((s) => s.kind === 'import_error' || (s.exception && s.exception.type === type))) return null;
-    return `\`import ${m}\` fails: ${error}`;
+    if (input.expected.some((s) => s.exception?.type === type)) return null;
+    const read = readEnvImportFailure(error, ctx);
+    const missing = /^ModuleNotFoundError: No module named '([^']+)'/.exec(error)?.[1];
+    const found: EnvImportFailure = read ?? {
+      module: missing ?? m,
+      why: missing ? `the project (${m}) imports ${missing}, which the environment lacks` : `the project (${m}) does not import`,
+      configKey: missing ? 'environment.packages' : 'environment.project',
+    };
+    const lead = 'The project does not import in this environment, so no run could show the bug';
+    return { ...found, sentence: `${lead}: \`import ${m}\` fails: ${error} (${found.why}).${fix(found.configKey)}` };
   }
-  return null;
+  if (!input.runOutput) return null;
+  const found = readEnvImportFailure(input.runOutput, ctx);
+  if (!found) return null;
+  const line = lastImportLine(input.runOutput);
+  const lead = 'The run stopped at an import the environment should provide, so it could not show the bug';
+  return { ...found, sentence: `${lead}: ${found.why}${line ? ` (\`${line}\`)` : ''}.${fix(found.configKey)}` };
+}
+
+function lastImportLine(output: string): string | null {
+  const lines = output.split('\n').filter((l) => /^(?:ModuleNotFoundError|ImportError): /.test(l));
+  return lines.at(-1)?.slice(0, 300) ?? null;
 }

@@ -140,6 +140,8 @@ export interface ReproInput {
    */
   workspace?: Workspace & { project?: string; packages?: string[] };
   settings: ReproSettings;
+  /** The project's built env (its pins, the distributions its spec asked for): an import of one that fails is the env's. */
+  env?: { pins: Record<string, string>; declared: string[] };
 }
 
 /** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */

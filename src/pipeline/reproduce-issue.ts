@@ -11,6 +11,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { checkBisect, checkFix, withRef } from './evidence.js';
 import { envFailedEvidence, withEnv } from './env-evidence.js';
 import { defaultEnvPorts } from './stages/env/default-env-ports.js';
+import { withBuiltWorkspaces } from './stages/env/built-workspace.js';
 import { prepareEnv, type EnvStageResult } from './stages/env/index.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
 import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
@@ -49,8 +50,7 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   const built = ports.executor ? null : await createExecutor(spec.executor, { log });
   try {
     const inner = withPolicy(ports.executor ?? (built as ScriptExecutor), spec.policy);
-    const executor =
-      envStage.kind === 'built' ? withInterpreter(inner, { python: envStage.env.python, key: envStage.env.lockHash }) : inner;
+    const executor = envStage.kind === 'built' ? envExecutor(inner, envStage) : inner;
     const { llm, reason } = await modelFor(spec, ports.llm, log);
     const buildContext = checkout ? await contextFor(spec, ports.buildContext, log) : undefined;
     const summary = specSummary(spec, executor, llm, reason);
@@ -59,7 +59,15 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
       envStage.kind === 'failed'
         ? envFailedEvidence(envStage.failure)
         : await stages(
-            { issue, repoDir: repoDir ?? undefined, workspace: checkout?.workspace, settings: spec.settings },
+            {
+              issue,
+              repoDir: repoDir ?? undefined,
+              workspace: checkout?.workspace,
+              settings: spec.settings,
+              ...(envStage.kind === 'built'
+                ? { env: { pins: envStage.env.pins, declared: envStage.spec.requirements.map((r) => r.name) } }
+                : {}),
+            },
             { executor, llm, llmReason: reason, buildContext, log, progress, ...(ports.checker ? { checker: ports.checker } : {}) },
             signal,
           );
@@ -90,6 +98,13 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   } finally {
     await built?.close?.().catch(() => undefined);
   }
+}
+
+/** Runs in the built env: its interpreter, and each checkout swapped for its copy with the extensions compiled. */
+function envExecutor(inner: ScriptExecutor, stage: EnvStageResult & { kind: 'built' }): ScriptExecutor {
+  const executor = withInterpreter(inner, { python: stage.env.python, key: stage.env.lockHash });
+  const p = stage.project;
+  return p ? withBuiltWorkspaces(executor, p.buildCheckout, new Map([[p.checkout, p.result]])) : executor;
 }
 
 async function modelFor(

@@ -10,6 +10,8 @@ import {
 } from '../agent/index.js';
 import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
+import { distributionsForImports, loadImportNameTables } from '../env/index.js';
+import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
 import {
@@ -34,7 +36,7 @@ import type { ReproOutcome } from './types.js';
 import { warmRuns } from './warm-runs.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
 import type { ReproDeps, ReproInput } from './ports.js';
-import { environmentState, projectImportFailure } from './environment-state.js';
+import { envImportFailure, environmentState, type EnvImportInput } from './environment-state.js';
 
 export type { ReproEvidence } from './build-evidence.js';
 
@@ -263,7 +265,14 @@ async function runStages(
   environmentFailure = envState.failure;
   if (envState.projectLine) environment.project = envState.projectLine;
   // The project's own import fails where the report shows no such failure: no run here can show the bug.
-  envFailure = projectImportFailure(probe, projectPackages, report.reading.expected);
+  const importInput: Omit<EnvImportInput, 'probe' | 'runOutput'> = {
+    projectPackages,
+    env: input.env ?? null,
+    workspaceMount: input.workspace?.mountPath ?? DEFAULT_WORKSPACE_MOUNT,
+    expected: report.reading.expected,
+    distributionOf: (m) => distributionsForImports([m], loadImportNameTables())[0]?.distribution ?? null,
+  };
+  envFailure = envImportFailure({ ...importInput, probe, runOutput: null })?.sentence ?? null;
   if (envFailure) {
     await deps.progress('plan', `the project does not import in this environment: ${envFailure}`);
     skipLintIfMoot();
@@ -339,6 +348,15 @@ async function runStages(
     throw err;
   });
   const earlyRuns = early?.take(agent.status === 'reproduced' ? (agent.final?.script ?? null) : null);
+  // A run that stopped at an import the env should provide (a declared dependency, the project's extension) is the
+  // environment's failure, never a mismatch: the same rule as the probe's.
+  if (agent.status !== 'reproduced' && agent.status !== 'exit_infra' && agent.final) {
+    const found = envImportFailure({ ...importInput, probe: null, runOutput: agent.final.run.output || agent.final.run.stderr });
+    if (found) {
+      envFailure = found.sentence;
+      await deps.progress('agent', `environment failure: ${found.why}`);
+    }
+  }
   if (agent.final) {
     const iso = agent.final.run.isolation;
     environment = { ...environment, network: iso.network, sandbox: iso.sandbox };

@@ -82,6 +82,8 @@ export interface RunSpec {
 export interface EnvSettings {
   mode: 'auto' | 'off';
   cacheRoot: string;
+  /** Ceiling of the project's extension build (REPGEN_ENV_EXTENSION_MINUTES). */
+  extensionTimeoutMs: number;
   findLinks: string[];
   allowedIndexes: string[];
   /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
@@ -162,6 +164,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
   const env: EnvSettings = {
     mode: op.REPGEN_ENV,
     cacheRoot: op.REPGEN_ENV_CACHE ?? join(local.workRoot, 'repgen-envs'),
+    extensionTimeoutMs: op.REPGEN_ENV_EXTENSION_MINUTES * 60_000,
     findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
     allowedIndexes: allowedIndexes(op),
     basePython: local.python,

@@ -334,6 +334,31 @@ describe('module-level order', () => {
   });
 });
 
+describe('loops', () => {
+  it('a read in a loop before the loop first binds the name is undefined on the first pass, and completed', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nnet = nn.Linear(2, 2)\nfor i in range(2):\n    crit = crit(net(torch.ones(1, 2)), torch.ones(1, 2))\n',
+    );
+    expect([...c.missing.map((m) => m.name), ...c.candidates[0]!.added]).toContain('crit = nn.MSELoss()');
+    const bound = await complete('total = 0\nfor i in range(3):\n    total = total + i\n');
+    expect(bound.candidates[0]?.added).toEqual([]);
+  });
+
+  it('a batch unpacked in the body (`for i, data in enumerate(dl)` then `x, y = data`) makes an (input, target) loader', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nmodel = nn.Linear(3, 2)\ncrit = nn.CrossEntropyLoss()\nfor i, data in enumerate(dl):\n    x, y = data\n    crit(model(x), y)\n',
+    );
+    expect(c.candidates[0]?.added).toContain("dl_y = repgen_targets(model, dl_x, 'class')");
+  });
+
+  it('a free function called on a model output and a target is a loss', async () => {
+    const c = await complete(
+      'import torch.nn as nn\nnet = nn.Linear(3, 1)\nfor x, y in loader:\n    pred = net(x)\n    err = score(pred, y)\n',
+    );
+    expect(c.candidates[0]?.added).toContain('score = nn.MSELoss()');
+  });
+});
+
 describe("the reporter's own model", () => {
   it('an undefined model called at module level gets a stand-in, so that the code around it runs', async () => {
     const c = await complete('import torch\nout = model(torch.zeros(2, 3))\nprint(out.shape)\n');

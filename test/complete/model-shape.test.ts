@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { downsamplings, linearFitSize } from '../../src/complete/model-shape.js';
+import { downsamplings, forwardInputs, linearFitSize } from '../../src/complete/model-shape.js';
+import { analyzePython } from '../../src/complete/scope.js';
 
 describe("the model's own sizes", () => {
   it('counts a self.pool layer once per call, inline and functional poolings once each', () => {
@@ -18,5 +19,26 @@ describe("the model's own sizes", () => {
     expect(linearFitSize('nn.Conv2d(3, 10, 3)\nnn.Linear(30, 2)')).toBeNull();
     expect(linearFitSize('nn.Conv2d(3, 10, 3)\nnn.Linear(n_feat, 2)')).toBeNull();
     expect(linearFitSize('nn.Linear(40, 2)')).toBeNull();
+  });
+});
+
+describe('the inputs of a multi-input forward', () => {
+  it('maps each input to the sub-layer forward first calls it with, in parameter order', async () => {
+    const a = await analyzePython(
+      'class M(nn.Module):\n    def forward(self, image, extra, scale=1.0):\n        b = self.tab(extra)\n        a = self.cnn(image.float())\n        return a + b\n',
+    );
+    const m = a.classes[0];
+    expect(m && forwardInputs(m)).toEqual([
+      { param: 'image', layer: 'cnn' },
+      { param: 'extra', layer: 'tab' },
+    ]);
+    a.tree.delete();
+  });
+
+  it('is null when an input goes into no sub-layer first', async () => {
+    const a = await analyzePython('class M(nn.Module):\n    def forward(self, x, y):\n        return self.fc(x) + y\n');
+    const m = a.classes[0];
+    expect(m && forwardInputs(m)).toBeNull();
+    a.tree.delete();
   });
 });

@@ -65,6 +65,29 @@ describe('probes: unseen kinds of report run with no model', { timeout: 300_000 
     expect(r.added).toContain('model = Model()');
   });
 
+  it('two-input-forward: each input of forward(self, token_ids, features) shaped by the sub-layer it goes into', async () => {
+    const r = await firstReproducing('two-input-forward.md');
+    expect(r.index).toBe(0);
+    expect(r.added).toEqual(
+      expect.arrayContaining([
+        'token_ids = repgen_example_input(model.embed, batch=2, size=32)',
+        'features = repgen_example_input(model.numeric, batch=2, size=32)',
+        'out = model(token_ids, features)',
+      ]),
+    );
+  });
+
+  it('unpacked-batch: `for step, batch in enumerate(dl)` then `feats, target = batch`, and a free loss called on the output', async () => {
+    const r = await firstReproducing('unpacked-batch.md');
+    expect(r.index).toBe(0);
+    expect(r.added).toEqual(
+      expect.arrayContaining([
+        'cost = nn.CrossEntropyLoss()',
+        'train_dl = DataLoader(TensorDataset(train_dl_x, train_dl_y), batch_size=16)',
+      ]),
+    );
+  });
+
   it('after-reported-line: names used only after the statement the traceback ends in block nothing', async () => {
     const r = await firstReproducing('after-reported-line.md');
     expect(r.index).toBe(0);

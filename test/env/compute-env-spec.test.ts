@@ -57,6 +57,29 @@ describe('computeEnvSpec', () => {
     ]);
   });
 
+  it('a project with extensions gets what compiling them needs ([build-system].requires); a pure one does not', () => {
+    const pyproject = '[build-system]\nrequires = ["setuptools>=64", "Cython>=3.0"]\nbuild-backend = "setuptools.build_meta"\n';
+    const files = (setupPy: string) => ({
+      paths: ['pyproject.toml', 'setup.py', 'fastpkg/__init__.py', 'fastpkg/_speed.pyx'],
+      texts: new Map([
+        ['pyproject.toml', pyproject],
+        ['setup.py', setupPy],
+      ]),
+    });
+    const withExt = computeEnvSpec(
+      base({
+        repoFiles: files(
+          'from setuptools import setup, Extension\nsetup(name="fastpkg", ext_modules=[Extension("fastpkg._speed", ["fastpkg/_speed.pyx"])])\n',
+        ),
+      }),
+    );
+    expect(withExt.project).toMatchObject({ mode: 'build', extensions: ['fastpkg/_speed.pyx'] });
+    expect(byName(withExt.requirements)).toMatchObject({ setuptools: '>=64 (repo)', cython: '>=3.0 (repo)' });
+    expect(withExt.requirements.find((r) => r.name === 'cython')?.why).toBe('pyproject.toml [build-system].requires: Cython>=3.0');
+    const pure = computeEnvSpec(base({ repoFiles: files('from setuptools import setup\nsetup(name="fastpkg")\n') }));
+    expect(pure.requirements.map((r) => r.name)).not.toContain('cython');
+  });
+
   it('a src/ layout: the report’s versions beat the ranges, the extra the script needs comes in, repgen.yml applies', async () => {
     const repoFiles = await readCheckoutFiles(join(REPOS, 'diffusion-src'), ['requirements/dev.txt']);
     const config = parseRepoConfig(readFileSync(join(REPOS, 'diffusion-src/.github/repgen.yml'), 'utf8'));

@@ -85,6 +85,17 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
     expect(failure?.logTail).toContain('extension did not compile');
   });
 
+  it('says so when the project has no setup.py to build in place with (another build backend)', async () => {
+    const dir = checkout('nosetup');
+    rmSync(join(dir, 'setup.py'));
+    const failure = await buildExtensions({ plan, env, project, checkout: dir, signal });
+    expect(failure).toMatchObject({
+      step: 'extensions',
+      configKey: 'environment.build',
+      message: expect.stringMatching(/only through setup\.py/),
+    });
+  });
+
   it('does nothing for a project without extensions', async () => {
     const dir = checkout('plain');
     expect(await buildExtensions({ plan, env, project: { ...project, mode: 'pth', extensions: [] }, checkout: dir, signal })).toBeNull();

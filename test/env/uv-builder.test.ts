@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -51,6 +51,13 @@ def _try_proxy():
         return "blocked: %s" % e.__class__.__name__
 seen["direct"] = _try_direct()
 seen["proxied"] = _try_proxy()
+for _key, _path in (("base", BASE_FILE), ("envs", ENVS_FILE), ("host", HOST_FILE)):
+    try:
+        with open(_path, "w") as _f:
+            _f.write("pwned")
+        seen[_key] = "written"
+    except OSError as _e:
+        seen[_key] = "blocked: " + _e.__class__.__name__
 INIT = "SEEN = %r\\n" % (seen,)
 `;
 
@@ -89,7 +96,18 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'broken', version: '1.0', backend: backendSource('broken', '1.0', 'raise RuntimeError("this sdist does not build here")') },
-      { name: 'nosy', version: '1.0', backend: backendSource('nosy', '1.0', SNOOP.replace(/OTHER_PORT/g, String(otherPort))) },
+      {
+        name: 'nosy',
+        version: '1.0',
+        backend: backendSource(
+          'nosy',
+          '1.0',
+          SNOOP.replace(/OTHER_PORT/g, String(otherPort))
+            .replace('BASE_FILE', JSON.stringify('/usr/lib/python3/dist-packages/repgen_pwned.py'))
+            .replace('ENVS_FILE', JSON.stringify(join(root, 'cache', 'envs', 'pwned')))
+            .replace('HOST_FILE', JSON.stringify(join(root, 'outside.txt'))),
+        ),
+      },
     ]);
     index = await startLoopbackIndex(dists);
     const uv = findBinary('uv');
@@ -248,6 +266,30 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(bad.failure.logTail).toContain('nope');
   });
 
+  it('runs a repgen.yml build command with no secret, no other host, and nothing written outside the env folder', async () => {
+    const port = (other.address() as AddressInfo).port;
+    const hostile = [
+      'env > "$VIRTUAL_ENV/seen-env.txt"',
+      `python -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=3)" 2> "$VIRTUAL_ENV/seen-direct.txt" || true`,
+      `python -c "import urllib.request as u; u.urlopen('http://127.0.0.1:${port}/steal', timeout=5)" 2> "$VIRTUAL_ENV/seen-proxied.txt" || true`,
+      `echo pwned > ${JSON.stringify(join(root, 'outside-cmd.txt'))} || true`,
+    ].join('; ');
+    process.env.GITHUB_TOKEN = 'ghs_fake_secret_for_the_test';
+    const hits = otherHits;
+    try {
+      const r = await builder.build(spec(index, [req('beta')], { buildCommands: [hostile] }), { checkout: null, signal });
+      if (!r.ok) throw new Error(JSON.stringify(r.failure));
+      const venv = r.env.readOnlyPaths[0] as string;
+      expect(readFileSync(join(venv, 'seen-env.txt'), 'utf8')).not.toMatch(/GITHUB_TOKEN|ghs_fake/);
+      expect(readFileSync(join(venv, 'seen-direct.txt'), 'utf8')).toMatch(/Error/);
+      expect(readFileSync(join(venv, 'seen-proxied.txt'), 'utf8')).toMatch(/Error/);
+      expect(otherHits).toBe(hits);
+      expect(existsSync(join(root, 'outside-cmd.txt'))).toBe(false);
+    } finally {
+      delete process.env.GITHUB_TOKEN;
+    }
+  });
+
   it('holds a build step to its memory ceiling (a cgroup, as runs get)', async (ctx) => {
     const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
     if (!plan.cgroups) return ctx.skip();
@@ -294,6 +336,12 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       expect(seen).toMatch(/'direct': 'blocked/);
       expect(seen).toMatch(/'proxied': 'blocked/);
       expect(otherHits).toBe(0);
+      // It writes only the build folder: the base interpreter is read-only, the finished envs and any other host
+      // folder are not in its view (a write there lands in the sandbox's own tmpfs and is gone with it).
+      expect(seen).toMatch(/'base': 'blocked: OSError/);
+      expect(existsSync('/usr/lib/python3/dist-packages/repgen_pwned.py')).toBe(false);
+      expect(existsSync(join(root, 'cache', 'envs', 'pwned'))).toBe(false);
+      expect(existsSync(join(root, 'outside.txt'))).toBe(false);
     } finally {
       delete process.env.GITHUB_TOKEN;
     }

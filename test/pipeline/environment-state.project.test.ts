@@ -1,48 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectImportFailure } from '../../src/pipeline/environment-state.js';
+import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { silentLogger } from '../../src/log.js';
+import { envImportFailure, type EnvImportInput } from '../../src/pipeline/environment-state.js';
+import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
+import { ReproSettings } from '../../src/pipeline/settings.js';
 import { runOutcome } from '../../src/pipeline/stages/outcome/index.js';
-import type { EnvironmentProbe } from '../../src/plan/index.js';
 import type { Symptom } from '../../src/symptoms/types.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
 
-const probe = (importErrors: Record<string, string>): EnvironmentProbe =>
-  ({
-    python: '3.11.2',
-    executable: '/env/bin/python',
-    platform: 'linux',
-    cuda: false,
-    cudaVersion: null,
-    modules: {},
-    importErrors,
-  }) as EnvironmentProbe;
 const crash = (type: string, kind: Symptom['kind'] = 'other_crash'): Symptom => ({
   kind,
   category: 'crash',
   evidence: type,
   exception: { type, message: 'm' },
 });
+const base = (over: Partial<EnvImportInput>): EnvImportInput => ({
+  probe: null,
+  runOutput: null,
+  projectPackages: new Set(['keras']),
+  env: { pins: { 'absl-py': '2.1.0' }, declared: ['absl-py', 'numpy'] },
+  workspaceMount: '/workspace',
+  expected: [],
+  distributionOf: (m) => (m === 'absl' ? 'absl-py' : null),
+  ...over,
+});
+const traceback = (frames: string[], last: string): string =>
+  ['Traceback (most recent call last):', ...frames.map((f) => `  File "${f}", line 3, in <module>\n    import x`), last].join('\n');
 
-describe("the project's import failing is the environment's failure (issue 27 item 5)", () => {
+describe("an import the environment should make work is the environment's failure (issue 27 item 5)", () => {
   const torchvision = 'RuntimeError: operator torchvision::nms does not exist';
 
-  it('names the package and its error when the report shows another bug', () => {
-    const why = projectImportFailure(
-      probe({ timm: torchvision }),
-      new Set(['timm']),
-      [crash('RuntimeError', 'shape_mismatch')].slice(0, 0),
+  it("the project's own import failing (the probe) names the package, its error and the key that fixes it", () => {
+    const found = envImportFailure(base({ probe: { importErrors: { keras: torchvision } } }));
+    expect(found).toMatchObject({ module: 'keras', configKey: 'environment.project' });
+    expect(found?.sentence).toBe(
+      'The project does not import in this environment, so no run could show the bug: `import keras` fails: ' +
+        `${torchvision} (the project (keras) does not import). Setting \`environment.project\` in .github/repgen.yml can fix it.`,
     );
-    expect(why).toBe(`\`import timm\` fails: ${torchvision}`);
+    const missing = envImportFailure(base({ probe: { importErrors: { keras: "ModuleNotFoundError: No module named 'absl'" } } }));
+    expect(missing).toMatchObject({ module: 'absl', configKey: 'environment.packages', why: expect.stringMatching(/declared dependency/) });
   });
 
-  it('lets the run go on when the report shows an import failure or the same exception: that may be the bug', () => {
+  it('a run that stops at a declared dependency, or at a module the project’s code imports, is the env’s', () => {
+    const declared = traceback(['/tmp/w/repro.py'], "ModuleNotFoundError: No module named 'absl'");
+    expect(envImportFailure(base({ runOutput: declared }))).toMatchObject({
+      module: 'absl',
+      configKey: 'environment.packages',
+      sentence: expect.stringMatching(
+        /^The run stopped at an import the environment should provide.*`ModuleNotFoundError: No module named 'absl'`/,
+      ),
+    });
+    const inProject = traceback(['/tmp/w/repro.py', '/workspace/keras/src/utils.py'], "ModuleNotFoundError: No module named 'rich'");
+    expect(envImportFailure(base({ runOutput: inProject }))?.why).toMatch(/the project's code imports rich/);
+  });
+
+  it("a script's own import of a module nobody declared, or a run with no import error, is left to the agent", () => {
     expect(
-      projectImportFailure(probe({ timm: 'ImportError: cannot import name x' }), new Set(['timm']), [crash('ImportError', 'import_error')]),
+      envImportFailure(base({ runOutput: traceback(['/tmp/w/repro.py'], "ModuleNotFoundError: No module named 'my_helpers'") })),
     ).toBeNull();
-    expect(projectImportFailure(probe({ timm: torchvision }), new Set(['timm']), [crash('RuntimeError')])).toBeNull();
-    expect(projectImportFailure(probe({}), new Set(['timm']), [])).toBeNull();
-    expect(projectImportFailure(probe({ other: torchvision }), new Set(['timm']), [])).toBeNull();
+    expect(envImportFailure(base({ runOutput: 'ValueError: bad shape' }))).toBeNull();
+    expect(envImportFailure(base({ probe: { importErrors: { other: torchvision } } }))).toBeNull();
+  });
+
+  it('when the report shows an import failure (or, for the project, the same exception) it may be the bug: no env failure', () => {
+    const declared = traceback(['/tmp/w/repro.py'], "ModuleNotFoundError: No module named 'absl'");
+    expect(envImportFailure(base({ runOutput: declared, expected: [crash('ModuleNotFoundError', 'import_error')] }))).toBeNull();
+    expect(envImportFailure(base({ probe: { importErrors: { keras: torchvision } }, expected: [crash('RuntimeError')] }))).toBeNull();
   });
 
   it('ends exit_env / environment_failed, never "not reproduced" or needs-info', () => {
+    const sentence = envImportFailure(base({ probe: { importErrors: { keras: torchvision } } }))?.sentence ?? '';
     const d = runOutcome({
       rejection: null,
       report: { reading: { expected: [] } } as never,
@@ -52,11 +82,57 @@ describe("the project's import failing is the environment's failure (issue 27 it
       confirm: null,
       llm: { available: false, reason: 'none' },
       infra: null,
-      envFailure: `\`import timm\` fails: ${torchvision}`,
+      envFailure: sentence,
     });
-    expect(d.status).toBe('exit_env');
-    expect(d.verdict).toBe('environment_failed');
+    expect(d).toMatchObject({ status: 'exit_env', verdict: 'environment_failed', needsInfo: [] });
     expect(d.summary).toContain('torchvision::nms');
-    expect(d.needsInfo).toEqual([]);
+  });
+});
+
+describe('a run of the report’s code that stops at a declared dependency', () => {
+  it('ends exit_env naming the module and the key, not a mismatch against the report’s error', async () => {
+    const executor = new FakeExecutor((req) =>
+      req.entry === 'probe.py'
+        ? {
+            stdout: `REPGEN_PROBE ${JSON.stringify({
+              python: '3.11.2',
+              executable: '/env/bin/python',
+              platform: 'Linux',
+              modules: { keras: 'workspace', numpy: '1.26.4' },
+              importErrors: {},
+              cuda: false,
+              cudaVersion: null,
+            })}\n`,
+          }
+        : {
+            stderr: traceback(
+              [`${req.entry}`, '/workspace/keras/__init__.py', '/workspace/keras/src/backend/config.py'],
+              "ModuleNotFoundError: No module named 'absl'",
+            ),
+            exitCode: 1,
+          },
+    );
+    const body =
+      '# keras.ops.sum crashes\n\n```python\nimport numpy as np\nimport keras\nprint(keras.ops.sum(np.ones(3)))\n```\n\n```\nTypeError: unsupported operand\n```\n';
+    const ev = await runReproWithEvidence(
+      {
+        issue: { title: '', body },
+        settings: ReproSettings.parse({ pylint: false, confirmRuns: 0 }),
+        workspace: { hostPath: mkdtempSync(join(tmpdir(), 'repgen-envimport-')), project: 'keras @ 0123abcd', packages: ['keras'] },
+        env: { pins: { 'absl-py': '2.1.0', numpy: '1.26.4' }, declared: ['absl-py', 'numpy'] },
+      },
+      {
+        executor,
+        llm: null,
+        llmReason: 'no LLM: chosen with --llm none',
+        checker: createPyflakesChecker({ pylint: false }),
+        log: silentLogger,
+        progress: () => undefined,
+      },
+    );
+    expect(ev.outcome).toMatchObject({ status: 'exit_env', verdict: 'environment_failed' });
+    expect(ev.outcome.summary).toContain("No module named 'absl'");
+    expect(ev.outcome.summary).toContain('`environment.packages`');
+    expect(ev.outcome.summary).not.toMatch(/mismatch|No model configured/);
   });
 });

@@ -190,7 +190,9 @@ Train set: Loss: 0.9857, Accuracy: 0/100 (0%)
 describe('what the reporter is asked for', () => {
   it('no model and incomplete code: "No model configured", never needs_info, nothing asked of the reporter', async () => {
     const body =
-      '# RuntimeError: boom\n\n```python\nimport torch\nout = model(torch.zeros(2))\n```\n\n```\nRuntimeError: boom\n```\n\ntorch==2.4.0\n';
+      // The traceback fails inside the reporter's model, which the report never shows: no stand-in can stand for it.
+      '# RuntimeError: boom\n\n```python\nimport torch\nout = model(torch.zeros(2))\n```\n\n```\nTraceback (most recent call last):\n' +
+      '  File "run.py", line 2, in <module>\n  File "net.py", line 9, in forward\nRuntimeError: boom\n```\n\ntorch==2.4.0\n';
     const { outcome } = await reproduce(body, crashOnSeeds([]));
     expect(outcome).toMatchObject({ status: 'not_reproduced', verdict: 'no_model', needsInfo: [] });
     expect(outcome.summary).toMatch(/^No model configured: .*model never defined/);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc } from './define.js';
+import { doc, intRange } from './define.js';
 
 /** PyPI's simple index: allowed unless the operator's list leaves it out. */
 export const PYPI_INDEX = 'https://pypi.org/simple';
@@ -18,6 +18,11 @@ export const EnvironmentEnv = z.object({
   REPGEN_ENV_CACHE: doc(z.string().startsWith('/').optional(), {
     description: 'folder of the built environments and their locks (owned by RepGen, not writable by others; the sandbox user reads it)',
     shown: '`<REPGEN_WORK_ROOT>/repgen-envs`',
+  }),
+  REPGEN_ENV_EXTENSION_MINUTES: doc(intRange(1, 240).default(15), {
+    description:
+      "wall-clock minutes at most to compile a project's C/C++ extensions (`setup.py build_ext --inplace`, CPU only, no network); " +
+      'past it the job ends as an environment failure',
   }),
   REPGEN_ENV_FIND_LINKS: doc(
     z

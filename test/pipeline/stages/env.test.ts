@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOperatorEnv } from '../../../src/config/operator-env.js';
-import type { BuiltEnv, EnvBuilder, EnvSpec } from '../../../src/env/types.js';
+import type { BuiltEnv, EnvBuilder, EnvSpec, ProjectBuildResult } from '../../../src/env/types.js';
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
@@ -137,6 +137,105 @@ describe('the environment stage', () => {
   });
 });
 
+describe('a project with C/C++ extensions', () => {
+  const project = { root: '', importRoots: [''], mode: 'build' as const, distribution: 'pkg', extensions: ['csrc/ext.c'] };
+  const withExt: EnvSpec = { ...SPEC, project };
+  const checkout = { repoDir: '/repo', workspace: { hostPath: '/repo', packages: ['pkg'] } };
+  const fix = { ref: 'fix', sha: 'f'.repeat(40), workspace: { hostPath: '/repo-at-fix' } };
+
+  function extPorts(build: (hostPath: string) => ProjectBuildResult): EnvPorts & { compiled: string[] } {
+    const compiled: string[] = [];
+    return {
+      compiled,
+      specFor: async () => withExt,
+      builder: {
+        build: async () => ({ ok: true, env: ENV }),
+        buildProject: async (_spec, env, hostPath) => {
+          expect(env).toBe(ENV);
+          compiled.push(hostPath);
+          return build(hostPath);
+        },
+      },
+    };
+  }
+
+  it('compiles them before any run; every run of the job, the fix check’s too, mounts its checkout’s built copy', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const executor = new FakeExecutor(simulate);
+    const p = extPorts((h) => ({ ok: true, checkout: `/cache/builds/${h.slice(1)}`, built: true, cached: false, buildMs: 2500 }));
+    const result = await reproduceIssue(
+      spec,
+      {
+        source: memorySource(ISSUE, { ...checkout, fix }),
+        publisher: new MemoryPublisher(),
+        executor,
+        llm: null,
+        env: p,
+        buildContext: null,
+      },
+      new AbortController().signal,
+    );
+    expect(result.evidence.outcome.status).toBe('reproduced');
+    expect(p.compiled).toEqual(['/repo', '/repo-at-fix']);
+    const mounted = new Set(executor.requests.map((r) => r.workspace?.hostPath));
+    expect(mounted).toEqual(new Set(['/cache/builds/repo', '/cache/builds/repo-at-fix']));
+    expect(result.evidence.outcome.environment['extensions']).toMatch(/compiled in 2\.5 s/);
+  });
+
+  it('an extension that does not compile ends exit_env with the compiler’s log; no script runs', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const executor = new FakeExecutor(simulate);
+    const failure = {
+      step: 'extensions' as const,
+      package: 'pkg',
+      message: "building the project's extensions (csrc/ext.c) failed",
+      logTail: 'csrc/ext.c:1:1: error: unknown type name',
+      configKey: 'environment.build',
+    };
+    const result = await reproduceIssue(
+      spec,
+      {
+        source: memorySource(ISSUE, checkout),
+        publisher: new MemoryPublisher(),
+        executor,
+        llm: null,
+        env: extPorts(() => ({ ok: false, failure })),
+        buildContext: null,
+      },
+      new AbortController().signal,
+    );
+    expect(executor.requests).toEqual([]);
+    const o = result.evidence.outcome;
+    expect(o).toMatchObject({ status: 'exit_env', verdict: 'environment_failed', scriptRan: false });
+    expect(o.summary).toContain('extensions of pkg failed');
+    expect(o.outputExcerpt).toContain('unknown type name');
+  });
+
+  it('a fixing ref whose extensions do not compile makes the fix check inconclusive, never "not fixed"', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const executor = new FakeExecutor(simulate);
+    const failure = { step: 'extensions' as const, package: 'pkg', message: 'failed', logTail: 'error', configKey: 'environment.build' };
+    const p = extPorts((h) =>
+      h === '/repo' ? { ok: true, checkout: '/cache/builds/repo', built: true, cached: true, buildMs: 0 } : { ok: false, failure },
+    );
+    const result = await reproduceIssue(
+      spec,
+      {
+        source: memorySource(ISSUE, { ...checkout, fix }),
+        publisher: new MemoryPublisher(),
+        executor,
+        llm: null,
+        env: p,
+        buildContext: null,
+      },
+      new AbortController().signal,
+    );
+    expect(result.evidence.outcome.status).toBe('reproduced');
+    expect(result.evidence.fixCheck?.verdict).toBe('inconclusive');
+    expect(executor.requests.every((r) => r.workspace?.hostPath === '/cache/builds/repo')).toBe(true);
+  });
+});
+
 describe('whether a job needs an env of its own', () => {
   const base = {
     minor: '3.11',
@@ -164,6 +263,12 @@ describe('whether a job needs an env of its own', () => {
     expect(needsBuild(spec(req('torch', '>=2.1', 'repo')), base, true, false)).toBe(true);
     expect(needsBuild(spec(req('torch', '>=1.7', 'repo')), base, true, false)).toBe(false);
     expect(needsBuild(spec(), base, false, true)).toBe(true);
+  });
+
+  it('builds for a checkout whose project has extensions to compile, even when the base has every package', () => {
+    const project = { root: '', importRoots: [''], mode: 'build' as const, distribution: 'pkg', extensions: ['pkg/_C.cpp'] };
+    expect(needsBuild({ ...spec(), project }, base, true, false)).toBe(true);
+    expect(needsBuild({ ...spec(), project: { ...project, mode: 'pth' } }, base, true, false)).toBe(false);
   });
 });
 

@@ -13,6 +13,7 @@ import {
   type Requirement,
 } from '../../../env/index.js';
 import { satisfies } from '../../../env/pep440.js';
+import { needsExtensionBuild } from '../../../env/project-build.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
@@ -44,9 +45,18 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       workRoot: settings.sandbox.workRoot,
       sandboxUid: settings.sandbox.sandboxUid,
     });
-    return new UvEnvBuilder({ cacheRoot: settings.cacheRoot, uv, basePython: settings.basePython, plan });
+    return new UvEnvBuilder({
+      cacheRoot: settings.cacheRoot,
+      uv,
+      basePython: settings.basePython,
+      plan,
+      extensionTimeoutMs: settings.extensionTimeoutMs,
+    });
   };
-  const builder: EnvBuilder = { build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts) };
+  const builder: EnvBuilder = {
+    build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts),
+    buildProject: async (spec, env, checkout, signal) => (await (made ??= makeBuilder())).buildProject(spec, env, checkout, signal),
+  };
   const tables = loadImportNameTables();
   const releaseDates = pypiReleaseDates();
   let base: Promise<BaseInterpreter> | null = null;
@@ -97,13 +107,14 @@ interface BaseInterpreter {
 
 /**
  * Whether the job needs an env of its own, or the base interpreter (with the checkout on PYTHONPATH) already has
- * it: repgen.yml's `environment:` always builds; a requirement the base lacks builds; with a checkout, a
+ * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile; a requirement the base lacks builds; with a checkout, a
  * repository, script or config requirement whose range the base's version misses builds too (Lightning wants torch
  * >= 2.1). A version only the report names never decides alone: the base is kept, and the comment's version
  * flags say where they differ.
  */
 export function needsBuild(spec: EnvSpec, base: BaseInterpreter, checkout: boolean, configured: boolean): boolean {
-  if (configured) return true;
+  // A project with C/C++ extensions is compiled against an env's interpreter, even when the base holds every package.
+  if (configured || (checkout && needsExtensionBuild(spec))) return true;
   return spec.requirements.some((r) => {
     if (!base.installed.has(r.name)) return true;
     return checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r);

@@ -1,8 +1,10 @@
 // Stage 0b, environment: the project's own environment for every run of the job (issue 27). The spec comes from
 // the report, the checkout and repgen.yml (src/env's spec function); the builder makes or reuses the env; what
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
-import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec } from '../../../env/types.js';
+import { needsExtensionBuild } from '../../../env/project-build.js';
+import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec, ProjectBuildResult } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
+import type { BuildCheckout } from './built-workspace.js';
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
 export interface EnvPorts {
@@ -12,7 +14,18 @@ export interface EnvPorts {
 }
 
 export type EnvStageResult =
-  { kind: 'none' } | { kind: 'built'; spec: EnvSpec; env: BuiltEnv } | { kind: 'failed'; spec: EnvSpec; failure: EnvBuildFailure };
+  | { kind: 'none' }
+  | {
+      kind: 'built';
+      spec: EnvSpec;
+      env: BuiltEnv;
+      /**
+       * The project has extensions: the build of the job's checkout, and how any other checkout (the fixing ref, a
+       * bisection step) is built for its runs. Null: runs mount the checkouts as they are.
+       */
+      project: { checkout: string; result: ProjectBuildResult & { ok: true }; buildCheckout: BuildCheckout } | null;
+    }
+  | { kind: 'failed'; spec: EnvSpec; failure: EnvBuildFailure };
 
 /** Builds (or reuses) the job's env. A builder that throws is a failed build, said as one, never a crash of the run. */
 export async function prepareEnv(
@@ -28,7 +41,16 @@ export async function prepareEnv(
   const onProgress = (p: EnvBuildProgress): void => void progress('intake', progressLine(p, count));
   try {
     const result = await ports.builder.build(spec, { checkout: input.checkout, signal, onProgress });
-    return result.ok ? { kind: 'built', spec, env: result.env } : { kind: 'failed', spec, failure: result.failure };
+    if (!result.ok) return { kind: 'failed', spec, failure: result.failure };
+    const env = result.env;
+    const compile = ports.builder.buildProject?.bind(ports.builder);
+    if (!input.checkout || !compile || !needsExtensionBuild(spec)) return { kind: 'built', spec, env, project: null };
+    const n = spec.project?.extensions.length ?? 0;
+    await progress('intake', `building the environment: compiling the project's extensions (${n} source file${n === 1 ? '' : 's'})`);
+    const built = await compile(spec, env, input.checkout, signal);
+    if (!built.ok) return { kind: 'failed', spec, failure: built.failure };
+    const buildCheckout: BuildCheckout = (hostPath, sig) => compile(spec, env, hostPath, sig);
+    return { kind: 'built', spec, env, project: { checkout: input.checkout, result: built, buildCheckout } };
   } catch (err) {
     signal.throwIfAborted();
     const message = err instanceof Error ? err.message : String(err);
@@ -55,12 +77,15 @@ function progressLine(p: EnvBuildProgress, count: number): string {
 }
 
 /** The Environment line's entries for a built env: what a maintainer needs to recreate it. Pure. */
-export function envRecord(env: BuiltEnv): Record<string, string> {
+export function envRecord(env: BuiltEnv, project: ProjectBuildResult | null = null): Record<string, string> {
   const pins = Object.keys(env.pins).length;
   const how = env.cached ? 'reused' : `built in ${(env.buildMs / 1000).toFixed(1)} s`;
+  const ext =
+    project?.ok && project.built ? (project.cached ? 'compiled before' : `compiled in ${(project.buildMs / 1000).toFixed(1)} s`) : null;
   return {
     env: `Python ${env.pythonVersion}, ${pins} pinned package${pins === 1 ? '' : 's'}, lock ${env.lockHash.slice(0, 12)}, ${how}`,
     ...(env.pins['torch'] ? { 'torch (env)': env.pins['torch'] } : {}),
+    ...(ext ? { extensions: `the project's C/C++ extensions ${ext} (CPU only, in a copy of the checkout)` } : {}),
   };
 }
 

@@ -117,7 +117,10 @@ export function runOutcome(input: {
   confirm: ConfirmResult | null;
   llm: { available: boolean; reason: string };
   infra: string | null;
-  /** The project does not import in the run's interpreter (src/pipeline/environment-state.ts). @defaultValue null */
+  /**
+   * An import the environment should make work failed: the project's, or a declared dependency's in a run
+   * (src/pipeline/environment-state.ts envImportFailure); the sentence to give. @defaultValue null
+   */
   envFailure?: string | null;
   /** A module the run needs that is installed but fails to import (src/pipeline/environment-state.ts). @defaultValue null */
   environmentFailure?: string | null;
@@ -142,9 +145,7 @@ export function runOutcome(input: {
     return {
       status: 'exit_env',
       verdict: 'environment_failed',
-      summary:
-        `The project does not import in this environment, so no run could show the bug: ${input.envFailure}. ` +
-        'This is the environment, not the report; nothing is asked of the reporter.',
+      summary: `${input.envFailure} This is the environment, not the report; nothing is asked of the reporter.`,
       needsInfo: [],
     };
   const missing = listMissing(report, snippet);
