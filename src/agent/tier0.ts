@@ -1,5 +1,7 @@
 import { completeCode, type Candidate, type Missing } from '../complete/index.js';
 import { substituteMissingModules } from '../complete/substitute-modules.js';
+import type { Symptom } from '../symptoms/types.js';
+import { RANDOM_WEIGHTS_EDIT, randomWeights, weightsIrrelevant } from './offline-weights.js';
 import type { StaticChecker, StaticReport } from './static-checker.js';
 
 /** One recorded edit of tier 0: what was changed in the reporter's code and why. */
@@ -34,6 +36,8 @@ export interface SnippetInput {
   tracebackModuleLines?: string[];
   /** The report's text (prose and output): stated sizes, whether it is about the backward pass. */
   reportText?: string;
+  /** The project's own top-level packages (from the checkout). */
+  packages?: string[];
 }
 
 function actionOf(detail: string): SnippetEdit['action'] {
@@ -56,7 +60,12 @@ export async function completeSnippet(
   deps: { checker: StaticChecker },
   signal?: AbortSignal,
 ): Promise<CompletedSnippet> {
-  const c = await completeCode({ blocks: input.blocks, tracebackModuleLines: input.tracebackModuleLines, reportText: input.reportText });
+  const c = await completeCode({
+    blocks: input.blocks,
+    tracebackModuleLines: input.tracebackModuleLines,
+    reportText: input.reportText,
+    packages: input.packages,
+  });
   const script = c.candidates[0]?.script ?? `${c.code.trimEnd()}\n`;
   const staticReport = await deps.checker.check(script, signal);
   return {
@@ -93,6 +102,20 @@ export function mapCudaToCpu(snippet: CompletedSnippet): CompletedSnippet | null
       },
     ],
   };
+}
+
+/**
+ * Runs here have no network: a report whose symptoms do not depend on the weights' values (a crash, a shape, a count)
+ * runs with random weights instead of downloading pretrained ones, recorded as an edit. Null when nothing changes.
+ */
+export function mapWeightsOffline(
+  snippet: CompletedSnippet,
+  expected: readonly Pick<Symptom, 'kind' | 'evidence'>[],
+): CompletedSnippet | null {
+  if (!weightsIrrelevant(expected)) return null;
+  const mapped = mapScripts(snippet, (s) => randomWeights(s) ?? s);
+  if (mapped.script === snippet.script && mapped.candidates.every((k, i) => k.script === snippet.candidates[i]?.script)) return null;
+  return { ...mapped, edits: [...snippet.edits, { action: 'substitute', detail: RANDOM_WEIGHTS_EDIT }] };
 }
 
 /**

@@ -27,6 +27,16 @@ const DEFINITION_ORDER: Role['kind'][] = [
   'scheduler',
 ];
 
+/**
+ * A name the code uses as a module (`timm.create_model(...)`) without importing it, that is one of the project's own
+ * top-level packages: the report is about that project, so `import timm` is what the reporter left out.
+ */
+function projectImport(name: string, uses: readonly { node: Node }[], packages: readonly string[] | undefined): Role | null {
+  if (!packages?.includes(name) || !uses.length) return null;
+  const asModule = uses.every((u) => u.node.parent?.type === 'attribute' && u.node.parent.childForFieldName('object')?.id === u.node.id);
+  return asModule ? { kind: 'import', line: `import ${name}` } : null;
+}
+
 export function buildCandidates(
   a: Analysis,
   body: string,
@@ -40,7 +50,7 @@ export function buildCandidates(
   const helperNames = new Set(dataHelpers.flatMap((h) => [...h.matchAll(/^(?:class|def)\s+(\w+)/gm)].map((m) => m[1] ?? '')));
   for (const [name, uses] of a.undefined) {
     if (helperNames.has(name)) continue;
-    const role = inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
+    const role = projectImport(name, uses, input.packages) ?? inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
     roles.set(name, role);
     if (role.kind === 'import') {
       imports.push(role.line);

@@ -78,13 +78,22 @@ export function bindingCall(a: Analysis, name: string): { call: Node; index: num
   return null;
 }
 
-/** Whether a callee is a layer or model: bound to `nn.X(...)`, to one of the snippet's nn.Module classes, or built inline. */
+/** A library's model factory (`timm.create_model`, `build_model`, `get_network`): what it returns is a model. */
+const MODEL_FACTORY = /(?:^|\.)(?:create|build|get|make|init)_(?:model|network|net|backbone|encoder)$/;
+
+/**
+ * Whether a callee is a layer or model: bound to `nn.X(...)`, to one of the snippet's nn.Module classes, to a model
+ * factory's result, or built inline.
+ */
 export function isModuleCallee(a: Analysis, callee: Node, modelNames: ReadonlySet<string>): boolean {
   const modules = new Set(a.classes.filter((c) => c.isModule).map((c) => c.name));
   const ctorIsModule = (call: Node) => {
     const fn = call.childForFieldName('function')?.text ?? '';
     return (
-      (/^(?:nn|torch\.nn)\.[A-Z]\w*$/.test(fn) && !/Loss$/.test(fn)) || modules.has(fn) || /^(?:models|torchvision\.models)\.\w+$/.test(fn)
+      (/^(?:nn|torch\.nn)\.[A-Z]\w*$/.test(fn) && !/Loss$/.test(fn)) ||
+      modules.has(fn) ||
+      /^(?:models|torchvision\.models)\.\w+$/.test(fn) ||
+      MODEL_FACTORY.test(fn)
     );
   };
   if (callee.type === 'call') return ctorIsModule(callee);

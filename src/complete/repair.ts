@@ -4,6 +4,8 @@
  * Pure text in, text out; every change is described so the comment can say what was done.
  */
 
+import { showNotebookValues } from './notebook-values.js';
+
 export interface Repaired {
   code: string;
   /** One sentence per kind of change made, in the order applied. */
@@ -284,7 +286,15 @@ function scanLine(line: string, inTriple: string | null, depth: number): { inTri
 export function repairSnippet(code: string, parses: (code: string) => boolean): Repaired {
   const edits: string[] = [];
   let cur = code;
-  for (const step of [normalizeCharacters, stripReplPrompts, stripMagics, stripPastedOutput, dedentCommon, python2To3]) {
+  for (const step of [
+    normalizeCharacters,
+    stripReplPrompts,
+    stripMagics,
+    stripPastedOutput,
+    dedentCommon,
+    python2To3,
+    showNotebookValues,
+  ]) {
     const r = step(cur);
     cur = r.code;
     edits.push(...r.edits);

@@ -7,6 +7,8 @@ export interface CompletionInput {
   tracebackModuleLines?: string[];
   /** The report's prose and output: image sizes it states, whether it is about training. */
   reportText?: string;
+  /** The project's own top-level packages (from the checkout): a name used as one of them is imported. */
+  packages?: string[];
 }
 
 /** One runnable completion. */

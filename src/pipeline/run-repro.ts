@@ -8,7 +8,7 @@ import {
   type AgentResult,
   type CandidateRun,
 } from '../agent/index.js';
-import { mapCudaToCpu, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
+import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
 import { distributionsForImports, loadImportNameTables } from '../env/index.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
@@ -201,9 +201,10 @@ async function runStages(
     : undefined;
   // The runs' shape is known now: their sandboxes warm while the plan and tier 0's analysis go on.
   if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, workspace }, deps.log);
+  const reportText = `${intake.issue.title}\n${intake.issue.body}`;
   if (blocks.length) {
     snippet = await completeSnippet(
-      { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText: `${intake.issue.title}\n${intake.issue.body}` },
+      { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText, packages: input.workspace?.packages },
       { checker: firstChecker },
       signal,
     );
@@ -284,6 +285,7 @@ async function runStages(
   );
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
   if (snippet) {
+    snippet = mapWeightsOffline(snippet, report.reading.expected) ?? snippet;
     // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.
     const stood = standInMissingModules(
       snippet,
