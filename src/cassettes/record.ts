@@ -3,9 +3,17 @@ import { join } from 'node:path';
 import type { StaticChecker } from '../agent/static-checker.js';
 import type { RunRequestInput, ScriptExecutor } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';
+import type { BuildContextFn, RunStages } from '../pipeline/ports.js';
 import type { ReproOutcome } from '../pipeline/types.js';
 import { cassetteLlmRequest, hashLlmRequest, hashRunRequest, hashText } from './hash.js';
-import { Cassette, type CassetteCheck, type CassetteLlmCall, type CassetteOutcome, type CassetteRun } from './schema.js';
+import {
+  Cassette,
+  type CassetteCheck,
+  type CassetteLlmCall,
+  type CassetteOutcome,
+  type CassetteProject,
+  type CassetteRun,
+} from './schema.js';
 
 /**
  * Records one session: wrap the run's model client and executor with {@link recordSession}'s `llm` and
@@ -16,6 +24,8 @@ export interface SessionRecorder {
   llm: LlmClient;
   executor: ScriptExecutor;
   checker: StaticChecker;
+  /** Wraps the pipeline's stages to keep the project's workspace and the context builder's answer, when there is a checkout. */
+  stages(inner: RunStages): RunStages;
   cassette(args: {
     caseId: string;
     issueText: string;
@@ -31,6 +41,22 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
   const calls: CassetteLlmCall[] = [];
   const runs: CassetteRun[] = [];
   const checks: CassetteCheck[] = [];
+  let project: CassetteProject | undefined;
+  const stages =
+    (inner: RunStages): RunStages =>
+    async (input, deps, signal) => {
+      if (!input.workspace || !input.repoDir) return inner(input, deps, signal);
+      const seen: CassetteProject = { repoDir: input.repoDir, workspace: input.workspace, context: null };
+      project = seen;
+      const build: BuildContextFn | undefined = deps.buildContext
+        ? async (req, sig) => {
+            const ctx = await (deps.buildContext as BuildContextFn)(req, sig);
+            seen.context = ctx;
+            return ctx;
+          }
+        : undefined;
+      return inner(input, { ...deps, ...(build ? { buildContext: build } : {}) }, signal);
+    };
   const recordingChecker: StaticChecker = {
     async check(script, signal) {
       const report = await checker.check(script, signal);
@@ -85,6 +111,7 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
     llm: recordingLlm,
     executor: recordingExecutor,
     checker: recordingChecker,
+    stages,
     cassette: ({ caseId, issueText, settings, outcome, judge, modelNote, now }) =>
       Cassette.parse({
         version: 1,
@@ -100,6 +127,7 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
         runs,
         checks,
         outcome: cassetteOutcome(outcome, judge),
+        ...(project ? { project } : {}),
       }),
   };
 }

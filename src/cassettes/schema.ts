@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RunResult } from '../exec/types.js';
+import { ContextResult } from '../context/types.js';
+import { RunResult, Workspace } from '../exec/types.js';
 import { LlmUsage } from '../llm/types.js';
 
 /**
@@ -98,6 +99,19 @@ export const CassetteOutcome = z
   .strict();
 export type CassetteOutcome = z.infer<typeof CassetteOutcome>;
 
+/**
+ * A session run against a project's checkout (a fail-to-pass case): the workspace as the pipeline got it and what the
+ * context builder returned, so a replay needs neither the checkout nor the index.
+ */
+export const CassetteProject = z
+  .object({
+    repoDir: z.string(),
+    workspace: Workspace.extend({ project: z.string().optional(), packages: z.array(z.string()).optional() }).strict(),
+    context: ContextResult.nullable(),
+  })
+  .strict();
+export type CassetteProject = z.infer<typeof CassetteProject>;
+
 export const Cassette = z
   .object({
     version: z.literal(1),
@@ -118,6 +132,8 @@ export const Cassette = z
     runs: z.array(CassetteRun),
     checks: z.array(CassetteCheck),
     outcome: CassetteOutcome,
+    /** Only for a session against a project's checkout. */
+    project: CassetteProject.optional(),
   })
   .strict();
 export type Cassette = z.infer<typeof Cassette>;

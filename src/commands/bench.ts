@@ -22,6 +22,7 @@ import { createLlmClient } from '../llm/index.js';
 import { createLineLogger, silentLogger } from '../log.js';
 import type { ProjectCheckout } from '../pipeline/ports.js';
 import { reproduceIssue } from '../pipeline/reproduce-issue.js';
+import { runReproWithEvidence } from '../pipeline/run-repro.js';
 import { fanOutPublisher } from '../publish/fan-out-publisher.js';
 import { filesPublisher } from '../publish/files-publisher.js';
 import { benchMarkdown, benchTotals, f2pCell, type BenchCase } from './bench-report.js';
@@ -207,7 +208,11 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
           log: silentLogger,
           ...(wiring.buildContext ? { buildContext: wiring.buildContext } : {}),
           ...(recorder ? { checker: recorder.checker } : wiring.checker ? { checker: wiring.checker } : {}),
-          ...(wiring.stages ? { stages: wiring.stages } : {}),
+          ...(recorder
+            ? { stages: recorder.stages(wiring.stages ?? runReproWithEvidence) }
+            : wiring.stages
+              ? { stages: wiring.stages }
+              : {}),
         },
         wiring.signal ?? new AbortController().signal,
       );

@@ -7,24 +7,33 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
 
 /** The recorded real-model sessions of the dl-bugs dev cases (docs/cassettes.md). */
 export const DL_BUGS_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs');
+/** Those of the fail-to-pass cases, against timm's checkout at each case's buggy commit. */
+export const REPO_F2P_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/repo-f2p');
 
 /** Their file names, sorted. */
-export function dlBugsCassetteFiles(): string[] {
-  return readdirSync(DL_BUGS_CASSETTES)
+export function dlBugsCassetteFiles(dir = DL_BUGS_CASSETTES): string[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort();
 }
 
-export function readDlBugsCassette(file: string): Cassette {
-  return Cassette.parse(JSON.parse(readFileSync(join(DL_BUGS_CASSETTES, file), 'utf8')));
+export function readDlBugsCassette(file: string, dir = DL_BUGS_CASSETTES): Cassette {
+  return Cassette.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')));
 }
 
 /** Replays one session through the real pipeline with the recorded model replies, runs and static checks. */
 export async function replayThroughPipeline(cassette: Cassette) {
   const replay = replayCassette(cassette);
+  // A session against a project's checkout gets the workspace it saw and the context it was given; neither is read from disk.
+  const project = cassette.project;
   const evidence = await runReproWithEvidence(
-    { issue: { title: '', body: cassette.issueText }, settings: ReproSettings.parse(cassette.settings) },
     {
+      issue: { title: '', body: cassette.issueText },
+      settings: ReproSettings.parse(cassette.settings),
+      ...(project ? { repoDir: project.repoDir, workspace: project.workspace } : {}),
+    },
+    {
+      ...(project?.context ? { buildContext: async () => project.context as NonNullable<typeof project.context> } : {}),
       executor: replay.executor,
       llm: replay.llm,
       llmReason: 'cassette',
