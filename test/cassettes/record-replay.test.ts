@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { StaticChecker } from '../../src/agent/static-checker.js';
 import { Cassette, hashLlmRequest, recordSession, replayCassette, writeCassette } from '../../src/cassettes/index.js';
 import { LlmBadResponseError, LlmTimeoutError, type LlmClient, type LlmRequest } from '../../src/llm/index.js';
+import type { ReproInput } from '../../src/pipeline/ports.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import { fakeRunResult } from '../fakes/fake-executor.js';
 
@@ -129,5 +130,39 @@ describe('replaying a cassette', () => {
     expect(run.infra?.kind).toBe('sandbox_failed');
     expect((await r.checker.check('new script')).tools[0]).toMatch(/not in the cassette/);
     expect(r.drift.map((d) => d.port)).toEqual(['llm', 'executor', 'checker']);
+  });
+});
+
+describe("recording a session against a project's checkout", () => {
+  const context = { bundles: [], trainingLoops: [], semantic: 'off: test', timings: { total: 1 } };
+  const input = {
+    issue: { title: 't', body: 'b' },
+    repoDir: '/srv/checkouts/p',
+    workspace: { hostPath: '/srv/checkouts/p', project: 'o/p @ abc', packages: ['p'] },
+    settings: {},
+  } as unknown as ReproInput;
+
+  it('keeps the workspace and what the context builder returned, and passes both through unchanged', async () => {
+    const rec = recordSession(scriptedLlm([]), executor, checker);
+    let seenContext: unknown = null;
+    const stages = rec.stages(async (i, deps) => {
+      seenContext = await deps.buildContext?.({ repoDir: i.repoDir ?? '', report: { title: '', body: '' }, top: 1, tokenBudget: 1 });
+      return { outcome } as never;
+    });
+    await stages(input, { buildContext: async () => context } as never, new AbortController().signal);
+    expect(seenContext).toEqual(context);
+    const c = rec.cassette({ caseId: 'p-1', issueText: 'b', settings: {}, outcome, judge: null });
+    expect(c.project).toEqual({ repoDir: '/srv/checkouts/p', workspace: input.workspace, context });
+    expect(Cassette.parse(JSON.parse(JSON.stringify(c))).project?.workspace.packages).toEqual(['p']);
+  });
+
+  it('a session with no checkout records no project', async () => {
+    const rec = recordSession(scriptedLlm([]), executor, checker);
+    await rec.stages(async () => ({ outcome }) as never)(
+      { ...input, workspace: undefined, repoDir: undefined },
+      {} as never,
+      new AbortController().signal,
+    );
+    expect(rec.cassette({ caseId: 'x', issueText: '', settings: {}, outcome, judge: null }).project).toBeUndefined();
   });
 });
