@@ -7,26 +7,13 @@ const PRETRAINED = /\bpretrained\s*=\s*True\b/g;
 const WEIGHTS = /\bweights\s*=\s*(?:(['"])[A-Z][\w]*\1|[A-Z]\w*_Weights(?:\.\w+)?)/g;
 /** What a report's failing assertion or evidence checks when it is about structure, not values. */
 const STRUCTURE = /\blen\s*\(|\.shape\b|\.size\s*\(|\.ndim\b|\.dim\s*\(|\bisinstance\s*\(|\btype\s*\(|\.keys\s*\(|\bhasattr\s*\(/;
-const CRASHES = new Set([
-  'shape_mismatch',
-  'dtype_mismatch',
-  'import_error',
-  'api_error',
-  'value_error',
-  'index_error',
-  'type_error',
-  'key_error',
-  'other_crash',
-]);
 
 /**
  * Whether the report's symptoms hold with any weights: every expected symptom is a crash, or states a structural
  * check (`assert len(y) == 6`, a shape). Values (wrong outputs, accuracy, NaN) may depend on the weights: never.
  */
-export function weightsIrrelevant(expected: readonly Pick<Symptom, 'kind' | 'evidence'>[]): boolean {
-  return (
-    expected.length > 0 && expected.every((x) => CRASHES.has(x.kind) || (x.kind === 'wrong_values' && STRUCTURE.test(x.evidence ?? '')))
-  );
+export function weightsIrrelevant(expected: readonly Pick<Symptom, 'kind' | 'category' | 'evidence'>[]): boolean {
+  return expected.length > 0 && expected.every((x) => x.category === 'crash' || (x.kind === 'wrong_values' && STRUCTURE.test(x.evidence)));
 }
 
 /** `pretrained=True` → `pretrained=False`, torchvision `weights=…` → `weights=None`; null when the code loads none. */

@@ -110,7 +110,7 @@ export function mapCudaToCpu(snippet: CompletedSnippet): CompletedSnippet | null
  */
 export function mapWeightsOffline(
   snippet: CompletedSnippet,
-  expected: readonly Pick<Symptom, 'kind' | 'evidence'>[],
+  expected: readonly Pick<Symptom, 'kind' | 'category' | 'evidence'>[],
 ): CompletedSnippet | null {
   if (!weightsIrrelevant(expected)) return null;
   const mapped = mapScripts(snippet, (s) => randomWeights(s) ?? s);

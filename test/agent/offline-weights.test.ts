@@ -3,18 +3,26 @@ import { randomWeights, weightsIrrelevant } from '../../src/agent/offline-weight
 
 describe('random weights where the report cannot depend on them', () => {
   it('crashes and structural checks hold with any weights', () => {
-    expect(weightsIrrelevant([{ kind: 'shape_mismatch', evidence: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied' }])).toBe(true);
-    expect(weightsIrrelevant([{ kind: 'wrong_values', evidence: "the report's assertion fails: assert len(y) == 6" }])).toBe(true);
-    expect(weightsIrrelevant([{ kind: 'wrong_values', evidence: 'out.shape is (1, 1000), expected (1, 10)' }])).toBe(true);
+    expect(
+      weightsIrrelevant([
+        { kind: 'shape_mismatch', category: 'crash', evidence: 'RuntimeError: mat1 and mat2 shapes cannot be multiplied' },
+      ]),
+    ).toBe(true);
+    expect(
+      weightsIrrelevant([{ kind: 'wrong_values', category: 'silent', evidence: "the report's assertion fails: assert len(y) == 6" }]),
+    ).toBe(true);
+    expect(weightsIrrelevant([{ kind: 'wrong_values', category: 'silent', evidence: 'out.shape is (1, 1000), expected (1, 10)' }])).toBe(
+      true,
+    );
   });
 
   it('values, metrics and NaNs may depend on the weights: never', () => {
-    expect(weightsIrrelevant([{ kind: 'wrong_values', evidence: 'top-1 accuracy is 0.1%, expected 76%' }])).toBe(false);
-    expect(weightsIrrelevant([{ kind: 'nan_inf', evidence: 'loss: nan' }])).toBe(false);
+    expect(weightsIrrelevant([{ kind: 'wrong_values', category: 'silent', evidence: 'top-1 accuracy is 0.1%, expected 76%' }])).toBe(false);
+    expect(weightsIrrelevant([{ kind: 'nan_inf', category: 'silent', evidence: 'loss: nan' }])).toBe(false);
     expect(
       weightsIrrelevant([
-        { kind: 'type_error', evidence: 'TypeError' },
-        { kind: 'constant_predictions', evidence: 'all 3' },
+        { kind: 'type_error', category: 'crash', evidence: 'TypeError' },
+        { kind: 'constant_predictions', category: 'silent', evidence: 'all 3' },
       ]),
     ).toBe(false);
     expect(weightsIrrelevant([])).toBe(false);
