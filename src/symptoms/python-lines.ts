@@ -65,13 +65,14 @@ export function logicalLines(script: string): Line[] {
   return out;
 }
 
-/** Splits at top-level occurrences of `sep` (outside brackets and strings). */
-export function splitTop(text: string, sep: string): string[] {
-  const parts: string[] = [];
+/**
+ * Walks `text` from `from` outside strings, calling `at(k, depth)` at each character that is not inside one (brackets
+ * tracked); `at` returns how many characters to skip past k, or `true` to stop. Returns where it stopped, else -1.
+ */
+function walkTop(text: string, from: number, at: (k: number, depth: number) => number | true | void): number {
   let depth = 0;
   let quote: string | null = null;
-  let last = 0;
-  for (let k = 0; k < text.length; k += 1) {
+  for (let k = from; k < text.length; k += 1) {
     const c = text[k] ?? '';
     if (quote) {
       if (c === '\\') k += 1;
@@ -81,37 +82,37 @@ export function splitTop(text: string, sep: string): string[] {
     if (c === '"' || c === "'") quote = c;
     else if ('([{'.includes(c)) depth += 1;
     else if (')]}'.includes(c)) depth -= 1;
-    else if (depth === 0 && text.startsWith(sep, k)) {
-      parts.push(text.slice(last, k));
-      last = k + sep.length;
-      k += sep.length - 1;
+    else {
+      const r = at(k, depth);
+      if (r === true) return k;
+      if (typeof r === 'number') k += r;
     }
   }
+  return -1;
+}
+
+/** Splits at top-level occurrences of `sep` (outside brackets and strings). */
+export function splitTop(text: string, sep: string): string[] {
+  const parts: string[] = [];
+  let last = 0;
+  walkTop(text, 0, (k, depth) => {
+    if (depth !== 0 || !text.startsWith(sep, k)) return;
+    parts.push(text.slice(last, k));
+    last = k + sep.length;
+    return sep.length - 1;
+  });
   parts.push(text.slice(last));
   return parts.map((p) => p.trim());
 }
 
 /** `a - b` split at its top-level binary minus (not a sign, not an exponent's), else the whole as one part. */
 export function splitMinus(text: string): string[] {
-  let depth = 0;
-  let quote: string | null = null;
-  for (let k = 1; k < text.length; k += 1) {
-    const c = text[k] ?? '';
-    if (quote) {
-      if (c === '\\') k += 1;
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if ('([{'.includes(c)) depth += 1;
-    else if (')]}'.includes(c)) depth -= 1;
-    else if (c === '-' && depth === 0) {
-      const before = text.slice(0, k).trimEnd();
-      if (!before || /[-+*/(,=<>]$/.test(before) || /\d[eE]$/.test(text.slice(0, k))) continue;
-      return [text.slice(0, k).trim(), text.slice(k + 1).trim()];
-    }
-  }
-  return [text.trim()];
+  const k = walkTop(text, 1, (i, depth) => {
+    if (text[i] !== '-' || depth !== 0) return;
+    const before = text.slice(0, i).trimEnd();
+    return !(!before || /[-+*/(,=<>]$/.test(before) || /\d[eE]$/.test(text.slice(0, i))) || undefined;
+  });
+  return k < 0 ? [text.trim()] : [text.slice(0, k).trim(), text.slice(k + 1).trim()];
 }
 
 /** The text without one pair of enclosing parentheses, when they enclose all of it. */
