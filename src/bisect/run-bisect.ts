@@ -1,6 +1,6 @@
 import type { RunLimitsSettings } from '../agent/run-candidate.js';
 import { CancelledError } from '../errors.js';
-import type { ScriptExecutor } from '../exec/types.js';
+import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { ReportReading } from '../symptoms/types.js';
 import { verifyFix } from '../workspace/verify-fix.js';
 import {
@@ -36,6 +36,11 @@ export interface BisectInput {
 export interface BisectDeps {
   executor: ScriptExecutor;
   source: BisectSource;
+  /**
+   * The executor for a commit's checkout, in that commit's own environment (`env` names it for the step), or why
+   * none can be had there (the env does not build): the step is then skipped. Absent, every step uses `executor`.
+   */
+  executorAt?: (workspace: Workspace, signal?: AbortSignal) => Promise<{ executor: ScriptExecutor; env: string | null } | { skip: string }>;
   /** "bisecting: 7 commits left, ~3 steps", for the CLI line and the issue comment. */
   progress?: (message: string) => void;
   now?: () => number;
@@ -76,6 +81,7 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
     const t0 = now();
     let record: StepRecord = { verdict: 'skip', why: 'no run was made' };
     let runs = 0;
+    let env: string | null = null;
     let workspace: Awaited<ReturnType<BisectSource['workspaceAt']>> | null = null;
     try {
       workspace = await source.workspaceAt(commit.sha, signal);
@@ -83,7 +89,10 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
       if (err instanceof CancelledError || signal?.aborted) throw err;
       record = { verdict: 'skip', why: `the commit could not be checked out: ${messageOf(err)}`.slice(0, 300) };
     }
-    if (workspace) {
+    const at = workspace && deps.executorAt ? await envAt(deps.executorAt, workspace, signal) : null;
+    if (at && 'skip' in at) record = { verdict: 'skip', why: at.skip };
+    else if (workspace) {
+      env = at?.env ?? null;
       try {
         const check = await verifyFix(
           {
@@ -95,7 +104,7 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
             runs: input.runsPerStep,
             settings: input.settings,
           },
-          { executor: deps.executor },
+          { executor: at?.executor ?? deps.executor },
           signal,
         );
         runs = check.runs.length;
@@ -111,7 +120,16 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
         record = { verdict: 'skip', why: `the run could not be made: ${messageOf(err)}`.slice(0, 300) };
       }
     }
-    steps.push({ sha: commit.sha, subject: commit.subject, verdict: record.verdict, why: record.why, runs, durationMs: now() - t0 });
+    const durationMs = now() - t0;
+    steps.push({
+      sha: commit.sha,
+      subject: commit.subject,
+      verdict: record.verdict,
+      why: record.why,
+      runs,
+      durationMs,
+      ...(env ? { env } : {}),
+    });
     return record;
   };
 
@@ -198,6 +216,20 @@ function suspectsOf(commits: readonly BisectCommit[], records: ReadonlyMap<strin
   let good = -1;
   for (let i = bad - 1; i >= 0 && good < 0; i--) if (records.get(commits[i]!.sha)?.verdict === 'good') good = i;
   return commits.slice(good + 1, bad + 1);
+}
+
+/** A commit's executor; an env stage that throws (not a failed build, which it says itself) skips the step too. */
+async function envAt(
+  executorAt: NonNullable<BisectDeps['executorAt']>,
+  workspace: Workspace,
+  signal?: AbortSignal,
+): Promise<{ executor: ScriptExecutor; env: string | null } | { skip: string }> {
+  try {
+    return await executorAt(workspace, signal);
+  } catch (err) {
+    if (err instanceof CancelledError || signal?.aborted) throw err;
+    return { skip: `the environment could not be prepared at this commit: ${messageOf(err)}`.slice(0, 300) };
+  }
 }
 
 function messageOf(err: unknown): string {

@@ -10,6 +10,8 @@ export const BisectStep = z.object({
   why: z.string(),
   runs: z.number().int().min(0),
   durationMs: z.number().int().min(0),
+  /** The commit's own environment, when each step gets one ("lock 1a2b3c4d5e6f, reused"). Absent in older evidence. */
+  env: z.string().optional(),
 });
 export type BisectStep = z.infer<typeof BisectStep>;
 

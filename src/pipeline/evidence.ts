@@ -1,5 +1,5 @@
 import { shortRef } from '../bisect/plan-bisect.js';
-import { runBisect } from '../bisect/run-bisect.js';
+import { runBisect, type BisectDeps } from '../bisect/run-bisect.js';
 import type { BisectSource } from '../bisect/types.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import { importedModules } from '../plan/index.js';
@@ -71,6 +71,8 @@ export async function checkBisect(
     source: BisectSource;
     settings: { runTimeoutMs: number; runMemoryMb: number; confirmRuns: number; bisectMaxSteps: number; bisectMaxMinutes: number };
     executor: ScriptExecutor;
+    /** Each commit's own environment (issue 27): absent, every step runs on `executor`. */
+    executorAt?: BisectDeps['executorAt'];
     progress?: (message: string) => void;
   },
   signal?: AbortSignal,
@@ -93,7 +95,12 @@ export async function checkBisect(
       maxMs: input.settings.bisectMaxMinutes * 60_000,
       settings: input.settings,
     },
-    { executor: input.executor, source: input.source, ...(input.progress ? { progress: input.progress } : {}) },
+    {
+      executor: input.executor,
+      source: input.source,
+      ...(input.executorAt ? { executorAt: input.executorAt } : {}),
+      ...(input.progress ? { progress: input.progress } : {}),
+    },
     signal,
   );
   const note = `Bisect ${range} (${input.source.good.why}): ${bisect.reason}; ${bisect.steps.length} runs for ${bisect.commitsInRange} commits.`;

@@ -3,7 +3,6 @@
 // Action all call reproduceIssue with the spec resolveRunSpec made and their own adapters.
 import { createExecutor } from '../exec/index.js';
 import type { ScriptExecutor } from '../exec/types.js';
-import { withInterpreter } from '../exec/with-interpreter.js';
 import { withPolicy } from '../exec/with-policy.js';
 import { createLlmClient } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
@@ -11,7 +10,7 @@ import { silentLogger, type Logger } from '../log.js';
 import { checkBisect, checkFix, withRef } from './evidence.js';
 import { envFailedEvidence, withEnv } from './env-evidence.js';
 import { defaultEnvPorts } from './stages/env/default-env-ports.js';
-import { withBuiltWorkspaces } from './stages/env/built-workspace.js';
+import { envExecutor, envExecutorAt } from './stages/env/env-at.js';
 import { prepareEnv, type EnvStageResult } from './stages/env/index.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
 import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
@@ -82,7 +81,10 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     if (checkout?.bisect && spec.settings.bisectMaxSteps > 0) {
       await progress('confirm', `bisecting from ${checkout.bisect.good.ref} (${checkout.bisect.good.why})`);
       const onStep = (message: string): void => void progress('confirm', message);
-      evidence = await checkBisect(evidence, { source: checkout.bisect, settings: spec.settings, executor, progress: onStep }, signal);
+      // Each step in its commit's own env (reused by lock hash); without an env builder, every step runs as the issue's ref did.
+      const executorAt = envPorts.ports ? envExecutorAt(issue, envPorts.ports, inner) : undefined;
+      const deps = { source: checkout.bisect, settings: spec.settings, executor, progress: onStep, ...(executorAt ? { executorAt } : {}) };
+      evidence = await checkBisect(evidence, deps, signal);
     }
     evidence = { ...evidence, spec: summary, outcome: { ...evidence.outcome, notes: [...(evidence.outcome.notes ?? []), ...spec.notes] } };
     const report: RunReport = {
@@ -98,13 +100,6 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   } finally {
     await built?.close?.().catch(() => undefined);
   }
-}
-
-/** Runs in the built env: its interpreter, and each checkout swapped for its copy with the extensions compiled. */
-function envExecutor(inner: ScriptExecutor, stage: EnvStageResult & { kind: 'built' }): ScriptExecutor {
-  const executor = withInterpreter(inner, { python: stage.env.python, key: stage.env.lockHash });
-  const p = stage.project;
-  return p ? withBuiltWorkspaces(executor, p.buildCheckout, new Map([[p.checkout, p.result]])) : executor;
 }
 
 async function modelFor(

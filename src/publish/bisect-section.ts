@@ -40,6 +40,12 @@ export function bisectSection(outcome: ReproOutcome): string {
     lines.push(`- ${neutralizeMentions(b.reason)}`);
     for (const c of b.candidates.slice(0, 10)) lines.push(`  - ${code(c.sha.slice(0, 12))} ${neutralizeMentions(c.subject)}`);
   }
+  // Each commit's own environment (issue 27): how many there were, so a reader knows the steps did not share one.
+  const envs = new Set(b.steps.flatMap((s) => (s.env ? [s.env.replace(/, (reused|built)$/, '')] : [])));
+  if (envs.size)
+    lines.push(
+      `- each step ran in its commit's own environment: ${envs.size} distinct lock${envs.size === 1 ? '' : 's'} (evidence.json names each step's)`,
+    );
   const skipped = b.steps.filter((s) => s.verdict === 'skip');
   for (const s of skipped.slice(0, 5)) lines.push(`- skipped ${code(s.sha.slice(0, 12))}: ${neutralizeMentions(s.why)}`);
   if (skipped.length > 5) lines.push(`- … and ${skipped.length - 5} more skipped (evidence.json)`);

@@ -146,4 +146,32 @@ describe('runBisect on a synthetic repository (real checkouts, real sandboxed ru
     expect(r.candidates.length).toBeGreaterThan(1);
     expect(r.reason).toContain('step ceiling (2)');
   }, 300_000);
+
+  it('runs each step in its commit’s own environment and skips a commit whose environment cannot be built', async () => {
+    const { repo, shas, head } = await makeRegressionRepo(join(root, 'envs'), BAD_CODE);
+    const unbuildable = shas[5]!;
+    const asked: string[] = [];
+    const executorAt = async (workspace: { hostPath: string }) => {
+      const sha = git(workspace.hostPath, 'rev-parse', 'HEAD');
+      asked.push(sha);
+      return sha === unbuildable
+        ? { skip: 'the environment could not be built at this commit: resolve of numpy failed (No solution found)' }
+        : { executor, env: `lock ${sha.slice(0, 12)}, built` };
+    };
+    const r = await runBisect(
+      { script: SCRIPT, report: REPORT, imports: ['toylib'], runsPerStep: 1, maxSteps: 20, maxMs: 600_000, settings },
+      { executor, source: source(repo, head), executorAt },
+    );
+    expect(r.status).toBe('found');
+    expect(r.firstBad?.sha).toBe(shas[7]);
+    expect(asked).toEqual(r.steps.map((s) => s.sha));
+    const skipped = r.steps.find((s) => s.sha === unbuildable);
+    expect(skipped).toMatchObject({
+      verdict: 'skip',
+      runs: 0,
+      why: expect.stringMatching(/^the environment could not be built at this commit/),
+    });
+    expect(skipped?.env).toBeUndefined();
+    for (const s of r.steps.filter((x) => x.sha !== unbuildable)) expect(s.env).toBe(`lock ${s.sha.slice(0, 12)}, built`);
+  }, 300_000);
 });

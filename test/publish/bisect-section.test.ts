@@ -78,4 +78,22 @@ describe('bisectSection', () => {
     expect(text).toContain("it changes `timm/models/conv2d_layers.py`, where the failing run's traceback at it passes (innermost first)");
     expect(text).toContain('skipped `1e0b34722772`: the reproduction fails for another reason than the reported bug: ValueError: x');
   });
+
+  it('counts the distinct environments the steps ran in, and says nothing of envs when the steps had none of their own', () => {
+    const withEnv = (verdict: 'good' | 'bad', env: string) => ({ ...step(verdict, 'x'), env });
+    const text = bisectSection(
+      outcome(
+        result({
+          status: 'ceiling',
+          steps: [
+            withEnv('good', 'lock aaaaaaaaaaaa, built'),
+            withEnv('bad', 'lock aaaaaaaaaaaa, reused'),
+            withEnv('bad', 'lock bbbbbbbbbbbb, built'),
+          ],
+        }),
+      ),
+    );
+    expect(text).toContain("- each step ran in its commit's own environment: 2 distinct locks (evidence.json names each step's)");
+    expect(bisectSection(outcome(result({ status: 'ceiling', steps: [step('good', 'x')] })))).not.toContain('environment');
+  });
 });
