@@ -129,6 +129,8 @@ export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: s
 export interface CachedLock {
   lock: string;
   substitutions: Substitution[];
+  /** Base-provided distributions an overlay build found too old for the lock (its import check): installed at the lock's version. */
+  keep?: string[];
 }
 
 export async function readCachedLock(paths: EnvCachePaths, inputKey: string, maxAgeMs: number): Promise<CachedLock | null> {

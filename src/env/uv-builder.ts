@@ -7,6 +7,7 @@ import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
+import { overlayImportFailures, shadowedBase } from './overlay-check.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import { logTail } from './uv-errors.js';
 import {
@@ -14,6 +15,7 @@ import {
   envKey,
   withoutProvided,
   localPins,
+  normaliseName,
   parseLock,
   parseWheelName,
   projectLayoutKey,
@@ -164,12 +166,14 @@ export class UvEnvBuilder implements EnvBuilder {
         cachedLock = { lock: compiled.lock, substitutions: compiled.substitutions };
         await writeCachedLock(paths, inputKey, cachedLock);
       }
-      // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed.
-      const provided = spec.baseProvides ?? [];
+      // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed, and what an
+      // earlier build of this lock found too old in the base (`keep`) is installed at the lock's version instead.
+      const keep = new Set((cachedLock.keep ?? []).map(normaliseName));
+      const provided = (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
       const lock = withoutProvided(cachedLock.lock, provided);
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
-      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay' : ''}`;
+      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay-import-checked' : ''}`;
       const key = envKey(lock, py.version, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
         ok: true,
@@ -184,6 +188,17 @@ export class UvEnvBuilder implements EnvBuilder {
       const installed = await this.install(ctx, buildDir, spec, lock, py, !compiledNow);
       if (installed) return fail(installed);
       const venv = join(buildDir, 'venv');
+      if (provided.length) {
+        const shadow = await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided);
+        if (shadow) {
+          await writeCachedLock(paths, inputKey, {
+            ...cachedLock,
+            keep: [...keep, ...shadow.names],
+            substitutions: [...cachedLock.substitutions, ...shadow.notes],
+          });
+          return await this.build(spec, opts);
+        }
+      }
       if (project) {
         opts.onProgress?.({ phase: 'project' });
         const site = join(venv, 'lib', `python${py.minor}`, 'site-packages');
@@ -200,6 +215,37 @@ export class UvEnvBuilder implements EnvBuilder {
       if (proxy) await (await (proxy as Promise<IndexProxy>).catch(() => null))?.close();
       await rm(buildDir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * A cold overlay's import check (src/env/overlay-check.ts): the base packages the lock's own modules fail to import
+   * with, which the next build installs at the lock's version, each said as a substitution. Null when none.
+   */
+  private async tooOldInBase(
+    ctx: UvContext,
+    buildDir: string,
+    venv: string,
+    spec: EnvSpec,
+    fullLock: string,
+    installed: Record<string, string>,
+    provided: string[],
+  ): Promise<{ names: string[]; notes: Substitution[] } | null> {
+    const direct = spec.requirements.map((r) => normaliseName(r.name)).filter((n) => installed[n] !== undefined);
+    const failures = await overlayImportFailures(ctx, buildDir, join(venv, 'bin', 'python'), direct);
+    const locked = parseLock(fullLock);
+    const names = failures ? shadowedBase(failures, provided, locked) : [];
+    if (!names.length || !failures) return null;
+    const notes = names.map((name): Substitution => {
+      const f = failures.find((x) => x.dists.map(normaliseName).includes(name));
+      const baseVersion = Object.entries(f?.versions ?? {}).find(([d]) => normaliseName(d) === name)?.[1];
+      return {
+        name,
+        wanted: baseVersion ? `${baseVersion} (the base interpreter’s)` : 'the base interpreter’s',
+        got: locked[name] as string,
+        why: `${f?.module ?? 'a package of the lock'} fails to import with it (${(f?.error ?? '').slice(0, 160)}), so the env has its own`,
+      };
+    });
+    return { names, notes };
   }
 
   /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -95,6 +96,14 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       },
       { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      // A package whose metadata admits the base's numpy (Debian's 1.24) but whose code needs numpy.exceptions (1.25),
+      // as scipy 1.15 does, and a numpy on the index that has it.
+      { name: 'zeta', version: '1.0', requires: ['numpy>=1.19'], init: 'from numpy.exceptions import AxisError\n' },
+      {
+        name: 'numpy',
+        version: '1.26.0',
+        init: "import sys, types\nexceptions = types.ModuleType('numpy.exceptions')\nexceptions.AxisError = ValueError\nsys.modules['numpy.exceptions'] = exceptions\n__version__ = '1.26.0'\n",
+      },
       { name: 'broken', version: '1.0', backend: backendSource('broken', '1.0', 'raise RuntimeError("this sdist does not build here")') },
       {
         name: 'nosy',
@@ -195,6 +204,30 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(Object.keys(result.env.pins)).toEqual(['alpha']);
     const cfg = readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8');
     expect(cfg).toMatch(/include-system-site-packages = true/);
+  });
+
+  it("installs a base package the lock's own modules find too old, at the lock's version, and says so (the overlay's import check)", async () => {
+    const numpyBase = execFileSync(PYTHON, ['-I', '-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).trim();
+    expect(numpyBase).not.toBe('1.26.0');
+    const result = await builder.build(spec(index, [req('zeta')], { baseProvides: ['numpy', 'beta'] }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ zeta: '1.0', numpy: '1.26.0' });
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'numpy',
+        wanted: `${numpyBase} (the base interpreter’s)`,
+        got: '1.26.0',
+        why: expect.stringContaining("zeta fails to import with it (ModuleNotFoundError: No module named 'numpy.exceptions')"),
+      }),
+    ]);
+    expect(execFileSync(result.env.python, ['-I', '-c', 'import zeta, numpy; print(numpy.__version__)'], { encoding: 'utf8' }).trim()).toBe(
+      '1.26.0',
+    );
+    const again = await builder.build(spec(index, [req('zeta')], { baseProvides: ['numpy', 'beta'] }), { checkout: null, signal });
+    if (!again.ok) throw new Error(JSON.stringify(again.failure));
+    expect(again.env.cached).toBe(true);
+    expect(again.env.python).toBe(result.env.python);
+    expect(again.env.substitutions).toEqual(result.env.substitutions);
   });
 
   it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {
