@@ -96,7 +96,7 @@ export function readRepoDeps(files: RepoFiles): RepoDeps {
       found = true;
       out.dependencies.push(...declare(s.installRequires ?? [], `${at('setup.py')} install_requires`));
       for (const f of s.readsFiles) {
-        const path = joinPath(root, f);
+        const path = requirementFileOf(joinPath(root, f), files);
         if (path !== null) out.dependencies.push(...readRequirementsFile(path, files.texts));
       }
       for (const [name, list] of Object.entries(s.extras)) out.extras[name] ??= declare(list, `${at('setup.py')} extras_require[${name}]`);
@@ -128,8 +128,9 @@ export function readRepoDeps(files: RepoFiles): RepoDeps {
   const conda = [...files.texts.keys()].find((p) => /^environment\.ya?ml$/i.test(p));
   const condaEnv = conda ? readCondaEnv(conda, files.texts.get(conda) ?? '') : null;
   out.condaPython = condaEnv?.python ?? null;
-  if (!found) {
-    // No metadata declares dependencies: the requirement files are what the project installs.
+  // No metadata declares dependencies, or what it declares could not be read (a setup.py that builds the list from
+  // files it names through variables): the requirement files are what the project installs.
+  if (!found || out.dependencies.length === 0) {
     const reqFiles = [...files.texts.keys()].filter((p) =>
       /^(?:requirements\.txt|requirements\/(?:[^/]+\/)?(?:base|main|core|runtime)\.txt)$/.test(p),
     );
@@ -267,4 +268,20 @@ function iniList(value: string): string[] {
     .split(/\n|;(?=\s*(?!python_|sys_|platform_|os_|implementation_|extra\b)[A-Za-z])/)
     .map((s) => s.replace(/\s#.*$/, '').trim())
     .filter((s) => s && !s.startsWith('file:'));
+}
+
+/**
+ * The requirement file a setup.py reads: the path as named, else the one file of that name under a requirements
+ * folder (`_load_requirements(path_dir=_PATH_REQUIRE, file_name="base.txt")` names only `base.txt`). Null when
+ * neither exists, or the name is ambiguous.
+ */
+function requirementFileOf(path: string | null, files: RepoFiles): string | null {
+  if (path === null || files.texts.has(path)) return path;
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const under = [...files.texts.keys()].filter((p) => new RegExp(`(?:^|/)requirements?/(?:[^/]+/)?${escapeRe(name)}$`).test(p));
+  return under.length === 1 ? (under[0] as string) : null;
+}
+
+function escapeRe(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -97,6 +97,31 @@ describe('readRepoDeps', () => {
     expect(r.condaPython).toBe('3.7');
   });
 
+  it('finds the file a setup.py reads by a bare name through a folder variable, in the requirements folder', () => {
+    const setup = [
+      'import os',
+      '_PATH_REQUIRE = os.path.join(os.path.dirname(__file__), "requirements")',
+      'def _load_requirements(path_dir, file_name="base.txt"):',
+      '    return open(os.path.join(path_dir, file_name)).read().splitlines()',
+      'BASE = _load_requirements(path_dir=_PATH_REQUIRE, file_name="base.txt")',
+      'setup(name="metrics", install_requires=BASE)',
+    ].join('\n');
+    const r = readRepoDeps(
+      files({
+        'setup.py': setup,
+        'requirements/base.txt': 'numpy >1.20.0\nlightning-utilities >=0.8.0\n',
+        'requirements/audio.txt': 'torchaudio\n',
+      }),
+    );
+    expect(names(r.dependencies)).toEqual(['numpy>1.20.0', 'lightning-utilities>=0.8.0']);
+  });
+
+  it('falls back to the requirement files when the metadata names its list but none of it can be read', () => {
+    const setup = 'from helpers import load\nsetup(name="pkg", install_requires=load(PATH, FILE))\n';
+    const r = readRepoDeps(files({ 'setup.py': setup, 'requirements.txt': 'packaging >17.1\n', 'requirements/dev.txt': 'pytest\n' }));
+    expect(names(r.dependencies)).toEqual(['packaging>17.1']);
+  });
+
   it('reads per-package base requirement files when setup.py assembles its lists in code (the Lightning shape)', () => {
     const setup =
       'import os\nfrom setuptools import setup\n_PACKAGE = os.environ.get("PACKAGE_NAME", "")\nsetup(**_load_setup_module(_PACKAGE)._setup_args())\n';

@@ -270,6 +270,12 @@ describe('whether a job needs an env of its own', () => {
     expect(needsBuild({ ...spec(), project }, base, true, false)).toBe(true);
     expect(needsBuild({ ...spec(), project: { ...project, mode: 'pth' } }, base, true, false)).toBe(false);
   });
+
+  it('builds for a src/ layout, whose package only the env’s .pth makes importable, even when the base has every package', () => {
+    const project = { root: '', importRoots: ['src'], mode: 'pth' as const, distribution: 'pkg', extensions: [] };
+    expect(needsBuild({ ...spec(), project }, base, true, false)).toBe(true);
+    expect(needsBuild({ ...spec(), project: { ...project, root: 'lib', importRoots: ['lib'] } }, base, true, false)).toBe(false);
+  });
 });
 
 describe('an env as an overlay on the base interpreter', () => {

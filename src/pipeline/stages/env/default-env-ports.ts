@@ -107,7 +107,7 @@ interface BaseInterpreter {
 
 /**
  * Whether the job needs an env of its own, or the base interpreter (with the checkout on PYTHONPATH) already has
- * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile; a requirement the base lacks builds; with a checkout, a
+ * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile or a `src/` layout; a requirement the base lacks builds; with a checkout, a
  * repository, script or config requirement whose range the base's version misses builds too (Lightning wants torch
  * >= 2.1). A version only the report names never decides alone: the base is kept, and the comment's version
  * flags say where they differ.
@@ -115,6 +115,8 @@ interface BaseInterpreter {
 export function needsBuild(spec: EnvSpec, base: BaseInterpreter, checkout: boolean, configured: boolean): boolean {
   // A project with C/C++ extensions is compiled against an env's interpreter, even when the base holds every package.
   if (configured || (checkout && needsExtensionBuild(spec))) return true;
+  // A `src/` layout imports only through the env's `.pth`: the checkout's root on PYTHONPATH does not hold the package.
+  if (checkout && spec.project?.importRoots.some((r) => r !== (spec.project?.root ?? ''))) return true;
   return spec.requirements.some((r) => {
     if (!base.installed.has(r.name)) return true;
     return checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r);
