@@ -129,6 +129,8 @@ export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: s
 export interface CachedLock {
   lock: string;
   substitutions: Substitution[];
+  /** Who pulled each distribution in (uv's annotations); absent in locks cached before it was kept. */
+  via?: Record<string, string[]>;
   /** Base-provided distributions an overlay build found too old for the lock (its import check): installed at the lock's version. */
   keep?: string[];
 }

@@ -131,6 +131,8 @@ export class UvEnvBuilder implements EnvBuilder {
         reqs: dropped.requirements.map((r) => `${requirementLine(r)}${r.source === 'report' ? ' @report' : ''}`).sort(),
         pins,
         index: indexArgs(spec),
+        // 2: the cached lock carries uv's `via` annotations (what only the base's packages pull in is left out).
+        format: 2,
         python: py.version,
         uv: await this.uvVersionText(),
       }),
@@ -163,14 +165,14 @@ export class UvEnvBuilder implements EnvBuilder {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
         const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
         if (!compiled.ok) return fail(compiled.failure);
-        cachedLock = { lock: compiled.lock, substitutions: compiled.substitutions };
+        cachedLock = { lock: compiled.lock, via: compiled.via, substitutions: compiled.substitutions };
         await writeCachedLock(paths, inputKey, cachedLock);
       }
       // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed, and what an
       // earlier build of this lock found too old in the base (`keep`) is installed at the lock's version instead.
       const keep = new Set((cachedLock.keep ?? []).map(normaliseName));
       const provided = (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
-      const lock = withoutProvided(cachedLock.lock, provided);
+      const lock = withoutProvided(cachedLock.lock, provided, cachedLock.via);
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
       const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay-import-checked' : ''}`;

@@ -4,13 +4,15 @@ import { listAvailableVersions } from './index-versions.js';
 import { nearestVersion } from './pep440.js';
 import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from './types.js';
 import { logTail, readUvProblem, type UvProblem } from './uv-errors.js';
-import { normaliseLock, requirementLine, type LocalPin } from './uv-lock.js';
+import { normaliseLock, parseVia, requirementLine, type LocalPin } from './uv-lock.js';
 import { indexArgs, runUv, type UvContext } from './uv-run.js';
 
 /** Substitutions tried before a resolution failure is final. */
 const MAX_SUBSTITUTIONS = 4;
 
-export type CompileResult = { ok: true; lock: string; substitutions: Substitution[] } | { ok: false; failure: EnvBuildFailure };
+/** `via`: who pulled each locked distribution in (uv's annotations), so an overlay can leave out what only the base's packages need. */
+export type CompileResult =
+  { ok: true; lock: string; via: Record<string, string[]>; substitutions: Substitution[] } | { ok: false; failure: EnvBuildFailure };
 
 /** The repgen.yml key a user changes to fix a failure of this kind. */
 export function configKeyFor(problem: UvProblem): string {
@@ -90,7 +92,8 @@ export async function compileLock(
       '--python',
       ctx.basePython,
       '--no-header',
-      '--no-annotate',
+      '--annotation-style',
+      'line',
       '--quiet',
       ...(onlyBinary ? ['--only-binary', ':all:'] : []),
       ...indexArgs(spec),
@@ -105,7 +108,7 @@ export async function compileLock(
         ok: false,
         failure: { ...failureFrom('timeout', out.stderr, 'resolving the requirements'), message: 'resolving the requirements timed out' },
       };
-    if (out.code === 0) return { ok: true, lock: normaliseLock(out.stdout), substitutions };
+    if (out.code === 0) return { ok: true, lock: normaliseLock(out.stdout), via: parseVia(out.stdout), substitutions };
     const problem = readUvProblem(out.stderr);
     const step = problem.kind === 'build' ? 'install' : 'resolve';
     const fail = { ok: false as const, failure: failureFrom(step, out.stderr, 'resolving the requirements') };

@@ -38,10 +38,38 @@ export function normaliseLock(compiled: string): string {
   return `${[...new Set(lines)].sort().join('\n')}\n`;
 }
 
-/** The lock without the distributions the base interpreter provides (an overlay env installs only the rest). */
-export function withoutProvided(lock: string, provided: readonly string[]): string {
+/**
+ * Who pulled each locked distribution in, from `uv pip compile --annotation-style line`: `-r FILE` for a requirement,
+ * `-c FILE` for a constraint, else the normalised names of the distributions that depend on it.
+ */
+export function parseVia(compiled: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const line of compiled.split('\n')) {
+    const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*\S+\s+#\s*via\s+(.+)$/.exec(line.trim());
+    if (!m) continue;
+    const froms = (m[2] as string).split(',').map((v) => v.trim());
+    out[normaliseName(m[1] as string)] = froms.filter(Boolean).map((v) => (v.startsWith('-') ? v : normaliseName(v)));
+  }
+  return out;
+}
+
+/**
+ * The lock without the distributions the base interpreter provides (an overlay env installs only the rest), and
+ * without what only those pull in (`via`): beside the base's torch, the index's torch would bring triton and a dozen
+ * nvidia-* CUDA packages, gigabytes nothing imports. A distribution a requirement names (`-r`) always stays.
+ */
+export function withoutProvided(lock: string, provided: readonly string[], via: Record<string, string[]> = {}): string {
   if (provided.length === 0) return lock;
   const drop = new Set(provided.map(normaliseName));
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const [name, froms] of Object.entries(via)) {
+      const pullers = froms.filter((f) => !f.startsWith('-c'));
+      if (drop.has(name) || pullers.length === 0 || !pullers.every((f) => !f.startsWith('-') && drop.has(f))) continue;
+      drop.add(name);
+      changed = true;
+    }
+  }
   const kept = lock.split('\n').filter((l) => {
     const m = /^([A-Za-z0-9][A-Za-z0-9._-]*)/.exec(l.trim());
     return !m || !drop.has(normaliseName(m[1] as string));

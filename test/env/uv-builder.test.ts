@@ -104,6 +104,11 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
         version: '1.26.0',
         init: "import sys, types\nexceptions = types.ModuleType('numpy.exceptions')\nexceptions.AxisError = ValueError\nsys.modules['numpy.exceptions'] = exceptions\n__version__ = '1.26.0'\n",
       },
+      // kappa needs omega (which the base provides in the test below) and light; only omega needs heavy.
+      { name: 'kappa', version: '1.0', requires: ['omega', 'light'] },
+      { name: 'omega', version: '1.0', requires: ['heavy'] },
+      { name: 'heavy', version: '1.0' },
+      { name: 'light', version: '1.0' },
       { name: 'broken', version: '1.0', backend: backendSource('broken', '1.0', 'raise RuntimeError("this sdist does not build here")') },
       {
         name: 'nosy',
@@ -204,6 +209,15 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(Object.keys(result.env.pins)).toEqual(['alpha']);
     const cfg = readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8');
     expect(cfg).toMatch(/include-system-site-packages = true/);
+  });
+
+  it('leaves out of an overlay what only the base-provided packages pull in (the CUDA packages beside the base torch)', async () => {
+    const result = await builder.build(spec(index, [req('kappa')], { baseProvides: ['omega'] }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ kappa: '1.0', light: '1.0' });
+    const plain = await builder.build(spec(index, [req('kappa')]), { checkout: null, signal });
+    if (!plain.ok) throw new Error(JSON.stringify(plain.failure));
+    expect(plain.env.pins).toEqual({ kappa: '1.0', omega: '1.0', heavy: '1.0', light: '1.0' });
   });
 
   it("installs a base package the lock's own modules find too old, at the lock's version, and says so (the overlay's import check)", async () => {

@@ -6,9 +6,11 @@ import {
   localPins,
   normaliseLock,
   parseLock,
+  parseVia,
   parseWheelName,
   projectPthLines,
   wheelFits,
+  withoutProvided,
 } from '../../src/env/uv-lock.js';
 
 const r = (name: string, specifier = ''): Requirement => ({ name, specifier, extras: [], source: 'report', why: 't' });
@@ -73,5 +75,37 @@ describe('readUvProblem (uv 0.13 wording)', () => {
     ],
   ])('%s', (stderr, kind, pkg, version) => {
     expect(readUvProblem(stderr)).toEqual({ kind, package: pkg, version });
+  });
+});
+
+// uv 0.13's `--annotation-style line` output for `kornia` beside the base's torch (shortened).
+const COMPILED = [
+  'filelock==3.20.0          # via torch',
+  'kornia==0.7.0             # via -r requirements.in',
+  'kornia-rs==0.1.9          # via kornia',
+  'nvidia-cublas==13.4.1.3   # via torch, nvidia-cudnn-cu13',
+  'nvidia-cudnn-cu13==9.26.0.51  # via torch',
+  'packaging==25.0           # via kornia, -c constraints.txt',
+  'torch==2.13.0             # via kornia, -r requirements.in',
+  'triton==3.9.0             # via torch',
+  'typing-extensions==4.15.0  # via torch, kornia-rs',
+].join('\n');
+
+describe('an overlay lock (what only the base’s packages pull in is left out)', () => {
+  it('reads who pulled each distribution in', () => {
+    expect(parseVia(COMPILED)).toMatchObject({
+      'nvidia-cublas': ['torch', 'nvidia-cudnn-cu13'],
+      packaging: ['kornia', '-c constraints.txt'],
+      torch: ['kornia', '-r requirements.in'],
+    });
+  });
+
+  it('drops the provided torch and everything only it pulls in, transitively, and keeps what anything else needs', () => {
+    const lock = normaliseLock(COMPILED);
+    expect(withoutProvided(lock, ['torch'], parseVia(COMPILED))).toBe(
+      'kornia-rs==0.1.9\nkornia==0.7.0\npackaging==25.0\ntyping-extensions==4.15.0\n',
+    );
+    // Without annotations (a lock cached before they were kept) only the provided package itself goes.
+    expect(withoutProvided(lock, ['torch'])).toContain('triton==3.9.0');
   });
 });
