@@ -112,28 +112,9 @@ export async function probeEnvironment(
   }
   const unknown = missing();
   if (known && unknown.length === 0) return { probe: fromCache(known), error: null };
-  const result = await executor.run(
-    {
-      files: [{ path: 'probe.py', content: PROBE }],
-      entry: 'probe.py',
-      args: [JSON.stringify(unknown)],
-      limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 },
-      ...(workspace ? { workspace } : {}),
-    },
-    signal,
-  );
-  if (result.infra) return { probe: null, error: `${result.infra.kind}: ${result.infra.message}` };
-  const line = result.stdout.split('\n').find((l) => l.startsWith('REPGEN_PROBE '));
-  if (!line)
-    return { probe: null, error: `the environment probe printed nothing usable (exit ${result.exitCode}): ${result.output.slice(-300)}` };
-  let parsed: ReturnType<typeof EnvironmentProbe.safeParse>;
-  try {
-    parsed = EnvironmentProbe.safeParse(JSON.parse(line.slice('REPGEN_PROBE '.length)));
-  } catch {
-    return { probe: null, error: 'the environment probe printed malformed JSON' };
-  }
-  if (!parsed.success) return { probe: null, error: 'the environment probe answered in an unexpected shape' };
-  const p = parsed.data;
+  const answer = await probeModules(executor, unknown, signal, workspace);
+  if ('error' in answer) return { probe: null, error: answer.error };
+  const p = answer.parsed;
   const entry: ProbeCache = known ?? {
     base: { python: p.python, executable: p.executable, platform: p.platform, cuda: p.cuda, cudaVersion: p.cudaVersion },
     modules: new Map(),
@@ -147,6 +128,77 @@ export async function probeEnvironment(
     await store.save(diskKey as string, toStored(entry, (options.now ?? Date.now)()));
   }
   return { probe: fromCache(entry), error: null };
+}
+
+type ProbeAnswer = { parsed: EnvironmentProbe } | { error: string; crashed?: string };
+
+/**
+ * One probe run over `modules`; when the interpreter itself dies on an import (a C++ abort: Debian's torchvision,
+ * built for the base's torch, loaded beside an env's newer torch), the list is halved until each crashing module
+ * stands alone and is recorded as failing to import, so one such module no longer costs the whole probe.
+ */
+async function probeModules(
+  executor: ScriptExecutor,
+  modules: string[],
+  signal?: AbortSignal,
+  workspace?: Workspace,
+): Promise<ProbeAnswer> {
+  const one = await probeOnce(executor, modules, signal, workspace);
+  if (!('crashed' in one) || one.crashed === undefined) return one;
+  if (modules.length === 1) {
+    const m = modules[0] as string;
+    return { error: one.error, crashed: `ImportError: importing ${m} crashed the interpreter (${one.crashed})` };
+  }
+  const half = Math.ceil(modules.length / 2);
+  const parts = [
+    await probeModules(executor, modules.slice(0, half), signal, workspace),
+    await probeModules(executor, modules.slice(half), signal, workspace),
+  ];
+  const done = parts.flatMap((a) => ('parsed' in a ? [a.parsed] : []));
+  const hard = parts.find((a) => 'error' in a && a.crashed === undefined);
+  if (hard || done.length === 0) return hard ?? one;
+  const merged: EnvironmentProbe = { ...(done[0] as EnvironmentProbe), modules: {}, importErrors: {} };
+  for (const [i, a] of parts.entries()) {
+    const mods = i === 0 ? modules.slice(0, half) : modules.slice(half);
+    if ('parsed' in a) {
+      Object.assign(merged.modules, a.parsed.modules);
+      Object.assign(merged.importErrors as Record<string, string>, a.parsed.importErrors ?? {});
+    } else if (a.crashed !== undefined && mods.length === 1) {
+      merged.modules[mods[0] as string] = null;
+      (merged.importErrors as Record<string, string>)[mods[0] as string] = a.crashed.slice(0, 200);
+    }
+  }
+  return { parsed: merged };
+}
+
+async function probeOnce(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace): Promise<ProbeAnswer> {
+  const result = await executor.run(
+    {
+      files: [{ path: 'probe.py', content: PROBE }],
+      entry: 'probe.py',
+      args: [JSON.stringify(modules)],
+      limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 },
+      ...(workspace ? { workspace } : {}),
+    },
+    signal,
+  );
+  if (result.infra) return { error: `${result.infra.kind}: ${result.infra.message}` };
+  const line = result.stdout.split('\n').find((l) => l.startsWith('REPGEN_PROBE '));
+  if (!line) {
+    const error = `the environment probe printed nothing usable (exit ${result.exitCode}): ${result.output.slice(-300)}`;
+    const died = !result.timedOut && (result.signal !== null || result.exitCode === null || result.exitCode > 128);
+    const crash = died || /terminate called after|Fatal Python error|Segmentation fault/.test(result.output);
+    const last = result.output.trim().split('\n').slice(-1)[0] ?? '';
+    return crash ? { error, crashed: `${result.signal ?? `exit ${result.exitCode}`}: ${last.trim()}`.slice(0, 160) } : { error };
+  }
+  let parsed: ReturnType<typeof EnvironmentProbe.safeParse>;
+  try {
+    parsed = EnvironmentProbe.safeParse(JSON.parse(line.slice('REPGEN_PROBE '.length)));
+  } catch {
+    return { error: 'the environment probe printed malformed JSON' };
+  }
+  if (!parsed.success) return { error: 'the environment probe answered in an unexpected shape' };
+  return { parsed: parsed.data };
 }
 
 function toCache(s: StoredProbe): ProbeCache {
