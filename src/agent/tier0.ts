@@ -38,6 +38,8 @@ export interface SnippetInput {
   reportText?: string;
   /** The project's own top-level packages (from the checkout). */
   packages?: string[];
+  /** What those packages export by name, and from which module. */
+  exports?: Record<string, string>;
 }
 
 function actionOf(detail: string): SnippetEdit['action'] {
@@ -65,6 +67,7 @@ export async function completeSnippet(
     tracebackModuleLines: input.tracebackModuleLines,
     reportText: input.reportText,
     packages: input.packages,
+    exports: input.exports,
   });
   const script = c.candidates[0]?.script ?? `${c.code.trimEnd()}\n`;
   const staticReport = await deps.checker.check(script, signal);

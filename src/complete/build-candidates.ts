@@ -29,12 +29,19 @@ const DEFINITION_ORDER: Role['kind'][] = [
 
 /**
  * A name the code uses as a module (`timm.create_model(...)`) without importing it, that is one of the project's own
- * top-level packages: the report is about that project, so `import timm` is what the reporter left out.
+ * top-level packages: the report is about that project, so `import timm` is what the reporter left out. Likewise a
+ * name one of those packages exports.
  */
-function projectImport(name: string, uses: readonly { node: Node }[], packages: readonly string[] | undefined): Role | null {
-  if (!packages?.includes(name) || !uses.length) return null;
-  const asModule = uses.every((u) => u.node.parent?.type === 'attribute' && u.node.parent.childForFieldName('object')?.id === u.node.id);
-  return asModule ? { kind: 'import', line: `import ${name}` } : null;
+function projectImport(name: string, uses: readonly { node: Node }[], input: CompletionInput): Role | null {
+  if (!uses.length) return null;
+  const asObject = (u: { node: Node }) =>
+    u.node.parent?.type === 'attribute' && u.node.parent.childForFieldName('object')?.id === u.node.id;
+  if (input.packages?.includes(name)) return uses.every(asObject) ? { kind: 'import', line: `import ${name}` } : null;
+  // A name the project exports, called or used as an object (`parse_shape(x, 'b c')`, `MultilabelExactMatch(num_labels=3)`):
+  // the reporter left out its import. A name only read as a value (`x`, `data`) is never taken from the project.
+  const from = Object.hasOwn(input.exports ?? {}, name) ? input.exports?.[name] : undefined;
+  const called = (u: { node: Node }) => u.node.parent?.type === 'call' && u.node.parent.childForFieldName('function')?.id === u.node.id;
+  return from && uses.every((u) => called(u) || asObject(u)) ? { kind: 'import', line: `from ${from} import ${name}` } : null;
 }
 
 export function buildCandidates(
@@ -50,7 +57,7 @@ export function buildCandidates(
   const helperNames = new Set(dataHelpers.flatMap((h) => [...h.matchAll(/^(?:class|def)\s+(\w+)/gm)].map((m) => m[1] ?? '')));
   for (const [name, uses] of a.undefined) {
     if (helperNames.has(name)) continue;
-    const role = projectImport(name, uses, input.packages) ?? inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
+    const role = projectImport(name, uses, input) ?? inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
     roles.set(name, role);
     if (role.kind === 'import') {
       imports.push(role.line);

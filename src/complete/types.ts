@@ -9,6 +9,8 @@ export interface CompletionInput {
   reportText?: string;
   /** The project's own top-level packages (from the checkout): a name used as one of them is imported. */
   packages?: string[];
+  /** Names the project's packages export, and the module to import each from (src/workspace/project-exports.ts). */
+  exports?: Record<string, string>;
 }
 
 /** One runnable completion. */

@@ -33,6 +33,7 @@ import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
 import type { ReproOutcome } from './types.js';
+import { readProjectExports } from '../workspace/project-exports.js';
 import { warmRuns } from './warm-runs.js';
 import { buildEvidence, type ReproEvidence } from './build-evidence.js';
 import type { ReproDeps, ReproInput } from './ports.js';
@@ -203,8 +204,9 @@ async function runStages(
   if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, workspace }, deps.log);
   const reportText = `${intake.issue.title}\n${intake.issue.body}`;
   if (blocks.length) {
+    const exports = await readProjectExports(input.workspace);
     snippet = await completeSnippet(
-      { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText, packages: input.workspace?.packages },
+      { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText, packages: input.workspace?.packages, exports },
       { checker: firstChecker },
       signal,
     );

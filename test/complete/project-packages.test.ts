@@ -22,4 +22,18 @@ describe("the project's own packages", () => {
     const c = await completeCode({ blocks: ['print(mylib + 1)\n'], packages: ['mylib'] });
     expect(c.candidates[0]?.script ?? '').not.toContain('import mylib');
   });
+
+  it('a name the project exports, called without its import, is imported from the module that exports it', async () => {
+    const code = "import torch\nx = torch.randn(2, 3)\nprint(shape_of(x, 'b c'))\nm = ExactMatch(num_labels=3)\nprint(m.compute())\n";
+    const c = await completeCode({ blocks: [code], packages: ['mylib'], exports: { shape_of: 'mylib', ExactMatch: 'mylib.metrics' } });
+    const script = c.candidates[0]?.script ?? '';
+    expect(script).toMatch(/^from mylib import shape_of {2}# added by RepGen$/m);
+    expect(script).toMatch(/^from mylib\.metrics import ExactMatch {2}# added by RepGen$/m);
+    expect(c.missing).toEqual([]);
+  });
+
+  it('a name the project exports but the code only reads as a value is not taken from the project', async () => {
+    const c = await completeCode({ blocks: ['print(data.sum())\nprint(data + 1)\n'], packages: ['mylib'], exports: { data: 'mylib.io' } });
+    expect(c.candidates[0]?.script ?? '').not.toContain('from mylib.io import data');
+  });
 });
