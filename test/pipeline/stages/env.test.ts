@@ -300,7 +300,15 @@ describe('an env as an overlay on the base interpreter', () => {
   });
 
   it("leaves out of the overlay a package whose repository range the base misses (it is installed in the env's own version)", () => {
+    const s = overlayOnBase({ ...SPEC, requirements: [req('numpy', '>=1.26', 'repo')], notes: [] }, base, true);
+    expect(s.baseProvides).toEqual(['torch', 'torchvision']);
+  });
+
+  it("makes a venv of its own, no overlay, when the project needs another torch: the base's torchvision would abort beside it", () => {
     const s = overlayOnBase({ ...SPEC, requirements: [req('torch', '>=2.1', 'repo')], notes: [] }, base, true);
-    expect(s.baseProvides).toEqual(['numpy', 'torchvision']);
+    expect(s.baseProvides).toBeUndefined();
+    expect(s.notes).toEqual([
+      "the base interpreter's torch 1.13.0a0+gitunknown is outside what the project needs, so the env is a venv of its own (the base's torchvision, built for that torch, aborts beside another)",
+    ]);
   });
 });

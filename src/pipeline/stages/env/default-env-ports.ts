@@ -148,6 +148,15 @@ export function overlayOnBase(spec: EnvSpec, base: BaseInterpreter, checkout: bo
   const unmet = new Set(
     spec.requirements.filter((r) => checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r)).map((r) => r.name),
   );
+  // The base's torchvision and torchaudio are built for its torch: beside another torch they abort the interpreter on
+  // import (torchmetrics and timm import torchvision when they find it). An env with its own torch is a venv of its own.
+  if (unmet.has('torch')) {
+    const have = base.installed.get('torch');
+    const why =
+      `the base interpreter's torch${have ? ` ${have}` : ''} is outside what the project needs, so the env is a venv of its own ` +
+      "(the base's torchvision, built for that torch, aborts beside another)";
+    return { ...spec, notes: [...spec.notes, why] };
+  }
   const provided = [...base.installed.keys()].filter((n) => n !== '' && !unmet.has(n)).sort();
   const used = spec.requirements.filter((r) => provided.includes(r.name)).map((r) => `${r.name} ${base.installed.get(r.name)}`);
   return {
