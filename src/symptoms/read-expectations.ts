@@ -36,6 +36,12 @@ const VERB_EXPECTED = new RegExp(
   String.raw`\b${VERB}\s+(${VALUE})(?:\s+([A-Za-z_]\w*))?\s*[,;]?\s*(?:but|while|whereas)?\s*(?:I\s+|we\s+)?(?:expected|expecting|should\s+be)\s+(${VALUE})`,
   'gi',
 );
+/** "this should be 0.5 but it is 0", "expected 4 but got 3": the expected value first, then what was seen. */
+const EXPECTED_BUT = new RegExp(
+  String.raw`\b(?:should\s+(?:be|return|give)|expected(?:\s+(?:output|result|value))?(?:\s+is)?)\s*:?\s+(${VALUE})\s*[,;]?\s*` +
+    String.raw`(?:but|while|whereas|however)\s+(?:it|this|that|I|we|the\s+result)?\s*(?:'s\s+|${VERB}\s+)(${VALUE})`,
+  'gi',
+);
 /** "lr_scale=1.0 instead of 0.0238", "shows 1.10 instead of 1.20". */
 const INSTEAD_OF = new RegExp(
   String.raw`(?:\b([A-Za-z_][\w.]*)\s*(?:=|:|is|of)\s*|\b${VERB}\s+)?(${VALUE})\s*,?\s+instead\s+of\s+` +
@@ -108,6 +114,7 @@ function sentenceAround(text: string, index: number, length: number): string {
 function proseExpectations(prose: string, out: Expectation[]): void {
   for (const m of prose.matchAll(VERB_EXPECTED))
     add(out, { kind: 'value', quote: m[0].trim(), observed: m[1], expected: m[3], ...(m[2] ? { subject: m[2] } : {}) });
+  for (const m of prose.matchAll(EXPECTED_BUT)) add(out, { kind: 'value', quote: m[0].trim(), expected: m[1], observed: m[2] });
   for (const m of prose.matchAll(INSTEAD_OF)) {
     const subject = m[1] && !/^(?:is|was|are|the|it|this|value)$/i.test(m[1]) ? m[1] : m[3];
     add(out, { kind: 'value', quote: m[0].trim(), observed: m[2], expected: m[4], ...(subject ? { subject } : {}) });

@@ -14,6 +14,13 @@ describe('readExpectations', () => {
     expect(e).toContainEqual(expect.objectContaining({ kind: 'value', expected: '(0.500, 1.200)' }));
   });
 
+  it('reads the expected value first and the seen one after: "should be 0.5 but it is 0", "expected 4 but got 3"', () => {
+    const e = readExpectations('The score printed here should be 0.5 but it is 0. With two labels the count was expected 4 but got 3.');
+    expect(e).toContainEqual(expect.objectContaining({ kind: 'value', expected: '0.5', observed: '0' }));
+    expect(e).toContainEqual(expect.objectContaining({ kind: 'value', expected: '4', observed: '3' }));
+    expect(e.filter((x) => x.kind === 'value' && x.expected === '0.5')).toHaveLength(1);
+  });
+
   it('reads "lr_scale=1.0 instead of 0.0238" with its subject', () => {
     const e = readExpectations('pos_embed falls into the last group, lr_scale=1.0 instead of 0.0238.');
     expect(e).toContainEqual(expect.objectContaining({ kind: 'value', subject: 'lr_scale', observed: '1.0', expected: '0.0238' }));
