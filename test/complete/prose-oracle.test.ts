@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { assertStatedValue } from '../../src/complete/prose-oracle.js';
+
+const CODE = 'score = compute(preds, target)\nprint(f"score (mylib): {score.item():.4f}")\n';
+
+describe('assertStatedValue (the report’s words as the script’s oracle)', () => {
+  it('asserts the expected value on the one expression the last print shows, keeping the print', () => {
+    const r = assertStatedValue(CODE, 'Running it prints the score.\nThis should be 0.5 but it is 0 when labels are ignored.');
+    expect(r.code).toBe(
+      [
+        'score = compute(preds, target)',
+        'repgen_value = score.item()  # added by RepGen',
+        'print(f"score (mylib): {repgen_value:.4f}")',
+        'assert abs(float(repgen_value) - 0.5) < 1e-6, f"score.item() is {float(repgen_value)}; the report expects 0.5 (should be 0.5 but it is 0)"  # added by RepGen',
+        '',
+      ].join('\n'),
+    );
+    expect(r.edits).toEqual(['asserted the report\'s expected value 0.5 on what the last line prints ("should be 0.5 but it is 0")']);
+  });
+
+  it('a plain print of one expression works the same way', () => {
+    const r = assertStatedValue('print(len(model(x)))\n', 'It returns 3, expected 4.');
+    expect(r.code).toContain(
+      'repgen_value = len(model(x))  # added by RepGen\nprint(repgen_value)\nassert abs(float(repgen_value) - 4) < 1e-6',
+    );
+  });
+
+  it('adds nothing without both values, with two value statements, with a traceback, or when the last line prints several things', () => {
+    expect(assertStatedValue(CODE, 'This should be 0.5.').edits).toEqual([]);
+    expect(assertStatedValue(CODE, 'It should be 0.5 but it is 0. Also it returns 3, expected 4.').edits).toEqual([]);
+    expect(assertStatedValue(CODE, 'should be 0.5 but it is 0\nTraceback (most recent call last):\nValueError: x').edits).toEqual([]);
+    expect(assertStatedValue('print(a, b)\n', 'should be 0.5 but it is 0').edits).toEqual([]);
+    expect(assertStatedValue('print(f"{a} and {b}")\n', 'should be 0.5 but it is 0').edits).toEqual([]);
+    expect(assertStatedValue('x = f(1)\n', 'should be 0.5 but it is 0').edits).toEqual([]);
+  });
+});
