@@ -4,7 +4,7 @@
 // Steps 3-6 are build-candidates.ts; this file runs 1-2 and the traceback's statements.
 import { loadPythonParser } from '../context/python-parser.js';
 import { buildCandidates } from './build-candidates.js';
-import { assertStatedValue } from './prose-oracle.js';
+import { assertStatedRaise, assertStatedValue } from './prose-oracle.js';
 import { MARK } from './python-helpers.js';
 import { repairSnippet } from './repair.js';
 import { analyzePython } from './scope.js';
@@ -42,9 +42,11 @@ export async function completeCode(input: CompletionInput): Promise<Completion> 
   const repaired = repairSnippet(blocks.join('\n\n'), ok);
   edits.push(...repaired.edits);
   let body = repaired.code;
-  const stated = assertStatedValue(body, input.reportText);
-  body = stated.code;
-  edits.push(...stated.edits);
+  for (const oracle of [assertStatedValue, assertStatedRaise]) {
+    const stated = oracle(body, input.reportText);
+    body = stated.code;
+    edits.push(...stated.edits);
+  }
   const data = substituteData(body);
   body = data.code;
   edits.push(...data.edits);

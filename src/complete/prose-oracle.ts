@@ -1,6 +1,8 @@
 // A report that prints one value and says in words what it should be and what it is ("this should be 0.5 but it
 // is 0"): the script asserts the report's expected value on what its last print shows, so it fails while the bug is
-// there and passes once fixed (issue 28 item 2). The value and both numbers come from the report; nothing is guessed.
+// there and passes once fixed (issue 28 item 2). A report that says the call should raise ("should reject template
+// with repeated axes") and shows no traceback: the script's last call must raise. The value, the class and the words
+// come from the report; nothing is guessed.
 import { readExpectations } from '../symptoms/read-expectations.js';
 import { MARK } from './python-helpers.js';
 
@@ -51,4 +53,54 @@ export function assertStatedValue(code: string, reportText: string | undefined):
     code: lines.join('\n'),
     edits: [`asserted the report's expected value ${only.expected} on what the last line prints ("${only.quote}")`],
   };
+}
+
+const BUILTIN_ERRORS =
+  /^(?:ValueError|TypeError|RuntimeError|IndexError|KeyError|AssertionError|NotImplementedError|AttributeError|ZeroDivisionError)$/;
+
+/**
+ * Wraps the snippet's last top-level statement, a one-line call, so that the script fails unless it raises, when the
+ * report has exactly one "should raise" expectation and no traceback (the call runs without error: that is the bug).
+ * A builtin class the report names is the one caught; any other (`EinopsError`) is caught as Exception. Pure.
+ */
+export function assertStatedRaise(code: string, reportText: string | undefined): { code: string; edits: string[] } {
+  if (!reportText || /Traceback \(most recent call last\)/.test(reportText)) return { code, edits: [] };
+  const raises = readExpectations(reportText).filter((e) => e.kind === 'raises');
+  const only = raises.length === 1 ? raises[0] : undefined;
+  if (!only) return { code, edits: [] };
+  const lines = code.split('\n');
+  const at = lines.findLastIndex((l) => /^\S/.test(l) && !/^#/.test(l));
+  const stmt = (lines[at] ?? '').replace(/\s+#.*$/, '').trimEnd();
+  // One line, balanced, a call at its top, not an assignment or a keyword statement.
+  const balanced = depthAfter(stmt) === 0;
+  if (at < 0 || !balanced || !/^[A-Za-z_][\w.]*\(.*\)$/.test(stmt) || /^(?:print|assert|raise|return)\b/.test(stmt))
+    return { code, edits: [] };
+  const cls = only.expected && BUILTIN_ERRORS.test(only.expected) ? only.expected : 'Exception';
+  const words = only.quote.replace(/["'{}\\]/g, '').slice(0, 160);
+  const call = stmt.replace(/["{}\\]/g, '').slice(0, 120);
+  lines.splice(
+    at,
+    1,
+    `try:  ${MARK}`,
+    `    repgen_value = ${stmt}`,
+    `except ${cls}:  ${MARK}`,
+    `    print("raised, as the report expects")  ${MARK}`,
+    `else:  ${MARK}`,
+    `    raise AssertionError(f"${call} returned {repgen_value!r} without raising; the report expects it to raise (${words})")  ${MARK}`,
+  );
+  return {
+    code: lines.join('\n'),
+    edits: [`asserted that the last call raises, as the report says it should ("${only.quote.slice(0, 160)}")`],
+  };
+}
+
+/** Bracket depth at the end of a line (negative once it closes more than it opens). */
+function depthAfter(line: string): number {
+  let d = 0;
+  for (const c of line) {
+    if ('([{'.includes(c)) d += 1;
+    else if (')]}'.includes(c)) d -= 1;
+    if (d < 0) return d;
+  }
+  return d;
 }

@@ -104,7 +104,9 @@ function add(out: Expectation[], e: Expectation): void {
 }
 
 function sentenceAround(text: string, index: number, length: number): string {
-  const start = Math.max(text.lastIndexOf('\n', index) + 1, text.lastIndexOf('. ', index) + 2, 0);
+  const dot = text.lastIndexOf('. ', index);
+  // No sentence end before it: the sentence starts at the line (a missing '. ' is not one two characters in).
+  const start = Math.max(text.lastIndexOf('\n', index) + 1, dot >= 0 ? dot + 2 : 0);
   const endDot = text.indexOf('. ', index + length);
   const endLine = text.indexOf('\n', index + length);
   const ends = [endDot === -1 ? text.length : endDot + 1, endLine === -1 ? text.length : endLine];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertStatedValue } from '../../src/complete/prose-oracle.js';
+import { assertStatedRaise, assertStatedValue } from '../../src/complete/prose-oracle.js';
 
 const CODE = 'score = compute(preds, target)\nprint(f"score (mylib): {score.item():.4f}")\n';
 
@@ -32,5 +32,34 @@ describe('assertStatedValue (the report’s words as the script’s oracle)', ()
     expect(assertStatedValue('print(a, b)\n', 'should be 0.5 but it is 0').edits).toEqual([]);
     expect(assertStatedValue('print(f"{a} and {b}")\n', 'should be 0.5 but it is 0').edits).toEqual([]);
     expect(assertStatedValue('x = f(1)\n', 'should be 0.5 but it is 0').edits).toEqual([]);
+  });
+});
+
+describe('assertStatedRaise (a call the report says should raise)', () => {
+  it('wraps the last call so the script fails unless it raises, catching a builtin class the report names', () => {
+    const r = assertStatedRaise(
+      'import mylib\nmylib.split([1, 2], parts=0)\n',
+      'split with parts=0 should raise a ValueError, it returns [] instead.',
+    );
+    expect(r.code).toBe(
+      [
+        'import mylib',
+        'try:  # added by RepGen',
+        '    repgen_value = mylib.split([1, 2], parts=0)',
+        'except ValueError:  # added by RepGen',
+        '    print("raised, as the report expects")  # added by RepGen',
+        'else:  # added by RepGen',
+        '    raise AssertionError(f"mylib.split([1, 2], parts=0) returned {repgen_value!r} without raising; the report expects it to raise (split with parts=0 should raise a ValueError, it returns [] instead.)")  # added by RepGen',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('catches Exception for a class that is not a builtin, and adds nothing for a traceback, two claims, or no call last', () => {
+    expect(assertStatedRaise('f(x)\n', 'f should raise an EinopsError for repeated axes.').code).toContain('except Exception:');
+    expect(assertStatedRaise('f(x)\n', 'f should raise.\nTraceback (most recent call last):\nValueError: v').edits).toEqual([]);
+    expect(assertStatedRaise('f(x)\n', 'f should raise. g must fail too.').edits).toEqual([]);
+    expect(assertStatedRaise('y = f(x)\n', 'f should raise.').edits).toEqual([]);
+    expect(assertStatedRaise('print(f(x))\n', 'f should raise.').edits).toEqual([]);
   });
 });

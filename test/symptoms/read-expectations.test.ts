@@ -26,6 +26,11 @@ describe('readExpectations', () => {
     expect(e).toContainEqual(expect.objectContaining({ kind: 'value', subject: 'lr_scale', observed: '1.0', expected: '0.0238' }));
   });
 
+  it('quotes a statement from the start of its sentence, also when it opens the text', () => {
+    const e = readExpectations('split with parts=0 should raise a ValueError.');
+    expect(e).toContainEqual(expect.objectContaining({ kind: 'raises', quote: 'split with parts=0 should raise a ValueError.' }));
+  });
+
   it('reads should-raise, should-warn and runs-without-error statements', () => {
     const e = readExpectations(
       'Both calls execute without error. The scheduler should raise a ValueError for eta=-1. out_indices beyond the depth are silently dropped; expected an error or at least a warning.',
