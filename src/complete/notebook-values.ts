@@ -58,6 +58,16 @@ export function showNotebookValues(code: string): { code: string; edits: string[
     if (before === undefined) first.set(key, shownAs);
     shown += 1;
   }
+  const printedContrasts = contrastPrinted(lines);
+  if (printedContrasts)
+    return {
+      code: lines.join('\n'),
+      edits: [
+        ...(shown ? [`printed ${shown} bare expression${shown === 1 ? '' : 's'} whose value the report shows in a comment`] : []),
+        `asserted that the value the report prints twice with different results shows the first result the second time ` +
+          `(the report contrasts a working case with the one that fails)`,
+      ],
+    };
   if (!shown) return { code, edits: [] };
   const edits = [
     `printed ${shown} bare expression${shown === 1 ? '' : 's'} whose value the report shows in a comment (a notebook displays it, a script does not)`,
@@ -68,4 +78,41 @@ export function showNotebookValues(code: string): { code: string; edits: string[
         `(the report contrasts a working case with the one that fails)`,
     );
   return { code: lines.join('\n'), edits };
+}
+
+/** `print(E)  # tensor(0.9849)`, `print(x)  # prints '3'`: a printed value the report gives in the comment after it. */
+const PRINTED = /^print\((.+)\)(\s+#\s*(?:(?:outputs?|prints?|printed|returns?|result|gives|shows|->|=>)\s*:?\s*)?['"]?(.+?)['"]?\s*)$/;
+/** A comment that is a value as Python prints it, not words: `tensor(nan)`, `0.98`, `[1, 2]`, `None`. */
+const VALUE_TEXT = /^(?:[A-Za-z_][\w.]*\(.*\)|-?(?:\d[\d.]*(?:e[-+]?\d+)?|nan|inf)|\[.*\]|\(.*\)|\{.*\}|True|False|None)$/;
+
+/**
+ * The same expression printed twice, the comments giving two different values, and the expression's root name not
+ * assigned in between (the same object, used two ways: updated with the whole batch, then one sample at a time): the
+ * second print is asserted to show the first value. A name assigned again in between is another computation (the
+ * project's value, then a reference library's), which the report may not claim must agree: left alone.
+ */
+function contrastPrinted(lines: string[]): number {
+  const first = new Map<string, { value: string; at: number }>();
+  let n = 0;
+  for (let i = 0; i < lines.length; i += 1) {
+    const m = PRINTED.exec(lines[i] ?? '');
+    const expr = m?.[1]?.trim() ?? '';
+    const shownAs = m?.[3]?.trim() ?? '';
+    if (!m || !VALUE_TEXT.test(shownAs) || /,/.test(expr.replace(/\([^()]*\)|\[[^[\]]*\]/g, ''))) continue;
+    const key = expr.replace(/\s+/g, '');
+    const before = first.get(key);
+    if (!before) {
+      first.set(key, { value: shownAs, at: i });
+      continue;
+    }
+    const root = /^[A-Za-z_]\w*/.exec(expr)?.[0] ?? '';
+    const assigned = new RegExp(`^\\s*(?:[\\w.]+\\s*,\\s*)*${root}\\s*(?:,[^=]*)?=(?!=)`);
+    if (before.value === shownAs || /['"\\]/.test(before.value) || !root || lines.slice(before.at + 1, i).some((l) => assigned.test(l)))
+      continue;
+    lines[i] =
+      `repgen_shown = ${expr}  ${MARK}\nprint(repgen_shown)${m[2] ?? ''}\n` +
+      `assert str(repgen_shown) == '${before.value}', f"${expr.replace(/[{}"]/g, '')} is {repgen_shown}; the report shows ${before.value} for it above"  ${MARK}`;
+    n += 1;
+  }
+  return n;
 }

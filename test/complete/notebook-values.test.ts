@@ -48,4 +48,42 @@ describe('notebook values the report shows in a comment', () => {
     expect(r.code).not.toContain('assert');
     expect(r.edits).toHaveLength(1);
   });
+
+  it('asserts the first printed value where the same object, used another way, prints another: fails while they differ', () => {
+    const code = [
+      'class Acc:',
+      '    def __init__(self, bug):',
+      '        self.bug, self.n = bug, []',
+      '    def update(self, *xs):',
+      '        self.n.extend(xs)',
+      '    def compute(self):',
+      '        return float("nan") if self.bug and len(self.n) > 3 and all(isinstance(x, int) for x in self.n) else 0.5',
+      '    def reset(self):',
+      '        self.n = []',
+      'metric = Acc(BUG)',
+      'metric.update(1.0, 2.0, 3.0, 4.0)',
+      'print(metric.compute())  # 0.5',
+      'metric.reset()',
+      'metric.update(1)',
+      'metric.update(2)',
+      'metric.update(3)',
+      'metric.update(4)',
+      'print(metric.compute())  # nan',
+      '',
+    ].join('\n');
+    const r = showNotebookValues(code);
+    expect(r.code).toContain(
+      `repgen_shown = metric.compute()  # added by RepGen\nprint(repgen_shown)  # nan\nassert str(repgen_shown) == '0.5'`,
+    );
+    expect(r.edits.at(-1)).toMatch(/asserted that the value the report prints twice/);
+    expect(run(r.code.replace('BUG', 'True')).status).not.toBe(0);
+    expect(run(r.code.replace('BUG', 'False')).status).toBe(0);
+  });
+
+  it('leaves printed values alone when the name is assigned again in between (another computation) or the comment is words', () => {
+    const other = "score = 1.5\nprint(score)  # prints '1.5'\nscore = -3.0\nprint(score)  # prints '-3.0'\n";
+    expect(showNotebookValues(other).code).toBe(other);
+    const words = 'x = 1\nprint(x)  # works\nprint(x)  # still works here\n';
+    expect(showNotebookValues(words).code).toBe(words);
+  });
 });
