@@ -97,6 +97,10 @@ const FAILING_ASSERT = new RegExp(
 );
 /** `# outputs: (tensor([4.]), tensor([5.]))`: what a line printed, written as a comment in the code. */
 const OUTPUT_COMMENT = /^\s*#\s*(?:outputs?|prints?|returns?|result|gives?|->|=>)\s*:?\s*(\S.{0,300})$/i;
+/** `print(metric.compute())  # tensor(nan)`: what that print showed, as a value Python prints (never words: `# works`). */
+const PRINT_COMMENT =
+  /^\s*print\(.+\)\s+#\s*(?:(?:outputs?|prints?|printed|returns?|result|gives?|shows|->|=>)\s*:?\s*)?['"]?(.{1,300}?)['"]?\s*$/i;
+const PRINTED_VALUE = /^(?:[A-Za-z_][\w.]*\(.*\)|-?(?:\d[\d.]*(?:e[-+]?\d+)?|nan|inf)|\[.*\]|\(.*\)|\{.*\}|True|False|None)$/;
 const FENCE = /^\s*(```|~~~)\s*([\w+-]*)/;
 
 function add(out: Expectation[], e: Expectation): void {
@@ -166,6 +170,8 @@ function codeExpectations(lines: string[], out: Expectation[]): void {
     if (a?.[1] && a[2]) add(out, { kind: 'value', quote: line.trim(), subject: a[1].trim(), expected: a[2] });
     const o = OUTPUT_COMMENT.exec(line);
     if (o?.[1]) add(out, { kind: 'printed', quote: line.trim(), observed: o[1].trim() });
+    const p = PRINT_COMMENT.exec(line);
+    if (p?.[1] && PRINTED_VALUE.test(p[1].trim())) add(out, { kind: 'printed', quote: line.trim(), observed: p[1].trim() });
   }
 }
 

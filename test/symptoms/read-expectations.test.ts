@@ -26,6 +26,20 @@ describe('readExpectations', () => {
     expect(e).toContainEqual(expect.objectContaining({ kind: 'value', subject: 'lr_scale', observed: '1.0', expected: '0.0238' }));
   });
 
+  it('reads a value written after a print in the code as what it printed, and never a comment of words', () => {
+    const md = [
+      '```python',
+      'print(metric.compute())  # tensor(0.9849)',
+      "print(score)  # prints '-301979050.37'",
+      'print(x)  # works now',
+      '```',
+    ].join('\n');
+    const e = readExpectations(md);
+    expect(e).toContainEqual(expect.objectContaining({ kind: 'printed', observed: 'tensor(0.9849)' }));
+    expect(e).toContainEqual(expect.objectContaining({ kind: 'printed', observed: '-301979050.37' }));
+    expect(e.filter((x) => x.kind === 'printed')).toHaveLength(2);
+  });
+
   it('quotes a statement from the start of its sentence, also when it opens the text', () => {
     const e = readExpectations('split with parts=0 should raise a ValueError.');
     expect(e).toContainEqual(expect.objectContaining({ kind: 'raises', quote: 'split with parts=0 should raise a ValueError.' }));
