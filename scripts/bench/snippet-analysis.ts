@@ -7,7 +7,7 @@
  *
  *   npx tsx scripts/bench/snippet-analysis.ts [--lines 360] [--rounds 15]
  *
- * Prints, per snippet size, the median and fastest wall time and CPU time of each, and completeCode / baseline.
+ * Prints, per snippet size, the median wall and CPU time of each, and their ratios completeCode / baseline.
  */
 import { parseArgs } from 'node:util';
 import { completeCode } from '../../src/complete/index.js';
@@ -40,16 +40,15 @@ async function measure(fn: () => Promise<unknown>): Promise<{ wall: number[]; cp
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-const fmt = (x: number): string => x.toFixed(1).padStart(8);
+const COLUMNS = ['lines', 'base wall', 'base cpu', 'full wall', 'full cpu', 'ratio wall', 'ratio cpu'];
+const row = (cells: string[]): string => cells.map((c) => c.padStart(11)).join('');
 
-console.log(`snippet analysis, ${rounds} rounds each (ms; ratio = completeCode / baseline, medians)`);
-console.log('lines   baseline wall  cpu   completeCode wall  cpu   ratio wall  cpu');
+console.log(`snippet analysis, ${rounds} rounds each: medians in ms; base = analyzePython, full = completeCode, ratio = full / base`);
+console.log(row(COLUMNS));
 for (const lines of [maxLines / 4, maxLines / 2, maxLines].map(Math.round)) {
   const code = snippet(lines);
   const base = await measure(async () => (await analyzePython(code)).tree.delete());
   const full = await measure(() => completeCode({ blocks: [code] }));
-  console.log(
-    `${String(lines).padStart(5)} ${fmt(median(base.wall))} ${fmt(median(base.cpu))} ${fmt(median(full.wall))} ${fmt(median(full.cpu))}` +
-      `   ${fmt(median(full.wall) / median(base.wall))} ${fmt(median(full.cpu) / median(base.cpu))}`,
-  );
+  const [bw, bc, fw, fc] = [median(base.wall), median(base.cpu), median(full.wall), median(full.cpu)];
+  console.log(row([String(lines), ...[bw, bc, fw, fc].map((x) => x.toFixed(1)), (fw / bw).toFixed(2), (fc / bc).toFixed(2)]));
 }
