@@ -27,7 +27,6 @@ describe('completeSnippet (tier 0) with real pyflakes', () => {
     expect(r.script).toContain('learn_rate = 0.01  # added by RepGen');
     expect(r.edits.map((e) => e.action)).toEqual(['add_import', 'add_import', 'add_import', 'define']);
     expect(r.static.undefinedNames).toEqual([]);
-    expect(r.analysisMs).toBeLessThan(1000);
   });
 
   it('joins blocks, strips REPL prompts, and keeps names it cannot know as unresolved with why', async () => {

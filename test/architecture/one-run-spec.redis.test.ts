@@ -14,7 +14,8 @@ import { resolveRunSpec } from '../../src/pipeline/run-spec.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { simulate } from '../fakes/repro-fixtures.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
-import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from '../workers/harness.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from '../workers/harness.js';
+import { waitFor } from '../helpers/poll.js';
 
 /** The operator's settings, all away from their defaults. */
 const OPERATOR = {
@@ -104,7 +105,9 @@ describe('one run spec for every entry point', () => {
       commentPayload('/repgen', { issueNumber: 77, sender: { login: 'Codertocat' }, cloneUrl: repo.path }),
       { secret: SECRET },
     );
-    await waitFor('the worker run', () => seen.worker.length > 0 && [...h.gh.comments.values()].some((c) => /Reproduced/.test(c.body)));
+    await waitFor(() => seen.worker.length > 0 && [...h.gh.comments.values()].some((c) => /Reproduced/.test(c.body)), {
+      what: 'the worker run',
+    });
     await w.close(0);
 
     const expected = resolveRunSpec(readOperatorEnv(OPERATOR), null, {}).settings;

@@ -296,10 +296,14 @@ describe('data substitution and reporting', () => {
     expect(statedImageSizes('batch of 3x4 matrices')).toEqual([]);
   });
 
-  it('analyses a long report snippet (360 lines) in under a second', async () => {
+  // How long this takes is measured by scripts/bench/snippet-analysis.ts, against a baseline of the same run.
+  it('analyses a long report snippet (360 lines): every line kept, the uncalled functions named', async () => {
     const big = Array.from({ length: 120 }, (_, i) => `def f${i}(x):\n    return torch.relu(x) + ${i}\n`).join('\n');
     const c = await complete(`import torch\n${big}`);
-    expect(c.analysisMs).toBeLessThan(1000);
+    expect(c.candidates).toHaveLength(1);
+    expect(c.candidates[0]?.script).toContain('def f119(x):');
+    expect(c.edits).toEqual([]);
+    expect(c.missing.map((m) => m.name)).toEqual(['f119(x)', 'f118(x)', 'f117(x)']);
   });
 });
 

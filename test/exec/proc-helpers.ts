@@ -26,16 +26,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls until `predicate` holds or `ms` pass; returns whether it held. */
-export async function waitFor(predicate: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (predicate()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return predicate();
-}
-
 /** Test hygiene: SIGKILLs whatever still carries the marker, so a failing assertion leaves no sleeper behind. */
 export function killAllWith(marker: string): void {
   for (const pid of livePidsWith(marker)) {

@@ -10,6 +10,11 @@ export interface FakeRun {
   infra?: RunResult['infra'];
   /** Milliseconds the fake waits before answering (so that cancellation can land mid-run). */
   delayMs?: number;
+  /**
+   * The fake answers once this settles (after `delayMs`, if both are given), or when the run is aborted: a run that
+   * ends on an event of the test rather than on a timer, so that a busy machine sees the same order as a quiet one.
+   */
+  until?: Promise<unknown>;
 }
 
 /** Builds a complete RunResult from a few fields, the way the local executor would report it. */
@@ -57,6 +62,7 @@ export class FakeExecutor implements ScriptExecutor {
     this.requests.push(request);
     const script = request.files.find((f) => f.path === request.entry)?.content ?? '';
     const run = this.respond(request, script);
+    if (run.until) await settledOrAborted(run.until, signal);
     if (run.delayMs) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, run.delayMs);
@@ -78,4 +84,15 @@ export class FakeExecutor implements ScriptExecutor {
   scripts(): string[] {
     return this.requests.map((r) => r.files.find((f) => f.path === r.entry)?.content ?? '');
   }
+}
+
+function settledOrAborted(until: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    signal?.addEventListener('abort', () => resolve(), { once: true });
+    until.then(
+      () => resolve(),
+      () => resolve(),
+    );
+  });
 }

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { waitFor } from './poll.js';
 
 /**
  * A fake Kubernetes API server for the executor's tests, speaking the real JSON over HTTP: ConfigMaps, batch/v1
@@ -248,12 +249,9 @@ export class FakeKubeApi {
     return [...this.running.values()].filter((r) => !r.exited).length;
   }
 
-  async waitFor(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > end) throw new Error('fake-kube-api: condition not reached');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  /** Polls until `pred` holds; no deadline but the test's own timeout (see test/helpers/poll.ts). */
+  async waitFor(pred: () => boolean, what = 'a fake-kube-api condition'): Promise<void> {
+    await waitFor(pred, { what, everyMs: 20 });
   }
 
   // ---- HTTP ----

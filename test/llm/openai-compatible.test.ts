@@ -153,9 +153,8 @@ describe('OpenAI-compatible adapter over fetch', () => {
     expect(await caught(client.complete(ask, a.signal))).toBeInstanceOf(CancelledError);
     const b = new AbortController();
     setTimeout(() => b.abort(), 150);
-    const started = Date.now();
+    // Not cancelled, the call would retry after 30 s and get 'never' back.
     expect(await caught(client.complete(ask, b.signal))).toBeInstanceOf(CancelledError);
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(server!.requests).toHaveLength(2);
   });
 

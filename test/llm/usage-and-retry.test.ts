@@ -81,9 +81,8 @@ describe('retry policy pieces', () => {
 
   it('sleep rejects with CancelledError as soon as the signal fires', async () => {
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 50);
+    // Not cancelled, the sleep would resolve after 10 s instead of rejecting.
     await expect(sleep(10_000, ac.signal)).rejects.toBeInstanceOf(CancelledError);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });

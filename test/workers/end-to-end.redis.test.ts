@@ -9,7 +9,8 @@ import { ReproJob } from '../../src/queue/repro-job.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT } from '../fakes/repro-fixtures.js';
 import { labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
-import { makeGitRepo, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+import { makeGitRepo, SECRET, startHarness, type Harness } from './harness.js';
+import { waitFor } from '../helpers/poll.js';
 
 /**
  * The whole App, nothing scripted but the model: a signed issues.labeled POST → Probot → job in Redis →
@@ -65,12 +66,10 @@ describe('end to end', { timeout: 240_000 }, () => {
     const env = { REPGEN_CONFIRM_RUNS: '2', REPGEN_PYLINT: 'false', REPGEN_CONTEXT_CACHE_DIR: cacheDir };
     // The real stages through reproduceIssue: only the executor and the model's wire are the test's.
     const w = await h.startWorker(null, env, { executor, llm });
-    const body = await waitFor(
-      'the result comment',
-      () => [...h.gh.comments.values()].find((c) => c.issue === ISSUE && /### RepGen:/.test(c.body))?.body,
-      200_000,
-    );
-    await waitFor('label', () => h.gh.labels.get(ISSUE));
+    const body = await waitFor(() => [...h.gh.comments.values()].find((c) => c.issue === ISSUE && /### RepGen:/.test(c.body))?.body, {
+      what: 'the result comment',
+    });
+    await waitFor(() => h.gh.labels.get(ISSUE), { what: 'label' });
     await w.close(0);
 
     expect(body).toContain('✅ Reproduced (2 of 2 seeded runs)');

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +69,8 @@ export async function startHarness(
   name: string,
   opts: { github?: FakeGithubOptions; env?: Record<string, string> } = {},
 ): Promise<Harness> {
-  const prefix = `repgen-test-${name}-${process.pid}`;
+  // One prefix per harness: a test that starts its own harness shares no queue, lock or record with another.
+  const prefix = `repgen-test-${name}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const clean = async () => {
     const keys = await redis.keys(`${prefix}:*`);
@@ -146,14 +148,4 @@ export function reproducedOutcome(script = 'import torch\ntorch.zeros(2, 3) @ to
     usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
     durationMs: 1234,
   };
-}
-
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

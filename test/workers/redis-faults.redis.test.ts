@@ -1,9 +1,10 @@
 import { Queue, type Job } from 'bullmq';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
 import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
-import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
+import { waitFor } from '../helpers/poll.js';
 
 // Issue 25, item 5: Redis away longer than the job lock (the job handed out a second time) or restarted without
 // persistence (RepGen's own records gone) must never give an issue two check runs, a label twice or an edit over
@@ -14,19 +15,23 @@ let queue: Queue;
 let repo: ReturnType<typeof makeGitRepo>;
 let issue = 600;
 
-beforeAll(async () => {
-  h = await startHarness('faults', { github: { issues: {} }, env: { REPGEN_REPO_RATE_LIMIT: '1000' } });
-  queue = new Queue(REPRO_QUEUE, { connection: h.redis, prefix: h.prefix });
+// Each test has its own harness and queue prefix: one test empties its Redis prefix (a restart without persistence),
+// and a test that fails leaves no worker behind for the next one.
+beforeAll(() => {
   repo = makeGitRepo();
 });
-afterAll(async () => {
-  await queue?.close();
-  await h?.close();
+afterAll(() => {
   repo?.cleanup();
 });
-beforeEach(() => {
+beforeEach(async () => {
+  h = await startHarness('faults', { github: { issues: {} }, env: { REPGEN_REPO_RATE_LIMIT: '1000' } });
+  queue = new Queue(REPRO_QUEUE, { connection: h.redis, prefix: h.prefix });
   issue += 1;
   h.gh.options.issues![issue] = { title: 'matmul shape error', body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes' };
+});
+afterEach(async () => {
+  await queue?.close();
+  await h?.close();
 });
 
 const trigger = () =>
@@ -48,8 +53,8 @@ const checkRunsOf = (jobId: string) => h.gh.checkRuns.filter((c) => String(c.ext
 /** Runs the job once to its result; returns the finished job. */
 async function firstRun(runs: { n: number }): Promise<Job> {
   await trigger();
-  await waitFor('the result', () => /Reproduced/.test(progressComment()?.body ?? ''));
-  const job = await waitFor('the completed job', jobOfIssue);
+  await waitFor(() => /Reproduced/.test(progressComment()?.body ?? ''), { what: 'the result' });
+  const job = await waitFor(jobOfIssue, { what: 'the completed job' });
   expect(runs.n).toBe(1);
   expect(checkRunsOf(job.id!)).toHaveLength(1);
   expect(labelPosts()).toBe(1);
@@ -59,10 +64,13 @@ async function firstRun(runs: { n: number }): Promise<Job> {
 /** Hands a finished job out once more, as the stalled checker does when its lock expired, and waits for its end. */
 async function handOutAgain(job: Job): Promise<{ status: string }> {
   await job.retry('completed');
-  return waitFor('the second run', async () => {
-    const again = await queue.getJob(job.id!);
-    return again && (await again.getState()) === 'completed' ? (again.returnvalue as { status: string }) : null;
-  });
+  return waitFor(
+    async () => {
+      const again = await queue.getJob(job.id!);
+      return again && (await again.getState()) === 'completed' ? (again.returnvalue as { status: string }) : null;
+    },
+    { what: 'the second run' },
+  );
 }
 
 describe('publishing under Redis faults', () => {
@@ -114,19 +122,20 @@ describe('publishing under Redis faults', () => {
       return reproducedOutcome();
     });
     await trigger();
-    const active = await waitFor('the running job', async () =>
-      (await queue.getJobs(['active'])).find((j) => (j.data as { issueNumber: number }).issueNumber === issue),
+    const active = await waitFor(
+      async () => (await queue.getJobs(['active'])).find((j) => (j.data as { issueNumber: number }).issueNumber === issue),
+      { what: 'the running job' },
     );
-    await waitFor('the first run', () => runs.n === 1);
+    await waitFor(() => runs.n === 1, { what: 'the first run' });
     // What BullMQ's stalled checker does to a job whose lock ran out: it goes back to wait and another worker runs it.
     await h.redis.del(`${h.prefix}:${REPRO_QUEUE}:${active.id}:lock`);
     await h.redis.lrem(`${h.prefix}:${REPRO_QUEUE}:active`, 0, active.id!);
     await h.redis.lpush(`${h.prefix}:${REPRO_QUEUE}:wait`, active.id!);
-    await waitFor('the second run', () => runs.n === 2);
-    await waitFor('the result', () => /Reproduced/.test(progressComment()?.body ?? ''));
+    await waitFor(() => runs.n === 2, { what: 'the second run' });
+    await waitFor(() => /Reproduced/.test(progressComment()?.body ?? ''), { what: 'the result' });
     const afterSecond = edits();
     release();
-    await waitFor('the first run to end', async () => !(await queue.getJobs(['active'])).some((j) => j.id === active.id));
+    await waitFor(async () => !(await queue.getJobs(['active'])).some((j) => j.id === active.id), { what: 'the first run to end' });
     await w.close(0);
     expect(checkRunsOf(active.id!)).toHaveLength(1);
     expect(labelPosts()).toBe(1);
@@ -136,7 +145,7 @@ describe('publishing under Redis faults', () => {
   it('a run queued when Redis lost its data does not stay "queued" forever: the worker says it was lost; a live one runs', async () => {
     await trigger();
     const lost = issue;
-    await waitFor('the queued comment', () => /is queued/.test(progressComment()?.body ?? ''));
+    await waitFor(() => /is queued/.test(progressComment()?.body ?? ''), { what: 'the queued comment' });
     // Redis restarted without persistence: the job, its locks and RepGen's records are gone.
     const keys = await h.redis.keys(`${h.prefix}:*`);
     if (keys.length) await h.redis.del(...keys);
@@ -144,12 +153,12 @@ describe('publishing under Redis faults', () => {
     h.gh.options.issues![issue] = { title: 'matmul shape error', body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes' };
     await trigger();
     const live = issue;
-    await waitFor('the second queued comment', () => /is queued/.test(progressComment()?.body ?? ''));
+    await waitFor(() => /is queued/.test(progressComment()?.body ?? ''), { what: 'the second queued comment' });
     const w = await h.startWorker(async () => reproducedOutcome(), { REPGEN_LOST_RUN_SWEEP_S: '1' }, { lostRunGraceMs: 0 });
     const commentOf = (n: number) =>
       [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
-    await waitFor('the lost run said', () => /lost this run/.test(commentOf(lost)), 15_000);
-    await waitFor('the live run finished', () => /Reproduced/.test(commentOf(live)), 15_000);
+    await waitFor(() => /lost this run/.test(commentOf(lost)), { what: 'the lost run said' });
+    await waitFor(() => /Reproduced/.test(commentOf(live)), { what: 'the live run finished' });
     await w.close(0);
     expect(commentOf(lost)).toContain('`/repgen` starts it again');
     expect(commentOf(live)).not.toContain('lost this run');

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
@@ -8,27 +8,32 @@ import { FakeExecutor } from '../fakes/fake-executor.js';
 import { CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
 import { fakeFileOnBranch } from '../github/fake-github.js';
 import { commentPayload, labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
-import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
+import { waitFor } from '../helpers/poll.js';
 
+// Each test has its own harness (queue prefix, app server, fake GitHub, workers), closed after it: a test that fails
+// on a busy machine leaves no worker behind to take the next test's jobs with its own pipeline.
 let h: Harness;
 let repo: ReturnType<typeof makeGitRepo>;
 let issue = 200;
 
-beforeAll(async () => {
-  h = await startHarness('worker', { github: { issues: {} }, env: { REPGEN_JOB_ATTEMPTS: '2', REPGEN_REPO_RATE_LIMIT: '1000' } });
+beforeAll(() => {
   repo = makeGitRepo();
 });
-afterAll(async () => {
-  await h?.close();
+afterAll(() => {
   repo?.cleanup();
 });
-beforeEach(() => {
+beforeEach(async () => {
+  h = await startHarness('worker', { github: { issues: {} }, env: { REPGEN_JOB_ATTEMPTS: '2', REPGEN_REPO_RATE_LIMIT: '1000' } });
   issue += 1;
   h.gh.options.issues![issue] = {
     title: 'matmul shape error',
     body: 'x @ y fails with RuntimeError: mat1 and mat2 shapes cannot be multiplied',
   };
   h.gh.options.config = null;
+});
+afterEach(async () => {
+  await h?.close();
 });
 
 const trigger = (body = '/repgen', n = issue) =>
@@ -37,10 +42,13 @@ const trigger = (body = '/repgen', n = issue) =>
   });
 const progressComment = (n = issue) => [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'));
 const finalBody = (n = issue, re: RegExp) =>
-  waitFor(`final comment on #${n}`, () => {
-    const c = progressComment(n);
-    return c && re.test(c.body) ? c.body : null;
-  });
+  waitFor(
+    () => {
+      const c = progressComment(n);
+      return c && re.test(c.body) ? c.body : null;
+    },
+    { what: `final comment on #${n}` },
+  );
 
 describe('repro worker', () => {
   it('runs the pipeline on a checkout of the ref and publishes comment, check run and label', async () => {
@@ -109,7 +117,6 @@ describe('repro worker', () => {
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         signal.addEventListener('abort', () => resolve(), { once: true });
-        setTimeout(resolve, 10_000);
       });
       aborted = signal.aborted;
       throw new CancelledError('stopped');
@@ -117,10 +124,9 @@ describe('repro worker', () => {
     const w = await h.startWorker(pipeline);
     const before = h.gh.checkRuns.length;
     await trigger();
-    await waitFor(
-      'lock released',
-      async () => (await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)) === 0 && aborted,
-    );
+    await waitFor(async () => (await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#${issue}`)) === 0 && aborted, {
+      what: 'lock released',
+    });
     await w.close(0);
     expect(aborted).toBe(true);
     expect(h.gh.checkRuns.length).toBe(before);
@@ -149,16 +155,15 @@ describe('repro worker', () => {
     };
     const w = await h.startWorker(pipeline);
     await trigger();
-    await waitFor('script running', () => started && execFileSync('ps', ['-eo', 'args']).toString().includes(marker));
-    const t0 = Date.now();
+    await waitFor(() => started && execFileSync('ps', ['-eo', 'args']).toString().includes(marker), { what: 'script running' });
     await trigger('/repgen cancel');
+    // Only the cancel ends the 120 s sleep as 'aborted' (its own time limit would end it as a timeout).
     const body = await finalBody(issue, /cancelled/);
     await w.close(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     expect(body).toContain('cancelled');
     expect((result as unknown as { infra: { kind: string } | null })?.infra?.kind).toBe('aborted');
     expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(marker);
-  });
+  }, 120_000); // a real sandboxed Python run: a busy machine slows its start, which must not fail the test
 
   it('caps concurrent runs per installation across the worker', async () => {
     let active = 0;
@@ -200,8 +205,8 @@ describe('repro worker', () => {
     await finalBody(issue, /Reproduced/);
     await trigger('/repgen pr');
     const prBody = await waitFor(
-      'pr comment',
       () => [...h.gh.comments.values()].find((c) => c.issue === issue && /opened https:\/\/github.com\/.*\/pull\//.test(c.body))?.body,
+      { what: 'pr comment' },
     );
     const test = fakeFileOnBranch(h.gh, `repgen/issue-${issue}`, `tests/repro/test_issue_${issue}.py`);
     expect(prBody).toContain('xfail(strict=True)');
@@ -248,15 +253,20 @@ describe('repro worker, real stages', () => {
 describe('graceful shutdown', () => {
   it('lets a running job finish within the grace period', async () => {
     let finished = false;
+    let release = (): void => undefined;
+    const released = new Promise<void>((r) => (release = r));
     const w = await h.startWorker(async (_req, progress) => {
       await progress('agent', 'working');
-      await new Promise((r) => setTimeout(r, 1500));
+      await released;
       finished = true;
       return reproducedOutcome();
     });
     await trigger();
-    await waitFor('job running', async () => (await h.app.queue.getJobs(['active'])).length > 0);
-    await w.close(20_000);
+    await waitFor(async () => (await h.app.queue.getJobs(['active'])).length > 0, { what: 'job running' });
+    // The job ends only after the shutdown has begun: the worker waits for it rather than cutting it off.
+    const closing = w.close(20_000);
+    release();
+    await closing;
     expect(finished).toBe(true);
     await finalBody(issue, /Reproduced/);
   });
@@ -268,7 +278,7 @@ describe('graceful shutdown', () => {
       throw new CancelledError('stopped');
     });
     await trigger();
-    await waitFor('job running', async () => (await h.app.queue.getJobs(['active'])).length > 0);
+    await waitFor(async () => (await h.app.queue.getJobs(['active'])).length > 0, { what: 'job running' });
     await w1.close(200);
     const [job] = await h.app.queue.getJobs(['delayed', 'waiting']);
     expect(job?.attemptsMade).toBe(0);

@@ -13,7 +13,8 @@ import { readOperatorEnv } from '../../src/config/operator-env.js';
 import { executorChooser } from '../../src/exec/executor-chooser.js';
 import { fakeFileOnBranch } from '../github/fake-github.js';
 import { postWebhook, pullRequestPayload } from '../github/webhook-fixtures.js';
-import { SECRET, startHarness, waitFor, type Harness } from './harness.js';
+import { SECRET, startHarness, type Harness } from './harness.js';
+import { waitFor } from '../helpers/poll.js';
 
 /**
  * A fixing PR end to end: pull_request webhook → App → queue → worker → the issue's confirmed reproduction
@@ -127,9 +128,8 @@ const openPr = (headSha: string, action: 'opened' | 'synchronize' = 'opened') =>
   );
 const completed = (headSha: string) =>
   waitFor(
-    `fix check on ${headSha.slice(0, 7)}`,
     () => h.gh.checkRuns.find((c) => c.head_sha === headSha && c.name === `RepGen fix check (#${issue})` && c.status === 'completed'),
-    60_000,
+    { what: `fix check on ${headSha.slice(0, 7)}` },
   ) as Promise<Record<string, unknown> & { output: { title: string; summary: string; text?: string } }>;
 
 describe('fix check worker', () => {

@@ -3,11 +3,12 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
 import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
-import { makeGitRepo, reproducedOutcome, SECRET, startHarness, waitFor, type Harness } from './harness.js';
+import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
+import { waitFor } from '../helpers/poll.js';
 
 /**
  * A worker killed mid-job (SIGKILL: no cleanup, no goodbye). BullMQ's stalled-job check hands the job to a
@@ -19,17 +20,22 @@ let h: Harness;
 let repo: ReturnType<typeof makeGitRepo>;
 const children: ChildProcess[] = [];
 
-beforeAll(async () => {
+// Each test has its own harness and queue prefix, and its stuck workers are killed after it.
+beforeAll(() => {
+  repo = makeGitRepo();
+});
+afterAll(() => {
+  repo?.cleanup();
+});
+beforeEach(async () => {
   h = await startHarness('killed', {
     github: { issues: { 301: { title: 't', body: 'b' }, 302: { title: 't', body: 'b' }, 303: { title: 't', body: 'b' } } },
     env: FAST_STALL,
   });
-  repo = makeGitRepo();
 });
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
   await h?.close();
-  repo?.cleanup();
 });
 
 async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; started: Promise<string> }> {
@@ -57,13 +63,14 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
     });
     child.once('exit', (code) => reject(new Error(`stuck worker exited early (${code})`)));
   });
-  await waitFor('stuck worker ready', () => out.includes('READY'), 30_000);
+  await waitFor(() => out.includes('READY'), { what: 'stuck worker ready' });
   return { child, started };
 }
 
 const progressBody = (n: number) =>
   [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
 
+// Each test spawns worker processes under tsx and waits on BullMQ's stalled-job check: slow on a busy machine, not wrong.
 describe('a worker killed mid-job', () => {
   it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
     const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
@@ -88,7 +95,7 @@ describe('a worker killed mid-job', () => {
       return reproducedOutcome();
     };
     const w = await h.startWorker(pipeline, { REPGEN_WORKDIR: workdir }, { reapMinAgeMs: 0 });
-    await waitFor('final word after the kill', () => /Reproduced/.test(progressBody(301)), 45_000);
+    await waitFor(() => /Reproduced/.test(progressBody(301)), { what: 'final word after the kill' });
     await w.close(0);
     expect(runs).toEqual([jobId]);
     // Reaped at start (before the retry ran); the live job's own folder was there during its run, gone after.
@@ -97,7 +104,7 @@ describe('a worker killed mid-job', () => {
     expect(readdirSync(workdir)).toEqual([]);
     rmSync(workdir, { recursive: true, force: true });
     expect(h.gh.labels.get(301)).toEqual(['repro:confirmed']);
-  });
+  }, 180_000);
 
   it('when restarts are exhausted, the comment says the worker stopped', async () => {
     const { child, started } = await startStuckWorker({ REPGEN_MAX_STALLED: '0' });
@@ -118,14 +125,14 @@ describe('a worker killed mid-job', () => {
       },
       { REPGEN_MAX_STALLED: '0' },
     );
-    await waitFor('final failure word', () => /could not finish/.test(progressBody(302)), 45_000);
+    await waitFor(() => /could not finish/.test(progressBody(302)), { what: 'final failure word' });
     await w.close(0);
     expect(ran).toBe(false);
     expect(progressBody(302)).toContain('the worker running it stopped');
     // One run, cut short; BullMQ's pick-up that only fails the job is no attempt (attemptsStarted says 2).
     expect(progressBody(302)).toContain('after 1 attempt (the worker running it stopped in it)');
     expect(await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#302`)).toBe(0);
-  });
+  }, 180_000);
 
   it('counts only the runs that happened: two killed workers are 2 attempts, not 3', async () => {
     const stall = { REPGEN_MAX_STALLED: '1' };
@@ -150,7 +157,7 @@ describe('a worker killed mid-job', () => {
       ran = true;
       return reproducedOutcome();
     }, stall);
-    await waitFor('final failure word', () => /could not finish/.test(progressBody(303)), 45_000);
+    await waitFor(() => /could not finish/.test(progressBody(303)), { what: 'final failure word' });
     await w.close(0);
     expect(ran).toBe(false);
     const queue = new Queue(REPRO_QUEUE, { connection: h.redis, prefix: h.prefix });
@@ -160,5 +167,5 @@ describe('a worker killed mid-job', () => {
     expect(job?.attemptsStarted).toBe(3);
     expect(job?.stalledCounter).toBe(2);
     expect(progressBody(303)).toContain('after 2 attempts (the worker running it stopped in all of them)');
-  });
+  }, 180_000);
 });

@@ -19,7 +19,7 @@ const config = () =>
   });
 
 describe.runIf(enabled)('kubernetes executor on a real cluster', () => {
-  describeExecutorConformance('kubernetes (real cluster)', () => createKubernetesExecutor({ config: config() }), { killSlackMs: 60_000 });
+  describeExecutorConformance('kubernetes (real cluster)', () => createKubernetesExecutor({ config: config() }));
 
   it.runIf(process.env.E2E_K8S_GPU === '1')(
     'sees a GPU when it asks for one',

@@ -130,12 +130,12 @@ describe('kubernetes executor', () => {
 
   it('gives up on a GPU run no node can take within the wait limit: unschedulable', async () => {
     const { api, exec } = await setup({ gpus: 0 }, { scheduleTimeoutMs: 1500 });
-    const started = Date.now();
     const r = await exec.run(py('print("gpu")\n', { gpus: 1 }));
     expect(r.infra?.kind).toBe('unschedulable');
     expect(r.infra?.message).toMatch(/within 2s: 0\/1 nodes are available: 1 Insufficient nvidia.com\/gpu/);
     expect(r.exitCode).toBeNull();
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    // By the executor's own clock, the one its verdict used: it gave up only once the wait limit had passed.
+    expect(r.durationMs).toBeGreaterThanOrEqual(1500);
     const spec = createdJob(api).spec.template.spec;
     expect(spec.containers[0].resources.limits['nvidia.com/gpu']).toBe('1');
     expect(spec.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });

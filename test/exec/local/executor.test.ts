@@ -9,7 +9,8 @@ import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import type { ScriptExecutor } from '../../../src/exec/types.js';
 import { fixtureFile } from '../executor-conformance.js';
-import { isAlive, killAllWith, livePidsWith, waitFor } from '../proc-helpers.js';
+import { isAlive, killAllWith, livePidsWith } from '../proc-helpers.js';
+import { waitFor } from '../../helpers/poll.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
 // The sandbox runs as an unprivileged uid when the tests run as root: it must be able to reach its work dirs.
@@ -28,7 +29,8 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
       files: [fixtureFile('sandbox-fork-and-sleep.py')],
       entry: 'sandbox-fork-and-sleep.py',
       args: [marker],
-      limits: { timeoutMs: stopWith === 'timeout' ? 5000 : 60_000 },
+      // Room for a busy machine to start the four processes before the time limit ends the run.
+      limits: { timeoutMs: stopWith === 'timeout' ? 10_000 : 60_000 },
     },
     controller.signal,
   );
@@ -40,14 +42,14 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
     });
   try {
     // Exactly 4 once the short-lived middle process of the double fork has exited.
-    expect(await waitFor(() => scriptPids().length === 4, 4500)).toBe(true);
+    await waitFor(() => scriptPids().length === 4, { what: 'the four processes of the script' });
     const seen = livePidsWith(marker);
     expect(seen.length).toBeGreaterThanOrEqual(4);
     if (stopWith === 'abort') controller.abort();
     const r = await run;
     if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
     else expect(r.infra?.kind).toBe('aborted');
-    expect(await waitFor(() => seen.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+    await waitFor(() => seen.every((pid) => !isAlive(pid)), { what: 'every process of the tree dead' });
     expect(livePidsWith(marker)).toEqual([]);
   } finally {
     killAllWith(marker);
@@ -71,7 +73,7 @@ async function expectLeftoversKilled(executor: ScriptExecutor): Promise<void> {
     const r = await executor.run({ files: [{ path: 'daemon.py', content }], entry: 'daemon.py', args: [marker] });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`parent done ${marker}\n`);
-    expect(await waitFor(() => livePidsWith(marker).length === 0, 2000)).toBe(true);
+    await waitFor(() => livePidsWith(marker).length === 0, { what: 'no process left with the marker' });
   } finally {
     killAllWith(marker);
   }

@@ -8,7 +8,8 @@ import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { hostSeccompArch, SYSCALL_NUMBERS } from '../../../src/exec/sandbox/seccomp.js';
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../../src/exec/types.js';
-import { killAllWith, livePidsWith, waitFor } from '../proc-helpers.js';
+import { killAllWith, livePidsWith } from '../proc-helpers.js';
+import { waitFor } from '../../helpers/poll.js';
 
 /**
  * The escape suite (issue 12): hostile scripts, one case each, run in the sandbox CI has (bubblewrap on a root
@@ -89,7 +90,7 @@ async function hostile(body: string, extra: Partial<RunRequestInput> = {}, ex: S
     expect(existsSync(canary)).toBe(false);
     expect(readdirSync(root).sort()).toEqual(before);
     // No process left: everything the script started (its argv carries the marker) is gone.
-    expect(await waitFor(() => livePidsWith(marker).length === 0, 3000)).toBe(true);
+    await waitFor(() => livePidsWith(marker).length === 0, { what: 'no process left with the marker' });
     // The warm path's runs are forked from its server, not started cold behind its back.
     if (path === 'warm') expect(r.notes ?? [], JSON.stringify(r.notes)).toContain(WARM_NOTE);
     const line = r.stdout.split('\n').find((l) => l.startsWith('REPORT '));
@@ -349,7 +350,7 @@ report(done=True)`);
   });
 
   it('15. links, FIFOs, sockets and non-UTF-8 names under $REPGEN_OUT: skipped, no hang, no host content', async () => {
-    const started = Date.now();
+    // A collector that opened the FIFO would block for good: the test's own timeout is the hang check.
     const { r } = await hostile(`
 import socket
 marker, canary, secret = sys.argv[1:4]
@@ -362,7 +363,6 @@ open(os.path.join(out.encode(), b"bad-\\xff\\xfe.txt"), "w").write("x")
 os.makedirs(os.path.join(out, "d/" * 40), exist_ok=True)
 open(os.path.join(out, "ok.txt"), "w").write("fine")
 report(done=True)`);
-    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.files).toEqual([{ path: 'ok.txt', size: 4, content: 'fine' }]);
     expect(r.notes).toContain('2 symlink(s) under $REPGEN_OUT not followed');
     expect(r.notes?.join(' ')).toMatch(/3 entries under \$REPGEN_OUT skipped/);

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../../src/exec/warm/fork-server-frames.js';
-import { waitFor } from '../proc-helpers.js';
+import { waitFor } from '../../helpers/poll.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
 chmodSync(workRoot, 0o755);
@@ -159,7 +159,6 @@ print(len(out) >= 4, torch.get_num_threads())
     );
     expect(next.notes).toContain(WARM_NOTE);
     expect(next.stdout).toBe('True 64.0\n');
-    expect(next.durationMs).toBeLessThan(r.durationMs + 5000);
     await ex.close();
   });
 
@@ -201,7 +200,7 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(killer.exitCode).toBeNull();
     // Killed from outside while a run is in it: the same, the script ran once.
     const slow = ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(3)\nprint("done")'));
-    expect(await waitFor(() => serverProcesses('runs').length >= 1, 10_000)).toBe(true);
+    await waitFor(() => serverProcesses('runs').length >= 1, { what: 'a warm server serving runs' });
     for (const pid of servers()) process.kill(pid, 'SIGKILL');
     const afterKill = await slow;
     expect(afterKill.notes?.some((n) => n.startsWith('cold start'))).toBe(false);
@@ -212,7 +211,7 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(again.notes).toContain(WARM_NOTE);
     expect(again.stdout).toBe('ok\n');
     await ex.close();
-    expect(await waitFor(() => servers().length === 0, 5000)).toBe(true);
+    await waitFor(() => servers().length === 0, { what: 'every warm server gone' });
   });
 
   it('auto: runs of every seed share one server; a warmUp registers before it resolves; close() stops it', async () => {
@@ -229,7 +228,7 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(other.stdout).toBe('8\n');
     expect(servers()).toHaveLength(1);
     await ex.close();
-    expect(await waitFor(() => servers().length === 0, 5000)).toBe(true);
+    await waitFor(() => servers().length === 0, { what: 'every warm server gone' });
   });
 
   it('two runs of one shape at once each get a server of their own, and each its own output', async () => {
@@ -243,7 +242,7 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect([...(ra.notes ?? []), ...(rb.notes ?? [])].filter((n) => n === WARM_NOTE)).toHaveLength(2);
     expect(servers()).toHaveLength(2);
     await ex.close();
-    expect(await waitFor(() => servers().length === 0, 15_000)).toBe(true);
+    await waitFor(() => servers().length === 0, { what: 'every warm server gone' });
   });
 
   it("a run's large buffers go on transparent huge pages where the kernel offers them on request, forked or cold", async () => {
@@ -298,7 +297,7 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
       expect(new Set([short.stdout, next.stdout]).size).toBe(2);
       // The server started for it is not lost: once its import ends (a pair of runs taking one server each tells),
       // two runs go at once.
-      expect(await waitFor(() => servers().length === 2, 15_000)).toBe(true);
+      await waitFor(() => servers().length === 2, { what: 'two warm servers' });
       let apart = false;
       const pair = `import time\ntime.sleep(0.5)\n${cwd}`;
       for (let i = 0; i < 20 && !apart; i++)
