@@ -111,7 +111,8 @@ function contrastPrinted(lines: string[]): number {
       continue;
     lines[i] =
       `repgen_shown = ${expr}  ${MARK}\nprint(repgen_shown)${m[2] ?? ''}\n` +
-      `assert str(repgen_shown) == '${before.value}', f"${expr.replace(/[{}"]/g, '')} is {repgen_shown}; the report shows ${before.value} for it above"  ${MARK}`;
+      `assert str(repgen_shown) == '${before.value}', ` +
+      `f"${expr.replace(/[{}"]/g, '')} is {repgen_shown}; the report shows ${before.value} for it above"  ${MARK}`;
     n += 1;
   }
   return n;

@@ -39,7 +39,8 @@ for d in json.loads(sys.argv[1]):
             importlib.import_module(t)
         except BaseException as e:
             msg = "%s: %s" % (type(e).__name__, e)
-            named = re.findall(r"No module named '([\w.]+)'", msg) + re.findall(r"from '([\w.]+)'", msg) + re.findall(r"module '([\w.]+)' has no attribute", msg)
+            named = re.findall(r"No module named '([\w.]+)'", msg) + re.findall(r"from '([\w.]+)'", msg)
+            named += re.findall(r"module '([\w.]+)' has no attribute", msg)
             dists = sorted({x for n in named for x in pd.get(n.split(".")[0], [])})
             versions = {x: m.version(x) for x in dists}
             out.append({"module": t, "error": msg[:300], "dists": dists, "versions": versions})

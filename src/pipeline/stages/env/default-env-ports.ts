@@ -107,7 +107,8 @@ interface BaseInterpreter {
 
 /**
  * Whether the job needs an env of its own, or the base interpreter (with the checkout on PYTHONPATH) already has
- * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile or a `src/` layout; a requirement the base lacks builds; with a checkout, a
+ * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile or a `src/`
+ * layout; a requirement the base lacks builds; with a checkout, a
  * repository, script or config requirement whose range the base's version misses builds too (Lightning wants torch
  * >= 2.1). A version only the report names never decides alone: the base is kept, and the comment's version
  * flags say where they differ.
