@@ -41,7 +41,7 @@ export const SLOW_SUITES = [
   'test/cli/validate-input.test.ts',
   'test/security/hostile-git.test.ts',
   'test/exec/kubernetes/executor.test.ts',
-  'test/context/parallel-index.test.ts',
+  'test/context/index/parallel-index.test.ts',
   // Real waits on timeouts of the HTTP stack.
   'test/llm/http-timeouts.test.ts',
   // Prettier and eslint over the whole repository: `npm run lint` and `npm run format:check` in the inner loop.

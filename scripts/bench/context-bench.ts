@@ -98,7 +98,7 @@ async function phaseFloor(repo: string): Promise<Record<string, number>> {
 
 async function phaseCold(repo: string, cache: string, lexical: string, n: number): Promise<Record<string, number>> {
   const { buildContext } = await import('../../src/context/index.js');
-  const { IndexLru } = await import('../../src/context/cache.js');
+  const { IndexLru } = await import('../../src/context/index/cache.js');
   const memory = new IndexLru(2);
   const env = { REPGEN_LEXICAL: lexical, ...(values.workers ? { REPGEN_CONTEXT_WORKERS: values.workers } : {}) };
   const cpu0 = process.cpuUsage();
@@ -164,7 +164,7 @@ async function phaseCached(repo: string, cache: string, lexical: string): Promis
 
 async function phaseEmbed(repo: string, model: string, sample: number): Promise<Record<string, number>> {
   const { walkRepo } = await import('../../src/context/walk-repo.js');
-  const { chunkRepo, embedChunks } = await import('../../src/context/build-index.js');
+  const { chunkRepo, embedChunks } = await import('../../src/context/index/build-index.js');
   const { createTransformersEmbedder } = await import('../../src/context/transformers-embedder.js');
   const { files } = await walkRepo(repo, { maxFileBytes: 1_000_000 });
   const { chunks } = await chunkRepo(files);

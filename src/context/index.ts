@@ -3,12 +3,22 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { silentLogger, type Logger } from '../log.js';
 import { makeBundles } from './bundle.js';
-import { assembleIndex, buildLexical, embedChunks, type ChunkVectors, type RepoIndex } from './build-index.js';
-import { contentIdentity, gitIdentity, IndexLru, INDEX_VERSION, loadIndex, loadVectors, saveIndex, saveVectors, sha256 } from './cache.js';
+import { assembleIndex, buildLexical, embedChunks, type ChunkVectors, type RepoIndex } from './index/build-index.js';
+import {
+  contentIdentity,
+  gitIdentity,
+  IndexLru,
+  INDEX_VERSION,
+  loadIndex,
+  loadVectors,
+  saveIndex,
+  saveVectors,
+  sha256,
+} from './index/cache.js';
 import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
 import { ContextInputError } from './errors.js';
-import { lexicalAdapter } from './choose-lexical-adapter.js';
-import { indexFiles, type IndexFilesOptions } from './parallel-index.js';
+import { lexicalAdapter } from './index/choose-lexical-adapter.js';
+import { indexFiles, type IndexFilesOptions } from './index/parallel-index.js';
 import { rankCandidates } from './rank.js';
 import { extractReportSignals } from './report-signals.js';
 import { readContextSettings, type ContextSettings } from './settings.js';

@@ -1,6 +1,6 @@
 // The query side of the context builder: which report terms to search, which chunks can hold an error phrase,
 // and the re-rankings after retrieval (training loops, the cross-encoder). Pure but for the encoder's call.
-import type { RepoIndex } from './build-index.js';
+import type { RepoIndex } from './index/build-index.js';
 import type { CrossEncoder } from './embedder.js';
 import { weightedTerms } from './lexical-index.js';
 import type { Candidate } from './rank.js';

@@ -18,6 +18,18 @@ const EXEC: RoomRules = {
   chooser: ['src/exec/index.ts'],
 };
 
+/**
+ * src/context/: the stage's root (chunking, ranking, the lexical port `lexical-index.ts`, bundles) and index/ (the
+ * lexical store: the adapters and their chooser, building and sharding the index, its on-disk cache and format).
+ * index/ builds on the root; only the stage's entry (`index.ts`) and the query side (`query.ts`) reach into it, so
+ * the port names no adapter and ranking knows no storage format.
+ */
+const CONTEXT: RoomRules = {
+  base: 'src/context',
+  rooms: { index: [] },
+  chooser: ['src/context/index.ts', 'src/context/query.ts'],
+};
+
 /** Every room of `rules.base` that holds a file but is not declared (a new room must say what it may import). */
 function undeclaredRooms(root: string, rules: RoomRules): string[] {
   const rooms = listSourceFiles(root, rules.base).map((f) => roomOf(rules.base, f));
@@ -30,6 +42,17 @@ describe('the rooms of src/exec', () => {
     expect(graph.files.filter((f) => roomOf(EXEC.base, f) === 'sandbox').length).toBeGreaterThan(5);
     expect(roomViolations(graph.edges, EXEC)).toEqual([]);
     expect(undeclaredRooms(ROOT, EXEC)).toEqual([]);
+  });
+});
+
+describe('the rooms of src/context', () => {
+  it('index/ builds on the root; only the entry and the query side import it; the lexical port imports no adapter', () => {
+    const graph = buildFileGraph(ROOT, ['src']);
+    expect(graph.files.filter((f) => roomOf(CONTEXT.base, f) === 'index').length).toBeGreaterThan(5);
+    expect(roomViolations(graph.edges, CONTEXT)).toEqual([]);
+    expect(undeclaredRooms(ROOT, CONTEXT)).toEqual([]);
+    const port = graph.edges.filter((e) => e.from === 'src/context/lexical-index.ts');
+    expect(port.filter((e) => roomOf(CONTEXT.base, e.to) === 'index')).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { chunkRepo } from '../../src/context/build-index.js';
+import { chunkRepo } from '../../src/context/index/build-index.js';
 import { buildGraph, dependencyClosure, resolveCall } from '../../src/context/deps.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Builder, bm25FromParts, type Bm25Part } from '../../src/context/bm25-index.js';
-import { lexicalAdapter } from '../../src/context/choose-lexical-adapter.js';
+import { Bm25Builder, bm25FromParts, type Bm25Part } from '../../src/context/index/bm25-index.js';
+import { lexicalAdapter } from '../../src/context/index/choose-lexical-adapter.js';
 import type { LexicalAdapterName } from '../../src/context/lexical-index.js';
 import { tokenize } from '../../src/context/tokenize.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildContext } from '../../src/context/index.js';
-import { IndexLru } from '../../src/context/cache.js';
+import { IndexLru } from '../../src/context/index/cache.js';
 import { ContextResult } from '../../src/context/types.js';
 
 const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));

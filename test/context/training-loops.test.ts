@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { chunkRepo } from '../../src/context/build-index.js';
+import { chunkRepo } from '../../src/context/index/build-index.js';
 import { findTrainingLoops } from '../../src/context/training-loops.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitIdentity } from '../../src/context/cache.js';
+import { gitIdentity } from '../../src/context/index/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 import { repoCommandKeys, runGit } from '../../src/host/git.js';
 

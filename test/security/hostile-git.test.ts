@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareCheckout } from '../../src/action/prepare-checkout.js';
 import { gitBisectSource } from '../../src/bisect/git-bisect-source.js';
 import { command as contextCommand } from '../../src/commands/context.js';
-import { gitIdentity } from '../../src/context/cache.js';
+import { gitIdentity } from '../../src/context/index/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 import { checkoutAt, gitRefLookup, gitTree } from '../../src/workspace/checkout.js';
 import { runGit } from '../../src/host/git.js';

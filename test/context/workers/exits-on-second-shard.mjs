@@ -3,7 +3,7 @@ import { parentPort } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 
 register();
-const { handleShard } = await import('../../../src/context/index-worker.ts');
+const { handleShard } = await import('../../../src/context/index/index-worker.ts');
 let served = 0;
 parentPort.on('message', async (req) => {
   served += 1;

@@ -5,8 +5,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { indexShard, type ShardResult } from './index-shard.js';
-import { loadPythonParser } from './python-parser.js';
-import type { RepoFile } from './walk-repo.js';
+import { loadPythonParser } from '../python-parser.js';
+import type { RepoFile } from '../walk-repo.js';
 
 export interface ShardRequest {
   shard: number;

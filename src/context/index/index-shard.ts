@@ -1,9 +1,9 @@
 import { Bm25Builder, type Bm25Part } from './bm25-index.js';
 import { lexicalDocOf } from './build-index.js';
-import type { Chunk, FileInfo } from './chunk-types.js';
-import { chunkFile } from './chunk-python.js';
-import type { PythonParser } from './python-parser.js';
-import type { RepoFile } from './walk-repo.js';
+import type { Chunk, FileInfo } from '../chunk-types.js';
+import { chunkFile } from '../chunk-python.js';
+import type { PythonParser } from '../python-parser.js';
+import type { RepoFile } from '../walk-repo.js';
 
 /** What one shard (a run of consecutive files) yields: its chunks numbered from 0, and their BM25 part if asked. */
 export interface ShardResult {

@@ -1,15 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bm25Adapter } from '../../src/context/bm25-index.js';
-import { chunkRepo, lexicalDocs } from '../../src/context/build-index.js';
-import { IndexLru } from '../../src/context/cache.js';
-import { buildContext } from '../../src/context/index.js';
-import { indexFiles } from '../../src/context/parallel-index.js';
-import { tokenize } from '../../src/context/tokenize.js';
-import { walkRepo, type RepoFile } from '../../src/context/walk-repo.js';
+import { bm25Adapter } from '../../../src/context/index/bm25-index.js';
+import { chunkRepo, lexicalDocs } from '../../../src/context/index/build-index.js';
+import { IndexLru } from '../../../src/context/index/cache.js';
+import { buildContext } from '../../../src/context/index.js';
+import { indexFiles } from '../../../src/context/index/parallel-index.js';
+import { tokenize } from '../../../src/context/tokenize.js';
+import { walkRepo, type RepoFile } from '../../../src/context/walk-repo.js';
 
-const REPOS = ['vision-classifier', 'training-loops'].map((r) => fileURLToPath(new URL(`../../fixtures/repos/${r}`, import.meta.url)));
-const worker = (name: string): URL => new URL(`./workers/${name}`, import.meta.url);
+const REPOS = ['vision-classifier', 'training-loops'].map((r) => fileURLToPath(new URL(`../../../fixtures/repos/${r}`, import.meta.url)));
+const worker = (name: string): URL => new URL(`../workers/${name}`, import.meta.url);
 
 /** Both fixture repositories as one file list, so that there are enough files for many shards. */
 async function fixtureFiles(): Promise<RepoFile[]> {

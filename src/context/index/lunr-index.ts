@@ -1,5 +1,5 @@
 import lunr from 'lunr';
-import { weightedTerms, type LexicalAdapter, type LexicalDoc, type LexicalHit, type LexicalIndex } from './lexical-index.js';
+import { weightedTerms, type LexicalAdapter, type LexicalDoc, type LexicalHit, type LexicalIndex } from '../lexical-index.js';
 
 /** Symbol and path matches weigh more than body matches. */
 const NAME_BOOST = 3;

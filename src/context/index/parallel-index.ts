@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { bm25FromParts, type Bm25Part } from './bm25-index.js';
-import type { Chunk, FileInfo } from './chunk-types.js';
+import type { Chunk, FileInfo } from '../chunk-types.js';
 import { indexShard, rebaseShard, type ShardResult } from './index-shard.js';
 import type { ShardReply, ShardRequest } from './index-worker.js';
-import type { LexicalIndex } from './lexical-index.js';
-import { loadPythonParser, type PythonParser } from './python-parser.js';
-import type { RepoFile } from './walk-repo.js';
+import type { LexicalIndex } from '../lexical-index.js';
+import { loadPythonParser, type PythonParser } from '../python-parser.js';
+import type { RepoFile } from '../walk-repo.js';
 
 /** Below this much source text, starting worker threads (each loads tsx and the grammar) costs more than it saves. */
 const MIN_PARALLEL_BYTES = 4_000_000;

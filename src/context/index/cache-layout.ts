@@ -1,9 +1,9 @@
-import type { Chunk, FileInfo } from './chunk-types.js';
-import type { GraphNames, RepoGraph } from './deps.js';
-import { encodeStrings, namesLookup, packNames, stringColumn, type StringColumn } from './packed-columns.js';
+import type { Chunk, FileInfo } from '../chunk-types.js';
+import type { GraphNames, RepoGraph } from '../deps.js';
+import { encodeStrings, namesLookup, packNames, stringColumn, type StringColumn } from '../packed-columns.js';
 import { packSections, unpackSections } from './packed-sections.js';
-import type { FoundLoop } from './training-loops.js';
-import type { ChunkKind } from './types.js';
+import type { FoundLoop } from '../training-loops.js';
+import type { ChunkKind } from '../types.js';
 
 /**
  * meta.bin: what a reload needs besides the BM25 index and the texts, stored so that loading parses nothing

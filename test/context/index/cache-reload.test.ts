@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bm25Adapter } from '../../src/context/bm25-index.js';
-import { assembleIndex, buildLexical, chunkRepo, type RepoIndex } from '../../src/context/build-index.js';
-import { loadIndex, saveIndex } from '../../src/context/cache.js';
-import { walkRepo } from '../../src/context/walk-repo.js';
+import { bm25Adapter } from '../../../src/context/index/bm25-index.js';
+import { assembleIndex, buildLexical, chunkRepo, type RepoIndex } from '../../../src/context/index/build-index.js';
+import { loadIndex, saveIndex } from '../../../src/context/index/cache.js';
+import { walkRepo } from '../../../src/context/walk-repo.js';
 
-const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../fixtures/repos/vision-classifier', import.meta.url));
 
 async function built(): Promise<RepoIndex> {
   const { files, skipped } = await walkRepo(REPO, { maxFileBytes: 1_000_000 });

@@ -1,12 +1,12 @@
-import type { Chunk, FileInfo } from './chunk-types.js';
-import { chunkFile } from './chunk-python.js';
-import { buildGraph, type RepoGraph } from './deps.js';
-import type { Embedder } from './embedder.js';
-import type { LexicalAdapter, LexicalDoc, LexicalIndex } from './lexical-index.js';
-import { loadPythonParser } from './python-parser.js';
-import { tokenize } from './tokenize.js';
-import { findTrainingLoops, type FoundLoop } from './training-loops.js';
-import type { RepoFile } from './walk-repo.js';
+import type { Chunk, FileInfo } from '../chunk-types.js';
+import { chunkFile } from '../chunk-python.js';
+import { buildGraph, type RepoGraph } from '../deps.js';
+import type { Embedder } from '../embedder.js';
+import type { LexicalAdapter, LexicalDoc, LexicalIndex } from '../lexical-index.js';
+import { loadPythonParser } from '../python-parser.js';
+import { tokenize } from '../tokenize.js';
+import { findTrainingLoops, type FoundLoop } from '../training-loops.js';
+import type { RepoFile } from '../walk-repo.js';
 
 /** Vectors of every chunk for one embedding model: row i is chunk i, unit length. */
 export interface ChunkVectors {

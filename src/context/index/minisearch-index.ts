@@ -1,5 +1,5 @@
 import MiniSearch from 'minisearch';
-import { weightedTerms, type LexicalAdapter, type LexicalDoc, type LexicalHit, type LexicalIndex } from './lexical-index.js';
+import { weightedTerms, type LexicalAdapter, type LexicalDoc, type LexicalHit, type LexicalIndex } from '../lexical-index.js';
 
 const NAME_BOOST = 3;
 

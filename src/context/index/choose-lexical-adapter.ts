@@ -1,4 +1,4 @@
-import type { LexicalAdapter, LexicalAdapterName } from './lexical-index.js';
+import type { LexicalAdapter, LexicalAdapterName } from '../lexical-index.js';
 
 /**
  * Chooses the adapter; each is imported only when chosen. It lives beside the adapters, not in the port

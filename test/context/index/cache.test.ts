@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { gitIdentity, IndexLru } from '../../src/context/cache.js';
-import { buildContext } from '../../src/context/index.js';
-import { makeHostileFiles } from '../helpers/hostile-files.js';
+import { gitIdentity, IndexLru } from '../../../src/context/index/cache.js';
+import { buildContext } from '../../../src/context/index.js';
+import { makeHostileFiles } from '../../helpers/hostile-files.js';
 
-const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
-const MODELS = fileURLToPath(new URL('../../fixtures/models', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../fixtures/repos/vision-classifier', import.meta.url));
+const MODELS = fileURLToPath(new URL('../../../fixtures/models', import.meta.url));
 const REPORT = { title: 'accuracy fails', body: 'RuntimeError: selected index k out of range in `accuracy`' };
 
 function copy(): string {

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGitUntrusted } from '../host/git.js';
-import { readBounded } from '../host/read-bounded.js';
-import type { FileInfo } from './chunk-types.js';
+import { runGitUntrusted } from '../../host/git.js';
+import { readBounded } from '../../host/read-bounded.js';
+import type { FileInfo } from '../chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';
-import { buildNames } from './deps.js';
-import type { LexicalAdapter } from './lexical-index.js';
-import type { RepoFile } from './walk-repo.js';
+import { buildNames } from '../deps.js';
+import type { LexicalAdapter } from '../lexical-index.js';
+import type { RepoFile } from '../walk-repo.js';
 
 /** Bump when chunking, tokenizing or the stored layout changes: old cache entries then stop matching. */
 export const INDEX_VERSION = 10;

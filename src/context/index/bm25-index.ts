@@ -1,6 +1,6 @@
-import type { LexicalAdapter, LexicalDoc, LexicalHit, LexicalIndex } from './lexical-index.js';
-import { weightedTerms } from './lexical-index.js';
-import { allInRange, arrayColumn, encodeStrings, sortedIndexOf, stringColumn, type StringColumn } from './packed-columns.js';
+import type { LexicalAdapter, LexicalDoc, LexicalHit, LexicalIndex } from '../lexical-index.js';
+import { weightedTerms } from '../lexical-index.js';
+import { allInRange, arrayColumn, encodeStrings, sortedIndexOf, stringColumn, type StringColumn } from '../packed-columns.js';
 
 /** Okapi BM25 parameters (the usual values; lunr and MiniSearch default to the same). */
 const K1 = 1.2;
