@@ -3,6 +3,7 @@
 import type { Node } from 'web-tree-sitter';
 import { classHarnesses, functionHarness, type Harness } from './harness.js';
 import { inferRole, type Role } from './infer.js';
+import { kerasDataRole } from './keras-data.js';
 import { batchSize, constructorArg, moduleLevelModel } from './model-shape.js';
 import { firstRunIndex } from './placement.js';
 import { renderCandidate, type RenderPlan } from './render-candidate.js';
@@ -57,7 +58,8 @@ export function buildCandidates(
   const helperNames = new Set(dataHelpers.flatMap((h) => [...h.matchAll(/^(?:class|def)\s+(\w+)/gm)].map((m) => m[1] ?? '')));
   for (const [name, uses] of a.undefined) {
     if (helperNames.has(name)) continue;
-    const role = projectImport(name, uses, input) ?? inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
+    const role =
+      projectImport(name, uses, input) ?? kerasDataRole(name, uses, body) ?? inferRole(a, name, withParameterUses(uses.map((u) => u.node)));
     roles.set(name, role);
     if (role.kind === 'import') {
       imports.push(role.line);

@@ -47,6 +47,8 @@ function headerLines(plan: RenderPlan, defs: Definition[], harnessText: string, 
     need('from torch.utils.data import DataLoader');
   if (/\bTensorDataset\(/.test(allText) && !/\bimport\b[^\n]*\bTensorDataset\b/.test(body) && !imports.some((i) => /TensorDataset/.test(i)))
     need('from torch.utils.data import TensorDataset');
+  if (/\bnp\./.test(allText) && !/^\s*import numpy as np\b/m.test(body) && !imports.includes('import numpy as np'))
+    need('import numpy as np');
   if (helpers.has('types')) need('import types');
   if (dataHelpers.length && !hasImport('torchvision')) need('import torchvision');
   const order = Object.values(CONVENTIONAL_IMPORTS);
