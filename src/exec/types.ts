@@ -81,6 +81,11 @@ export const RunRequest = z.object({
   entry: z.string().min(1),
   /** Interpreter; when omitted the executor's configured one (REPGEN_PYTHON). */
   interpreter: z.string().min(1).optional(),
+  /**
+   * The project's built environment `interpreter` belongs to: its venv folder, under the env cache root. A local run
+   * binds the folder read-only; a Kubernetes run mounts it from the env cache volume (REPGEN_K8S_ENV_CACHE_CLAIM).
+   */
+  interpreterEnv: z.object({ dir: z.string().startsWith('/'), cacheRoot: z.string().startsWith('/') }).optional(),
   args: z.array(z.string()).default([]),
   /** Variables set for the script. Nothing else of the host environment reaches it but `envAllowlist`. */
   env: z.record(z.string(), z.string()).default({}),

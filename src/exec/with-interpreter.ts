@@ -6,6 +6,8 @@ export interface InterpreterChoice {
   python: string;
   /** What decides what it can import (the env's lock hash): the probe cache and fork servers key on it. */
   key: string;
+  /** The built env's venv folder and the cache root it lies under (a cluster run mounts it from there). */
+  env?: { dir: string; cacheRoot: string };
 }
 
 /**
@@ -14,7 +16,8 @@ export interface InterpreterChoice {
  * run in the project's env never shares a server with a run in the base one.
  */
 export function withInterpreter(executor: ScriptExecutor, choice: InterpreterChoice): ScriptExecutor {
-  const apply = (req: RunRequestInput): RunRequestInput => (req.interpreter ? req : { ...req, interpreter: choice.python });
+  const apply = (req: RunRequestInput): RunRequestInput =>
+    req.interpreter ? req : { ...req, interpreter: choice.python, ...(choice.env ? { interpreterEnv: choice.env } : {}) };
   return {
     name: executor.name,
     run: (req: RunRequestInput, signal?: AbortSignal) => executor.run(apply(req), signal),

@@ -21,4 +21,13 @@ describe('withInterpreter', () => {
     expect(await withInterpreter(unknown, choice).environmentKey?.()).toBeNull();
     expect(withInterpreter({ name: 'n', run: keyed.run }, choice).environmentKey).toBeUndefined();
   });
+
+  it("names the env's folder on each request it gives the interpreter, so a cluster run can mount it", async () => {
+    const inner = new FakeExecutor(simulate);
+    const env = { dir: '/cache/envs/abc', cacheRoot: '/cache' };
+    const ex = withInterpreter(inner, { ...choice, env });
+    await ex.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py' });
+    await ex.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py', interpreter: '/usr/bin/python3' });
+    expect(inner.requests.map((r) => r.interpreterEnv)).toEqual([env, undefined]);
+  });
 });

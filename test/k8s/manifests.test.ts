@@ -290,4 +290,24 @@ describe('k8s/ manifests', () => {
     expect(cfg.gpuTolerations[0]).toMatchObject({ key: 'nvidia.com/gpu', operator: 'Exists' });
     expect(cfg.namespace).toBe('repgen-repro');
   });
+
+  it('env-cache component: the worker writes envs to its claim, repro pods get a read-only claim on the same files, the config names both', () => {
+    const inComponent = docs.filter((d) => d.file.startsWith('components/env-cache/')).map((d) => d.doc);
+    const claims = inComponent.filter((d) => d?.kind === 'PersistentVolumeClaim');
+    const byNs = Object.fromEntries(claims.map((c) => [c.metadata.namespace, c]));
+    expect(byNs['repgen']?.spec.accessModes).toEqual(['ReadWriteMany']);
+    expect(byNs['repgen-repro']?.spec.accessModes).toEqual(['ReadOnlyMany']);
+    const volumes = Object.fromEntries(inComponent.filter((d) => d?.kind === 'PersistentVolume').map((v) => [v.metadata.name, v]));
+    const rw = volumes[byNs['repgen']?.spec.volumeName];
+    const ro = volumes[byNs['repgen-repro']?.spec.volumeName];
+    expect(ro?.spec.nfs).toEqual({ ...rw?.spec.nfs, readOnly: true });
+    const config = inComponent.find((d) => d?.kind === 'ConfigMap');
+    expect(config?.data).toEqual({
+      REPGEN_ENV_CACHE: '/var/cache/repgen-envs',
+      REPGEN_K8S_ENV_CACHE_CLAIM: byNs['repgen-repro']?.metadata.name,
+    });
+    const patch = parseAllDocuments(readFileSync(join(ROOT, 'components/env-cache/worker-env-cache.yaml'), 'utf8'))[0]!.toJS() as Obj[];
+    expect(patch.find((op) => /volumeMounts/.test(op.path))?.value.mountPath).toBe('/var/cache/repgen-envs');
+    expect(patch.find((op) => /volumes\/-$/.test(op.path))?.value.persistentVolumeClaim.claimName).toBe(byNs['repgen']?.metadata.name);
+  });
 });

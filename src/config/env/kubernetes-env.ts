@@ -32,6 +32,11 @@ export const ImageRule = z
     /** Only for GPU runs (true), only for CPU runs (false), or both (omitted). */
     gpu: z.boolean().optional(),
     image: z.string().min(1),
+    /**
+     * The image has the worker's base interpreter (REPGEN_PYTHON) at the same path and Python version, so a project
+     * env the worker built (a venv over that interpreter) runs in it. Only such rows serve runs in a project env.
+     */
+    projectEnv: z.boolean().optional(),
   })
   .strict();
 export type ImageRule = z.infer<typeof ImageRule>;
@@ -109,6 +114,18 @@ export const KubernetesEnv = z.object({
   REPGEN_K8S_WORKSPACE_PORT: doc(intRange(1, 65_535).default(8472), {
     description: "port the worker's workspace server listens on (one-time tar offers of the checkout)",
   }),
+  REPGEN_K8S_ENV_CACHE_CLAIM: doc(
+    z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a PersistentVolumeClaim name')
+      .optional(),
+    {
+      description:
+        "PersistentVolumeClaim in the repro namespace holding the worker's REPGEN_ENV_CACHE (k8s/components/env-cache): a run in the " +
+        "project's env mounts its venv from it read-only, on an image row with `projectEnv: true`; unset: such runs are refused",
+      shown: '—',
+    },
+  ),
   REPGEN_K8S_KUEUE_QUEUE: doc(z.string().min(1).optional(), {
     description: 'Kueue LocalQueue; Jobs then carry `kueue.x-k8s.io/queue-name`',
     shown: '—',

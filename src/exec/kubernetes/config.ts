@@ -100,6 +100,8 @@ export const KubernetesExecConfig = z
     workspaceUrl: WorkspaceUrl.optional(),
     /** The port the worker's workspace server listens on. @defaultValue 8472 */
     workspacePort: z.number().int().min(1).max(65_535).default(8472),
+    /** The PVC holding the worker's env cache; unset, a run in a project env is refused. */
+    envCacheClaim: z.string().min(1).optional(),
   })
   .strict();
 export type KubernetesConfig = z.infer<typeof KubernetesExecConfig>;
@@ -132,6 +134,7 @@ export function kubernetesConfigFrom(s: KubernetesEnv): KubernetesConfig {
     kueueQueue: s.REPGEN_K8S_KUEUE_QUEUE,
     workspaceUrl: s.REPGEN_K8S_WORKSPACE_URL,
     workspacePort: s.REPGEN_K8S_WORKSPACE_PORT,
+    envCacheClaim: s.REPGEN_K8S_ENV_CACHE_CLAIM,
   });
 }
 
@@ -157,13 +160,31 @@ function versionFits(prefix: string, version: string | undefined): boolean {
  */
 export function chooseImage(
   table: ImageRule[],
-  { image, gpus, versions }: { image?: string | undefined; gpus: number; versions?: Record<string, string> | undefined },
+  request: { image?: string | undefined; gpus: number; versions?: Record<string, string> | undefined; projectEnv?: boolean },
 ): string | null {
-  if (image) return image;
+  return chooseImageRule(table, request)?.image ?? null;
+}
+
+/**
+ * The row `chooseImage` picks (a request's own image is a row of its own, not known to run project envs). A run in
+ * a project env takes only rows marked `projectEnv`: the venv runs on the worker's base interpreter.
+ */
+export function chooseImageRule(
+  table: ImageRule[],
+  {
+    image,
+    gpus,
+    versions,
+    projectEnv,
+  }: { image?: string | undefined; gpus: number; versions?: Record<string, string> | undefined; projectEnv?: boolean },
+): ImageRule | null {
+  if (image) return { match: {}, image };
   const wanted = Object.fromEntries(Object.entries(versions ?? {}).map(([k, v]) => [packageKey(k), v]));
   for (const rule of table) {
     if (rule.gpu !== undefined && rule.gpu !== gpus > 0) continue;
-    if (Object.entries(rule.match).every(([pkg, prefix]) => versionFits(prefix, wanted[packageKey(pkg)]))) return rule.image;
+    if (projectEnv && !rule.projectEnv) continue;
+    // A project env holds the versions the run needs: its row is chosen by the GPU flag alone.
+    if (projectEnv || Object.entries(rule.match).every(([pkg, prefix]) => versionFits(prefix, wanted[packageKey(pkg)]))) return rule;
   }
   return null;
 }

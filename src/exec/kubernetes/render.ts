@@ -1,7 +1,7 @@
 import type { V1ConfigMap, V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { InvalidRunRequestError } from '../errors.js';
-import { chooseImage, type KubernetesConfig } from './config.js';
+import { InvalidRunRequestError, ProjectEnvUnavailableError } from '../errors.js';
+import { chooseImageRule, type KubernetesConfig } from './config.js';
 import { RUNNER_PY, type RunnerRequest } from './runner.js';
 import { buildPortableEnv } from '../sandbox/script-env.js';
 import { FETCH_WORKSPACE_PY } from './workspace.js';
@@ -98,7 +98,20 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
   if (!request.files.some((f) => f.path === request.entry)) {
     throw new InvalidRunRequestError(`entry '${request.entry}' is not among the request's files`);
   }
-  const image = chooseImage(config.images, { image: request.image, gpus: request.gpus, versions: request.versions });
+  const projectEnv = projectEnvMount(request, config);
+  const rule = chooseImageRule(config.images, {
+    image: request.image,
+    gpus: request.gpus,
+    versions: request.versions,
+    projectEnv: projectEnv !== null,
+  });
+  if (projectEnv && !rule?.projectEnv) {
+    throw new ProjectEnvUnavailableError(
+      `this run needs the project's environment (${projectEnv.mountPath}), and ${rule ? `the image ${rule.image}` : 'no image'} can run it: ` +
+        'add a row with "projectEnv": true to REPGEN_K8S_IMAGES for an image with the worker\'s base interpreter (REPGEN_PYTHON) at the same path',
+    );
+  }
+  const image = rule?.image ?? null;
   if (!image) {
     throw new InvalidRunRequestError(
       `no image in the image table fits ${JSON.stringify(request.versions ?? {})} (gpus=${request.gpus}); set REPGEN_K8S_IMAGES or the repo config's image`,
@@ -223,6 +236,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
                       { name: 'repgen', mountPath: PATHS.config, readOnly: true },
                       { name: 'workspace', mountPath: workspaceMount },
                       { name: 'tmp', mountPath: PATHS.tmp },
+                      ...(projectEnv ? [projectEnv] : []),
                     ],
                   },
                 ],
@@ -244,6 +258,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
                 { name: 'tmp', mountPath: PATHS.tmp },
                 { name: 'dshm', mountPath: PATHS.shm },
                 ...(workspaceMount ? [{ name: 'workspace', mountPath: workspaceMount, readOnly: true }] : []),
+                ...(projectEnv ? [projectEnv] : []),
               ],
             },
           ],
@@ -254,12 +269,41 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
             // PyTorch DataLoader workers share tensors through /dev/shm; the runtime's default is 64 MiB.
             { name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: `${Math.max(64, Math.floor(request.limits.memoryMb / 2))}Mi` } },
             ...(workspaceMount ? [{ name: 'workspace', emptyDir: { sizeLimit: config.ephemeralStorage } }] : []),
+            // The worker's env cache, read-only: the pod sees only its own env's folder (the mount's subPath).
+            ...(projectEnv && config.envCacheClaim
+              ? [{ name: PROJECT_ENV_VOLUME, persistentVolumeClaim: { claimName: config.envCacheClaim, readOnly: true } }]
+              : []),
           ],
         },
       },
     },
   };
   return { name, namespace: config.namespace, image, configMap, job, notes: containerEnv.notes };
+}
+
+const PROJECT_ENV_VOLUME = 'project-env';
+
+/**
+ * Where a run in the project's built env gets it: the env's folder, from the env cache volume, at the same path the
+ * worker built it at (the venv's interpreter and `.pth` name that path). Null for a run on the image's own Python.
+ */
+function projectEnvMount(
+  request: RunRequest,
+  config: KubernetesConfig,
+): { name: string; mountPath: string; subPath: string; readOnly: true } | null {
+  const env = request.interpreterEnv;
+  if (!env) return null;
+  const subPath = env.dir.startsWith(`${env.cacheRoot}/`) ? env.dir.slice(env.cacheRoot.length + 1) : '';
+  if (!subPath || subPath.split('/').some((p) => p === '..' || p === '.' || p === '')) {
+    throw new InvalidRunRequestError(`the project env ${env.dir} does not lie under its cache root ${env.cacheRoot}`);
+  }
+  if (!config.envCacheClaim) {
+    throw new ProjectEnvUnavailableError(
+      `this run needs the project's environment (${env.dir}), which a repro pod can only get from the env cache volume: ` +
+        "set REPGEN_K8S_ENV_CACHE_CLAIM to the PersistentVolumeClaim holding the worker's REPGEN_ENV_CACHE (k8s/components/env-cache)",
+    );
+  }
+  return { name: PROJECT_ENV_VOLUME, mountPath: env.dir, subPath, readOnly: true };
 }
 
 /** The YAML `kubectl apply -f -` would take: the ConfigMap, then the Job. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SetupError } from '../../../src/errors.js';
-import { InvalidRunRequestError } from '../../../src/exec/errors.js';
+import { InvalidRunRequestError, ProjectEnvUnavailableError } from '../../../src/exec/errors.js';
 import { chooseImage, DEFAULT_IMAGE_TABLE, KubernetesExecConfig, readKubernetesConfig } from '../../../src/exec/kubernetes/config.js';
 import { cpuThreads, MAX_CONFIGMAP_BYTES, renderRun, renderYaml, toLabelKey, toLabelValue } from '../../../src/exec/kubernetes/render.js';
 import { RunRequest, type RunRequestInput } from '../../../src/exec/types.js';
@@ -204,5 +204,53 @@ describe('cpuThreads', () => {
     expect(cpuThreads('500m')).toBe(1);
     expect(cpuThreads('4000m')).toBe(4);
     expect(cpuThreads('two')).toBeUndefined();
+  });
+});
+
+describe("a run in the project's built env (issue 27: the env cache volume)", () => {
+  const env = { dir: '/var/cache/repgen-envs/envs/' + 'a'.repeat(64), cacheRoot: '/var/cache/repgen-envs' };
+  const inEnv = req({ interpreter: `${env.dir}/bin/python`, interpreterEnv: env, versions: { torch: '2.1.0' } });
+  const table = [
+    { match: { torch: '2.1' }, image: 'pytorch/pytorch:2.1.2-cuda12.1-cudnn8-runtime' },
+    { match: {}, image: 'ghcr.io/example/repgen-python:3.11', projectEnv: true },
+  ];
+
+  it("mounts the env's folder read-only from the claim, at the path it was built at, on a projectEnv image", () => {
+    const cfg = KubernetesExecConfig.parse({ kind: 'kubernetes', images: table, envCacheClaim: 'repgen-env-cache' });
+    const run = renderRun(inEnv, cfg, { runId: 'env1' });
+    const pod = run.job.spec!.template.spec!;
+    expect(run.image).toBe('ghcr.io/example/repgen-python:3.11');
+    expect(pod.volumes).toContainEqual({ name: 'project-env', persistentVolumeClaim: { claimName: 'repgen-env-cache', readOnly: true } });
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({
+      name: 'project-env',
+      mountPath: env.dir,
+      subPath: `envs/${'a'.repeat(64)}`,
+      readOnly: true,
+    });
+    expect(pod.containers[0]!.command![0]).toBe(`${env.dir}/bin/python`);
+    // A run on the image's own Python is unchanged: no env volume, the version row.
+    const plain = renderRun(req({ versions: { torch: '2.1.0' } }), cfg, { runId: 'env2' });
+    expect(plain.image).toBe('pytorch/pytorch:2.1.2-cuda12.1-cudnn8-runtime');
+    expect(JSON.stringify(plain.job)).not.toContain('project-env');
+  });
+
+  it('refuses, naming the setting, without the claim or without an image that can run the env; never runs on the image Python', () => {
+    const noClaim = KubernetesExecConfig.parse({ kind: 'kubernetes', images: table });
+    expect(() => renderRun(inEnv, noClaim, { runId: 'e3' })).toThrow(ProjectEnvUnavailableError);
+    expect(() => renderRun(inEnv, noClaim, { runId: 'e3' })).toThrow(/set REPGEN_K8S_ENV_CACHE_CLAIM/);
+    const noRow = KubernetesExecConfig.parse({ kind: 'kubernetes', envCacheClaim: 'repgen-env-cache' });
+    expect(() => renderRun(inEnv, noRow, { runId: 'e4' })).toThrow(/"projectEnv": true to REPGEN_K8S_IMAGES/);
+    const escaping = req({
+      interpreter: '/x/bin/python',
+      interpreterEnv: { dir: '/var/cache/repgen-envs/../../etc', cacheRoot: '/var/cache/repgen-envs' },
+    });
+    const cfg = KubernetesExecConfig.parse({ kind: 'kubernetes', images: table, envCacheClaim: 'repgen-env-cache' });
+    expect(() => renderRun(escaping, cfg, { runId: 'e5' })).toThrow(InvalidRunRequestError);
+  });
+
+  it('reads the claim from REPGEN_K8S_ENV_CACHE_CLAIM and refuses a name that is no claim name', () => {
+    expect(readKubernetesConfig({ REPGEN_K8S_ENV_CACHE_CLAIM: 'repgen-env-cache' }).envCacheClaim).toBe('repgen-env-cache');
+    expect(readKubernetesConfig({}).envCacheClaim).toBeUndefined();
+    expect(() => readKubernetesConfig({ REPGEN_K8S_ENV_CACHE_CLAIM: 'Bad Name' })).toThrow(/REPGEN_K8S_ENV_CACHE_CLAIM/);
   });
 });

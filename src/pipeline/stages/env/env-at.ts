@@ -1,6 +1,7 @@
 // Each commit its own environment: a bisection step at a commit whose declared dependencies differ from the issue's
 // ref runs in the env those dependencies give (built once, reused by lock hash as every env is), not in the issue
 // ref's env. A commit whose env cannot be built is skipped, as `git bisect run` skips what cannot be built.
+import { dirname } from 'node:path';
 import type { ScriptExecutor, Workspace } from '../../../exec/types.js';
 import { withInterpreter } from '../../../exec/with-interpreter.js';
 import type { IssueInput } from '../../types.js';
@@ -12,7 +13,10 @@ export type ExecutorAt = { executor: ScriptExecutor; env: string | null } | { sk
 
 /** Runs in a built env: its interpreter, and each checkout swapped for its copy with the extensions compiled. */
 export function envExecutor(inner: ScriptExecutor, stage: EnvStageResult & { kind: 'built' }): ScriptExecutor {
-  const executor = withInterpreter(inner, { python: stage.env.python, key: stage.env.lockHash });
+  const dir = stage.env.readOnlyPaths[0];
+  // `<cache root>/envs/<key>`: the folder a cluster run mounts from the env cache volume.
+  const env = dir ? { dir, cacheRoot: dirname(dirname(dir)) } : undefined;
+  const executor = withInterpreter(inner, { python: stage.env.python, key: stage.env.lockHash, ...(env ? { env } : {}) });
   const p = stage.project;
   return p ? withBuiltWorkspaces(executor, p.buildCheckout, new Map([[p.checkout, p.result]])) : executor;
 }
