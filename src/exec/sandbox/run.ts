@@ -72,6 +72,7 @@ export async function prepareSandbox(
     env: req.env,
     envAllowlist: req.envAllowlist,
     seed: req.seed,
+    files: req.files,
     threads: config.scriptThreads ?? availableParallelism(),
     workdir,
     outDir,

@@ -23,6 +23,8 @@ export interface ScriptEnvInput {
   workspace?: string | undefined;
   /** Threads the run's numeric libraries may start (see {@link frameworkRunEnv}). */
   threads?: number | undefined;
+  /** The run's files (see PortableEnvInput.files). */
+  files?: readonly { content: string }[] | undefined;
 }
 
 /** What a script's environment holds wherever it runs: its locale and Python flags, the seed, the allowlist, the request's own. */
@@ -35,15 +37,22 @@ export interface PortableEnvInput {
   threads?: number | undefined;
   home: string;
   tmpDir: string | undefined;
+  /** The run's files: TensorFlow's determinism is turned on only for a script that seeds TensorFlow itself. */
+  files?: readonly { content: string }[] | undefined;
 }
+
+/** A script that sets TensorFlow's global seed (directly, or through Keras' one call for every framework). */
+const SEEDS_TENSORFLOW = /\b(?:tf\.random\.set_seed|set_random_seed|enable_op_determinism)\s*\(/;
 
 /**
  * What the frameworks read at start-up to size their thread pools and to make a seeded run repeatable:
- * OpenMP/MKL/OpenBLAS (torch, numpy), TensorFlow's intra- and inter-op pools; with a seed, TensorFlow's
- * deterministic ops. JAX has no global seed (its keys are explicit) and no thread variable that every version
+ * OpenMP/MKL/OpenBLAS (torch, numpy), TensorFlow's intra- and inter-op pools; with a seed, for a script that seeds
+ * TensorFlow, its deterministic ops (with them on, TensorFlow refuses every random op of a script that sets no
+ * seed: "Random ops require a seed to be set when determinism is enabled", which the report's own code never
+ * showed). JAX has no global seed (its keys are explicit) and no thread variable that every version
  * accepts (an unknown XLA_FLAGS entry aborts), so it is left alone. The request's own environment still wins.
  */
-export function frameworkRunEnv(threads: number | undefined, seed: number | undefined): Record<string, string> {
+export function frameworkRunEnv(threads: number | undefined, seed: number | undefined, seedsTensorFlow = true): Record<string, string> {
   const env: Record<string, string> = {};
   if (threads !== undefined) {
     const n = String(Math.max(1, Math.floor(threads)));
@@ -51,7 +60,7 @@ export function frameworkRunEnv(threads: number | undefined, seed: number | unde
       env[name] = n;
     env.TF_NUM_INTEROP_THREADS = String(Math.min(2, Math.max(1, Math.floor(threads))));
   }
-  if (seed !== undefined) env.TF_DETERMINISTIC_OPS = '1';
+  if (seed !== undefined && seedsTensorFlow) env.TF_DETERMINISTIC_OPS = '1';
   return env;
 }
 
@@ -75,7 +84,8 @@ export function buildPortableEnv(input: PortableEnvInput): { env: Record<string,
     env.PYTHONHASHSEED = String(input.seed);
     env.REPGEN_SEED = String(input.seed);
   }
-  Object.assign(env, frameworkRunEnv(input.threads, input.seed));
+  const seedsTf = input.files === undefined || input.files.some((f) => SEEDS_TENSORFLOW.test(f.content));
+  Object.assign(env, frameworkRunEnv(input.threads, input.seed, seedsTf));
   for (const name of input.envAllowlist) {
     if (SECRET_NAME.test(name)) {
       notes.push(`env ${name} not passed: allowlisted names must not be credentials`);

@@ -89,6 +89,7 @@ export async function prepareForkedRun(
     env: req.env,
     envAllowlist: req.envAllowlist,
     seed: req.seed,
+    files: req.files,
     threads,
     workdir: runDir,
     outDir,

@@ -79,6 +79,16 @@ describe('framework thread and seed variables', () => {
     expect(buildScriptEnv({ ...base, seed: 1001 }).env.TF_DETERMINISTIC_OPS).toBe('1');
   });
 
+  it("turns TensorFlow's determinism on only for a script that seeds TensorFlow (else its random ops are refused)", () => {
+    const seeded = [{ content: 'import keras\nkeras.utils.set_random_seed(int(os.environ["REPGEN_SEED"]))\n' }];
+    const tfSeeded = [{ content: 'import tensorflow as tf\ntf.random.set_seed(1)\n' }];
+    const unseeded = [{ content: 'import keras\nmodel = keras.Sequential([keras.layers.Dense(2)])\nmodel.fit(x, y)\n' }];
+    expect(buildScriptEnv({ ...base, seed: 7, files: seeded }).env.TF_DETERMINISTIC_OPS).toBe('1');
+    expect(buildScriptEnv({ ...base, seed: 7, files: tfSeeded }).env.TF_DETERMINISTIC_OPS).toBe('1');
+    expect(buildScriptEnv({ ...base, seed: 7, files: unseeded }).env.TF_DETERMINISTIC_OPS).toBeUndefined();
+    expect(buildScriptEnv({ ...base, seed: 7, files: unseeded }).env.REPGEN_SEED).toBe('7');
+  });
+
   it("lets the request's own environment override the defaults", () => {
     const { env } = buildScriptEnv({ ...base, threads: 2, seed: 3, env: { OMP_NUM_THREADS: '8', TF_DETERMINISTIC_OPS: '0' } });
     expect(env.OMP_NUM_THREADS).toBe('8');
