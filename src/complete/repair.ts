@@ -4,6 +4,7 @@
  * Pure text in, text out; every change is described so the comment can say what was done.
  */
 
+import { keras1To2 } from './keras-renames.js';
 import { showNotebookValues } from './notebook-values.js';
 
 export interface Repaired {
@@ -293,6 +294,7 @@ export function repairSnippet(code: string, parses: (code: string) => boolean): 
     stripPastedOutput,
     dedentCommon,
     python2To3,
+    keras1To2,
     showNotebookValues,
   ]) {
     const r = step(cur);
