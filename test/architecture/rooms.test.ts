@@ -36,21 +36,24 @@ function undeclaredRooms(root: string, rules: RoomRules): string[] {
   return [...new Set(rooms)].filter((r): r is string => r !== null && r !== 'root' && !(r in rules.rooms));
 }
 
+/** The rules hold on src/ as it is: `room` holds more than five files, no import breaks the order, no room is undeclared. */
+function expectRoomsHold(rules: RoomRules, room: string) {
+  const graph = buildFileGraph(ROOT, ['src']);
+  expect(graph.files.filter((f) => roomOf(rules.base, f) === room).length).toBeGreaterThan(5);
+  expect(roomViolations(graph.edges, rules)).toEqual([]);
+  expect(undeclaredRooms(ROOT, rules)).toEqual([]);
+  return graph;
+}
+
 describe('the rooms of src/exec', () => {
   it('import only downward: sandbox nothing of an executor, warm the sandbox, local both, kubernetes the sandbox', () => {
-    const graph = buildFileGraph(ROOT, ['src']);
-    expect(graph.files.filter((f) => roomOf(EXEC.base, f) === 'sandbox').length).toBeGreaterThan(5);
-    expect(roomViolations(graph.edges, EXEC)).toEqual([]);
-    expect(undeclaredRooms(ROOT, EXEC)).toEqual([]);
+    expectRoomsHold(EXEC, 'sandbox');
   });
 });
 
 describe('the rooms of src/context', () => {
   it('index/ builds on the root; only the entry and the query side import it; the lexical port imports no adapter', () => {
-    const graph = buildFileGraph(ROOT, ['src']);
-    expect(graph.files.filter((f) => roomOf(CONTEXT.base, f) === 'index').length).toBeGreaterThan(5);
-    expect(roomViolations(graph.edges, CONTEXT)).toEqual([]);
-    expect(undeclaredRooms(ROOT, CONTEXT)).toEqual([]);
+    const graph = expectRoomsHold(CONTEXT, 'index');
     const port = graph.edges.filter((e) => e.from === 'src/context/lexical-index.ts');
     expect(port.filter((e) => roomOf(CONTEXT.base, e.to) === 'index')).toEqual([]);
   });

@@ -2,24 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { BuiltEnv, EnvBuilder, EnvSpec } from '../../../src/env/types.js';
 import { envExecutorAt } from '../../../src/pipeline/stages/env/env-at.js';
 import type { EnvPorts } from '../../../src/pipeline/stages/env/index.js';
+import { envSpec } from '../../fakes/env-spec.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
 
 // A bisection step's env: the env stage run again on that commit's checkout, the spec read from its own files.
 const ISSUE = { title: 'value() returns 2', body: 'It worked in v1.0.' };
 
 function spec(numpy: string): EnvSpec {
-  return {
-    python: null,
-    pythonWhy: null,
+  return envSpec({
     requirements: [{ name: 'numpy', specifier: numpy, extras: [], source: 'repo', why: `requirements.txt:1 numpy${numpy}` }],
-    project: null,
-    indexUrl: null,
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: [],
-  };
+  });
 }
 
 function env(hash: string, cached: boolean): BuiltEnv {

@@ -7,6 +7,7 @@ import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
 import { needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
+import { envSpec } from '../../fakes/env-spec.js';
 import { FakeExecutor } from '../../fakes/fake-executor.js';
 import { MemoryPublisher } from '../../fakes/memory-publisher.js';
 import { memorySource } from '../../fakes/memory-source.js';
@@ -14,21 +15,13 @@ import { CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../../fakes/repro-fixtures.j
 
 const ISSUE = { title: 'Linear layer shape error', body: `${CRASH_ISSUE}\n\`\`\`python\n${GOOD_SCRIPT}\`\`\`\n` };
 
-const SPEC: EnvSpec = {
-  python: null,
-  pythonWhy: null,
+const SPEC: EnvSpec = envSpec({
   requirements: [
     { name: 'numpy', specifier: '<1.24', extras: [], source: 'era', why: 'the ref is from 2019' },
     { name: 'absl-py', specifier: '', extras: [], source: 'repo', why: 'requirements.txt:3 absl-py' },
   ],
-  project: null,
-  indexUrl: null,
-  extraIndexUrls: [],
-  findLinks: [],
-  excludeNewer: null,
-  buildCommands: [],
   notes: ['the report asked for a CUDA build of torch; the CPU build was used'],
-};
+});
 
 const ENV: BuiltEnv = {
   python: '/cache/envs/abc/bin/python',
