@@ -24,8 +24,8 @@ const ANY_CALL: Record<string, string> = {
 const LAYER_CALL = /\b(?:Dense|Conv[123]D|Convolution[123]D|LSTM|GRU|SimpleRNN|Embedding|Conv2DTranspose|SeparableConv2D)\(/;
 
 export function keras1To2(code: string): { code: string; edits: string[] } {
-  if (!/^\s*(?:import keras|from keras\b|from tensorflow\.keras\b|from tensorflow import keras|import tensorflow)/m.test(code))
-    return { code, edits: [] };
+  // Keras code: it imports Keras or TensorFlow, or builds and compiles a model the Keras way (snippets often paste no imports).
+  if (!/\bkeras\b|^\s*import tensorflow|\bSequential\(|\.compile\(\s*(?:optimizer|loss)\s*=/m.test(code)) return { code, edits: [] };
   const renamed = new Set<string>();
   const lines = code.split('\n').map((line) => {
     if (/^\s*#/.test(line)) return line;

@@ -22,6 +22,11 @@ describe('keras1To2 (Keras 1 argument names in old reports)', () => {
     expect(r.edits[0]).toMatch(/^renamed Keras 1 arguments for Keras 2 \(.*`border_mode=` → `padding=`/);
   });
 
+  it('knows Keras code that pastes no import by its Sequential model', () => {
+    const r = keras1To2("model = Sequential()\nmodel.add(Conv2D(8, (3, 3), border_mode='valid', input_shape=(1, 20, 56)))\n");
+    expect(r.code).toContain("Conv2D(8, (3, 3), padding='valid'");
+  });
+
   it('leaves code that is not Keras alone, and an init= that is not a layer’s, and comparisons', () => {
     const torch = 'import torch\nopt = make(nb_epoch=3)\n';
     expect(keras1To2(torch)).toEqual({ code: torch, edits: [] });
