@@ -8,6 +8,7 @@ import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCa
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
+import { withoutUnbuildable } from './unbuildable.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import { logTail } from './uv-errors.js';
 import {
@@ -188,7 +189,12 @@ export class UvEnvBuilder implements EnvBuilder {
       }
       opts.onProgress?.({ phase: 'installing', packages: Object.keys(pinsOut).length });
       const installed = await this.install(ctx, buildDir, spec, lock, py, !compiledNow);
-      if (installed) return fail(installed);
+      if (installed) {
+        const without = withoutUnbuildable(spec, installed);
+        if (!without) return fail(installed);
+        const rest = await this.build(without.spec, opts);
+        return rest.ok ? { ok: true, env: { ...rest.env, substitutions: [...rest.env.substitutions, without.left] } } : rest;
+      }
       const venv = join(buildDir, 'venv');
       if (provided.length) {
         const shadow = await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided);

@@ -281,12 +281,20 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(result.failure.logTail).toContain('gamma');
   });
 
-  it('reports a source distribution whose build fails as an EnvBuildFailure naming it', async () => {
-    const result = await builder.build(spec(index, [req('broken')]), { checkout: null, signal });
+  it('reports a source distribution whose build fails as an EnvBuildFailure naming it, when the report or the script needs it', async () => {
+    const asked = { ...req('broken'), source: 'script' as const };
+    const result = await builder.build(spec(index, [asked]), { checkout: null, signal });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.failure).toMatchObject({ step: 'install', package: 'broken', configKey: 'environment.packages' });
     expect(result.failure.logTail).toContain('this sdist does not build here');
+  });
+
+  it('leaves out a dependency only the repository declares whose build fails here, builds the rest, and says so', async () => {
+    const result = await builder.build(spec(index, [req('alpha'), req('broken')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ alpha: '2.0', beta: '1.1' });
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'broken', got: 'left out' })]);
   });
 
   it('uses the machine’s Python for another version asked, and says so', async () => {

@@ -2,6 +2,7 @@
 // the report, the checkout and repgen.yml (src/env's spec function); the builder makes or reuses the env; what
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
 import { needsExtensionBuild } from '../../../env/project-build.js';
+import { LEFT_OUT } from '../../../env/unbuildable.js';
 import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec, ProjectBuildResult } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
@@ -92,7 +93,11 @@ export function envRecord(env: BuiltEnv, project: ProjectBuildResult | null = nu
 /** Notes for the comment: each substitution, said as what was asked, what was used and why. Pure. */
 export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
   return [
-    ...env.substitutions.map((s) => `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`),
+    ...env.substitutions.map((s) =>
+      s.got === LEFT_OUT
+        ? `Environment: ${s.name} was left out (${s.why}).`
+        : `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`,
+    ),
     ...spec.notes.map((n) => `Environment: ${n}`),
   ];
 }
