@@ -202,6 +202,22 @@ function crashSymptom(e: ExceptionInfo, tb: Traceback | null): Symptom {
   };
 }
 
+/** A sentence that says what should or did not happen ("should raise a ValueError", "no error") names no observed exception. */
+const NOT_OBSERVED = /\b(?:should|must|expect(?:ed|ing|s)?|instead of|would|no\s+(?:error|exception)|without|rather than|not\s+raise)\b/i;
+
+/**
+ * The one exception class the title and prose name as what happened, or null when they name none or several.
+ * Sentences about what should happen are left out. Pure.
+ */
+function namedException(text: string): string | null {
+  const names = new Set<string>();
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n/)) {
+    if (sentence.length > 1000 || NOT_OBSERVED.test(sentence)) continue;
+    for (const m of sentence.matchAll(/(?<![\w.])`?([A-Z][A-Za-z]*(?:Error|Exception))`?(?![\w(])/g)) names.add(m[1] ?? '');
+  }
+  return names.size === 1 ? ([...names][0] ?? null) : null;
+}
+
 /** Reads a markdown bug report. Pure; tolerates empty, huge and prose-only bodies. */
 export function readReport(markdown: string): ReportReading {
   const text = markdown.replace(/\r\n/g, '\n');
@@ -238,6 +254,12 @@ export function readReport(markdown: string): ReportReading {
       const e = parseExceptionLine(line);
       if (e) addCrash(e, null);
     }
+  }
+  if (expected.length === 0) {
+    // No exception line at all (a stack trace cut before its last line), but the title or the prose says which
+    // exception the code raised: "BinaryAUROC raises IndexError …", "`IndexError` with the following stacktrace".
+    const named = namedException(`${title}\n${prose}`);
+    if (named) addCrash({ type: named, message: '' }, null);
   }
   if (expected.length === 0) {
     // A silent bug the reporter states as their own assertion, marked as the failing line.

@@ -141,4 +141,31 @@ describe('readReport', () => {
     // time: a loaded machine does not inflate it.
     expect(spent).toBeLessThan(15_000);
   });
+
+  it('takes the one exception the title or prose names as raised when the pasted stack trace was cut before its last line', () => {
+    const md = [
+      'metric raises IndexError with only positive targets',
+      '',
+      '```python',
+      'm = Metric()',
+      'm(x, y)',
+      '```',
+      '',
+      '`IndexError` with the following stacktrace:',
+      '',
+      '```',
+      'File ~/env/lib/python3.11/site-packages/torch/nn/modules/module.py:1501, in Module._call_impl(self, *args, **kwargs)',
+      '-> 1501     return forward_call(*args, **kwargs)',
+      '```',
+    ].join('\n');
+    const r = readReport(md);
+    expect(r.expected).toEqual([expect.objectContaining({ category: 'crash', exception: { type: 'IndexError', message: '' } })]);
+  });
+
+  it('names no exception from sentences about what should happen, nor when the prose names two', () => {
+    const should = readReport('Calling it with -1 should raise a ValueError.\n\n```python\nf(-1)\n```\n');
+    expect(should.expected.some((e) => e.exception?.type === 'ValueError')).toBe(false);
+    const two = readReport('It raises IndexError on CPU and RuntimeError on GPU.\n\n```python\nf(1)\n```\n');
+    expect(two.expected.some((e) => e.category === 'crash')).toBe(false);
+  });
 });
