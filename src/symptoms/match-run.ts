@@ -1,18 +1,11 @@
-import type {
-  ExceptionInfo,
-  MatchResult,
-  MatchVerdict,
-  ReportReading,
-  RunReading,
-  Symptom,
-  SymptomKind,
-  ValueComparison,
-} from './types.js';
+import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReading, Symptom, ValueComparison } from './types.js';
 import { compareLine, valueBasis } from './compare-values.js';
-import { classifyException } from './classify.js';
 import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
 import { matchOracle } from './match-oracle.js';
-import { clip, jaccard, lineShape, maskedWords, numbersIn, screenLines, words } from './text.js';
+import { compareCrash, headline, MESSAGE_OVERLAP, messageOverlap, type Scored } from './compare-crash.js';
+
+export { MESSAGE_OVERLAP, messageOverlap } from './compare-crash.js';
+import { clip, jaccard, lineShape, maskedWords, screenLines } from './text.js';
 
 /** Inputs that let the matcher check more than the reading holds. */
 export interface MatchOptions {
@@ -24,29 +17,7 @@ export interface MatchOptions {
   projectRoots?: readonly string[];
 }
 
-/** Message word overlap (Jaccard, numbers kept) needed for a crash to count as the same: the benchmark judge's bar. @defaultValue 0.6 */
-export const MESSAGE_OVERLAP = 0.6;
-
-/**
- * Word overlap of a reported message with a run's, where a run message that contains every word of a
- * reported one of 3+ words counts as the same: newer Pythons say more for the same error (ImportError's
- * `cannot import name 'x'` became `cannot import name 'x' from 'mod' (/path/mod.py)`).
- */
-export function messageOverlap(reported: string, run: string): number {
-  const a = words(reported);
-  const b = words(run);
-  if (a.size >= 3 && [...a].every((w) => b.has(w))) return 1;
-  return jaccard(a, b);
-}
-
-/** Kinds so generic that sharing one says little about two different exceptions. */
-const GENERIC_KINDS = new Set<SymptomKind>(['other_crash', 'value_error', 'type_error', 'index_error', 'key_error']);
-
 const RANK: Record<MatchVerdict, number> = { not_reproduced: 0, partial: 1, reproduced: 2 };
-
-function headline(message: string): string {
-  return message.split('\n')[0]?.trim() ?? '';
-}
 
 function result(
   verdict: MatchVerdict,
@@ -141,85 +112,6 @@ function fakeSigns(report: ReportReading, rawScript: string): string[] {
   return [...new Set(signs)];
 }
 
-interface Scored {
-  verdict: MatchVerdict;
-  score: number;
-  reasons: string[];
-  compared?: ValueComparison[];
-  patternOnly?: boolean;
-  oracle?: MatchResult['oracle'];
-}
-
-function compareCrash(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
-  const scored = compareCrashOnly(want, got);
-  const agree = scored.verdict === 'reproduced';
-  const note = !got
-    ? 'the run raised no exception'
-    : got.type !== want.type
-      ? 'another exception class'
-      : `same class; message word overlap ${jaccard(words(headline(want.message)), words(headline(got.message))).toFixed(2)} (${MESSAGE_OVERLAP} needed)`;
-  const compared = [
-    {
-      what: 'the exception',
-      report: clip(`${want.type}: ${headline(want.message)}`, 200),
-      run: got ? clip(`${got.type}: ${headline(got.message)}`, 200) : 'no exception',
-      basis: 'determined' as const,
-      agree,
-      note,
-    },
-  ];
-  return { ...scored, compared };
-}
-
-function compareCrashOnly(want: ExceptionInfo, got: ExceptionInfo | null): Scored {
-  if (!got) return { verdict: 'not_reproduced', score: 0, reasons: [`no exception in the run; the report shows ${want.type}`] };
-  const a = headline(want.message);
-  const b = headline(got.message);
-  const overlap = messageOverlap(a, b);
-  const masked = jaccard(maskedWords(a), maskedWords(b));
-  const wantKind = classifyException(want);
-  const gotKind = classifyException(got);
-  const numsA = numbersIn(a).join(', ');
-  const numsB = numbersIn(b).join(', ');
-  const numberNote =
-    numsA !== numsB
-      ? [`numbers differ (report: ${numsA || 'none'}; run: ${numsB || 'none'}) — shapes and sizes may legitimately differ`]
-      : [];
-  if (got.type !== want.type) {
-    const sameKind = wantKind === gotKind && !GENERIC_KINDS.has(wantKind);
-    return {
-      verdict: sameKind ? 'partial' : 'not_reproduced',
-      score: sameKind ? 0.3 : 0.1 * overlap,
-      reasons: [
-        `raised ${got.type}, the report shows ${want.type}${sameKind ? ` (same kind: ${wantKind})` : ''}`,
-        `run message: ${clip(b, 160)}`,
-      ],
-    };
-  }
-  if (overlap >= MESSAGE_OVERLAP) {
-    return {
-      verdict: 'reproduced',
-      score: 0.5 + 0.5 * overlap,
-      reasons: [`same exception ${got.type} (${gotKind}), message overlap ${overlap.toFixed(2)}`, ...numberNote],
-    };
-  }
-  if (masked >= MESSAGE_OVERLAP) {
-    return {
-      verdict: 'partial',
-      score: 0.4 + 0.2 * masked,
-      reasons: [
-        `same exception ${got.type} and the same message once numbers are masked (overlap ${masked.toFixed(2)}; ${overlap.toFixed(2)} with numbers)`,
-        ...numberNote,
-      ],
-    };
-  }
-  return {
-    verdict: 'partial',
-    score: 0.3,
-    reasons: [`same exception ${got.type} with another message (overlap ${overlap.toFixed(2)}): ${clip(b, 160)}`],
-  };
-}
-
 function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
   const wanted = report.expected.filter((s): s is Symptom & { exception: ExceptionInfo } => s.exception !== undefined);
   let best: Scored | null = null;
@@ -237,7 +129,8 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
       const ok =
         judged !== null &&
         judged.type === s.exception.type &&
-        messageOverlap(headline(s.exception.message), judged.message) >= MESSAGE_OVERLAP;
+        // A report that names the class only has no message for the judge to hold the line to.
+        (!headline(s.exception.message).trim() || messageOverlap(headline(s.exception.message), judged.message) >= MESSAGE_OVERLAP);
       if (!ok) {
         c.verdict = 'partial';
         c.score = Math.min(c.score, 0.6);

@@ -51,6 +51,21 @@ describe('matchRun: crashes', () => {
     expect(p.reasons[0]).toMatch(/same message once numbers are masked/);
   });
 
+  it('a report that names only a specific class (its trace cut) is reproduced by that class; a generic one decides nothing', () => {
+    const named = readReport(
+      '# f raises IndexError on an all-positive batch\n\n```python\nf(x)\n```\n\n`IndexError` with the following stacktrace:\n',
+    );
+    const out = crashOutput('IndexError: index 4 is out of bounds for dimension 0 with size 4');
+    const m = matchRun(named, readRun(out, { exitCode: 1 }), { output: out });
+    expect(m.verdict).toBe('reproduced');
+    expect(m.reasons[0]).toMatch(/the report names the class only/);
+    const other = crashOutput('KeyError: 4');
+    expect(matchRun(named, readRun(other, { exitCode: 1 })).verdict).toBe('not_reproduced');
+    const generic = readReport('# f raises RuntimeError on CPU\n\n```python\nf(x)\n```\n');
+    const rt = crashOutput('RuntimeError: something else entirely');
+    expect(matchRun(generic, readRun(rt, { exitCode: 1 })).verdict).not.toBe('reproduced');
+  });
+
   it('another exception class: not reproduced; same kind through another class: partial', () => {
     const other = crashOutput('ValueError: optimizer got an empty parameter list');
     expect(matchRun(report, readRun(other, { exitCode: 1 })).verdict).toBe('not_reproduced');
