@@ -10,6 +10,8 @@ import { readBounded } from '../host/read-bounded.js';
 
 const MAX_FILES = 3000;
 const MAX_BYTES = 256 * 1024;
+/** All the files read together: a huge checkout costs a bounded read, not one proportional to its size. */
+const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
 const MAX_DEPTH = 8;
 
 /**
@@ -63,19 +65,23 @@ export async function readProjectExports(
   if (!workspace?.packages?.length) return undefined;
   const { hostPath, packages } = workspace;
   const files = new Map<string, string>();
+  let total = 0;
+  const full = () => files.size >= MAX_FILES || total >= MAX_TOTAL_BYTES;
   const walk = async (rel: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH || files.size >= MAX_FILES) return;
+    if (depth > MAX_DEPTH || full()) return;
     const entries = await readdir(join(hostPath, rel), { withFileTypes: true }).catch(() => []);
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const e of entries) {
-      if (files.size >= MAX_FILES) return;
+      if (full()) return;
       const p = `${rel}/${e.name}`;
       if (e.isDirectory() && e.name !== '__pycache__') await walk(p, depth + 1);
       else if (e.isFile() && e.name.endsWith('.py')) {
         const st = await lstat(join(hostPath, p)).catch(() => null);
         if (!st?.isFile() || st.size > MAX_BYTES) continue;
         const bytes = await readBounded(join(hostPath, p), { maxBytes: MAX_BYTES }).catch(() => null);
-        if (bytes) files.set(p, bytes.toString('utf8'));
+        if (!bytes) continue;
+        total += bytes.length;
+        files.set(p, bytes.toString('utf8'));
       }
     }
   };
