@@ -172,7 +172,9 @@ export class UvEnvBuilder implements EnvBuilder {
       // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed, and what an
       // earlier build of this lock found too old in the base (`keep`) is installed at the lock's version instead.
       const keep = new Set((cachedLock.keep ?? []).map(normaliseName));
-      const provided = (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
+      // A lock that needs its own torch takes nothing from the base: the base's torchvision, built for the base's torch,
+      // hangs or aborts beside another (as a project that declares another torch gets a venv of its own).
+      const provided = keep.has('torch') ? [] : (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
       const lock = withoutProvided(cachedLock.lock, provided, cachedLock.via);
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
@@ -188,7 +190,8 @@ export class UvEnvBuilder implements EnvBuilder {
         return result(existing, true);
       }
       opts.onProgress?.({ phase: 'installing', packages: Object.keys(pinsOut).length });
-      const installed = await this.install(ctx, buildDir, spec, lock, py, !compiledNow);
+      // Installed as an overlay only when it takes something from the base (see `provided`).
+      const installed = await this.install(ctx, buildDir, { ...spec, baseProvides: provided }, lock, py, !compiledNow);
       if (installed) {
         const without = withoutUnbuildable(spec, installed);
         if (!without) return fail(installed);

@@ -104,6 +104,9 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
         version: '1.26.0',
         init: "import sys, types\nexceptions = types.ModuleType('numpy.exceptions')\nexceptions.AxisError = ValueError\nsys.modules['numpy.exceptions'] = exceptions\n__version__ = '1.26.0'\n",
       },
+      // A package whose code needs a newer torch than the base's, and a (tiny, fake) torch on the index that has it.
+      { name: 'needs-new-torch', version: '1.0', requires: ['torch>=1.0'], init: 'import torch\nassert torch.NEW_API\n' },
+      { name: 'torch', version: '9.0', init: "__version__ = '9.0'\nNEW_API = True\n" },
       // kappa needs omega (which the base provides in the test below) and light; only omega needs heavy.
       { name: 'kappa', version: '1.0', requires: ['omega', 'light'] },
       { name: 'omega', version: '1.0', requires: ['heavy'] },
@@ -218,6 +221,25 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     const plain = await builder.build(spec(index, [req('kappa')]), { checkout: null, signal });
     if (!plain.ok) throw new Error(JSON.stringify(plain.failure));
     expect(plain.env.pins).toEqual({ kappa: '1.0', omega: '1.0', heavy: '1.0', light: '1.0' });
+  });
+
+  it("takes nothing from the base when the lock's own modules need another torch (the base's torchvision would hang beside it)", async () => {
+    const result = await builder.build(spec(index, [req('needs-new-torch')], { baseProvides: ['torch', 'numpy', 'beta'] }), {
+      checkout: null,
+      signal,
+    });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ 'needs-new-torch': '1.0', torch: '9.0' });
+    const cfg = readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8');
+    expect(cfg).toMatch(/include-system-site-packages = false/);
+    expect(result.env.substitutions).toEqual([expect.objectContaining({ name: 'torch', got: '9.0' })]);
+    const again = await builder.build(spec(index, [req('needs-new-torch')], { baseProvides: ['torch', 'numpy', 'beta'] }), {
+      checkout: null,
+      signal,
+    });
+    if (!again.ok) throw new Error(JSON.stringify(again.failure));
+    expect(again.env.cached).toBe(true);
+    expect(again.env.python).toBe(result.env.python);
   });
 
   it("installs a base package the lock's own modules find too old, at the lock's version, and says so (the overlay's import check)", async () => {
