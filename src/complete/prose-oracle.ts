@@ -69,24 +69,35 @@ export function assertStatedRaise(code: string, reportText: string | undefined):
   const only = raises.length === 1 ? raises[0] : undefined;
   if (!only) return { code, edits: [] };
   const lines = code.split('\n');
-  const at = lines.findLastIndex((l) => /^\S/.test(l) && !/^#/.test(l));
+  const top = (l: string) => /^\S/.test(l) && !/^#/.test(l);
+  // The last call, or assignment of a call, at the top level; prints of its result after it move into the else branch.
+  let at = lines.findLastIndex(top);
+  const after: string[] = [];
+  while (at >= 0 && /^print\(/.test(lines[at] ?? '') && depthAfter(lines[at] ?? '') === 0) {
+    after.unshift((lines[at] ?? '').trimEnd());
+    at = lines.slice(0, at).findLastIndex(top);
+  }
   const stmt = (lines[at] ?? '').replace(/\s+#.*$/, '').trimEnd();
-  // One line, balanced, a call at its top, not an assignment or a keyword statement.
-  const balanced = depthAfter(stmt) === 0;
-  if (at < 0 || !balanced || !/^[A-Za-z_][\w.]*\(.*\)$/.test(stmt) || /^(?:print|assert|raise|return)\b/.test(stmt))
+  const assigned = /^([A-Za-z_]\w*)\s*=\s*(?!=)(.+)$/.exec(stmt);
+  const callText = assigned ? (assigned[2] ?? '') : stmt;
+  // One line, balanced, a call at its top, not a keyword statement.
+  if (at < 0 || depthAfter(stmt) !== 0 || !/^[A-Za-z_][\w.]*\(.*\)$/.test(callText) || /^(?:print|assert|raise|return)\b/.test(callText))
     return { code, edits: [] };
   const cls = only.expected && BUILTIN_ERRORS.test(only.expected) ? only.expected : 'Exception';
   const words = only.quote.replace(/["'{}\\]/g, '').slice(0, 160);
-  const call = stmt.replace(/["{}\\]/g, '').slice(0, 120);
+  const call = callText.replace(/["{}\\]/g, '').slice(0, 120);
+  const name = assigned?.[1] ?? 'repgen_value';
   lines.splice(
     at,
-    1,
+    lines.length - at,
     `try:  ${MARK}`,
-    `    repgen_value = ${stmt}`,
+    `    ${name} = ${callText}`,
     `except ${cls}:  ${MARK}`,
     `    print("raised, as the report expects")  ${MARK}`,
     `else:  ${MARK}`,
-    `    raise AssertionError(f"${call} returned {repgen_value!r} without raising; the report expects it to raise (${words})")  ${MARK}`,
+    ...after.map((l) => `    ${l}`),
+    `    raise AssertionError(f"${call} returned {${name}!r} without raising; the report expects it to raise (${words})")  ${MARK}`,
+    '',
   );
   return {
     code: lines.join('\n'),

@@ -59,7 +59,27 @@ describe('assertStatedRaise (a call the report says should raise)', () => {
     expect(assertStatedRaise('f(x)\n', 'f should raise an EinopsError for repeated axes.').code).toContain('except Exception:');
     expect(assertStatedRaise('f(x)\n', 'f should raise.\nTraceback (most recent call last):\nValueError: v').edits).toEqual([]);
     expect(assertStatedRaise('f(x)\n', 'f should raise. g must fail too.').edits).toEqual([]);
-    expect(assertStatedRaise('y = f(x)\n', 'f should raise.').edits).toEqual([]);
+    expect(assertStatedRaise('y = g + 1\n', 'f should raise.').edits).toEqual([]);
     expect(assertStatedRaise('print(f(x))\n', 'f should raise.').edits).toEqual([]);
+  });
+
+  it('wraps the last call assigned to a name, moving the prints of its result after it into the else branch', () => {
+    const code =
+      'import torch\ns = Scheduler()\nout = s.step(torch.randn(2), 0, torch.randn(2), eta=-1.0)\n# shape below\nprint(out.prev_sample.shape)\n';
+    const r = assertStatedRaise(code, 'Both calls execute without error; it should raise a ValueError for eta=-1.');
+    expect(r.code).toBe(
+      [
+        'import torch',
+        's = Scheduler()',
+        'try:  # added by RepGen',
+        '    out = s.step(torch.randn(2), 0, torch.randn(2), eta=-1.0)',
+        'except ValueError:  # added by RepGen',
+        '    print("raised, as the report expects")  # added by RepGen',
+        'else:  # added by RepGen',
+        '    print(out.prev_sample.shape)',
+        '    raise AssertionError(f"s.step(torch.randn(2), 0, torch.randn(2), eta=-1.0) returned {out!r} without raising; the report expects it to raise (Both calls execute without error; it should raise a ValueError for eta=-1.)")  # added by RepGen',
+        '',
+      ].join('\n'),
+    );
   });
 });
