@@ -23,6 +23,11 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --gid 10001 repgen \
  && useradd --uid 10001 --gid repgen --no-create-home --home-dir /tmp --shell /usr/sbin/nologin repgen
+# uv, pinned to the version scripts/ensure-system.sh installs, at the path the env builder runs (PINNED_UV in
+# src/env/uv-builder.ts). On Kubernetes the worker only asks it its version: the builds themselves run in Jobs on
+# this same image (a "projectEnv" row of REPGEN_K8S_IMAGES), which is why it must be here too.
+COPY --from=ghcr.io/astral-sh/uv:0.13.9 /uv /usr/local/lib/repgen-uv/bin/uv
+RUN ln -s /usr/local/lib/repgen-uv/bin/uv /usr/local/bin/uv
 WORKDIR /app
 ENV NODE_ENV=production \
     HOME=/tmp \

@@ -30,6 +30,12 @@ export interface SandboxedCommand {
   signal: AbortSignal;
 }
 
+/**
+ * Where an env build's steps run: {@link runSandboxed} here (bubblewrap), or a Job per step on Kubernetes
+ * (src/exec/kubernetes/env-build-runner.ts, wired by src/pipeline/stages/env/default-env-ports.ts).
+ */
+export type BuildStepRunner = (cmd: SandboxedCommand) => Promise<CommandOutcome>;
+
 export interface CommandOutcome {
   code: number | null;
   stdout: string;

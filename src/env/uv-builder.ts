@@ -10,6 +10,7 @@ import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
 import { withoutUnbuildable } from './unbuildable.js';
 import { compileLock, failureFrom } from './uv-compile.js';
+import type { BuildStepRunner } from './sandboxed-command.js';
 import { logTail } from './uv-errors.js';
 import {
   dropUnavailableLocals,
@@ -63,6 +64,8 @@ export interface UvBuilderOptions {
   extensionTimeoutMs?: number;
   /** How long a compiled lock is reused for the same compile input before it is resolved again. @defaultValue 7 days */
   lockMaxAgeMs?: number;
+  /** Where the steps run (a Job per step on Kubernetes). @defaultValue the local sandbox (`plan`) */
+  runner?: BuildStepRunner;
 }
 
 interface PythonInfo {
@@ -158,6 +161,7 @@ export class UvEnvBuilder implements EnvBuilder {
         proxySocket,
         timeoutMs: this.opts.timeoutMs ?? 20 * 60_000,
         ...(this.opts.memoryBytes ? { memoryBytes: this.opts.memoryBytes } : {}),
+        ...(this.opts.runner ? { runner: this.opts.runner } : {}),
         signal: opts.signal,
       };
       let cachedLock = await readCachedLock(paths, inputKey, this.opts.lockMaxAgeMs ?? 7 * 86_400_000);

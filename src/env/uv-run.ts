@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { SAFE_PATH } from '../exec/sandbox/script-env.js';
 import type { EnvCachePaths } from './env-cache.js';
-import { runSandboxed, type CommandOutcome } from './sandboxed-command.js';
+import { runSandboxed, type BuildStepRunner, type CommandOutcome } from './sandboxed-command.js';
 import type { EnvSpec } from './types.js';
 
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
@@ -22,6 +22,8 @@ export interface UvContext {
   /** Memory ceiling of each step's cgroup (sandboxed-command.ts BUILD_MEMORY_BYTES when unset). */
   memoryBytes?: number;
   signal: AbortSignal;
+  /** Where each step runs. @defaultValue runSandboxed (the local sandbox) */
+  runner?: BuildStepRunner;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function runInBuild(
   limits = true,
 ): Promise<CommandOutcome> {
   const proxySocket = offline ? null : await ctx.proxySocket();
-  return runSandboxed({
+  return (ctx.runner ?? runSandboxed)({
     offline,
     limits,
     plan: ctx.plan,

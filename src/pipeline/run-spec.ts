@@ -12,7 +12,7 @@ import type { ContextSettings } from '../context/settings.js';
 import { SetupError } from '../errors.js';
 import { localExecConfigFrom } from '../exec/config.js';
 import type { ExecConfig } from '../exec/index.js';
-import { kubernetesConfigFrom } from '../exec/kubernetes/config.js';
+import { kubernetesConfigFrom, type KubernetesConfig } from '../exec/kubernetes/config.js';
 import type { ExecPolicy } from '../exec/with-policy.js';
 import { llmSettingsFrom, type LlmSettings } from '../llm/settings.js';
 import { reproSettingsFrom, type ReproSettings } from './settings.js';
@@ -92,6 +92,8 @@ export interface EnvSettings {
   repoEnvironment: RepoConfig['environment'] | null;
   /** The local sandbox the builds run in (the executor's). */
   sandbox: { mode: SandboxMode; workRoot: string; sandboxUid: number };
+  /** With the Kubernetes executor and REPGEN_K8S_ENV_BUILD_CLAIM: each build step is a Job there, not a local sandbox. */
+  kubernetes: KubernetesConfig | null;
 }
 
 /** `/repgen --llm X`: a provider name picks the provider; anything else is a model of the operator's provider. */
@@ -171,6 +173,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     gpu: policy.minGpus > 0,
     repoEnvironment: repoConfig?.environment ?? null,
     sandbox: { mode: local.sandbox, workRoot: local.workRoot, sandboxUid: local.sandboxUid },
+    kubernetes: executor.kind === 'kubernetes' && executor.envBuildClaim ? executor : null,
   };
   return { settings, llm, executor, context: contextSettings(op), policy, caps, notes, env };
 }

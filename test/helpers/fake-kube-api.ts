@@ -29,6 +29,8 @@ export interface FakeKubeOptions {
   startDelayMs?: number;
   /** Interpreter standing in for the image's `python`. @defaultValue '/usr/bin/python3' */
   python?: string;
+  /** PersistentVolumeClaims by name: the host folder standing in for each one's volume (shared by every pod, never removed). @defaultValue {} */
+  claims?: Record<string, string>;
 }
 
 export interface RecordedRequest {
@@ -158,7 +160,7 @@ export class FakeKubeApi {
   url = '';
 
   constructor(opts: FakeKubeOptions = {}) {
-    this.opts = { gpus: 0, pullFails: () => false, startDelayMs: 0, python: '/usr/bin/python3', ...opts };
+    this.opts = { gpus: 0, pullFails: () => false, startDelayMs: 0, python: '/usr/bin/python3', claims: {}, ...opts };
   }
 
   async start(): Promise<this> {
@@ -582,6 +584,11 @@ export class FakeKubeApi {
     const known = vols.get(volumeName);
     if (known) return known;
     const vol = pod.spec.volumes.find((v: Obj) => v.name === volumeName);
+    const claimed = vol?.persistentVolumeClaim ? this.opts.claims[vol.persistentVolumeClaim.claimName] : undefined;
+    if (claimed) {
+      vols.set(volumeName, claimed);
+      return claimed;
+    }
     const dir = mkdtempSync(join(tmpdir(), `fake-kubelet-${volumeName}-`));
     dirs.push(dir);
     vols.set(volumeName, dir);
@@ -595,7 +602,10 @@ export class FakeKubeApi {
   /** The container's command as this host runs it: mount paths mapped onto the pod's volume dirs. */
   private prepareProcess(pod: Obj, c: Obj, dirs: string[]): { argv: string[]; env: Record<string, string>; cwd: string } {
     const mounts: Array<[string, string]> = [];
-    for (const vm of c.volumeMounts ?? []) mounts.push([vm.mountPath, this.volumeDir(pod, vm.name, dirs)]);
+    for (const vm of c.volumeMounts ?? []) {
+      const dir = this.volumeDir(pod, vm.name, dirs);
+      mounts.push([vm.mountPath, vm.subPath ? join(dir, vm.subPath) : dir]);
+    }
     mounts.sort((a, b) => b[0].length - a[0].length);
     const mapPath = (s: string): string => {
       for (const [from, to] of mounts) if (s === from || s.startsWith(`${from}/`)) return to + s.slice(from.length);

@@ -8,6 +8,7 @@ import { createKubernetesExecutor } from '../../src/exec/kubernetes/executor.js'
 import { startFakeKubeApi } from '../helpers/fake-kube-api.js';
 import { renderRun } from '../../src/exec/kubernetes/render.js';
 import { RunRequest } from '../../src/exec/types.js';
+import { PINNED_UV } from '../../src/env/uv-builder.js';
 
 /**
  * Every manifest in k8s/ parsed with the yaml package and checked against the deployment's promises: limits
@@ -117,7 +118,8 @@ describe('k8s/ manifests', () => {
         expect(p.spec.egress[0].ports).toEqual([{ protocol: 'TCP', port: 8472 }]);
         continue;
       }
-      expect(sel).toEqual({ 'repgen.dev/network': 'allowlist' });
+      // Env-build pods (k8s/components/env-cache) reach the index; no script's run carries their label.
+      expect([{ 'repgen.dev/network': 'allowlist' }, { 'repgen.dev/network': 'env-build' }]).toContainEqual(sel);
       expect(Object.entries(sel).every(([k, v]) => podLabels[k] === v)).toBe(false);
       for (const rule of p.spec.egress as Obj[]) {
         for (const to of rule.to ?? []) expect(to.ipBlock?.cidr).not.toBe('0.0.0.0/0');
@@ -291,23 +293,44 @@ describe('k8s/ manifests', () => {
     expect(cfg.namespace).toBe('repgen-repro');
   });
 
-  it('env-cache component: the worker writes envs to its claim, repro pods get a read-only claim on the same files, the config names both', () => {
+  it('env-cache component: the worker writes envs to its claim, repro pods get a read-only claim on the same files, build pods a read-write one, the config names all three', () => {
     const inComponent = docs.filter((d) => d.file.startsWith('components/env-cache/')).map((d) => d.doc);
     const claims = inComponent.filter((d) => d?.kind === 'PersistentVolumeClaim');
-    const byNs = Object.fromEntries(claims.map((c) => [c.metadata.namespace, c]));
-    expect(byNs['repgen']?.spec.accessModes).toEqual(['ReadWriteMany']);
-    expect(byNs['repgen-repro']?.spec.accessModes).toEqual(['ReadOnlyMany']);
+    const byName = (ns: string, mode: string) => claims.find((c) => c.metadata.namespace === ns && c.spec.accessModes.includes(mode));
+    const worker = byName('repgen', 'ReadWriteMany');
+    const reader = byName('repgen-repro', 'ReadOnlyMany');
+    const build = byName('repgen-repro', 'ReadWriteMany');
+    expect([worker, reader, build].every(Boolean)).toBe(true);
     const volumes = Object.fromEntries(inComponent.filter((d) => d?.kind === 'PersistentVolume').map((v) => [v.metadata.name, v]));
-    const rw = volumes[byNs['repgen']?.spec.volumeName];
-    const ro = volumes[byNs['repgen-repro']?.spec.volumeName];
+    const rw = volumes[worker?.spec.volumeName];
+    const ro = volumes[reader?.spec.volumeName];
     expect(ro?.spec.nfs).toEqual({ ...rw?.spec.nfs, readOnly: true });
+    expect(volumes[build?.spec.volumeName]?.spec.nfs).toEqual(rw?.spec.nfs);
     const config = inComponent.find((d) => d?.kind === 'ConfigMap');
     expect(config?.data).toEqual({
       REPGEN_ENV_CACHE: '/var/cache/repgen-envs',
-      REPGEN_K8S_ENV_CACHE_CLAIM: byNs['repgen-repro']?.metadata.name,
+      REPGEN_K8S_ENV_CACHE_CLAIM: reader?.metadata.name,
+      REPGEN_K8S_ENV_BUILD_CLAIM: build?.metadata.name,
     });
+    // Build pods reach DNS and one index CIDR, never everything.
+    const policy = inComponent.find((d) => d?.kind === 'NetworkPolicy');
+    expect(policy?.spec.podSelector.matchLabels).toEqual({ 'repgen.dev/network': 'env-build' });
+    const blocks = (policy?.spec.egress as Obj[])
+      .flatMap((e) => e.to)
+      .map((t: Obj) => t.ipBlock?.cidr)
+      .filter(Boolean);
+    expect(blocks.length).toBeGreaterThan(0);
+    expect(blocks).not.toContain('0.0.0.0/0');
     const patch = parseAllDocuments(readFileSync(join(ROOT, 'components/env-cache/worker-env-cache.yaml'), 'utf8'))[0]!.toJS() as Obj[];
     expect(patch.find((op) => /volumeMounts/.test(op.path))?.value.mountPath).toBe('/var/cache/repgen-envs');
-    expect(patch.find((op) => /volumes\/-$/.test(op.path))?.value.persistentVolumeClaim.claimName).toBe(byNs['repgen']?.metadata.name);
+    expect(patch.find((op) => /volumes\/-$/.test(op.path))?.value.persistentVolumeClaim.claimName).toBe(worker?.metadata.name);
+  });
+
+  it('the image holds the uv the builder runs, pinned to the version CI installs', () => {
+    const repo = join(ROOT, '..');
+    const dockerfile = readFileSync(join(repo, 'Dockerfile'), 'utf8');
+    const ci = /UV_VERSION=(\S+)/.exec(readFileSync(join(repo, 'scripts/ensure-system.sh'), 'utf8'))?.[1];
+    expect(ci).toBeDefined();
+    expect(dockerfile).toContain(`COPY --from=ghcr.io/astral-sh/uv:${ci} /uv ${PINNED_UV}`);
   });
 });

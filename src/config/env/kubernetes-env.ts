@@ -126,6 +126,19 @@ export const KubernetesEnv = z.object({
       shown: '—',
     },
   ),
+  REPGEN_K8S_ENV_BUILD_CLAIM: doc(
+    z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'a PersistentVolumeClaim name')
+      .optional(),
+    {
+      description:
+        "ReadWriteMany PersistentVolumeClaim in the repro namespace on the same files as the worker's REPGEN_ENV_CACHE: each step of " +
+        "an env build (uv, setup.py, repgen.yml build commands) runs as a Job there, writing only the cache's `work/` folder, with " +
+        'no secret and the egress of k8s/components/env-cache; unset: the worker builds envs in its own sandbox (bubblewrap)',
+      shown: '—',
+    },
+  ),
   REPGEN_K8S_KUEUE_QUEUE: doc(z.string().min(1).optional(), {
     description: 'Kueue LocalQueue; Jobs then carry `kueue.x-k8s.io/queue-name`',
     shown: '—',

@@ -102,6 +102,8 @@ export const KubernetesExecConfig = z
     workspacePort: z.number().int().min(1).max(65_535).default(8472),
     /** The PVC holding the worker's env cache; unset, a run in a project env is refused. */
     envCacheClaim: z.string().min(1).optional(),
+    /** The RWX claim env builds run their steps on (src/exec/kubernetes/env-build-runner.ts); unset, the worker builds. */
+    envBuildClaim: z.string().min(1).optional(),
   })
   .strict();
 export type KubernetesConfig = z.infer<typeof KubernetesExecConfig>;
@@ -135,6 +137,7 @@ export function kubernetesConfigFrom(s: KubernetesEnv): KubernetesConfig {
     workspaceUrl: s.REPGEN_K8S_WORKSPACE_URL,
     workspacePort: s.REPGEN_K8S_WORKSPACE_PORT,
     envCacheClaim: s.REPGEN_K8S_ENV_CACHE_CLAIM,
+    envBuildClaim: s.REPGEN_K8S_ENV_BUILD_CLAIM,
   });
 }
 

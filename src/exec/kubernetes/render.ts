@@ -312,7 +312,7 @@ export function renderYaml(run: RenderedRun): string {
 }
 
 /** Every container of a run: not root, no privilege, no capability, read-only root, the runtime's seccomp profile. */
-function containerSecurity(runAsUser: number) {
+export function containerSecurity(runAsUser: number) {
   return {
     runAsNonRoot: true,
     runAsUser,

@@ -22,6 +22,7 @@ import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';
 import type { EnvSettings } from '../../run-spec.js';
 import type { EnvPorts } from './index.js';
+import { kubernetesEnvBuilder } from './kubernetes-env-build.js';
 
 const run = promisify(execFile);
 
@@ -38,9 +39,13 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       note: "uv was not found, so the project's own environment was not built: runs used REPGEN_PYTHON as it is (scripts/ensure-system.sh installs uv)",
     };
   // The sandbox is probed, and the builder made, only when a spec asks for a build (the work root may not exist yet).
-  let made: Promise<UvEnvBuilder> | null = null;
-  const makeBuilder = async (): Promise<UvEnvBuilder> => {
+  let made: Promise<EnvBuilder> | null = null;
+  const makeBuilder = async (): Promise<EnvBuilder> => {
     await ensureDir(settings.sandbox.workRoot);
+    if (settings.kubernetes) {
+      const k8s = { config: settings.kubernetes, cacheRoot: settings.cacheRoot, uv, basePython: settings.basePython, log };
+      return kubernetesEnvBuilder({ ...k8s, workRoot: settings.sandbox.workRoot });
+    }
     const plan = await probeSandbox(settings.sandbox.mode, {
       workRoot: settings.sandbox.workRoot,
       sandboxUid: settings.sandbox.sandboxUid,
@@ -55,7 +60,10 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   };
   const builder: EnvBuilder = {
     build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts),
-    buildProject: async (spec, env, checkout, signal) => (await (made ??= makeBuilder())).buildProject(spec, env, checkout, signal),
+    buildProject: async (spec, env, checkout, signal) => {
+      const b = await (made ??= makeBuilder());
+      return b.buildProject ? b.buildProject(spec, env, checkout, signal) : { ok: true, checkout, built: false, cached: false, buildMs: 0 };
+    },
   };
   const tables = loadImportNameTables();
   const releaseDates = pypiReleaseDates();
