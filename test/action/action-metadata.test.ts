@@ -95,4 +95,16 @@ describe.each(['docs/github-action.md', 'README.md'])('the workflow in %s', (pag
     const sandbox = job?.steps.find((s) => /bubblewrap/.test(String((s as { run?: string }).run)));
     expect(String((sandbox as { run?: string }).run)).toContain('kernel.apparmor_restrict_unprivileged_userns=0');
   });
+
+  it('installs the uv CI pins, and keys the env cache by the Python and uv versions as well as the project files', () => {
+    const wf = parseYaml(found[0] ?? '') as Workflow;
+    const steps = Object.values(wf.jobs)[0]?.steps ?? [];
+    const pinned = /UV_VERSION=(\S+)/.exec(readFileSync(join(root, 'scripts/ensure-system.sh'), 'utf8'))?.[1];
+    expect(steps.some((s) => String((s as { run?: string }).run).includes(`uv==${pinned}`))).toBe(true);
+    const cache = steps.find((s) => s.uses?.startsWith('actions/cache@'));
+    const key = String(cache?.with?.key);
+    expect(key).toContain('${{ steps.python.outputs.python-version }}');
+    expect(key).toContain(`uv${pinned}`);
+    expect(key).toMatch(/hashFiles\('pyproject\.toml'/);
+  });
 });
