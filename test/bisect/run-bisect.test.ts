@@ -70,7 +70,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('runBisect on a synthetic repository (real checkouts, real sandboxed runs)', () => {
+describe.concurrent('runBisect on a synthetic repository (real checkouts, real sandboxed runs)', () => {
   it('finds the merge commit that brought the bug, along first parents, skipping the commit whose import fails', async () => {
     const { repo, shas, head } = await makeRegressionRepo(join(root, 'plain'), BAD_CODE);
     const progress: string[] = [];

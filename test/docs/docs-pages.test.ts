@@ -73,7 +73,7 @@ describe('README and docs/', () => {
     }
   });
 
-  it("docs/sandbox.md sizes /tmp and /dev/shm as the sandbox does: half the run's memoryMb each (test/exec/escape.test.ts #21 measures it)", () => {
+  it("docs/sandbox.md sizes /tmp and /dev/shm as the sandbox does: half the run's memoryMb each (test/exec/sandbox/escape-suite.ts #21 measures it)", () => {
     const page = readFileSync(join(root, 'docs/sandbox.md'), 'utf8').replace(/\s+/g, ' ');
     expect(page).toContain("private tmpfs `/tmp` and `/dev/shm` (each half the run's `memoryMb`: 2048 MB at the default 4096");
     expect(page).not.toContain("each the run's `memoryMb`)");

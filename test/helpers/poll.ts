@@ -1,10 +1,15 @@
-import { onTestFailed, onTestFinished } from 'vitest';
+import { onTestFailed, onTestFinished, type TestContext } from 'vitest';
 
 export interface WaitOptions {
   /** What the wait is for, in words: the failure message names it when the test's timeout ends the wait. */
   what: string;
   /** Milliseconds between two probes. @defaultValue 50 */
   everyMs?: number;
+  /**
+   * The test's own context: required in a concurrent test (`it.concurrent`, `describe.concurrent`), where the imported
+   * hooks cannot tell which of the running tests they belong to. @defaultValue the current test
+   */
+  test?: Pick<TestContext, 'onTestFailed' | 'onTestFinished'>;
 }
 
 /**
@@ -20,14 +25,14 @@ export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitOptions)
   let probes = 0;
   // Outside a running test (a beforeAll, a helper process) there is no test to annotate or stop with.
   try {
-    onTestFailed(({ task }) => {
+    (opts.test?.onTestFailed ?? onTestFailed)(({ task }) => {
       if (returned) return;
       for (const error of task.result?.errors ?? []) {
         error.message = `${error.message}\n  while waiting for ${opts.what} (${probes} probes, last returned ${shown(last)})`;
       }
     });
     // onTestFinished runs before onTestFailed: this flag only stops the polling.
-    onTestFinished(() => {
+    (opts.test?.onTestFinished ?? onTestFinished)(() => {
       finished = true;
     });
   } catch {

@@ -10,6 +10,7 @@ import { fakeFileOnBranch } from '../github/fake-github.js';
 import { commentPayload, labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { livePidsWith } from '../exec/proc-helpers.js';
 
 // Each test has its own harness (queue prefix, app server, fake GitHub, workers), closed after it: a test that fails
 // on a busy machine leaves no worker behind to take the next test's jobs with its own pipeline.
@@ -155,14 +156,14 @@ describe('repro worker', () => {
     };
     const w = await h.startWorker(pipeline);
     await trigger();
-    await waitFor(() => started && execFileSync('ps', ['-eo', 'args']).toString().includes(marker), { what: 'script running' });
+    await waitFor(() => started && livePidsWith(marker).length > 0, { what: 'script running' });
     await trigger('/repgen cancel');
     // Only the cancel ends the 120 s sleep as 'aborted' (its own time limit would end it as a timeout).
     const body = await finalBody(issue, /cancelled/);
     await w.close(0);
     expect(body).toContain('cancelled');
     expect((result as unknown as { infra: { kind: string } | null })?.infra?.kind).toBe('aborted');
-    expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(marker);
+    expect(livePidsWith(marker)).toEqual([]);
   }, 120_000); // a real sandboxed Python run: a busy machine slows its start, which must not fail the test
 
   it('caps concurrent runs per installation across the worker', async () => {

@@ -10,7 +10,7 @@ import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import type { ScriptExecutor } from '../../../src/exec/types.js';
 import { fixtureFile } from '../executor-conformance.js';
 import { isAlive, killAllWith, livePidsWith } from '../proc-helpers.js';
-import { waitFor } from '../../helpers/poll.js';
+import { waitFor, type WaitOptions } from '../../helpers/poll.js';
 
 const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
 // The sandbox runs as an unprivileged uid when the tests run as root: it must be able to reach its work dirs.
@@ -21,7 +21,7 @@ afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
  * Runs the fork-and-sleep fixture until its timeout while watching /proc from outside: every process it started
  * (found by a unique marker in their command lines) must be alive during the run and dead afterwards.
  */
-async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 'abort'): Promise<void> {
+async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 'abort', test: WaitOptions['test']): Promise<void> {
   const marker = `repgen-fork-${randomUUID()}`;
   const controller = new AbortController();
   const run = executor.run(
@@ -42,14 +42,14 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
     });
   try {
     // Exactly 4 once the short-lived middle process of the double fork has exited.
-    await waitFor(() => scriptPids().length === 4, { what: 'the four processes of the script' });
+    await waitFor(() => scriptPids().length === 4, { what: 'the four processes of the script', test });
     const seen = livePidsWith(marker);
     expect(seen.length).toBeGreaterThanOrEqual(4);
     if (stopWith === 'abort') controller.abort();
     const r = await run;
     if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
     else expect(r.infra?.kind).toBe('aborted');
-    await waitFor(() => seen.every((pid) => !isAlive(pid)), { what: 'every process of the tree dead' });
+    await waitFor(() => seen.every((pid) => !isAlive(pid)), { what: 'every process of the tree dead', test });
     expect(livePidsWith(marker)).toEqual([]);
   } finally {
     killAllWith(marker);
@@ -57,7 +57,7 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
 }
 
 /** A script that starts a daemon (setsid, double fork) and exits at once: the daemon must not outlive the run. */
-async function expectLeftoversKilled(executor: ScriptExecutor): Promise<void> {
+async function expectLeftoversKilled(executor: ScriptExecutor, test: WaitOptions['test']): Promise<void> {
   const marker = `repgen-daemon-${randomUUID()}`;
   const content = [
     'import os, sys, time',
@@ -73,7 +73,7 @@ async function expectLeftoversKilled(executor: ScriptExecutor): Promise<void> {
     const r = await executor.run({ files: [{ path: 'daemon.py', content }], entry: 'daemon.py', args: [marker] });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(`parent done ${marker}\n`);
-    await waitFor(() => livePidsWith(marker).length === 0, { what: 'no process left with the marker' });
+    await waitFor(() => livePidsWith(marker).length === 0, { what: 'no process left with the marker', test });
   } finally {
     killAllWith(marker);
   }
@@ -95,16 +95,16 @@ describe('local executor (auto sandbox)', () => {
     expect(r.isolation).toEqual({ network: 'none', sandbox: 'bwrap', notes: [] });
   });
 
-  it('a wall-clock timeout kills the whole tree, also children that called setsid() or were orphaned', async () => {
-    await expectTreeKilled(executor, 'timeout');
+  it.concurrent('a wall-clock timeout kills the whole tree, also children that called setsid() or were orphaned', async (test) => {
+    await expectTreeKilled(executor, 'timeout', test);
   });
 
-  it('an abort kills the whole tree too', async () => {
-    await expectTreeKilled(executor, 'abort');
+  it.concurrent('an abort kills the whole tree too', async (test) => {
+    await expectTreeKilled(executor, 'abort', test);
   });
 
-  it('a daemon the script leaves behind dies with the run', async () => {
-    await expectLeftoversKilled(executor);
+  it.concurrent('a daemon the script leaves behind dies with the run', async (test) => {
+    await expectLeftoversKilled(executor, test);
   });
 
   it('no secret of the parent reaches the script, even when allowlisted by mistake', async () => {
@@ -301,7 +301,7 @@ describe('local executor (auto sandbox)', () => {
   });
 });
 
-describe('local executor with the Python launcher (REPGEN_LAUNCHER=python, used where no C compiler is)', () => {
+describe.concurrent('local executor with the Python launcher (REPGEN_LAUNCHER=python, used where no C compiler is)', () => {
   const executor = createLocalExecutor({ workRoot, launcher: 'python' });
 
   it('measures CPU time and peak memory the same way', async () => {
@@ -340,14 +340,14 @@ describe('local executor with the Python launcher (REPGEN_LAUNCHER=python, used 
     expect(big.stderr).toContain('File too large');
   });
 
-  it('without a sandbox, still kills the tree at the timeout and daemons at the end (subreaper)', async () => {
+  it('without a sandbox, still kills the tree at the timeout and daemons at the end (subreaper)', async (test) => {
     const bare = createLocalExecutor({ workRoot, launcher: 'python', sandbox: 'none' });
-    await expectTreeKilled(bare, 'timeout');
-    await expectLeftoversKilled(bare);
+    await expectTreeKilled(bare, 'timeout', test);
+    await expectLeftoversKilled(bare, test);
   });
 });
 
-describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
+describe.concurrent('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
   const executor = createLocalExecutor({ workRoot, sandbox: 'none' });
 
   it('says plainly that nothing was isolated', async () => {
@@ -359,12 +359,12 @@ describe('local executor without a sandbox (REPGEN_SANDBOX=none)', () => {
     );
   });
 
-  it('still kills the whole tree at the timeout through the process group and /proc', async () => {
-    await expectTreeKilled(executor, 'timeout');
+  it('still kills the whole tree at the timeout through the process group and /proc', async (test) => {
+    await expectTreeKilled(executor, 'timeout', test);
   });
 
-  it('a daemon the script leaves behind dies with the run (the launcher is a subreaper)', async () => {
-    await expectLeftoversKilled(executor);
+  it('a daemon the script leaves behind dies with the run (the launcher is a subreaper)', async (test) => {
+    await expectLeftoversKilled(executor, test);
   });
 });
 
