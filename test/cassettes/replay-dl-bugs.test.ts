@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cassetteOutcome } from '../../src/cassettes/index.js';
-import { dlBugsCassetteFiles, readDlBugsCassette, replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
+import { dlBugsCassetteFiles, expectReplayAsRecorded, readDlBugsCassette } from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
  * Every recorded real-model session of the dev cases (fixtures/cassettes/dl-bugs, docs/cassettes.md) is replayed
@@ -20,26 +19,10 @@ describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
     const cassette = readDlBugsCassette(file);
-    const { replay, evidence } = await replayThroughPipeline(cassette);
-    expect(replay.drift).toEqual([]);
-    const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
-    expect({
-      status: replayed.status,
-      verdict: replayed.verdict,
-      tier: replayed.tier,
-      attempts: replayed.attempts,
-      confirmation: replayed.confirmation,
-    }).toEqual({
-      status: cassette.outcome.status,
-      verdict: cassette.outcome.verdict,
-      tier: cassette.outcome.tier,
-      attempts: cassette.outcome.attempts,
-      confirmation: cassette.outcome.confirmation,
-    });
+    const { replayed } = await expectReplayAsRecorded(cassette);
     expect(replayed.usage.inputTokens + replayed.usage.outputTokens).toBe(
       cassette.outcome.usage.inputTokens + cassette.outcome.usage.outputTokens,
     );
-    expect(replay.callsServed()).toBe(cassette.calls.length);
     // A session recorded with tier 0 off (REPGEN_TIER0=0) is the model's alone: every attempt is tier 1's.
     if (cassette.settings.tier0 === false) expect(replayed.attempts.every((a) => a.tier === 1)).toBe(true);
     // Every "reproduced" in a cassette was confirmed by the bench's judge.py when it was recorded.

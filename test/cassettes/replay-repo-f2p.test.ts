@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cassetteOutcome } from '../../src/cassettes/index.js';
-import { dlBugsCassetteFiles, readDlBugsCassette, REPO_F2P_CASSETTES, replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
+import {
+  dlBugsCassetteFiles,
+  expectReplayAsRecorded,
+  readDlBugsCassette,
+  REPO_F2P_CASSETTES,
+  replayThroughPipeline,
+} from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
  * The real-model sessions of the fail-to-pass cases (shared/bench/repo-f2p: timm issues at their buggy commits),
@@ -24,24 +29,7 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 off)', ()
   });
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
-    const cassette = readDlBugsCassette(file, REPO_F2P_CASSETTES);
-    const { replay, evidence } = await replayThroughPipeline(cassette);
-    expect(replay.drift).toEqual([]);
-    const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
-    expect({
-      status: replayed.status,
-      verdict: replayed.verdict,
-      tier: replayed.tier,
-      attempts: replayed.attempts,
-      confirmation: replayed.confirmation,
-    }).toEqual({
-      status: cassette.outcome.status,
-      verdict: cassette.outcome.verdict,
-      tier: cassette.outcome.tier,
-      attempts: cassette.outcome.attempts,
-      confirmation: cassette.outcome.confirmation,
-    });
-    expect(replay.callsServed()).toBe(cassette.calls.length);
+    const { replayed } = await expectReplayAsRecorded(readDlBugsCassette(file, REPO_F2P_CASSETTES));
     expect(replayed.attempts.every((a) => a.tier === 1)).toBe(true);
   });
 

@@ -6,7 +6,7 @@ import type { BuiltEnv } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local/executor.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
-import { makeDists, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
+import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 
 // A built env as runs use it: the local executor runs a script with the env's interpreter in the usual sandbox,
 // the checkout mounted read-only at /workspace, and the project (a src/ layout) importable through the venv's .pth.
@@ -37,18 +37,9 @@ describe('a built env in a sandboxed run', () => {
       plan,
     });
     const built = await builder.build(
-      {
-        python: null,
-        pythonWhy: null,
-        requirements: [{ name: 'alpha', specifier: '', extras: [], source: 'repo', why: 'test' }],
+      indexSpec(index, [requirement('alpha')], {
         project: { root: '', importRoots: ['src'], mode: 'pth', distribution: 'mypkg', extensions: [] },
-        indexUrl: index.url,
-        extraIndexUrls: [],
-        findLinks: [],
-        excludeNewer: null,
-        buildCommands: [],
-        notes: [],
-      },
+      }),
       { checkout, signal: new AbortController().signal },
     );
     if (!built.ok) throw new Error(JSON.stringify(built.failure));

@@ -5,35 +5,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnvSpec, Requirement } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
-import { backendSource, makeDists, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
+import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 
 // Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one
 // serving distributions built here. Nothing reaches the internet.
 
 const PYTHON = '/usr/bin/python3';
 
-function req(name: string, specifier = ''): Requirement {
-  return { name, specifier, extras: [], source: 'repo', why: 'test' };
-}
-
-function spec(index: LoopbackIndex, requirements: Requirement[], extra: Partial<EnvSpec> = {}): EnvSpec {
-  return {
-    python: null,
-    pythonWhy: null,
-    requirements,
-    project: null,
-    indexUrl: index.url,
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: [],
-    ...extra,
-  };
-}
+const req = requirement;
+const spec = indexSpec;
 
 const SNOOP = `
 import os, socket, urllib.request

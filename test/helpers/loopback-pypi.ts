@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { EnvSpec, Requirement } from '../../src/env/types.js';
 
 /**
  * A PEP 503 index on 127.0.0.1 serving distributions the test builds (never the internet), and the builder of
@@ -142,5 +143,27 @@ export async function startLoopbackIndex(dir: string): Promise<LoopbackIndex> {
     url: `http://127.0.0.1:${port}/simple`,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A requirement of the repository's, as the spec function makes one. */
+export function requirement(name: string, specifier = ''): Requirement {
+  return { name, specifier, extras: [], source: 'repo', why: 'test' };
+}
+
+/** An env spec resolving `requirements` from the loopback index alone. */
+export function indexSpec(index: Pick<LoopbackIndex, 'url'>, requirements: Requirement[], extra: Partial<EnvSpec> = {}): EnvSpec {
+  return {
+    python: null,
+    pythonWhy: null,
+    requirements,
+    project: null,
+    indexUrl: index.url,
+    extraIndexUrls: [],
+    findLinks: [],
+    excludeNewer: null,
+    buildCommands: [],
+    notes: [],
+    ...extra,
   };
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Cassette, replayCassette } from '../../src/cassettes/index.js';
+import { expect } from 'vitest';
+import { Cassette, cassetteOutcome, replayCassette } from '../../src/cassettes/index.js';
 import { silentLogger } from '../../src/log.js';
 import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
@@ -43,4 +44,25 @@ export async function replayThroughPipeline(cassette: Cassette) {
     },
   );
   return { replay, evidence };
+}
+
+/**
+ * Replays a session and checks it against its recording: no drift, the same status, verdict, tier, attempts and
+ * confirmation, every recorded model reply used. Returns what the replay concluded.
+ */
+export async function expectReplayAsRecorded(cassette: Cassette) {
+  const { replay, evidence } = await replayThroughPipeline(cassette);
+  expect(replay.drift).toEqual([]);
+  const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
+  const { status, verdict, tier, attempts, confirmation } = replayed;
+  const recorded = cassette.outcome;
+  expect({ status, verdict, tier, attempts, confirmation }).toEqual({
+    status: recorded.status,
+    verdict: recorded.verdict,
+    tier: recorded.tier,
+    attempts: recorded.attempts,
+    confirmation: recorded.confirmation,
+  });
+  expect(replay.callsServed()).toBe(cassette.calls.length);
+  return { replayed, evidence };
 }

@@ -2,10 +2,10 @@ import { constants } from 'node:fs';
 import { chown, mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchV1Api, CoreV1Api, type KubeConfig, type V1Job, type V1Pod } from '@kubernetes/client-node';
-import { silentLogger, type Logger } from '../../log.js';
+import type { KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from '../../log.js';
 import type { KubernetesConfig } from './config.js';
-import { defaultKubeConfig, newRunId } from './options.js';
+import { clusterClients, newRunId } from './options.js';
 import { RUN_ID_LABEL } from './render.js';
 import { ENV_BUILD_CONTAINER, renderEnvBuildJob, STEP_START_SLACK_SECONDS, type EnvBuildStep } from './render-env-build.js';
 import { describeApiError, httpStatus, withRetry, type RetryOptions } from './retry.js';
@@ -54,12 +54,7 @@ const PULL_FAILURES = new Set([
 
 export function createKubernetesBuildRunner(options: KubernetesBuildRunnerOptions): EnvBuildStepRunner {
   const { config } = options;
-  const log = options.log ?? silentLogger;
-  const kc = options.kubeConfig ?? defaultKubeConfig();
-  const batch = kc.makeApiClient(BatchV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
-  const retry = options.retry ?? {};
-  const tickMs = options.tickMs ?? 1000;
+  const { log, batch, core, retry, tickMs } = clusterClients(options);
   const ns = config.namespace;
 
   return async function runStep(step, signal) {

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchV1Api, CoreV1Api, Log, type V1ConfigMap } from '@kubernetes/client-node';
-import { silentLogger } from '../../log.js';
+import { Log, type V1ConfigMap } from '@kubernetes/client-node';
 import { InvalidRunRequestError } from '../errors.js';
 import { judgeRun, failingWaitReason, containerStatus, toRunResult, type JobView, type PodView, type Verdict } from './judge.js';
 import { CONTAINER_NAME, RUN_ID_LABEL, renderRun } from './render.js';
@@ -8,7 +7,7 @@ import { describeApiError, httpStatus, withRetry } from './retry.js';
 import { parseRunnerLog } from './runner.js';
 import { startResumableWatch } from './watch.js';
 import { RunRequest, type RunRequestInput, type RunResult, type ScriptExecutor } from '../types.js';
-import { CappedSink, defaultKubeConfig, newRunId, type KubernetesExecutorOptions } from './options.js';
+import { CappedSink, clusterClients, defaultKubeConfig, newRunId, type KubernetesExecutorOptions } from './options.js';
 
 export type { KubernetesExecutorOptions } from './options.js';
 
@@ -21,12 +20,8 @@ export type { KubernetesExecutorOptions } from './options.js';
 /** Creates the executor. Cheap: nothing talks to the cluster before the first run. */
 export function createKubernetesExecutor(options: KubernetesExecutorOptions): ScriptExecutor {
   const { config } = options;
-  const log = options.log ?? silentLogger;
   const kc = options.kubeConfig ?? defaultKubeConfig();
-  const batch = kc.makeApiClient(BatchV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
-  const retry = options.retry ?? {};
-  const tickMs = options.tickMs ?? 1000;
+  const { log, batch, core, retry, tickMs } = clusterClients({ ...options, kubeConfig: kc });
   const logGraceMs = options.logGraceMs ?? 10_000;
   const ns = config.namespace;
 

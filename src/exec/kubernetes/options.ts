@@ -1,8 +1,8 @@
 // The Kubernetes executor's options and its small helpers: the capped log sink, run ids, the default cluster access.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '../../log.js';
+import { BatchV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { silentLogger, type Logger } from '../../log.js';
 import type { KubernetesConfig } from './config.js';
 import type { RetryOptions } from './retry.js';
 import type { WorkspacePublisher } from './workspace.js';
@@ -64,4 +64,16 @@ export function defaultKubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromDefault();
   return kc;
+}
+
+/** What every adapter talking to the cluster sets up the same way: its API clients, logger, backoff and tick. */
+export function clusterClients(options: Pick<KubernetesExecutorOptions, 'kubeConfig' | 'log' | 'retry' | 'tickMs'>) {
+  const kc = options.kubeConfig ?? defaultKubeConfig();
+  return {
+    log: options.log ?? silentLogger,
+    batch: kc.makeApiClient(BatchV1Api),
+    core: kc.makeApiClient(CoreV1Api),
+    retry: options.retry ?? {},
+    tickMs: options.tickMs ?? 1000,
+  };
 }

@@ -2,7 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { posix } from 'node:path';
 import { InvalidRunRequestError, ProjectEnvUnavailableError } from '../errors.js';
 import { chooseImageRule, type KubernetesConfig } from './config.js';
-import { containerSecurity, MANAGED_BY, NETWORK_LABEL, RUN_ID_LABEL } from './render.js';
+import { containerSecurity, jobMetadata, MANAGED_BY, NETWORK_LABEL, RUN_ID_LABEL, untrustedPodBasics } from './render.js';
 
 /**
  * One step of an env build (a uv command, a repgen.yml build command) as a batch/v1 Job in the repro namespace. Pure,
@@ -87,11 +87,7 @@ export function renderEnvBuildJob(step: EnvBuildStep, config: KubernetesConfig, 
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: {
-      name,
-      namespace: config.namespace,
-      labels: { ...labels, ...(config.kueueQueue ? { 'kueue.x-k8s.io/queue-name': config.kueueQueue } : {}) },
-    },
+    metadata: jobMetadata(name, labels, config),
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: Math.ceil(step.timeoutMs / 1000) + STEP_START_SLACK_SECONDS,
@@ -99,12 +95,7 @@ export function renderEnvBuildJob(step: EnvBuildStep, config: KubernetesConfig, 
       template: {
         metadata: { labels },
         spec: {
-          restartPolicy: 'Never',
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          terminationGracePeriodSeconds: 5,
-          ...(config.priorityClassName ? { priorityClassName: config.priorityClassName } : {}),
-          ...(config.imagePullSecret ? { imagePullSecrets: [{ name: config.imagePullSecret }] } : {}),
+          ...untrustedPodBasics(config),
           securityContext: {
             runAsNonRoot: true,
             runAsUser: options.runAsUser,

@@ -187,12 +187,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
   const job: V1Job = {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: {
-      name,
-      namespace: config.namespace,
-      labels: { ...labels, ...(config.kueueQueue ? { 'kueue.x-k8s.io/queue-name': config.kueueQueue } : {}) },
-      annotations,
-    },
+    metadata: { ...jobMetadata(name, labels, config), annotations },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds,
@@ -200,13 +195,7 @@ export function renderRun(request: RunRequest, config: KubernetesConfig, options
       template: {
         metadata: { labels, annotations },
         spec: {
-          restartPolicy: 'Never',
-          automountServiceAccountToken: false,
-          // Service links would put every Service's address in the script's environment.
-          enableServiceLinks: false,
-          terminationGracePeriodSeconds: 5,
-          ...(config.priorityClassName ? { priorityClassName: config.priorityClassName } : {}),
-          ...(config.imagePullSecret ? { imagePullSecrets: [{ name: config.imagePullSecret }] } : {}),
+          ...untrustedPodBasics(config),
           ...(gpu ? { nodeSelector: config.gpuNodeSelector, tolerations: config.gpuTolerations } : {}),
           securityContext: {
             runAsNonRoot: true,
@@ -309,6 +298,31 @@ function projectEnvMount(
 /** The YAML `kubectl apply -f -` would take: the ConfigMap, then the Job. */
 export function renderYaml(run: RenderedRun): string {
   return [run.configMap, run.job].map((doc) => stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n');
+}
+
+/** A Job's name, namespace and labels; with Kueue, the queue label that admits it. */
+export function jobMetadata(name: string, labels: Record<string, string>, config: KubernetesConfig) {
+  return {
+    name,
+    namespace: config.namespace,
+    labels: { ...labels, ...(config.kueueQueue ? { 'kueue.x-k8s.io/queue-name': config.kueueQueue } : {}) },
+  };
+}
+
+/**
+ * What every pod that runs untrusted code (a script, an env build step) has: no restarts, no service-account token,
+ * no Service links (they would put every Service's address in its environment), a short grace, the operator's
+ * priority class and pull secret.
+ */
+export function untrustedPodBasics(config: KubernetesConfig) {
+  return {
+    restartPolicy: 'Never',
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    terminationGracePeriodSeconds: 5,
+    ...(config.priorityClassName ? { priorityClassName: config.priorityClassName } : {}),
+    ...(config.imagePullSecret ? { imagePullSecrets: [{ name: config.imagePullSecret }] } : {}),
+  };
 }
 
 /** Every container of a run: not root, no privilege, no capability, read-only root, the runtime's seccomp profile. */

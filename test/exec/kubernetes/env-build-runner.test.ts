@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { KubernetesExecConfig, type KubernetesConfigInput } from '../../../src/exec/kubernetes/config.js';
 import { createKubernetesBuildRunner } from '../../../src/exec/kubernetes/env-build-runner.js';
 import type { EnvBuildStep } from '../../../src/exec/kubernetes/render-env-build.js';
@@ -14,20 +14,15 @@ import { startFakeKubeApi, type FakeKubeApi, type FakeKubeOptions } from '../../
  */
 
 const ROW = { match: {}, image: 'ghcr.io/example/repgen:0.1.0', projectEnv: true };
-let api: FakeKubeApi | undefined;
-const roots: string[] = [];
-
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-
+/** A fake cluster whose claim is a fresh cache folder; both go when the test ends. */
 async function setup(fake: FakeKubeOptions = {}, cfg: Partial<KubernetesConfigInput> = {}) {
   const cacheRoot = mkdtempSync(join(tmpdir(), 'repgen-k8s-envcache-'));
-  roots.push(cacheRoot);
   mkdirSync(join(cacheRoot, 'work'));
-  api = await startFakeKubeApi({ ...fake, claims: { 'repgen-env-build': cacheRoot } });
+  const api = await startFakeKubeApi({ ...fake, claims: { 'repgen-env-build': cacheRoot } });
+  onTestFinished(async () => {
+    await api.close();
+    rmSync(cacheRoot, { recursive: true, force: true });
+  });
   const config = KubernetesExecConfig.parse({ kind: 'kubernetes', images: [ROW], envBuildClaim: 'repgen-env-build', ...cfg });
   const run = createKubernetesBuildRunner({
     config,
@@ -108,7 +103,7 @@ describe('createKubernetesBuildRunner', () => {
   it('hostile: a step that swaps its output files for links never gets the worker to read a file of its own', async () => {
     const { api: a, run, cacheRoot } = await setup();
     const secretDir = mkdtempSync(join(tmpdir(), 'repgen-worker-secret-'));
-    roots.push(secretDir);
+    onTestFinished(() => rmSync(secretDir, { recursive: true, force: true }));
     const secret = join(secretDir, 'private-key.pem');
     writeFileSync(secret, 'WORKER-PRIVATE-KEY');
     // The wrapper's redirections are open already; the step replaces the files (and then the folder) by links.

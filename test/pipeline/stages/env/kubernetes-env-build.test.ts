@@ -3,13 +3,19 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnvSpec, Requirement } from '../../../../src/env/types.js';
 import { KubernetesExecConfig } from '../../../../src/exec/kubernetes/config.js';
 import { findBinary } from '../../../../src/exec/sandbox/sandbox.js';
 import { silentLogger } from '../../../../src/log.js';
 import { kubernetesEnvBuilder } from '../../../../src/pipeline/stages/env/kubernetes-env-build.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../helpers/fake-kube-api.js';
-import { backendSource, makeDists, startLoopbackIndex, type LoopbackIndex } from '../../../helpers/loopback-pypi.js';
+import {
+  backendSource,
+  indexSpec,
+  makeDists,
+  requirement,
+  startLoopbackIndex,
+  type LoopbackIndex,
+} from '../../../helpers/loopback-pypi.js';
 
 // The env builder on the Kubernetes executor: real uv and Python, each step run by the fake API's kubelet as the
 // build Job's container (the claim is the cache folder itself, as the worker and the build pods share one volume),
@@ -17,25 +23,8 @@ import { backendSource, makeDists, startLoopbackIndex, type LoopbackIndex } from
 
 const PYTHON = '/usr/bin/python3';
 
-function req(name: string, specifier = ''): Requirement {
-  return { name, specifier, extras: [], source: 'repo', why: 'test' };
-}
-
-function spec(index: LoopbackIndex, requirements: Requirement[], extra: Partial<EnvSpec> = {}): EnvSpec {
-  return {
-    python: null,
-    pythonWhy: null,
-    requirements,
-    project: null,
-    indexUrl: index.url,
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: [],
-    ...extra,
-  };
-}
+const req = requirement;
+const spec = indexSpec;
 
 // A setup.py's view of its process: the worker's secrets must not be in it.
 const SNOOP = `
