@@ -55,14 +55,42 @@ const TRACE_LINE = /^\s*(?:Detected at node .* defined at \(most recent call las
 /** TF's op-location prefix (`{{function_node __wrapped__MatMul_device_/job:localhost/…/device:CPU:0}} `). */
 const FUNCTION_NODE = /^\{\{function_node [^}]*\}\}\s*/;
 
+/** Keras 2's autograph wrapper: `ValueError: in user code:`, the frames indented below it, the original error last. */
+const IN_USER_CODE = /^in user code:$/;
+/** An indented exception line inside such a block: `    ValueError: Input 0 of layer "sequential" is incompatible …`. */
+const INNER_ERROR = /^\s+(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception)):\s+(\S.*)$/;
+
+/** Whether an exception's first line only announces the real message further down (or elsewhere in a report). */
+export function isWrapperMessage(message: string): boolean {
+  const first = (message.split('\n')[0] ?? '').trim();
+  return WRAPPER.test(first) || IN_USER_CODE.test(first);
+}
+
+/**
+ * The original error of an `in user code:` block: the last indented exception line before the block ends (a line
+ * that is neither blank nor indented). Null when the block shows none (a trace cut short).
+ */
+function innerUserCodeError(following: readonly string[]): string | null {
+  let inner: string | null = null;
+  for (const raw of following.slice(0, 400)) {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() !== '' && !/^\s/.test(line)) break;
+    const m = INNER_ERROR.exec(line);
+    if (m) inner = (m[2] ?? '').trim();
+  }
+  return inner;
+}
+
 /**
  * The message a reader compares: TF's `{{function_node …}}` prefix dropped, and a wrapper line replaced by the
- * original message found after it (the first paragraph that is not the op's creation trace), with the failing node.
+ * original message found after it (the first paragraph that is not the op's creation trace), with the failing node;
+ * Keras's `in user code:` by the original error's message alone (its class is the wrapper's).
  * `following`: the output lines after the exception line. Returns the message unchanged when it is no wrapper.
  */
 export function unwrapFrameworkMessage(message: string, following: readonly string[]): string {
   const first = (message.split('\n')[0] ?? '').trim();
   const cleaned = message.replace(FUNCTION_NODE, '');
+  if (IN_USER_CODE.test(first)) return innerUserCodeError(following) ?? cleaned;
   if (!WRAPPER.test(first)) return cleaned;
   const found: string[] = [];
   for (const raw of following.slice(0, 400)) {

@@ -5,6 +5,7 @@ import { classifyPrintedValues, classifySeries } from './classify-series.js';
 import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTracebacks } from './parse-tracebacks.js';
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
+import { isWrapperMessage } from './framework-output.js';
 import { expectationSymptoms, readExpectations } from './read-expectations.js';
 import { regexLines } from '../regex.js';
 import { readReportVersions } from '../env/read-report-versions.js';
@@ -218,6 +219,20 @@ function namedException(text: string): string | null {
   return names.size === 1 ? ([...names][0] ?? null) : null;
 }
 
+/**
+ * A wrapper's message (`ValueError: in user code:` with the trace cut before the original error) stands for the error
+ * an exception line of the same class elsewhere in the report states, often the title. Pure.
+ */
+function statedInner(e: ExceptionInfo, errorLines: readonly string[]): ExceptionInfo {
+  if (!isWrapperMessage(e.message)) return e;
+  for (const line of errorLines) {
+    const stated = parseExceptionLine(line);
+    if (stated && stated.type === e.type && stated.message.trim() && !isWrapperMessage(stated.message))
+      return { type: e.type, message: stated.message };
+  }
+  return e;
+}
+
 /** Reads a markdown bug report. Pure; tolerates empty, huge and prose-only bodies. */
 export function readReport(markdown: string): ReportReading {
   const text = markdown.replace(/\r\n/g, '\n');
@@ -245,7 +260,7 @@ export function readReport(markdown: string): ReportReading {
     seen.add(key);
     expected.push(crashSymptom(e, tb));
   };
-  for (const tb of tracebacks) addCrash(tb.exception, tb);
+  for (const tb of tracebacks) addCrash(statedInner(tb.exception, errorLines), tb);
   if (expected.length === 0) {
     // No full traceback: the error lines, the pasted ones first; a truncated title (`…Got...`) only as a last resort.
     const fromBody = [...findErrorLines(pasted), ...findErrorLines(prose)];

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dropFrameworkNoise, isFrameworkNoise, unwrapFrameworkMessage } from '../../src/symptoms/framework-output.js';
+import { readReport } from '../../src/symptoms/read-report.js';
 import { readRun } from '../../src/symptoms/read-run.js';
 
 const DIR = join(import.meta.dirname, '../../fixtures/outputs/frameworks');
@@ -26,6 +27,40 @@ describe('the run reader on real TensorFlow, Keras and JAX output', () => {
         'but received input with shape (None, 9)',
     );
     expect(r.symptoms[0]?.kind).toBe('shape_mismatch');
+  });
+
+  it("reads Keras 2's `in user code:` wrapper by the original error at the end of its block", () => {
+    const r = readRun(out('keras2-in-user-code'), { exitCode: 1 });
+    expect(r.exception?.type).toBe('ValueError');
+    expect(r.exception?.message).toBe(
+      'Input 0 of layer "sequential" is incompatible with the layer: expected shape=(None, 286, 384, 1), found shape=(None, None, 286, 384, 1)',
+    );
+    expect(r.symptoms[0]?.kind).toBe('shape_mismatch');
+  });
+
+  it('a report whose trace stops inside the `in user code:` block takes the original error from its title', () => {
+    const report = readReport(
+      [
+        '# ValueError: Input 0 of layer "sequential" is incompatible with the layer: expected shape=(None, 8), found shape=(None, None, 8)',
+        '',
+        '```',
+        'Traceback (most recent call last):',
+        '  File "main.py", line 13, in <module>',
+        '    model.predict(data)',
+        'ValueError: in user code:',
+        '',
+        '    File "/venv/lib/site-packages/keras/engine/training.py", line 2041, in predict_function  *',
+        '        return step_function(self, iterator)',
+        '```',
+      ].join('\n'),
+    );
+    expect(report.expected[0]?.exception).toEqual({
+      type: 'ValueError',
+      message: 'Input 0 of layer "sequential" is incompatible with the layer: expected shape=(None, 8), found shape=(None, None, 8)',
+    });
+    // With no stated original error, the wrapper stays what the report shows.
+    const cut = readReport('```\nTraceback (most recent call last):\n  File "m.py", line 1, in <module>\nValueError: in user code:\n```');
+    expect(cut.expected[0]?.exception).toEqual({ type: 'ValueError', message: 'in user code:' });
   });
 
   it("drops TF's {{function_node}} prefix and reads a MatMul size error as a shape mismatch", () => {
