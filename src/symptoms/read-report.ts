@@ -115,10 +115,29 @@ function looksLikeCode(code: string): boolean {
   return codey / lines.length >= 0.5;
 }
 
+/**
+ * A line of an environment report (`python -m torch.utils.collect_env`, `transformers-cli env`, `diffusers-cli env`,
+ * an issue template's list): a key naming a version or a platform fact, a colon, a value.
+ */
+const ENV_KEY_LINE =
+  /^\s*(?:[-*]\s+)?`?[\w .()/+-]{0,60}?(?:version|Version)s?`?(?:\s*\([^)]*\))?\s*:|^\s*(?:[-*]\s+)?(?:OS|CPU|Platform|Python platform|Is debug build|Is CUDA available|Is XNNPACK available|GPU models and configuration|Nvidia driver version|CUDA used to build PyTorch|ROCM used to build PyTorch|Libc version|Architecture|Using GPU in script\??|Using distributed or parallel set-up in script\??)\s*:/;
+
+/**
+ * Whether a block is the reporter's environment listing rather than what their code printed: it opens with
+ * collect_env's banner, or most of its lines are `key: value` facts about versions and the platform. Versions are
+ * read from it; a symptom never is (its last line, `ROCM used to build PyTorch: N/A`, is no output of the bug).
+ */
+function isEnvironmentReport(nonBlank: readonly string[]): boolean {
+  if (/^Collecting environment information/.test(nonBlank[0]?.trim() ?? '')) return true;
+  if (nonBlank.length < 3 || nonBlank.some((l) => l.length > 500 || isMetricLine(l))) return false;
+  return nonBlank.filter((l) => ENV_KEY_LINE.test(l)).length >= 0.6 * nonBlank.length;
+}
+
 function blockKind(lang: string, code: string): Block['kind'] {
   if (/Traceback \(most recent call last\)/.test(code)) return 'output';
   const nonBlank = code.split('\n').filter((l) => l.trim() !== '');
   if (nonBlank.length > 0 && nonBlank.every((l) => PIN.test(l) || /^\s*#/.test(l))) return 'versions';
+  if (!CODE_LANGS.has(lang) && findErrorLines(code).length === 0 && isEnvironmentReport(nonBlank.slice(0, 400))) return 'versions';
   if (CODE_LANGS.has(lang)) {
     // A python-tagged block holding only error lines (no code) is pasted output.
     const errorOnly =

@@ -3,6 +3,39 @@ import { readReport, readRun } from '../../src/symptoms/index.js';
 import { cpuMsOf } from '../helpers/cpu-time.js';
 
 describe('readReport', () => {
+  it("never reads the reporter's environment listing as the bug's output, and still reads its versions", () => {
+    const collectEnv = [
+      '# draw_line draws nothing for coordinates past 255',
+      '',
+      '```python',
+      'from kornia.utils.draw import draw_line',
+      'img = draw_line(img, a, b, color)',
+      '```',
+      '',
+      '### Environment',
+      '',
+      '```console',
+      'Collecting environment information...',
+      'PyTorch version: 1.8.2',
+      'Is debug build: False',
+      'CUDA used to build PyTorch: 11.1',
+      'ROCM used to build PyTorch: N/A',
+      '```',
+    ].join('\n');
+    const r = readReport(collectEnv);
+    expect(r.expected).toEqual([]);
+    expect(r.lastOutputLine).toBe('');
+    expect(r.versions).toContainEqual({ name: 'torch', version: '1.8.2' });
+    // An issue template's list (transformers-cli env), unfenced language: versions, not output.
+    const template = readReport(
+      '# x\n\n```\n- `transformers` version: 4.40.0\n- Platform: Linux-5.15\n- Python version: 3.10.12\n- PyTorch version (GPU?): 2.2.1+cu121 (True)\n```',
+    );
+    expect(template.expected).toEqual([]);
+    // Output that merely mentions a version is still output.
+    const printed = readReport('# x\n\n```\ntorch version: 2.1.0\nloss: nan\nloss: nan\n```');
+    expect(printed.lastOutputLine).toBe('loss: nan');
+  });
+
   it('separates code, pasted output and version blocks; reads title, versions and the expected crash', () => {
     const md = [
       '# RuntimeError: expected scalar type Float but found Double',
