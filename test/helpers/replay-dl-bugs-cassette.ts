@@ -8,6 +8,8 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
 
 /** The recorded real-model sessions of the dl-bugs dev cases (docs/cassettes.md). */
 export const DL_BUGS_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs');
+/** Those of the Keras/TensorFlow cases (fixtures/bench/dl-bugs-keras), each run in the TensorFlow env RepGen built. */
+export const DL_BUGS_KERAS_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs-keras');
 /** Those of the fail-to-pass cases, against timm's checkout at each case's buggy commit. */
 export const REPO_F2P_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/repo-f2p');
 
