@@ -1,24 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { dlBugsCassetteFiles, expectReplayAsRecorded, readDlBugsCassette } from '../helpers/replay-dl-bugs-cassette.js';
+import {
+  DL_BUGS_CASSETTES,
+  DL_BUGS_KERAS_CASSETTES,
+  dlBugsCassetteFiles,
+  expectReplayAsRecorded,
+  readDlBugsCassette,
+} from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
- * Every recorded real-model session of the dev cases (fixtures/cassettes/dl-bugs, docs/cassettes.md) is replayed
- * through the real pipeline — report, plan, tier 0, tier 1's generate-validate-refine loop, confirmation — with
- * the model's recorded replies and the recorded script runs. A change to a prompt, the loop, the matcher or
- * the verdict rules that changes what the pipeline asks or concludes fails here, naming the drift.
+ * Every recorded real-model session of the Stack Overflow dev cases (docs/cassettes.md) is replayed through the real
+ * pipeline — report, plan, tier 0, tier 1's generate-validate-refine loop, confirmation — with the model's recorded
+ * replies and the recorded script runs. A change to a prompt, the loop, the matcher or the verdict rules that changes
+ * what the pipeline asks or concludes fails here, naming the drift. The PyTorch set (fixtures/cassettes/dl-bugs) and
+ * the Keras/TensorFlow one (fixtures/cassettes/dl-bugs-keras), where four sessions end inside Keras 2's
+ * `in user code:` block: a reader that compares the wrapper line instead of the error it wraps fails those.
  */
-/** Real-model sessions recorded: at least one per dev case. */
-const MIN_SESSIONS = 10;
-const files = dlBugsCassetteFiles();
+describe.each([
+  { set: 'dl-bugs', dir: DL_BUGS_CASSETTES, minSessions: 10 },
+  { set: 'dl-bugs-keras', dir: DL_BUGS_KERAS_CASSETTES, minSessions: 12 },
+])('cassettes: real-model sessions on the $set dev cases', ({ dir, minSessions }) => {
+  const files = dlBugsCassetteFiles(dir);
 
-describe('cassettes: real-model sessions on the dl-bugs dev cases', () => {
-  it(`has at least ${MIN_SESSIONS} recorded sessions, each with at least one model call`, () => {
-    expect(files.length).toBeGreaterThanOrEqual(MIN_SESSIONS);
-    for (const f of files) expect(readDlBugsCassette(f).calls.length, f).toBeGreaterThan(0);
+  it(`has at least ${minSessions} recorded sessions (one per dev case), each with at least one model call`, () => {
+    expect(files.length).toBeGreaterThanOrEqual(minSessions);
+    for (const f of files) expect(readDlBugsCassette(f, dir).calls.length, f).toBeGreaterThan(0);
   });
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
-    const cassette = readDlBugsCassette(file);
+    const cassette = readDlBugsCassette(file, dir);
     const { replayed } = await expectReplayAsRecorded(cassette);
     expect(replayed.usage.inputTokens + replayed.usage.outputTokens).toBe(
       cassette.outcome.usage.inputTokens + cassette.outcome.usage.outputTokens,
