@@ -101,6 +101,18 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
     const pattern = t0.attempts.find((a) => a.outcome === 'pattern_reproduced');
     if (pattern) return { status: 'not_reproduced', reason: pattern.feedback, tier: 0, attempts, final, usage: none };
   }
+  // Nothing in the report a run could be held to (no error, output, metric or stated expectation): every tier-1 run
+  // would end "not reproduced" whatever the model writes. The outcome asks the reporter for the symptom instead.
+  if (input.report.reading.expected.length === 0) {
+    return {
+      status: 'skipped',
+      reason: 'the report shows no error, output or stated expectation that a run could be checked against',
+      tier: attempts.length ? 0 : null,
+      attempts,
+      final,
+      usage: none,
+    };
+  }
   if (!deps.llm || !deps.prompts) {
     return {
       status: snippet ? 'not_reproduced' : 'skipped',

@@ -195,6 +195,32 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.needsInfo.join('\n')).toMatch(/what the bug looks like/);
   });
 
+  it('needs_info with a model too: code but nothing a run could be held to, and no tier-1 attempt is spent on it', async () => {
+    const issue = [
+      '# draw_line draws in the wrong place',
+      '',
+      '```python',
+      'import torch',
+      'img = torch.ones(3, 8, 8)',
+      'print(img.sum())',
+      '```',
+      '',
+      '```console',
+      'Collecting environment information...',
+      'PyTorch version: 1.8.2',
+      'ROCM used to build PyTorch: N/A',
+      '```',
+    ].join('\n');
+    const llm = await llmOver([answer(WRONG_SCRIPT)]);
+    const { outcome } = await reproduce({ issue, llm, settings: { tier0: false } });
+    expect(outcome.status).toBe('needs_info');
+    expect(outcome.summary).toMatch(/nothing a run could be checked against/);
+    expect(outcome.needsInfo.join('\n')).toMatch(/what the bug looks like/);
+    expect(outcome.attempts).toEqual([]);
+    // The report call only: no script was asked for.
+    expect(server?.remaining()).toBe(1);
+  });
+
   it('exit_budget: the token budget runs out before the bug shows', async () => {
     const llm = await llmOver([{ text: answer(WRONG_SCRIPT), usage: { input_tokens: 900, output_tokens: 200 } }]);
     const { outcome } = await reproduce({ llm, settings: { maxTokens: 1000 } });
