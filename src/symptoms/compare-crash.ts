@@ -10,12 +10,16 @@ export const MESSAGE_OVERLAP = 0.6;
 /**
  * Word overlap of a reported message with a run's, where a run message that contains every word of a
  * reported one of 3+ words counts as the same: newer Pythons say more for the same error (ImportError's
- * `cannot import name 'x'` became `cannot import name 'x' from 'mod' (/path/mod.py)`).
+ * `cannot import name 'x'` became `cannot import name 'x' from 'mod' (/path/mod.py)`, torch's reshape error gained
+ * `because the unspecified dimension size -1 …`). A reported message written with symbolic sizes (`shape [-1, 0, D]`,
+ * `(B, C, H, W)`) has each symbol stand for any number of the run's.
  */
 export function messageOverlap(reported: string, run: string): number {
   const a = words(reported);
   const b = words(run);
-  if (a.size >= 3 && [...a].every((w) => b.has(w))) return 1;
+  const symbols = new Set([...reported.matchAll(/(?<=[[(,]\s*)([A-Z])(?=\s*[\],)])/g)].map((m) => (m[1] ?? '').toLowerCase()));
+  const runHasNumber = [...b].some((w) => /^\d+$/.test(w));
+  if (a.size >= 3 && [...a].every((w) => b.has(w) || (symbols.has(w) && runHasNumber))) return 1;
   return jaccard(a, b);
 }
 
