@@ -119,8 +119,27 @@ function looksLikeCode(code: string): boolean {
  * A line of an environment report (`python -m torch.utils.collect_env`, `transformers-cli env`, `diffusers-cli env`,
  * an issue template's list): a key naming a version or a platform fact, a colon, a value.
  */
-const ENV_KEY_LINE =
-  /^\s*(?:[-*]\s+)?`?[\w .()/+-]{0,60}?(?:version|Version)s?`?(?:\s*\([^)]*\))?\s*:|^\s*(?:[-*]\s+)?(?:OS|CPU|Platform|Python platform|Is debug build|Is CUDA available|Is XNNPACK available|GPU models and configuration|Nvidia driver version|CUDA used to build PyTorch|ROCM used to build PyTorch|Libc version|Architecture|Using GPU in script\??|Using distributed or parallel set-up in script\??)\s*:/;
+const ENV_FACTS = [
+  'OS',
+  'CPU',
+  'Platform',
+  'Python platform',
+  'Is debug build',
+  'Is CUDA available',
+  'Is XNNPACK available',
+  'GPU models and configuration',
+  'Nvidia driver version',
+  'CUDA used to build PyTorch',
+  'ROCM used to build PyTorch',
+  'Libc version',
+  'Architecture',
+  'Using GPU in script\\??',
+  'Using distributed or parallel set-up in script\\??',
+];
+const ENV_KEY_LINE = new RegExp(
+  String.raw`^\s*(?:[-*]\s+)?\`?[\w .()/+-]{0,60}?(?:version|Version)s?\`?(?:\s*\([^)]*\))?\s*:` +
+    String.raw`|^\s*(?:[-*]\s+)?(?:${ENV_FACTS.join('|')})\s*:`,
+);
 
 /**
  * Whether a block is the reporter's environment listing rather than what their code printed: it opens with
