@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { handWorkdirToSandbox, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { SAFE_PATH } from '../exec/sandbox/script-env.js';
-import { runSandboxed } from './sandboxed-command.js';
+import { runSandboxed, type BuildStepRunner } from './sandboxed-command.js';
 import type { BuiltEnv, EnvBuildFailure, ProjectInstall } from './types.js';
 import { logTail } from './uv-errors.js';
 
@@ -20,6 +20,8 @@ export interface ExtensionBuildInput {
   timeoutMs?: number;
   /** Parallel compile jobs (torch's cpp_extension reads MAX_JOBS). @defaultValue 2 */
   jobs?: number;
+  /** Where the compile runs (a Job on Kubernetes). @defaultValue runSandboxed (the local sandbox) */
+  runner?: BuildStepRunner;
   signal: AbortSignal;
 }
 
@@ -46,7 +48,7 @@ export async function buildExtensions(input: ExtensionBuildInput): Promise<EnvBu
   const tmp = await mkdtemp(join(checkout, '.repgen-build-'));
   await handWorkdirToSandbox(plan, tmp);
   try {
-    const out = await runSandboxed({
+    const out = await (input.runner ?? runSandboxed)({
       plan,
       argv: ['/bin/sh', '-c', 'cd "$1" && exec "$0" setup.py build_ext --inplace', env.python, dir],
       env: {

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { newBuildDir, openEnvCache } from './env-cache.js';
 import { buildExtensions } from './extension-build.js';
+import type { BuildStepRunner } from './sandboxed-command.js';
 import type { BuiltEnv, EnvSpec, ProjectBuildResult } from './types.js';
 import { sha256 } from './uv-lock.js';
 
@@ -21,6 +22,8 @@ export interface ProjectBuildOptions {
   timeoutMs?: number;
   /** Parallel compile jobs (torch's cpp_extension reads MAX_JOBS). @defaultValue 2 */
   jobs?: number;
+  /** Where the compile runs (a Job on Kubernetes). @defaultValue the local sandbox (`plan`) */
+  runner?: BuildStepRunner;
 }
 
 /** Whether the spec's project has extensions to compile before it can be imported. Pure. */
@@ -65,6 +68,7 @@ export async function buildProjectCheckout(
       checkout: copy,
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       ...(opts.jobs ? { jobs: opts.jobs } : {}),
+      ...(opts.runner ? { runner: opts.runner } : {}),
       signal,
     });
     if (failure) return { ok: false, failure };

@@ -265,9 +265,9 @@ export class UvEnvBuilder implements EnvBuilder {
 
   /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */
   buildProject(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult> {
-    const { cacheRoot, plan, extensionTimeoutMs } = this.opts;
+    const { cacheRoot, plan, extensionTimeoutMs, runner } = this.opts;
     return buildProjectCheckout(
-      { cacheRoot, plan, ...(extensionTimeoutMs ? { timeoutMs: extensionTimeoutMs } : {}) },
+      { cacheRoot, plan, ...(extensionTimeoutMs ? { timeoutMs: extensionTimeoutMs } : {}), ...(runner ? { runner } : {}) },
       spec,
       env,
       checkout,

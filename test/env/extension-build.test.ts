@@ -1,29 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtensions } from '../../src/env/extension-build.js';
+import { writeCExtensionProject } from '../helpers/c-extension.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
-
-// A project with a C extension whose setup.py compiles it with gcc directly (no setuptools on a loopback-only
-// machine), built in place by the env's interpreter inside the sandbox, as detectron2's `_C` would be.
-
-const SETUP_PY = `
-import os, subprocess, sys, sysconfig
-assert sys.argv[1:] == ["build_ext", "--inplace"], sys.argv
-if os.environ.get("FAIL_ME") or os.path.exists("fail"):
-    sys.exit("error: extension did not compile")
-suffix = sysconfig.get_config_var("EXT_SUFFIX")
-subprocess.check_call(["gcc", "-shared", "-fPIC", "-I" + sysconfig.get_paths()["include"], "csrc/ext.c", "-o", "pkg/_C" + suffix])
-`;
-const EXT_C = `
-#include <Python.h>
-static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};
-PyMODINIT_FUNC PyInit__C(void) { PyObject *mod = PyModule_Create(&m); PyModule_AddIntConstant(mod, "answer", 42); return mod; }
-`;
 
 describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => {
   let root: string;
@@ -33,13 +17,7 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
   const project: ProjectInstall = { root: '', importRoots: [''], mode: 'build', distribution: 'pkg', extensions: ['csrc/ext.c'] };
 
   function checkout(name: string): string {
-    const dir = join(root, name);
-    mkdirSync(join(dir, 'pkg'), { recursive: true });
-    mkdirSync(join(dir, 'csrc'));
-    writeFileSync(join(dir, 'setup.py'), SETUP_PY);
-    writeFileSync(join(dir, 'csrc', 'ext.c'), EXT_C);
-    writeFileSync(join(dir, 'pkg', '__init__.py'), '');
-    return dir;
+    return writeCExtensionProject(join(root, name));
   }
 
   beforeAll(async () => {

@@ -29,6 +29,12 @@ export interface EnvBuildStep {
   writable: string;
   /** No network at all (installing from uv's cache). */
   offline: boolean;
+  /**
+   * Paths the step reads. Those of finished envs (`<cacheRoot>/envs/<key>`: the interpreter that compiles the
+   * project's extensions) are mounted from the claim read-only, each alone; the rest (uv, the base interpreter) are
+   * the image's. @defaultValue []
+   */
+  readOnly?: string[];
   timeoutMs: number;
   memoryBytes: number;
 }
@@ -116,6 +122,7 @@ export function renderEnvBuildJob(step: EnvBuildStep, config: KubernetesConfig, 
               securityContext: containerSecurity(options.runAsUser),
               volumeMounts: [
                 { name: CACHE_VOLUME, mountPath: work, subPath: 'work' },
+                ...envMounts(step.readOnly ?? [], options.cacheRoot),
                 { name: 'tmp', mountPath: '/tmp' },
               ],
             },
@@ -128,4 +135,15 @@ export function renderEnvBuildJob(step: EnvBuildStep, config: KubernetesConfig, 
       },
     },
   };
+}
+
+/** Finished envs the step reads, each mounted alone and read-only at its own path; anything else is the image's. */
+function envMounts(paths: readonly string[], cacheRoot: string) {
+  const envs = posix.join(cacheRoot, 'envs');
+  return [...new Set(paths.map((p) => posix.normalize(p)))]
+    .filter((p) => {
+      const rel = posix.relative(envs, p);
+      return rel !== '' && !rel.startsWith('..') && !posix.isAbsolute(rel) && !rel.includes('/');
+    })
+    .map((p) => ({ name: CACHE_VOLUME, mountPath: p, subPath: posix.relative(cacheRoot, p), readOnly: true }));
 }

@@ -58,6 +58,22 @@ describe('renderEnvBuildJob', () => {
     expect(job.spec?.template.metadata?.labels).toMatchObject({ 'repgen.dev/network': 'env-build', 'repgen.dev/role': 'env-build' });
   });
 
+  it("mounts a finished env the step reads (the interpreter that compiles extensions) read-only and alone; the rest is the image's", () => {
+    const readOnly = [
+      `${CACHE}/envs/abc123`,
+      '/usr/lib/python3',
+      `${CACHE}/envs`,
+      `${CACHE}/envs/abc123/../../locks`,
+      `${CACHE}/envs/abc123/bin`,
+    ];
+    const c = renderEnvBuildJob(step({ readOnly }), config(), opts).spec!.template.spec!.containers[0]!;
+    expect(c.volumeMounts).toEqual([
+      { name: 'env-cache', mountPath: `${CACHE}/work`, subPath: 'work' },
+      { name: 'env-cache', mountPath: `${CACHE}/envs/abc123`, subPath: 'envs/abc123', readOnly: true },
+      { name: 'tmp', mountPath: '/tmp' },
+    ]);
+  });
+
   it('refuses what would let a build pod write outside work/, and says which setting is missing', () => {
     expect(() => renderEnvBuildJob(step({ writable: `${CACHE}/envs` }), config(), opts)).toThrow(/not under the env cache's work folder/);
     expect(() => renderEnvBuildJob(step({ writable: `${CACHE}/work/../envs` }), config(), opts)).toThrow(/not under/);

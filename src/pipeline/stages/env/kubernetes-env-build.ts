@@ -2,7 +2,6 @@
 // commands) runs as a Job in the repro namespace on the env cache's RWX claim (src/exec/kubernetes/env-build-runner.ts),
 // never in the worker's pod, which holds RepGen's secrets and cannot run bubblewrap under a restricted policy.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { EnvBuilder } from '../../../env/index.js';
 import { BUILD_MEMORY_BYTES, type BuildStepRunner } from '../../../env/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import type { KubernetesConfig } from '../../../exec/kubernetes/config.js';
@@ -45,6 +44,7 @@ export function kubernetesStepRunner(opts: KubernetesEnvBuildOptions): BuildStep
         env: cmd.env,
         writable: cmd.writable,
         offline: cmd.offline ?? false,
+        readOnly: cmd.readOnlyPaths,
         timeoutMs: cmd.timeoutMs,
         memoryBytes: cmd.memoryBytes ?? BUILD_MEMORY_BYTES,
       },
@@ -53,35 +53,20 @@ export function kubernetesStepRunner(opts: KubernetesEnvBuildOptions): BuildStep
 }
 
 /**
- * The uv builder with its steps on Kubernetes. Compiling the project's own C/C++ extensions writes into a copy of the
- * checkout on the worker's disk, which a build pod cannot reach: such a project ends as an environment failure that
- * says so, never as a run against an unbuilt extension.
+ * The uv builder with its steps on Kubernetes, the compile of the project's own C/C++ extensions included: it runs on
+ * a copy of the checkout under the cache's `work/` folder, which the build pod mounts, with the env's interpreter
+ * mounted read-only from `envs/`.
  */
-export async function kubernetesEnvBuilder(opts: KubernetesEnvBuildOptions): Promise<EnvBuilder> {
+export async function kubernetesEnvBuilder(opts: KubernetesEnvBuildOptions): Promise<UvEnvBuilder> {
   const none = await probeSandbox('none', { workRoot: opts.workRoot });
   const uid = buildPodUid(opts.config);
   // As root, RepGen hands the cache's folders to the pods' uid, as it does to the local sandbox's.
   const plan = { ...none, runAs: process.geteuid?.() === 0 ? { uid, gid: uid } : null, notes: [] };
-  const builder = new UvEnvBuilder({
+  return new UvEnvBuilder({
     cacheRoot: opts.cacheRoot,
     uv: opts.uv,
     basePython: opts.basePython,
     plan,
     runner: kubernetesStepRunner(opts),
   });
-  return {
-    build: (spec, o) => builder.build(spec, o),
-    buildProject: async () => ({
-      ok: false,
-      failure: {
-        step: 'extensions',
-        package: null,
-        message:
-          'the project has C/C++ extensions to compile, and on Kubernetes RepGen does not compile them yet ' +
-          "(the build pod cannot reach the worker's copy of the checkout); run this issue with the local executor",
-        logTail: '',
-        configKey: null,
-      },
-    }),
-  };
 }

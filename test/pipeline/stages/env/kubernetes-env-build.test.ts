@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubernetesExecConfig } from '../../../../src/exec/kubernetes/config.js';
 import { findBinary } from '../../../../src/exec/sandbox/sandbox.js';
 import { silentLogger } from '../../../../src/log.js';
 import { kubernetesEnvBuilder } from '../../../../src/pipeline/stages/env/kubernetes-env-build.js';
+import { writeCExtensionProject } from '../../../helpers/c-extension.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../../../helpers/fake-kube-api.js';
 import {
   backendSource,
@@ -131,13 +132,26 @@ describe('the env builder with its steps as Kubernetes Jobs', () => {
     }
   });
 
-  it('a project with C/C++ extensions ends as an environment failure that says why, not as a run against an unbuilt extension', async () => {
+  it("compiles the project's C extension in a build Job, on a copy under the cache, with the env's interpreter mounted read-only", async () => {
     const b = await builder();
-    const built = await b.build(spec(index, [req('beta')]), { checkout: null, signal });
+    const project = { root: '', importRoots: [''], mode: 'build' as const, distribution: 'pkg', extensions: ['csrc/ext.c'] };
+    const built = await b.build(spec(index, [], { project }), { checkout: null, signal });
     if (!built.ok) throw new Error(JSON.stringify(built.failure));
-    const project = { root: '', importRoots: [''], mode: 'pth' as const, distribution: 'proj', extensions: ['proj/csrc/op.cpp'] };
-    const out = await b.buildProject?.(spec(index, [], { project }), built.env, root, signal);
-    expect(out).toMatchObject({ ok: false, failure: { step: 'extensions' } });
-    expect(JSON.stringify(out)).toMatch(/on Kubernetes RepGen does not compile them yet/);
+    const checkout = writeCExtensionProject(join(root, 'checkout'));
+    const jobsBefore = api.created.filter((c) => c.kind === 'jobs').length;
+    const out = await b.buildProject(spec(index, [], { project }), built.env, checkout, signal);
+    if (!out.ok) throw new Error(JSON.stringify(out.failure));
+    expect(out).toMatchObject({ built: true, cached: false });
+    expect(out.checkout.startsWith(join(root, 'cache', 'builds'))).toBe(true);
+    // The checkout itself is never written; the built copy imports the compiled module.
+    expect(readdirSync(join(checkout, 'pkg'))).toEqual(['__init__.py']);
+    const answer = execFileSync(built.env.python, ['-c', 'import pkg._C as c; print(c.answer)'], { cwd: out.checkout, encoding: 'utf8' });
+    expect(answer.trim()).toBe('42');
+    const compile = api.created.filter((c) => c.kind === 'jobs').slice(jobsBefore);
+    expect(compile).toHaveLength(1);
+    const mounts = compile[0]?.object.spec.template.spec.containers[0].volumeMounts as Record<string, unknown>[];
+    const envDir = dirname(dirname(built.env.python));
+    expect(mounts).toContainEqual({ name: 'env-cache', mountPath: envDir, subPath: relative(join(root, 'cache'), envDir), readOnly: true });
+    expect(compile[0]?.object.metadata.labels['repgen.dev/network']).toBe('none');
   });
 });
