@@ -1,4 +1,22 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { globRegExp, SLOW_SUITES } from './vitest.slow-suites.js';
+
+const SLOW = SLOW_SUITES.map(globRegExp);
+
+/**
+ * The slow suites first, each group in vitest's own order (its timings from the last run, else the file's size). In a
+ * fresh clone there are no timings, and a slow suite whose file is small (the escape suite's three one-line files)
+ * would otherwise start last and run alone while the other workers idle.
+ */
+class SlowSuitesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const slow = (f: TestSpecification): boolean => SLOW.some((re) => re.test(relative(process.cwd(), f.moduleId)));
+    return [...sorted.filter(slow), ...sorted.filter((f) => !slow(f))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -14,6 +32,7 @@ export default defineConfig({
     // A test file runs in a worker that has already loaded RepGen's modules: importing them again for each of ~215
     // files was a third of the suite's CPU time. Files restore what they change (process.env, cwd) in after-hooks.
     isolate: false,
+    sequence: { sequencer: SlowSuitesFirst },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 });

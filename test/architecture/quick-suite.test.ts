@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SLOW_SUITES } from '../../vitest.quick.config.js';
+import { globRegExp } from '../../vitest.slow-suites.js';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -11,17 +12,6 @@ function testFiles(dir: string): string[] {
     if (e.isDirectory()) return testFiles(path);
     return e.name.endsWith('.test.ts') ? [relative(root, path)] : [];
   });
-}
-
-/** The glob forms the list uses: `**` any folders, `*` within one name. */
-function globRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(
-    `^${escaped
-      .replace(/\*\*\/?/g, '\u0000')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\u0000/g, '.*')}$`,
-  );
 }
 
 describe('npm run test:quick (vitest.quick.config.ts)', () => {
