@@ -196,7 +196,7 @@ export function parseWarnings(text: string): string[] {
   return [...seen];
 }
 
-const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Exception))(?::[ \t]*([^`\n]*))?/g;
+const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Exception))(?::[ \t]*([^\n]*))?/g;
 
 /**
  * Lines such as `RuntimeError: …` anywhere in a text, including inline code in prose. Returned as
@@ -207,7 +207,10 @@ export function findErrorLines(text: string): string[] {
   for (const line of text.split(/\r?\n/)) {
     if (line.length > MAX_SCAN_LINE) continue;
     for (const m of line.matchAll(ERROR_IN_TEXT)) {
-      const msg = (m[2] ?? '').trim();
+      // Inline code (`` `ValueError: …` ``) ends at its closing backtick; a pasted line keeps the backticks its
+      // message quotes names with (torchmetrics: "Expected argument `num_outputs` to match …").
+      const raw = m[2] ?? '';
+      const msg = (m[0].startsWith('`') ? (raw.split('`')[0] ?? '') : raw).trim();
       // A bare class name in prose ("raises a ValueError") is a mention, not an error line.
       if (!msg) continue;
       seen.add(`${m[1]}: ${msg}`);

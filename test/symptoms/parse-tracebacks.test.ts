@@ -139,6 +139,12 @@ describe('exception and error lines', () => {
     ]);
   });
 
+  it('findErrorLines keeps the backticks a pasted error message quotes names with; inline code still ends at its own', () => {
+    const pasted = 'ValueError: Expected argument `num_outputs` to match the second dimension of input, but got 1 and 1';
+    expect(findErrorLines(`\`\`\`\n${pasted}\n\`\`\``)).toEqual([pasted]);
+    expect(findErrorLines('It fails with `KeyError: missing` and then `stops`.')).toEqual(['KeyError: missing']);
+  });
+
   it('isLibraryFile tells library frames from user frames', () => {
     expect(isLibraryFile('/usr/lib/python3/dist-packages/torch/nn/modules/module.py')).toBe(true);
     expect(isLibraryFile('/usr/lib/python3.12/threading.py')).toBe(true);
