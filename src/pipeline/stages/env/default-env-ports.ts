@@ -39,8 +39,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       note: "uv was not found, so the project's own environment was not built: runs used REPGEN_PYTHON as it is (scripts/ensure-system.sh installs uv)",
     };
   // The sandbox is probed, and the builder made, only when a spec asks for a build (the work root may not exist yet).
-  let made: Promise<EnvBuilder> | null = null;
-  const makeBuilder = async (): Promise<EnvBuilder> => {
+  let made: Promise<UvEnvBuilder> | null = null;
+  const makeBuilder = async (): Promise<UvEnvBuilder> => {
     await ensureDir(settings.sandbox.workRoot);
     if (settings.kubernetes) {
       const k8s = { config: settings.kubernetes, cacheRoot: settings.cacheRoot, uv, basePython: settings.basePython, log };
@@ -60,10 +60,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   };
   const builder: EnvBuilder = {
     build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts),
-    buildProject: async (spec, env, checkout, signal) => {
-      const b = await (made ??= makeBuilder());
-      return b.buildProject ? b.buildProject(spec, env, checkout, signal) : { ok: true, checkout, built: false, cached: false, buildMs: 0 };
-    },
+    buildProject: async (spec, env, checkout, signal) => (await (made ??= makeBuilder())).buildProject(spec, env, checkout, signal),
   };
   const tables = loadImportNameTables();
   const releaseDates = pypiReleaseDates();
