@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { killTree } from '../sandbox/kill-tree.js';
 import { createOutputCapture } from '../output-capture.js';
@@ -7,6 +7,7 @@ import { capturedOutput, cpuLimitNote, watchLimits, type WatchedRun } from '../s
 import { InvalidRunRequestError } from '../errors.js';
 import { describeIsolation, resolveWorkspace, writeRequestFiles, type RunShape } from '../sandbox/run.js';
 import { handWorkdirToSandbox } from '../sandbox/sandbox.js';
+import { makeFreshDir, type HeldDir } from '../../host/untrusted-tree.js';
 import { buildScriptEnv } from '../sandbox/script-env.js';
 import type { Isolation, RunRequest } from '../types.js';
 import type { EndFrame, Frame, PreloadFrame } from './fork-server-frames.js';
@@ -62,21 +63,30 @@ export function importAhead(
 }
 
 /**
- * A run's files written into its folder in the server's work dir, its isolation and the line that asks the server
- * to fork it; a string when that folder cannot take the files (an earlier run of the job may have made it
- * unwritable): the server goes and the run starts cold. Colliding paths are the request's fault, cold or warm.
+ * A run's files written into a folder of its own in the server's work dir (`runName`), its isolation and the line
+ * that asks the server to fork it; a string when that folder cannot take the files: the server goes and the run
+ * starts cold. The server's sandbox can write its work dir, and has run the script's leading imports before this:
+ * the run's folder must be new (a name planted there is refused, never entered), and nothing in it is written or
+ * chowned through a link (src/host/untrusted-tree.ts). Colliding paths are the request's fault, cold or warm.
  */
 export async function prepareForkedRun(
   hostEnv: NodeJS.ProcessEnv,
   { req, interpreter, plan }: RunShape,
-  runDir: string,
-  outDir: string,
+  serverDir: HeldDir,
+  runName: string,
   threads: number,
 ): Promise<{ isolation: Isolation; go: string } | string> {
+  const runDir = join(serverDir.path, runName);
+  const outDir = join(runDir, 'out');
   try {
-    await mkdir(outDir, { recursive: true });
-    await writeRequestFiles(runDir, req);
-    await handWorkdirToSandbox(plan, runDir);
+    const run = await makeFreshDir(serverDir, runName);
+    try {
+      await (await makeFreshDir(run, 'out', 0o755)).close();
+      await writeRequestFiles(run, req);
+      await handWorkdirToSandbox(plan, run);
+    } finally {
+      await run.close();
+    }
   } catch (err) {
     if (err instanceof InvalidRunRequestError) throw err;
     return `the warm interpreter's work dir could not take the run's files (${(err as Error).message.split('\n')[0]})`;
