@@ -19,11 +19,12 @@ const MAX_DEPTH = 16;
 /**
  * Lists the files a script left under its output dir. No link is ever followed, the output dir itself included:
  * the script chose their targets, and reading them from outside the sandbox would hand it the host's files. Every
- * folder is opened with O_NOFOLLOW and what is in it is reached through that descriptor (src/host/untrusted-tree.ts),
- * each file is opened with O_NOFOLLOW and measured on the open descriptor, so nothing swapped in between the
- * listing and the read is read either, at any depth. `outDir` is a path whose parent is the host's own, or a name
- * in a folder the host holds (a warm run's folder, in a work dir the sandbox writes). A hostile tree (millions of entries, names that are not UTF-8, FIFOs, sockets)
- * costs a bounded walk and a note, and never an exception.
+ * folder is opened with O_NOFOLLOW and what is in it is reached through that descriptor (src/host/
+ * untrusted-tree.ts); each file is opened with O_NOFOLLOW and measured on the open descriptor, so nothing swapped
+ * in between the listing and the read is read either, at any depth. `outDir`: a path whose parent is the host's
+ * own, or a name in a folder the host holds (a warm run's folder, in a work dir the sandbox writes). A hostile
+ * tree (millions of entries, names that are not UTF-8, FIFOs, sockets) costs a bounded walk and a note, and never
+ * an exception.
  */
 export async function collectOutputFiles(
   outDir: string | { dir: HeldDir; name: string },

@@ -339,8 +339,7 @@ export function writeSeccomp(plan: SandboxPlan, child: ChildProcess): void {
 
 /**
  * Makes a work dir usable by the sandbox's host uid (only it and this process can enter it). Nothing is chowned
- * through a link, and the walk never enters one (src/host/untrusted-tree.ts): a build copy of a checkout may hold
- * a committed link to a file of the host's.
+ * through a link, nor a link entered (untrusted-tree.ts): a build copy of a checkout may hold a committed one.
  */
 export async function handWorkdirToSandbox(plan: SandboxPlan, dir: string | HeldDir): Promise<void> {
   if (!plan.runAs) return;

@@ -7,9 +7,10 @@ import { capturedOutput, cpuLimitNote, watchLimits, type WatchedRun } from '../s
 import { InvalidRunRequestError } from '../errors.js';
 import { describeIsolation, resolveWorkspace, writeRequestFiles, type RunShape } from '../sandbox/run.js';
 import { handWorkdirToSandbox } from '../sandbox/sandbox.js';
-import { makeFreshDir, type HeldDir } from '../../host/untrusted-tree.js';
+import { holdSubdir, makeFreshDir, type HeldDir } from '../../host/untrusted-tree.js';
+import { collectOutputFiles, type CollectOptions } from '../collect-output-files.js';
 import { buildScriptEnv } from '../sandbox/script-env.js';
-import type { Isolation, RunRequest } from '../types.js';
+import type { Isolation, OutputFile, RunRequest } from '../types.js';
 import type { EndFrame, Frame, PreloadFrame } from './fork-server-frames.js';
 
 /** A fork server as a run sees it: its process and the hooks its frames and its exit reach the run through. */
@@ -109,6 +110,25 @@ export async function prepareForkedRun(
   });
   isolation.notes.push(...notes);
   return { isolation, go: `${JSON.stringify({ dir: runDir, entry: req.entry, args: req.args, cpu: req.limits.cpuSeconds, env })}\n` };
+}
+
+/** The run's output files, reached from the server's work dir the host holds: the run's folder may be a link now. */
+export async function collectRunOutput(
+  serverDir: HeldDir,
+  runName: string,
+  options: CollectOptions,
+): Promise<{ files: OutputFile[]; notes: string[] }> {
+  let run: HeldDir;
+  try {
+    run = await holdSubdir(serverDir, runName);
+  } catch {
+    return { files: [], notes: ["$REPGEN_OUT is gone: the script removed or replaced its run's folder"] };
+  }
+  try {
+    return await collectOutputFiles({ dir: run, name: 'out' }, options);
+  } finally {
+    await run.close();
+  }
 }
 
 /**

@@ -2,21 +2,20 @@ import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { collectOutputFiles } from '../collect-output-files.js';
 import { killTree } from '../sandbox/kill-tree.js';
 import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, unfitServer, type AheadBook } from './import-ahead.js';
-import { importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './fork-run.js';
+import { collectRunOutput, importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './fork-run.js';
 import { describeIsolation, prepareSandbox, type Prepared, type RunContext, type RunShape } from '../sandbox/run.js';
 import { collectReport } from '../sandbox/watch.js';
 import { makeOwnedDir, removeOwnedDir } from '../sandbox/reap-work-dirs.js';
 import { writeSeccomp } from '../sandbox/sandbox.js';
-import type { Isolation, OutputFile, RunResult } from '../types.js';
+import type { Isolation, RunResult } from '../types.js';
 import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
 import { FORK_SERVER_SOURCE } from './fork-server.js';
 import { serverShape, warmKey, warmRefusal } from './warm-key.js';
 import { firstOf, keptAlive, offerTo, type Waiters } from './waits.js';
 import { readServerDir, tidyServerDir, type ServerDirState } from './tidy-server-dir.js';
-import { holdDir, holdSubdir, type HeldDir } from '../../host/untrusted-tree.js';
+import { holdDir, type HeldDir } from '../../host/untrusted-tree.js';
 
 /** CPU seconds a fork server may spend on its imports and its relaying, on top of one run's own limit. */
 const WARM_IMPORT_CPU_S = 300;
@@ -345,7 +344,10 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         watched.notes.push(`killed by the kernel: the run's ${req.limits.memoryMb} MB memory limit (whole process tree) was reached`);
         keep = false;
       }
-      const collected = await collectRunOutput(serverDir, runName);
+      const collected = await collectRunOutput(serverDir, runName, {
+        inlineBytes: config.inlineFileBytes,
+        maxFiles: config.maxOutputFiles,
+      });
       notes.push(...watched.notes, ...collected.notes);
       if (req.gpus > 0) notes.push(`${req.gpus} GPU(s) requested: the local executor runs on CPU only`);
       const { notes: _ignored, ...rest } = watched;
@@ -361,22 +363,6 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       } else keep = false;
       await serverDir?.close();
       parkOrDiscard(entry, keep);
-    }
-  }
-
-  /** The run's output files, reached from the server's work dir it holds: its run folder may have become a link. */
-  async function collectRunOutput(serverDir: HeldDir, runName: string): Promise<{ files: OutputFile[]; notes: string[] }> {
-    const options = { inlineBytes: config.inlineFileBytes, maxFiles: config.maxOutputFiles };
-    let run: HeldDir;
-    try {
-      run = await holdSubdir(serverDir, runName);
-    } catch {
-      return { files: [], notes: ["$REPGEN_OUT is gone: the script removed or replaced its run's folder"] };
-    }
-    try {
-      return await collectOutputFiles({ dir: run, name: 'out' }, options);
-    } finally {
-      await run.close();
     }
   }
 
