@@ -1,7 +1,7 @@
-import { cp, lstat, mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
-import { holdDir } from '../host/untrusted-tree.js';
+import { holdDir, removeEntry, writeNewFile } from '../host/untrusted-tree.js';
 import { newBuildDir, openEnvCache } from './env-cache.js';
 import { buildExtensions } from './extension-build.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
@@ -88,7 +88,14 @@ export async function buildProjectCheckout(
 
 /** Moves a built copy into place in one step; another job that finished the same key first wins. */
 async function publish(copy: string, dest: string, key: string): Promise<string> {
-  await writeFile(join(copy, BUILD_MARKER), `${JSON.stringify({ key, builtAt: new Date().toISOString() })}\n`, { mode: 0o644 });
+  // The build ran in the copy: a marker it planted (a link to a host file) is removed, never written through.
+  const held = await holdDir(copy);
+  try {
+    await removeEntry(held, BUILD_MARKER);
+    await writeNewFile(held, BUILD_MARKER, `${JSON.stringify({ key, builtAt: new Date().toISOString() })}\n`);
+  } finally {
+    await held.close();
+  }
   try {
     await rename(copy, dest);
   } catch (err) {

@@ -20,7 +20,7 @@ import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.j
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { findBinary, handWorkdirToSandbox, probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
-import { writeCExtensionProject } from '../../helpers/c-extension.js';
+import { SETUP_PY, writeCExtensionProject } from '../../helpers/c-extension.js';
 
 // Issue 38, item 1 and 3: the host never writes or chowns through a link it did not make, in a folder a sandbox
 // could write (a warm server's work dir) or in a copy of a checkout (a committed link). Each test plants a link to a
@@ -160,5 +160,15 @@ describe('an extension build copies a committed link as a link and never chowns 
     expect(readlinkSync(join(r.checkout, 'pkg', 'l1'))).toBe(v.path);
     expect(lstatSync(join(r.checkout, 'pkg', 'ldir')).isSymbolicLink()).toBe(true);
     untouched(v);
+  });
+
+  it('a setup.py that plants the build marker as a link to a host file: the host writes its marker, not the file', async () => {
+    const v = victim();
+    const checkout = writeCExtensionProject(join(root, 'checkout-marker'));
+    writeFileSync(join(checkout, 'setup.py'), `${SETUP_PY}\nos.symlink(${JSON.stringify(v.path)}, ".repgen-build.json")\n`);
+    const r = await buildProjectCheckout({ cacheRoot: join(root, 'cache'), plan }, spec, env, checkout, signal);
+    if (!r.ok) throw new Error(JSON.stringify(r.failure));
+    untouched(v);
+    expect(lstatSync(join(r.checkout, '.repgen-build.json')).isFile()).toBe(true);
   });
 });
