@@ -118,9 +118,9 @@ export async function writeNewFile(root: HeldDir, relPath: string, content: stri
 }
 
 /**
- * Gives everything under `root` (itself included, last) to uid/gid: folders through their own descriptor, other entries
- * with lchown (a link changes owner itself, its target never does). The walk never enters a link. A file with more
- * than one name is skipped: it may be a hard link to a file outside the tree, whose owner must not change.
+ * Gives everything under `root` (itself included, last) to uid/gid: folders through their own descriptor, other
+ * entries with lchown (a link changes owner itself, its target never does). The walk never enters a link. A file
+ * with more than one name is skipped: it may be a hard link to a file outside the tree, whose owner must not change.
  */
 export async function chownTree(root: HeldDir, uid: number, gid: number): Promise<void> {
   for (const name of await listDir(root)) {
@@ -192,11 +192,6 @@ export async function removeEntry(dir: HeldDir, name: string): Promise<void> {
     await sub.close();
   }
   await rmdir(path).catch(ignoreMissing);
-}
-
-/** Empties a held folder, leaving the names in `keep`. */
-export async function emptyHeldDir(dir: HeldDir, keep: ReadonlySet<string> = new Set()): Promise<void> {
-  for (const name of await listDir(dir)) if (!keep.has(name)) await removeEntry(dir, name);
 }
 
 function ignoreMissing(err: unknown): void {
