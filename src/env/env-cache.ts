@@ -1,7 +1,8 @@
-import { chown, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
 import type { Substitution } from './types.js';
+import { chownDir } from '../host/untrusted-tree.js';
 
 /**
  * The env cache's folders. `<root>` is private (0700) to this process and, when RepGen is root, the sandbox's uid
@@ -35,7 +36,7 @@ async function ensurePrivateDir(path: string, owner: { uid: number; gid: number 
     throw new EnvCacheError(`${path} belongs to uid ${st.uid}, neither RepGen's nor the sandbox's`);
   if ((st.mode & 0o077) !== 0)
     throw new EnvCacheError(`${path} is open to other users (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it`);
-  if (owner && st.uid !== owner.uid) await chown(path, owner.uid, owner.gid);
+  if (owner && st.uid !== owner.uid) await chownDir(path, owner.uid, owner.gid);
 }
 
 /** Creates (or checks) the cache folders; `owner` is the sandbox's host uid when RepGen runs as root. */
@@ -69,7 +70,7 @@ async function reapStaleBuilds(work: string): Promise<void> {
 export async function newBuildDir(paths: EnvCachePaths, owner: { uid: number; gid: number } | null): Promise<string> {
   const dir = await mkdtemp(join(paths.work, 'b-'));
   for (const sub of ['home', 'tmp']) await mkdir(join(dir, sub));
-  if (owner) for (const p of [dir, join(dir, 'home'), join(dir, 'tmp')]) await chown(p, owner.uid, owner.gid);
+  if (owner) for (const p of [dir, join(dir, 'home'), join(dir, 'tmp')]) await chownDir(p, owner.uid, owner.gid);
   return dir;
 }
 

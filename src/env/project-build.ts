@@ -1,6 +1,7 @@
-import { cp, lstat, mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
+import { holdDir, removeEntry, writeNewFile } from '../host/untrusted-tree.js';
 import { newBuildDir, openEnvCache } from './env-cache.js';
 import { buildExtensions } from './extension-build.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
@@ -48,7 +49,14 @@ export async function buildProjectCheckout(
   const owner = opts.plan.runAs;
   const paths = await openEnvCache(opts.cacheRoot, owner);
   const builds = join(paths.root, 'builds');
-  await mkdir(builds, { recursive: true, mode: 0o700 });
+  await mkdir(builds, { recursive: true, mode: 0o711 });
+  // RepGen's own, and searchable by the sandbox's uid (a run mounts builds/<key>), but not listable nor writable by it.
+  const held = await holdDir(builds);
+  try {
+    await held.handle.chmod(0o711);
+  } finally {
+    await held.close();
+  }
   const key = sha256(JSON.stringify({ env: env.lockHash, python: env.python, project, files: await treeFingerprint(checkout) }));
   const dest = join(builds, key);
   if (await stat(join(dest, BUILD_MARKER)).catch(() => null)) {
@@ -80,7 +88,14 @@ export async function buildProjectCheckout(
 
 /** Moves a built copy into place in one step; another job that finished the same key first wins. */
 async function publish(copy: string, dest: string, key: string): Promise<string> {
-  await writeFile(join(copy, BUILD_MARKER), `${JSON.stringify({ key, builtAt: new Date().toISOString() })}\n`, { mode: 0o644 });
+  // The build ran in the copy: a marker it planted (a link to a host file) is removed, never written through.
+  const held = await holdDir(copy);
+  try {
+    await removeEntry(held, BUILD_MARKER);
+    await writeNewFile(held, BUILD_MARKER, `${JSON.stringify({ key, builtAt: new Date().toISOString() })}\n`);
+  } finally {
+    await held.close();
+  }
   try {
     await rename(copy, dest);
   } catch (err) {

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, opendir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { holdDir, holdSubdir, pathIn, UntrustedPathError, type HeldDir } from '../host/untrusted-tree.js';
 import type { OutputFile } from './types.js';
 
 export interface CollectOptions {
@@ -17,12 +18,18 @@ const MAX_DEPTH = 16;
 
 /**
  * Lists the files a script left under its output dir. No link is ever followed, the output dir itself included:
- * the script chose their targets, and reading them from outside the sandbox would hand it the host's files. Each
- * file is opened with O_NOFOLLOW and measured on the open descriptor, so nothing swapped in between the listing
- * and the read is read either. A hostile tree (millions of entries, names that are not UTF-8, FIFOs, sockets)
- * costs a bounded walk and a note, and never an exception.
+ * the script chose their targets, and reading them from outside the sandbox would hand it the host's files. Every
+ * folder is opened with O_NOFOLLOW and what is in it is reached through that descriptor (src/host/
+ * untrusted-tree.ts); each file is opened with O_NOFOLLOW and measured on the open descriptor, so nothing swapped
+ * in between the listing and the read is read either, at any depth. `outDir`: a path whose parent is the host's
+ * own, or a name in a folder the host holds (a warm run's folder, in a work dir the sandbox writes). A hostile
+ * tree (millions of entries, names that are not UTF-8, FIFOs, sockets) costs a bounded walk and a note, and never
+ * an exception.
  */
-export async function collectOutputFiles(outDir: string, options: CollectOptions): Promise<{ files: OutputFile[]; notes: string[] }> {
+export async function collectOutputFiles(
+  outDir: string | { dir: HeldDir; name: string },
+  options: CollectOptions,
+): Promise<{ files: OutputFile[]; notes: string[] }> {
   const files: OutputFile[] = [];
   const notes: string[] = [];
   const maxEntries = options.maxEntries ?? options.maxFiles * 20;
@@ -33,19 +40,32 @@ export async function collectOutputFiles(outDir: string, options: CollectOptions
   let stoppedEarly = false;
   const decoder = new TextDecoder('utf-8', { fatal: true });
 
-  const top = await lstat(outDir).catch(() => null);
-  if (!top) return { files, notes: ['$REPGEN_OUT is gone: the script removed it'] };
-  if (!top.isDirectory()) {
+  const where = typeof outDir === 'string' ? null : outDir;
+  let parent: HeldDir;
+  try {
+    parent = where ? where.dir : await holdDir(dirname(outDir as string));
+  } catch {
+    return { files, notes: ['$REPGEN_OUT is gone: the script removed it'] };
+  }
+  const name = where ? where.name : basename(outDir as string);
+  let top: HeldDir;
+  try {
+    top = await holdSubdir(parent, name);
+  } catch (err) {
+    const st = await lstat(pathIn(parent, name)).catch(() => null);
+    if (!where) await parent.close();
+    if (!st || !(err instanceof UntrustedPathError)) return { files, notes: ['$REPGEN_OUT is gone: the script removed it'] };
     return {
       files,
-      notes: [`$REPGEN_OUT was replaced by ${top.isSymbolicLink() ? 'a symlink' : 'something not a folder'}: nothing collected`],
+      notes: [`$REPGEN_OUT was replaced by ${st.isSymbolicLink() ? 'a symlink' : 'something not a folder'}: nothing collected`],
     };
   }
+  if (!where) await parent.close();
 
-  async function readOne(full: string, rel: string): Promise<void> {
+  async function readOne(dir: HeldDir, name: string, rel: string): Promise<void> {
     let handle;
     try {
-      handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      handle = await open(pathIn(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOOP') skippedLinks++;
       else skippedOther++;
@@ -78,10 +98,10 @@ export async function collectOutputFiles(outDir: string, options: CollectOptions
     }
   }
 
-  async function walk(dir: string, rel: string, depth: number): Promise<void> {
+  async function walk(dir: HeldDir, rel: string, depth: number): Promise<void> {
     let handle;
     try {
-      handle = await opendir(dir, { bufferSize: 64 });
+      handle = await opendir(`/proc/self/fd/${dir.handle.fd}`, { bufferSize: 64 });
     } catch {
       skippedOther++;
       return;
@@ -107,22 +127,39 @@ export async function collectOutputFiles(outDir: string, options: CollectOptions
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const { name, kind } of names) {
-      const full = join(dir, name);
       const childRel = rel ? `${rel}/${name}` : name;
       if (kind === 'link') {
         skippedLinks++;
       } else if (kind === 'dir') {
-        if (depth < MAX_DEPTH && !stoppedEarly) await walk(full, childRel, depth + 1);
+        if (depth < MAX_DEPTH && !stoppedEarly) {
+          let sub: HeldDir;
+          try {
+            sub = await holdSubdir(dir, name);
+          } catch (err) {
+            if (err instanceof UntrustedPathError) skippedLinks++;
+            else skippedOther++;
+            continue;
+          }
+          try {
+            await walk(sub, childRel, depth + 1);
+          } finally {
+            await sub.close();
+          }
+        }
       } else if (kind === 'file') {
         if (files.length >= options.maxFiles) overflow++;
-        else await readOne(full, childRel);
+        else await readOne(dir, name, childRel);
       } else {
         skippedOther++;
       }
     }
   }
 
-  await walk(outDir, '', 0);
+  try {
+    await walk(top, '', 0);
+  } finally {
+    await top.close();
+  }
   if (skippedLinks > 0) notes.push(`${skippedLinks} symlink(s) under $REPGEN_OUT not followed`);
   if (skippedOther > 0)
     notes.push(

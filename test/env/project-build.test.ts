@@ -9,6 +9,7 @@ import { buildProjectCheckout, treeFingerprint } from '../../src/env/project-bui
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
+import { createLocalExecutor } from '../../src/exec/local/executor.js';
 
 // A project whose setup.py compiles a C extension with setuptools (the base interpreter's, seen through the
 // overlay venv), built by RepGen in a copy of the checkout, in the sandbox, with no network. The setup.py also
@@ -140,6 +141,22 @@ describe('buildProjectCheckout (a copy of the checkout with its C extension comp
     const second = await buildProjectCheckout(opts(), spec, env, dir, signal);
     expect(first).toMatchObject({ ok: true, cached: false });
     expect(second).toMatchObject({ ok: true, cached: true, checkout: first.ok ? first.checkout : '' });
+  });
+
+  it('a run in the sandbox imports the built extension from the built copy, as root and as any other uid', async () => {
+    const r = await buildProjectCheckout(opts(), spec, env, checkout('imported'), signal);
+    if (!r.ok) throw new Error(JSON.stringify(r.failure));
+    // As root the run's uid is the sandbox's (65534): <cache>/builds must let it reach the copy.
+    const ex = createLocalExecutor({ workRoot: root, warmPool: 'off' });
+    const run = await ex.run({
+      files: [{ path: 'main.py', content: 'import pkg._C as c\nprint(c.answer)\n' }],
+      entry: 'main.py',
+      interpreter: env.python,
+      workspace: { hostPath: r.checkout },
+    });
+    expect(run.infra ?? null).toBeNull();
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('42\n');
   });
 
   it('a C file that does not compile is an extensions failure with the compiler’s log, and nothing is published', async () => {

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { chown, mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig, V1Job, V1Pod } from '@kubernetes/client-node';
@@ -9,6 +9,7 @@ import { clusterClients, newRunId } from './options.js';
 import { RUN_ID_LABEL } from './render.js';
 import { ENV_BUILD_CONTAINER, renderEnvBuildJob, STEP_START_SLACK_SECONDS, type EnvBuildStep } from './render-env-build.js';
 import { describeApiError, httpStatus, withRetry, type RetryOptions } from './retry.js';
+import { chownDir } from '../../host/untrusted-tree.js';
 
 /**
  * The env builder's steps on Kubernetes: each step a Job in the repro namespace (render-env-build.ts), on the RWX
@@ -69,7 +70,8 @@ export function createKubernetesBuildRunner(options: KubernetesBuildRunnerOption
     if (signal.aborted) return outcome({ stderr: 'cancelled before it started', aborted: true });
     const stepId = (options.newStepId ?? newRunId)();
     const outputDir = await mkdtemp(join(options.cacheRoot, 'work', 'b-step-'));
-    if (process.geteuid?.() === 0 && options.runAsUser !== 0) await chown(outputDir, options.runAsUser, options.runAsUser);
+    // work/ is the build steps' uid's too: the fresh folder is chowned through its own descriptor, never a link put there.
+    if (process.geteuid?.() === 0 && options.runAsUser !== 0) await chownDir(outputDir, options.runAsUser, options.runAsUser);
     let job: V1Job;
     try {
       job = renderEnvBuildJob(step, config, { stepId, cacheRoot: options.cacheRoot, outputDir, runAsUser: options.runAsUser });

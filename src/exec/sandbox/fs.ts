@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { holdDir, removeEntry } from '../../host/untrusted-tree.js';
 import { InterpreterNotFoundError } from '../errors.js';
 import { SAFE_PATH } from './script-env.js';
 
@@ -39,25 +40,22 @@ export async function ensureDir(path: string, depth = 0): Promise<void> {
   }
 }
 
-/** rm -rf that also gets through folders the script made unreadable (chmod 000) when we are not root. */
+/**
+ * rm -rf of a work dir a sandbox wrote, never through a link (a folder swapped for one mid-walk included), and
+ * through folders the script made unreadable (chmod 000). Its parent is the host's own.
+ */
 export async function removeWorkdir(workdir: string): Promise<void> {
+  let parent;
   try {
-    await rm(workdir, { recursive: true, force: true });
-    return;
+    parent = await holdDir(dirname(workdir));
   } catch {
-    // fall through: restore permissions, then retry
+    return;
   }
-  async function unlock(dir: string): Promise<void> {
-    await chmod(dir, 0o700).catch(() => undefined);
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) if (e.isDirectory()) await unlock(join(dir, e.name));
+  try {
+    await removeEntry(parent, basename(workdir));
+  } catch {
+    // best effort, as rm -rf --force: what is left is reaped with the work root's stale dirs
+  } finally {
+    await parent.close();
   }
-  await unlock(workdir);
-  await rm(workdir, { recursive: true, force: true }).catch(() => undefined);
-}
-
-/** Removes everything in `dir` but its owner's marker (which lives beside it). */
-export async function emptyDir(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
 }

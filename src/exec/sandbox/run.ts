@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SetupError } from '../../errors.js';
+import { holdDir, UntrustedPathError, writeNewFile, type HeldDir } from '../../host/untrusted-tree.js';
 import type { Logger } from '../../log.js';
 import { createRunCgroup, type RunCgroup } from './cgroup.js';
 import { collectOutputFiles } from '../collect-output-files.js';
@@ -125,21 +126,27 @@ export async function prepareSandbox(
   return { spawnArgs, cgroup, outDir };
 }
 
-/** Writes the request's files into the work dir; a collision of two paths is the request's fault. */
-export async function writeRequestFiles(workdir: string, req: RunRequest): Promise<void> {
-  for (const file of req.files) {
-    const path = join(workdir, file.path);
-    try {
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, file.content);
-    } catch (err) {
-      // Two files whose paths collide ('a' and 'a/b.py') are the request's fault; a full disk is not.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') {
-        throw new InvalidRunRequestError(`invalid run request: cannot write ${file.path}: it collides with another file's path`);
+/**
+ * Writes the request's files into the work dir; a collision of two paths is the request's fault. Each file is new
+ * (O_EXCL) and no link is followed on the way (src/host/untrusted-tree.ts): a warm server's folder is the sandbox's.
+ */
+export async function writeRequestFiles(workdir: string | HeldDir, req: RunRequest): Promise<void> {
+  const dir = typeof workdir === 'string' ? await holdDir(workdir) : workdir;
+  try {
+    for (const file of req.files) {
+      try {
+        await writeNewFile(dir, file.path, file.content);
+      } catch (err) {
+        // Two files whose paths collide ('a' and 'a/b.py', or one path twice) are the request's fault; a full disk is not.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR' || err instanceof UntrustedPathError) {
+          throw new InvalidRunRequestError(`invalid run request: cannot write ${file.path}: it collides with another file's path`);
+        }
+        throw new SetupError(`cannot write ${file.path} into the work dir: ${(err as Error).message}`);
       }
-      throw new SetupError(`cannot write ${file.path} into the work dir: ${(err as Error).message}`);
     }
+  } finally {
+    if (typeof workdir === 'string') await dir.close();
   }
 }
 

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { chown, lstat, readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
+import { chownTree, holdDir, type HeldDir } from '../../host/untrusted-tree.js';
 import type { SandboxMode } from '../config.js';
 import { SandboxUnavailableError } from '../errors.js';
 import { SAFE_PATH } from './script-env.js';
@@ -336,17 +337,18 @@ export function writeSeccomp(plan: SandboxPlan, child: ChildProcess): void {
   pipe.end(plan.seccomp);
 }
 
-/** Makes a fresh work dir usable by the sandbox's host uid (only it and this process can enter it). */
-export async function handWorkdirToSandbox(plan: SandboxPlan, dir: string): Promise<void> {
+/**
+ * Makes a work dir usable by the sandbox's host uid (only it and this process can enter it). Nothing is chowned
+ * through a link, nor a link entered (untrusted-tree.ts): a build copy of a checkout may hold a committed one.
+ */
+export async function handWorkdirToSandbox(plan: SandboxPlan, dir: string | HeldDir): Promise<void> {
   if (!plan.runAs) return;
-  const { uid, gid } = plan.runAs;
-  async function walk(path: string): Promise<void> {
-    await chown(path, uid, gid);
-    const st = await lstat(path);
-    if (!st.isDirectory()) return;
-    for (const name of await readdir(path)) await walk(join(path, name));
+  const held = typeof dir === 'string' ? await holdDir(dir) : dir;
+  try {
+    await chownTree(held, plan.runAs.uid, plan.runAs.gid);
+  } finally {
+    if (typeof dir === 'string') await held.close();
   }
-  await walk(dir);
 }
 
 /** Runs `true` in the sandbox; null when it worked, else the reason. */

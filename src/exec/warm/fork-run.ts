@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { killTree } from '../sandbox/kill-tree.js';
 import { createOutputCapture } from '../output-capture.js';
@@ -7,8 +7,10 @@ import { capturedOutput, cpuLimitNote, watchLimits, type WatchedRun } from '../s
 import { InvalidRunRequestError } from '../errors.js';
 import { describeIsolation, resolveWorkspace, writeRequestFiles, type RunShape } from '../sandbox/run.js';
 import { handWorkdirToSandbox } from '../sandbox/sandbox.js';
+import { holdSubdir, makeFreshDir, type HeldDir } from '../../host/untrusted-tree.js';
+import { collectOutputFiles, type CollectOptions } from '../collect-output-files.js';
 import { buildScriptEnv } from '../sandbox/script-env.js';
-import type { Isolation, RunRequest } from '../types.js';
+import type { Isolation, OutputFile, RunRequest } from '../types.js';
 import type { EndFrame, Frame, PreloadFrame } from './fork-server-frames.js';
 
 /** A fork server as a run sees it: its process and the hooks its frames and its exit reach the run through. */
@@ -62,21 +64,30 @@ export function importAhead(
 }
 
 /**
- * A run's files written into its folder in the server's work dir, its isolation and the line that asks the server
- * to fork it; a string when that folder cannot take the files (an earlier run of the job may have made it
- * unwritable): the server goes and the run starts cold. Colliding paths are the request's fault, cold or warm.
+ * A run's files written into a folder of its own in the server's work dir (`runName`), its isolation and the line
+ * that asks the server to fork it; a string when that folder cannot take the files: the server goes and the run
+ * starts cold. The server's sandbox can write its work dir, and has run the script's leading imports before this:
+ * the run's folder must be new (a name planted there is refused, never entered), and nothing in it is written or
+ * chowned through a link (src/host/untrusted-tree.ts). Colliding paths are the request's fault, cold or warm.
  */
 export async function prepareForkedRun(
   hostEnv: NodeJS.ProcessEnv,
   { req, interpreter, plan }: RunShape,
-  runDir: string,
-  outDir: string,
+  serverDir: HeldDir,
+  runName: string,
   threads: number,
 ): Promise<{ isolation: Isolation; go: string } | string> {
+  const runDir = join(serverDir.path, runName);
+  const outDir = join(runDir, 'out');
   try {
-    await mkdir(outDir, { recursive: true });
-    await writeRequestFiles(runDir, req);
-    await handWorkdirToSandbox(plan, runDir);
+    const run = await makeFreshDir(serverDir, runName);
+    try {
+      await (await makeFreshDir(run, 'out', 0o755)).close();
+      await writeRequestFiles(run, req);
+      await handWorkdirToSandbox(plan, run);
+    } finally {
+      await run.close();
+    }
   } catch (err) {
     if (err instanceof InvalidRunRequestError) throw err;
     return `the warm interpreter's work dir could not take the run's files (${(err as Error).message.split('\n')[0]})`;
@@ -99,6 +110,25 @@ export async function prepareForkedRun(
   });
   isolation.notes.push(...notes);
   return { isolation, go: `${JSON.stringify({ dir: runDir, entry: req.entry, args: req.args, cpu: req.limits.cpuSeconds, env })}\n` };
+}
+
+/** The run's output files, reached from the server's work dir the host holds: the run's folder may be a link now. */
+export async function collectRunOutput(
+  serverDir: HeldDir,
+  runName: string,
+  options: CollectOptions,
+): Promise<{ files: OutputFile[]; notes: string[] }> {
+  let run: HeldDir;
+  try {
+    run = await holdSubdir(serverDir, runName);
+  } catch {
+    return { files: [], notes: ["$REPGEN_OUT is gone: the script removed or replaced its run's folder"] };
+  }
+  try {
+    return await collectOutputFiles({ dir: run, name: 'out' }, options);
+  } finally {
+    await run.close();
+  }
 }
 
 /**

@@ -17,10 +17,11 @@
  * workspace, the interpreter's packages), never from a run's folder: it is the code the run would run first.
  *
  * After the run's process exits, everything else in the sandbox's pid namespace dies (kill(-1): the server is a
- * subreaper and reaps it), then /tmp, /dev/shm and System V IPC objects are emptied; the host empties the run's
- * work dir. The server stays non-dumpable (no /proc/<pid>/mem, no ptrace by the same uid), the child becomes
- * dumpable again, as a cold run's script is. The server refuses to fork (`threads` > 1 in its ready frame) when
- * an import left a thread running: a fork then copies locks held by threads that do not exist in the child.
+ * subreaper and reaps it), then /tmp, /dev/shm and System V IPC objects are emptied; the host removes the run's
+ * additions to the server's work dir (tidy-server-dir.ts). The server stays non-dumpable (no /proc/<pid>/mem, no
+ * ptrace by the same uid), the child becomes dumpable again, as a cold run's script is. The server refuses to fork
+ * (`threads` > 1 in its ready frame) when an import left a thread running: a fork then copies locks held by threads
+ * that do not exist in the child.
  *
  * String hashing is the server's: PYTHONHASHSEED is read once, when an interpreter starts, so a forked run keeps
  * the server's hash seed whatever its own seed (its REPGEN_SEED and generators are its own).

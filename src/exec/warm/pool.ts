@@ -2,13 +2,11 @@ import { availableParallelism } from 'node:os';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { collectOutputFiles } from '../collect-output-files.js';
 import { killTree } from '../sandbox/kill-tree.js';
 import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, unfitServer, type AheadBook } from './import-ahead.js';
-import { importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './fork-run.js';
+import { collectRunOutput, importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './fork-run.js';
 import { describeIsolation, prepareSandbox, type Prepared, type RunContext, type RunShape } from '../sandbox/run.js';
 import { collectReport } from '../sandbox/watch.js';
-import { emptyDir } from '../sandbox/fs.js';
 import { makeOwnedDir, removeOwnedDir } from '../sandbox/reap-work-dirs.js';
 import { writeSeccomp } from '../sandbox/sandbox.js';
 import type { Isolation, RunResult } from '../types.js';
@@ -16,6 +14,8 @@ import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
 import { FORK_SERVER_SOURCE } from './fork-server.js';
 import { serverShape, warmKey, warmRefusal } from './warm-key.js';
 import { firstOf, keptAlive, offerTo, type Waiters } from './waits.js';
+import { readServerDir, tidyServerDir, type ServerDirState } from './tidy-server-dir.js';
+import { holdDir, type HeldDir } from '../../host/untrusted-tree.js';
 
 /** CPU seconds a fork server may spend on its imports and its relaying, on top of one run's own limit. */
 const WARM_IMPORT_CPU_S = 300;
@@ -312,10 +312,18 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     const { req, plan } = shape;
     let keep = false;
     entry.runs += 1;
-    const runDir = join(entry.workdir, `run-${entry.runs}`);
-    const outDir = join(runDir, 'out');
+    const runName = `run-${entry.runs}`;
+    const runDir = join(entry.workdir, runName);
+    let serverDir: HeldDir | null = null;
+    let before: ServerDirState | null = null;
     try {
-      const prepared = await prepareForkedRun(ctx.hostEnv, shape, runDir, outDir, ctx.config.scriptThreads ?? availableParallelism());
+      try {
+        serverDir = await holdDir(entry.workdir);
+        before = await readServerDir(serverDir);
+      } catch (err) {
+        return `the warm interpreter's work dir could not be read (${(err as Error).message.split('\n')[0]})`;
+      }
+      const prepared = await prepareForkedRun(ctx.hostEnv, shape, serverDir, runName, ctx.config.scriptThreads ?? availableParallelism());
       if (typeof prepared === 'string') return prepared;
       const { isolation, go } = prepared;
       shape.watchWorkDir?.(entry.workdir);
@@ -336,15 +344,24 @@ export function createWarmPool(ctx: RunContext): WarmPool {
         watched.notes.push(`killed by the kernel: the run's ${req.limits.memoryMb} MB memory limit (whole process tree) was reached`);
         keep = false;
       }
-      const collected = await collectOutputFiles(outDir, { inlineBytes: config.inlineFileBytes, maxFiles: config.maxOutputFiles });
+      const collected = await collectRunOutput(serverDir, runName, {
+        inlineBytes: config.inlineFileBytes,
+        maxFiles: config.maxOutputFiles,
+      });
       notes.push(...watched.notes, ...collected.notes);
       if (req.gpus > 0) notes.push(`${req.gpus} GPU(s) requested: the local executor runs on CPU only`);
       const { notes: _ignored, ...rest } = watched;
       return { ...rest, files: collected.files, isolation, notes };
     } finally {
-      // Nothing of this run is left for the next one: the host empties the server's work dir.
+      // Nothing of this run is left for the next one: the host removes what it added to the server's work dir, and
+      // a server whose earlier contents the run changed goes (tidy-server-dir.ts).
       if (config.keepWorkdir) log.info({ workdir: runDir }, 'kept run work dir');
-      else await emptyDir(entry.workdir);
+      else if (serverDir && before) {
+        const tidy = await tidyServerDir(serverDir, before).catch(() => false);
+        if (!tidy) log.debug({ run: entry.runs }, "warm pool: the run changed its server's work dir; the server goes");
+        keep = keep && tidy;
+      } else keep = false;
+      await serverDir?.close();
       parkOrDiscard(entry, keep);
     }
   }

@@ -124,7 +124,7 @@ print(random.random(), torch.rand(1).item())
     expect(second.stderr).toBe('');
     const [line, rng] = second.stdout.split('\n');
     const cwd = second.stdout.match(/run-\d+/g) ?? [];
-    expect(line).toMatch(/^\(False, \[0\.0\], \[[^\]]*\], \[\], False, \['run-2'\], None, 1, \[\]\)$/);
+    expect(line).toMatch(/^\(False, \[0\.0\], \[[^\]]*\], \[\], False, \['out', 'run-2'\], None, 1, \[\]\)$/);
     expect(line).not.toContain('leftover');
     expect(line).not.toContain('late');
     expect(cwd).toEqual(['run-2']);
