@@ -3,7 +3,15 @@
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
 import { needsExtensionBuild } from '../../../env/project-build.js';
 import { LEFT_OUT } from '../../../env/unbuildable.js';
-import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec, ProjectBuildResult } from '../../../env/types.js';
+import type {
+  BuiltEnv,
+  EnvBuilder,
+  EnvBuildFailure,
+  EnvBuildProgress,
+  EnvSpec,
+  ProjectBuildResult,
+  VersionDecision,
+} from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
 
@@ -98,8 +106,35 @@ export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
         ? `Environment: ${s.name} was left out (${s.why}).`
         : `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`,
     ),
+    ...decisionNotes(spec),
     ...spec.notes.map((n) => `Environment: ${n}`),
   ];
+}
+
+const DECIDED_BY: Record<VersionDecision['source'], string> = {
+  user: 'your pin',
+  report: 'the report',
+  project: "the project's declared range",
+  era: "the commit's era",
+  base: 'the base interpreter',
+  wheelhouse: "the operator's CPU wheel",
+  import: 'imported, newest',
+};
+
+/** The comment's Environment entries of the version decision: `torch (decided)` → `==2.7.* (the report)`. Pure. */
+export function decisionRecord(spec: EnvSpec): Record<string, string> {
+  return Object.fromEntries(
+    (spec.decisions ?? []).map((d) => [`${d.name} (decided)`, `${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]})`]),
+  );
+}
+
+/** The evidence notes' line of the version decision: each key package, its version and the source that decided it. Pure. */
+export function decisionNotes(spec: EnvSpec): string[] {
+  const ds = spec.decisions ?? [];
+  if (!ds.length) return [];
+  const one = (d: VersionDecision): string =>
+    `${d.name} ${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]}${d.source === 'user' ? `: ${d.why.slice(0, 80)}` : ''})`;
+  return [`Environment: versions decided: ${ds.map(one).join(', ')}.`];
 }
 
 /** The one sentence of an env that could not be built: the step, the package, and the repgen.yml key that fixes it. Pure. */
