@@ -1,6 +1,7 @@
 // The project's environment in the evidence: what the env stage built, reused or failed at. Pure.
 import type { EnvBuildFailure } from '../env/types.js';
 import { NO_USAGE } from '../llm/usage.js';
+import type { FixAdviceFor } from './stages/env/fix-advice.js';
 import type { ReproEvidence } from './build-evidence.js';
 import { decisionNotes, decisionRecord, envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
 
@@ -58,12 +59,12 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
  * The evidence of a job whose env could not be built: its own status (`exit_env`), never "no model" or needs-info,
  * and no script, since none ran. The build log's tail is the output a maintainer reads.
  */
-export function envFailedEvidence(failure: EnvBuildFailure): ReproEvidence {
+export function envFailedEvidence(failure: EnvBuildFailure, where: FixAdviceFor = 'repo-config'): ReproEvidence {
   return {
     outcome: {
       status: 'exit_env',
       verdict: 'environment_failed',
-      summary: envFailureSummary(failure),
+      summary: envFailureSummary(failure, where),
       script: null,
       confirmation: null,
       expected: [],

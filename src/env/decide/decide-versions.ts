@@ -88,7 +88,8 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
   for (const name of ERA_FRAMEWORKS) {
     const r = requirements.find((x) => x.name === name);
     const newest = input.era?.newest[name];
-    if (!r || !newest || r.source === 'config' || r.source === 'report' || hasUpperBound(r.specifier)) continue;
+    // Only a framework the project declares: a bare import says nothing of the code's age.
+    if (!r || !newest || r.source !== 'repo' || hasUpperBound(r.specifier)) continue;
     const floor = `>=${newest.split('.').slice(0, 2).join('.')}`;
     floors.set(name, {
       floor,
@@ -99,6 +100,9 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
   const baseFits = (r: Requirement): boolean => {
     const have = baseVersion(r);
     if (have === undefined) return false;
+    // Without a checkout (a snippet) a version only the report names does not reject the base that has the package:
+    // the comment's version flags say where they differ.
+    if (!input.checkout && r.source === 'report') return true;
     const floor = floors.get(r.name)?.floor ?? '';
     return safeSatisfies(have, r.specifier) && safeSatisfies(have, floor);
   };

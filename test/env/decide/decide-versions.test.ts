@@ -60,6 +60,12 @@ describe('the version decision, from the issue inward: report → project → er
     expect(d.spec.notes.join('\n')).toContain("the base interpreter's torch 1.13.0a0+gitunknown is outside what the report asks");
   });
 
+  it('without a checkout (a snippet), a version only the report names keeps the base that has the package', () => {
+    const d = decideVersions(input({ requirements: [req('torch', '==2.4.0', 'report')], checkout: false }));
+    expect(d.build).toBe(false);
+    expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', source: 'base', version: '1.13.0a0+gitunknown' });
+  });
+
   it('a commit of 2019 and a base torch 1.13 that satisfies the project: the base is kept, and the decision says so', () => {
     const d = decideVersions(
       input({

@@ -57,6 +57,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       basePython: settings.basePython,
       plan,
       extensionTimeoutMs: settings.extensionTimeoutMs,
+      // The operator's read-only folders (REPGEN_SANDBOX_RO_PATHS: a venv as REPGEN_PYTHON) are bound in builds as in runs.
+      extraReadOnlyPaths: settings.sandbox.readOnlyPaths ?? [],
     });
   };
   const builder: EnvBuilder = {
@@ -83,6 +85,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
             // The report's code's imports, and modules it reaches through a conventional name it never imports (`tf.`).
             scriptImports: [...importedModules(report), ...referencedModules(codeBlocks(report))],
             repoConfig: settings.repoEnvironment ? { environment: settings.repoEnvironment } : null,
+            userPins: settings.userPins ?? null,
             tables,
             policy: { allowedIndexes: settings.allowedIndexes, findLinks: settings.findLinks, defaultPython: b.minor, gpu: settings.gpu },
             commitDate,
@@ -102,7 +105,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           allowedIndexes: settings.allowedIndexes,
           gpu: settings.gpu,
           checkout: repoDir !== null,
-          configured: settings.repoEnvironment !== null,
+          configured: settings.repoEnvironment !== null || !!settings.userPins,
         });
         return decided.build ? decided.spec : null;
       },

@@ -14,6 +14,7 @@ import type {
 } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
+import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
 export interface EnvPorts {
@@ -137,10 +138,10 @@ export function decisionNotes(spec: EnvSpec): string[] {
   return [`Environment: versions decided: ${ds.map(one).join(', ')}.`];
 }
 
-/** The one sentence of an env that could not be built: the step, the package, and the repgen.yml key that fixes it. Pure. */
-export function envFailureSummary(failure: EnvBuildFailure): string {
+/** The one sentence of an env that could not be built: the step, the package, and the setting that fixes it (`where`). Pure. */
+export function envFailureSummary(failure: EnvBuildFailure, where: FixAdviceFor = 'repo-config'): string {
   const what = failure.package ? `${failure.step} of ${failure.package}` : `the ${failure.step} step`;
-  const fix = failure.configKey ? ` Setting \`${failure.configKey}\` in .github/repgen.yml can fix it.` : '';
+  const fix = failure.configKey ? fixAdvice(failure.configKey, where) : '';
   const first = failure.message.split('\n').find((l) => l.trim()) ?? '';
   return `The project's environment could not be built: ${what} failed (${first.trim().slice(0, 300)}). No script was run.${fix}`;
 }
