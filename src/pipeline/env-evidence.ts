@@ -7,8 +7,13 @@ import { decisionNotes, decisionRecord, envFailureSummary, envNotes, envRecord, 
 
 /** The evidence with the env recorded: evidence.json's outcome.env, the Environment line's entries and the notes. */
 export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEvidence {
-  if (stage.kind === 'none') return evidence;
   const o = evidence.outcome;
+  if (stage.kind === 'none') {
+    // The base interpreter kept: which source each key version satisfied is still said.
+    if (!stage.decisions?.length) return evidence;
+    const environment = { ...o.environment, ...decisionRecord(stage) };
+    return { ...evidence, outcome: { ...o, environment, notes: [...(o.notes ?? []), ...decisionNotes(stage)] } };
+  }
   if (stage.kind === 'failed') {
     const env = {
       python: null,

@@ -122,6 +122,36 @@ describe('the environment stage', () => {
     expect(buildResultComment(o)).toContain('torch (decided) `==2.7.* (the report)`');
   });
 
+  it('records the decision when the base interpreter is kept: no env is built, and the evidence says what it satisfied', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const decisions = [
+      {
+        name: 'torch',
+        specifier: '>=1.0',
+        version: '1.13.1',
+        source: 'base' as const,
+        why: "the base interpreter's 1.13.1 satisfies >=1.0",
+      },
+    ];
+    let builds = 0;
+    const env: EnvPorts = {
+      specFor: async () => ({ keep: 'base', decisions }),
+      builder: { build: async () => ((builds += 1), { ok: true, env: ENV }) },
+    };
+    const executor = new FakeExecutor(simulate);
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher: new MemoryPublisher(), executor, llm: null, env },
+      new AbortController().signal,
+    );
+    expect(builds).toBe(0);
+    for (const r of executor.requests) expect(r.interpreter).not.toBe(ENV.python);
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.env).toBeUndefined();
+    expect(o.environment['torch (decided)']).toBe('1.13.1 (the base interpreter)');
+    expect(o.notes).toContain('Environment: versions decided: torch 1.13.1 (the base interpreter).');
+  });
+
   it('an env that cannot be built ends exit_env: no script runs, never "no model" or needs-info, the fix is named', async () => {
     const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
     const executor = new FakeExecutor(simulate);

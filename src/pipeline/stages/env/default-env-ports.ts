@@ -107,7 +107,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           checkout: repoDir !== null,
           configured: settings.repoEnvironment !== null || !!settings.userPins,
         });
-        return decided.build ? decided.spec : null;
+        if (decided.build) return decided.spec;
+        return decided.spec.decisions?.length ? { keep: 'base', decisions: decided.spec.decisions } : null;
       },
     },
   };

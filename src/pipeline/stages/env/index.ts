@@ -18,13 +18,19 @@ import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
 export interface EnvPorts {
-  /** The spec of this job's env, or null when there is nothing to build (no checkout, nothing declared). */
-  specFor(input: { issue: IssueInput; repoDir: string | null }, signal: AbortSignal): Promise<EnvSpec | null>;
+  /**
+   * The spec of this job's env, or null when there is nothing to build (no checkout, nothing declared), or `keep: 'base'`
+   * with the version decisions when the base interpreter satisfies every source (the evidence still says who decided).
+   */
+  specFor(
+    input: { issue: IssueInput; repoDir: string | null },
+    signal: AbortSignal,
+  ): Promise<EnvSpec | { keep: 'base'; decisions: VersionDecision[] } | null>;
   builder: EnvBuilder;
 }
 
 export type EnvStageResult =
-  | { kind: 'none' }
+  | { kind: 'none'; decisions?: VersionDecision[] }
   | {
       kind: 'built';
       spec: EnvSpec;
@@ -46,6 +52,7 @@ export async function prepareEnv(
 ): Promise<EnvStageResult> {
   const spec = await ports.specFor({ issue: input.issue, repoDir: input.repoDir }, signal);
   if (!spec) return { kind: 'none' };
+  if ('keep' in spec) return { kind: 'none', decisions: spec.decisions };
   const count = spec.requirements.length;
   await progress('intake', `building the environment (${count} package${count === 1 ? '' : 's'})`);
   const onProgress = (p: EnvBuildProgress): void => void progress('intake', progressLine(p, count));
@@ -123,14 +130,14 @@ const DECIDED_BY: Record<VersionDecision['source'], string> = {
 };
 
 /** The comment's Environment entries of the version decision: `torch (decided)` → `==2.7.* (the report)`. Pure. */
-export function decisionRecord(spec: EnvSpec): Record<string, string> {
+export function decisionRecord(spec: Pick<EnvSpec, 'decisions'>): Record<string, string> {
   return Object.fromEntries(
     (spec.decisions ?? []).map((d) => [`${d.name} (decided)`, `${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]})`]),
   );
 }
 
 /** The evidence notes' line of the version decision: each key package, its version and the source that decided it. Pure. */
-export function decisionNotes(spec: EnvSpec): string[] {
+export function decisionNotes(spec: Pick<EnvSpec, 'decisions'>): string[] {
   const ds = spec.decisions ?? [];
   if (!ds.length) return [];
   const one = (d: VersionDecision): string =>
