@@ -183,7 +183,11 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
         specifier: r.specifier,
         version: have,
         source: 'base',
-        why: clip(`the base interpreter's ${have} satisfies ${bounds.length ? bounds.join(' and ') : 'the request'}`),
+        why: clip(
+          safeSatisfies(have, r.specifier)
+            ? `the base interpreter's ${have} satisfies ${bounds.length ? bounds.join(' and ') : 'the request'}`
+            : `the base interpreter's ${have}: with no checkout, the report's ${r.specifier} alone does not replace it`,
+        ),
       });
       continue;
     }

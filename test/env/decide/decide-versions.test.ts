@@ -64,6 +64,7 @@ describe('the version decision, from the issue inward: report → project → er
     const d = decideVersions(input({ requirements: [req('torch', '==2.4.0', 'report')], checkout: false }));
     expect(d.build).toBe(false);
     expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', source: 'base', version: '1.13.0a0+gitunknown' });
+    expect(d.spec.decisions?.[0]?.why).toContain("the report's ==2.4.0 alone does not replace it");
   });
 
   it('a commit of 2019 and a base torch 1.13 that satisfies the project: the base is kept, and the decision says so', () => {
