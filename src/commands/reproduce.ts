@@ -6,6 +6,9 @@ import { numberOption, parseCliArgs } from '../cli/parse-args.js';
 import { terminalPublisher } from '../cli/terminal-publisher.js';
 import { prepareOutDir } from '../cli/validate-input.js';
 import { scriptPython } from '../config/env/exec-env.js';
+import { CHECKOUT_CONFIG_PATH, readCheckoutRepoConfig } from '../config/read-checkout-repo-config.js';
+import type { RepoConfig } from '../config/repo-config.js';
+import { parseRequirement } from '../env/requirement-line.js';
 import { readOperatorEnv, type OperatorEnv } from '../config/operator-env.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';
@@ -26,7 +29,7 @@ import { SAFE_REF } from '../workspace/resolve-ref.js';
 import { hostSecrets, readIssueFile } from './reproduce-files.js';
 
 const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF] [--bisect GOOD|--no-bisect]] [--out DIR]
-                        [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
+                        [--with REQ]... [--python 3.X] [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
 
 Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
 completed by recorded edits (tier 0, no model), then generates, checks, runs and refines scripts with a
@@ -48,6 +51,10 @@ options:
                      worked, if the repository has it (REPGEN_BISECT_MAX_STEPS, REPGEN_BISECT_MAX_MINUTES)
   --no-bisect        never bisect
   --out DIR          where the files go (default ./repgen-out)
+  --with REQ         a package of the env, PEP 508 ("torch==2.7.*"); repeatable. It beats every inferred version
+                     (the report's, the project's, the commit's era, the base interpreter's) and repgen.yml's
+  --python 3.X       the env's Python version (beats the report's and repgen.yml's environment.python)
+                     With --repo, the checkout's .github/repgen.yml at the ref is read as the App reads it
   --llm PROVIDER     none | anthropic | openai (default: anthropic when ANTHROPIC_API_KEY is set,
                      openai when OPENAI_BASE_URL is set, else none)
   --model M          model name (default: the provider's; REPGEN_LLM_MODEL)
@@ -74,18 +81,35 @@ export interface ReproduceWiring {
  * The person at the terminal is the operator, so `--max-attempts` sets the attempts' ceiling itself (as
  * REPGEN_MAX_ATTEMPTS would); `--llm` and `--model` are the request.
  */
-export function cliRunSpec(operator: OperatorEnv, flags: { llm?: string; model?: string; maxAttempts?: number }): RunSpec {
+export function cliRunSpec(
+  operator: OperatorEnv,
+  flags: { llm?: string; model?: string; maxAttempts?: number; with?: string[]; python?: string },
+  repoConfig: RepoConfig | null = null,
+): RunSpec {
   if (flags.llm !== undefined && !['none', 'anthropic', 'openai'].includes(flags.llm))
     throw new UsageError(`--llm must be none, anthropic or openai, got '${flags.llm}'`);
   const request: RunRequestInput = {
     ...(flags.llm ? { provider: flags.llm as LlmProvider } : {}),
     ...(flags.model ? { model: flags.model } : {}),
   };
-  return resolveRunSpec(
+  const spec = resolveRunSpec(
     flags.maxAttempts !== undefined ? { ...operator, REPGEN_MAX_ATTEMPTS: flags.maxAttempts } : operator,
-    null,
+    repoConfig,
     request,
   );
+  // An env failure's advice names what the person at the terminal can change: these flags, or the checkout's repgen.yml.
+  const pins = flags.with ?? [];
+  const userPins = pins.length || flags.python ? { packages: pins, python: flags.python ?? null, label: '--with' } : null;
+  return { ...spec, env: { ...spec.env, userPins, advice: 'cli' } };
+}
+
+/** `--with` and `--python` as the env spec takes them: each a PEP 508 requirement, a Python like 3.11. */
+function envFlags(withs: string[] | undefined, python: string | undefined): { with: string[]; python?: string } {
+  for (const w of withs ?? [])
+    if (!parseRequirement(w)) throw new UsageError(`--with must be a requirement such as "torch==2.7.*", got '${w.slice(0, 80)}'`);
+  if (python !== undefined && !/^3\.\d{1,2}$/.test(python))
+    throw new UsageError(`--python must be a Python version such as 3.11, got '${python.slice(0, 40)}'`);
+  return { with: withs ?? [], ...(python ? { python } : {}) };
 }
 
 /** "anthropic claude-…", or "none (why); tier 0 only": what the run will use, said before it starts. */
@@ -110,6 +134,8 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     llm: { type: 'string' },
     model: { type: 'string' },
     'max-attempts': { type: 'string' },
+    with: { type: 'string', multiple: true },
+    python: { type: 'string' },
     json: { type: 'boolean' },
   });
   if (!parsed) {
@@ -143,8 +169,9 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const operator = readOperatorEnv(io.env);
   // Before any run (and before the checkout byte-compiles with it): a program that is not a Python 3 is a setup error.
   await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
-  const spec = cliRunSpec(operator, { llm: v.llm, model: v.model, maxAttempts });
-  for (const note of spec.notes) io.stderr(`repgen reproduce: ${note}\n`);
+  const flags = { llm: v.llm, model: v.model, maxAttempts, ...envFlags(v.with, v.python) };
+  // Checked before the checkout (a bad --llm fails in a second); made again below with the checkout's repgen.yml.
+  let spec = cliRunSpec(operator, flags);
   // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.
   const checkout: ProjectCheckout | null = repoDir
     ? await usageOnWorkspaceError(() =>
@@ -162,6 +189,17 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
       )
     : null;
   if (checkout?.workspace?.project) io.stderr(`repgen reproduce: project ${checkout.workspace.project}\n`);
+  // The checkout's .github/repgen.yml at the ref, as the App and the Action read the repository's.
+  const config = checkout?.workspace ? readCheckoutRepoConfig(checkout.workspace.hostPath) : null;
+  if (config && !config.ok)
+    throw new UsageError(
+      `${CHECKOUT_CONFIG_PATH} of the checkout is invalid: ${config.problems.map((p) => `${p.key} ${p.message}`).join('; ')}`,
+    );
+  if (config?.source === 'file') {
+    spec = cliRunSpec(operator, flags, config.config);
+    io.stderr(`repgen reproduce: settings from the checkout's ${CHECKOUT_CONFIG_PATH}\n`);
+  }
+  for (const note of spec.notes) io.stderr(`repgen reproduce: ${note}\n`);
   const log = quietInfo(
     createLineLogger((l) => io.stderr(l)),
     io.env,

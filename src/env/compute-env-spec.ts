@@ -26,6 +26,11 @@ export interface EnvSpecInput {
   /** Modules the script (or the report's code) imports, top-level or dotted. */
   scriptImports: readonly string[];
   repoConfig: { environment?: EnvironmentConfig | undefined; python?: string | undefined } | null;
+  /**
+   * The user's explicit pins from where they run RepGen (`repgen reproduce --with "torch==2.7.*" --python 3.11`): they
+   * beat every inferred source and repgen.yml's, and `label` (`--with`) is what the evidence cites.
+   */
+  userPins?: { packages: readonly string[]; python?: string | null | undefined; label: string } | null | undefined;
   /** The ref's commit date and the releases of the era-sensitive packages (see `eraPackages`); null: no era caps. */
   era: { commitDate: string; releases: Readonly<Record<string, readonly ReleaseInfo[]>> } | null;
   tables: ImportNameTables;
@@ -131,6 +136,19 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
         why: `repgen.yml environment.packages: ${clip(p, 200)}`,
       });
   }
+  // 4b. The user's pins where they run RepGen beat repgen.yml's too.
+  for (const p of input.userPins?.packages ?? []) {
+    const r = parseRequirement(p);
+    if (!r) notes.push(`${input.userPins?.label} ${clip(p, 100)} is not a requirement (PEP 508), left out`);
+    else
+      reqs.set(r.name, {
+        name: r.name,
+        specifier: r.specifier,
+        extras: r.extras,
+        source: 'config',
+        why: `${input.userPins?.label} ${clip(p, 200)}`,
+      });
+  }
   // 5. The era: what nothing above pinned is capped at the series current at the ref's commit.
   if (input.era) applyEra(reqs, input.era, target);
 
@@ -219,7 +237,8 @@ function applyReportedVersions(
       notes.push(`the report's ${v.name} ${v.version}+${v.local} is a ${v.local} build; this env takes the CPU build of ${v.version}`);
     reqs.set(v.name, {
       name: v.name,
-      specifier: `==${v.version}`,
+      // `torch 2.7` names a series, not the release 2.7.0.
+      specifier: /^\d+\.\d+$/.test(v.version) ? `==${v.version}.*` : `==${v.version}`,
       extras: prev.extras,
       source: 'report',
       why: clip(`the report: “${v.why}”`),
@@ -251,6 +270,8 @@ function choosePython(
   notes: string[],
 ): { python: string | null; pythonWhy: string | null } {
   const cfg = input.repoConfig;
+  const flag = input.userPins?.python;
+  if (flag) return { python: flag, pythonWhy: `--python ${flag}` };
   if (cfg?.environment?.python)
     return { python: cfg.environment.python, pythonWhy: `repgen.yml environment.python: ${cfg.environment.python}` };
   if (cfg?.python) return { python: cfg.python, pythonWhy: `repgen.yml python: ${cfg.python}` };

@@ -44,6 +44,29 @@ export const ProjectInstall = z
   .strict();
 export type ProjectInstall = z.infer<typeof ProjectInstall>;
 
+/**
+ * Which source decided a key package's version, from the issue's world inward: the user's explicit pin (`--with`,
+ * repgen.yml `environment.packages`), the report's stated version, the project's declared range at the commit, the
+ * commit's era, the base interpreter (kept because it satisfies all of these), the operator's CPU wheelhouse, or
+ * nothing (an import with no version: the newest).
+ */
+export const DecisionSource = z.enum(['user', 'report', 'project', 'era', 'base', 'wheelhouse', 'import']);
+export type DecisionSource = z.infer<typeof DecisionSource>;
+
+/** One key package's version decision, as evidence.json and the comment state it. */
+export const VersionDecision = z
+  .object({
+    name: z.string(),
+    /** What the env asks for (`==2.7.*`, `>=1.4`, '' for any). */
+    specifier: z.string().max(200),
+    /** The exact version when the decision names one (the base's, the wheelhouse's), else null: the lock's. */
+    version: z.string().nullable(),
+    source: DecisionSource,
+    why: z.string().max(500),
+  })
+  .strict();
+export type VersionDecision = z.infer<typeof VersionDecision>;
+
 export const EnvSpec = z
   .object({
     /** Python minor version wanted (`3.11`), null: the base interpreter's. */
@@ -71,6 +94,8 @@ export const EnvSpec = z
      * that works here (PyPI's torchvision beside a CPU-only torch), the base's does. Absent or []: a venv of its own.
      */
     baseProvides: z.array(z.string()).optional(),
+    /** Each key package's version and the source that decided it (src/env/decide/decide-versions.ts). */
+    decisions: z.array(VersionDecision).optional(),
   })
   .strict();
 export type EnvSpec = z.infer<typeof EnvSpec>;

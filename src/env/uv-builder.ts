@@ -8,6 +8,7 @@ import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCa
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
+import { readBaseInterpreter, type PythonInfo } from './read-base-interpreter.js';
 import { withoutUnbuildable } from './unbuildable.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
@@ -54,6 +55,8 @@ export interface UvBuilderOptions {
   plan: SandboxPlan;
   /** Where runs mount the checkout; the venv's `.pth` points there. @defaultValue '/workspace' */
   workspaceMount?: string;
+  /** Host folders every build binds read-only besides the base's (REPGEN_SANDBOX_RO_PATHS, as runs do). @defaultValue [] */
+  extraReadOnlyPaths?: string[];
   /** host:port a build may reach besides the index hosts (a private index's file host). @defaultValue [] */
   extraAllowedHosts?: string[];
   /** Ceiling of one uv command. @defaultValue 20 min */
@@ -66,12 +69,6 @@ export interface UvBuilderOptions {
   lockMaxAgeMs?: number;
   /** Where the steps run (a Job per step on Kubernetes). @defaultValue the local sandbox (`plan`) */
   runner?: BuildStepRunner;
-}
-
-interface PythonInfo {
-  version: string;
-  minor: string;
-  prefix: string;
 }
 
 /**
@@ -138,6 +135,8 @@ export class UvEnvBuilder implements EnvBuilder {
         // 2: the cached lock carries uv's `via` annotations (what only the base's packages pull in is left out).
         format: 2,
         python: py.version,
+        // What the base holds decides what the lock leaves to it: another base (REPGEN_PYTHON) is another lock.
+        base: py.identity,
         uv: await this.uvVersionText(),
       }),
     );
@@ -183,7 +182,8 @@ export class UvEnvBuilder implements EnvBuilder {
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
       const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay-import-checked' : ''}`;
-      const key = envKey(lock, py.version, layout);
+      // The base interpreter's identity, not only its version: a venv with torch 2.13 as REPGEN_PYTHON is not Debian's.
+      const key = envKey(lock, `${py.version}\0${py.identity}`, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
         ok: true,
         env: this.builtEnv(dir, py, lock, pinsOut, substitutions, cached, Date.now() - started),
@@ -203,6 +203,12 @@ export class UvEnvBuilder implements EnvBuilder {
         return rest.ok ? { ok: true, env: { ...rest.env, substitutions: [...rest.env.substitutions, without.left] } } : rest;
       }
       const venv = join(buildDir, 'venv');
+      // An overlay on a base that is a venv: `--system-site-packages` shows the system's packages, not the venv's; a `.pth`
+      // puts the base venv's site-packages after the env's own, ahead of the system's.
+      if (provided.length && py.venvSite.length) {
+        const site = join(venv, 'lib', `python${py.minor}`, 'site-packages');
+        await writeFile(join(site, '_repgen_base_venv.pth'), `${py.venvSite.join('\n')}\n`, { mode: 0o644 });
+      }
       if (provided.length) {
         const shadow = await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided);
         if (shadow) {
@@ -339,10 +345,9 @@ export class UvEnvBuilder implements EnvBuilder {
     cached: boolean,
     buildMs: number,
   ): BuiltEnv {
-    const bound = underSystemDirs(py.prefix);
     return {
       python: join(dir, 'bin', 'python'),
-      readOnlyPaths: bound ? [dir] : [dir, py.prefix],
+      readOnlyPaths: [dir, ...[py.prefix, py.venvPrefix].filter((p, i, all) => !underSystemDirs(p) && all.indexOf(p) === i)],
       pythonVersion: py.version,
       lockHash: sha256(lock),
       lock,
@@ -355,18 +360,14 @@ export class UvEnvBuilder implements EnvBuilder {
 
   private async readOnlyPaths(py: PythonInfo, findLinks: string[]): Promise<string[]> {
     const uvDir = dirname(await realpath(this.opts.uv));
-    const out = [uvDir, ...findLinks.filter((f) => f.startsWith('/'))];
-    if (!underSystemDirs(py.prefix)) out.push(py.prefix);
+    const out = [uvDir, ...findLinks.filter((f) => f.startsWith('/')), ...(this.opts.extraReadOnlyPaths ?? [])];
+    // The base interpreter's own folders: a venv outside /usr as REPGEN_PYTHON is run (`uv venv --python`) in the build.
+    for (const p of [py.prefix, py.venvPrefix]) if (!underSystemDirs(p)) out.push(p);
     return [...new Set(out)];
   }
 
   private pythonInfo(): Promise<PythonInfo> {
-    this.python ??= run(this.opts.basePython, ['-I', '-S', '-c', 'import sys; print(sys.version.split()[0]); print(sys.base_prefix)']).then(
-      async ({ stdout }) => {
-        const [version = '', prefix = ''] = stdout.trim().split('\n');
-        return { version, minor: version.split('.').slice(0, 2).join('.'), prefix: await realpath(prefix) };
-      },
-    );
+    this.python ??= readBaseInterpreter(this.opts.basePython);
     this.python.catch(() => (this.python = null));
     return this.python;
   }

@@ -1,16 +1,41 @@
 // The project's environment in the evidence: what the env stage built, reused or failed at. Pure.
 import type { EnvBuildFailure } from '../env/types.js';
 import { NO_USAGE } from '../llm/usage.js';
+import type { FixAdviceFor } from './stages/env/fix-advice.js';
 import type { ReproEvidence } from './build-evidence.js';
-import { envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
+import { decisionNotes, decisionRecord, envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
 
 /** The evidence with the env recorded: evidence.json's outcome.env, the Environment line's entries and the notes. */
 export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEvidence {
-  if (stage.kind === 'none') return evidence;
   const o = evidence.outcome;
+  if (stage.kind === 'none') {
+    // The base interpreter kept: which source each key version satisfied is still said.
+    if (!stage.decisions?.length) return evidence;
+    const environment = { ...o.environment, ...decisionRecord(stage) };
+    return { ...evidence, outcome: { ...o, environment, notes: [...(o.notes ?? []), ...decisionNotes(stage)] } };
+  }
   if (stage.kind === 'failed') {
-    const env = { python: null, lockHash: null, pins: {}, substitutions: [], cached: false, buildMs: 0, lock: '', failure: stage.failure };
-    return { ...evidence, outcome: { ...o, env, notes: [...(o.notes ?? []), ...stage.spec.notes.map((n) => `Environment: ${n}`)] } };
+    const env = {
+      python: null,
+      lockHash: null,
+      pins: {},
+      substitutions: [],
+      cached: false,
+      buildMs: 0,
+      lock: '',
+      failure: stage.failure,
+      ...(stage.spec.decisions ? { decisions: stage.spec.decisions } : {}),
+    };
+    const environment = { ...o.environment, ...decisionRecord(stage.spec) };
+    return {
+      ...evidence,
+      outcome: {
+        ...o,
+        env,
+        environment,
+        notes: [...(o.notes ?? []), ...decisionNotes(stage.spec), ...stage.spec.notes.map((n) => `Environment: ${n}`)],
+      },
+    };
   }
   const e = stage.env;
   const env = {
@@ -22,13 +47,14 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     buildMs: e.buildMs,
     lock: e.lock,
     failure: null,
+    ...(stage.spec.decisions ? { decisions: stage.spec.decisions } : {}),
   };
   return {
     ...evidence,
     outcome: {
       ...o,
       env,
-      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null) },
+      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null), ...decisionRecord(stage.spec) },
       notes: [...(o.notes ?? []), ...envNotes(e, stage.spec)],
     },
   };
@@ -38,12 +64,12 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
  * The evidence of a job whose env could not be built: its own status (`exit_env`), never "no model" or needs-info,
  * and no script, since none ran. The build log's tail is the output a maintainer reads.
  */
-export function envFailedEvidence(failure: EnvBuildFailure): ReproEvidence {
+export function envFailedEvidence(failure: EnvBuildFailure, where: FixAdviceFor = 'repo-config'): ReproEvidence {
   return {
     outcome: {
       status: 'exit_env',
       verdict: 'environment_failed',
-      summary: envFailureSummary(failure),
+      summary: envFailureSummary(failure, where),
       script: null,
       confirmation: null,
       expected: [],

@@ -1,6 +1,7 @@
 import { readEnvImportFailure, type EnvImportFailure } from '../env/import-failure.js';
 import type { EnvironmentProbe } from '../plan/types.js';
 import type { Symptom } from '../symptoms/types.js';
+import { fixAdvice, type FixAdviceFor } from './stages/env/fix-advice.js';
 
 /**
  * The one source of truth for "is the run's environment sound": a module the run needs that is installed (the
@@ -62,6 +63,8 @@ export interface EnvImportInput {
   expected: readonly Symptom[];
   /** The distribution of a top-level module (the spec's import-name mapping: `absl` → `absl-py`). */
   distributionOf?: (module: string) => string | null;
+  /** Where the reader can act: repgen.yml keys (the App), or the CLI's flags. @defaultValue 'repo-config' */
+  advice?: FixAdviceFor;
 }
 
 /** An import failure that is the environment's, with the sentence the outcome gives. */
@@ -87,7 +90,7 @@ export function envImportFailure(input: EnvImportInput): EnvImportVerdict | null
     workspaceMount: input.workspaceMount,
     ...(input.distributionOf ? { distributionOf: input.distributionOf } : {}),
   };
-  const fix = (key: string): string => ` Setting \`${key}\` in .github/repgen.yml can fix it.`;
+  const fix = (key: string): string => fixAdvice(key, input.advice);
   for (const m of input.projectPackages) {
     const error = input.probe?.importErrors?.[m];
     if (!error) continue;

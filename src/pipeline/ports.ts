@@ -12,6 +12,7 @@ import type { Prompt } from '../prompts/load-prompts.js';
 import type { ReproEvidence } from './build-evidence.js';
 import type { ReproSettings } from './settings.js';
 import type { IssueInput, ProgressFn, SpecSummary, StageName } from './types.js';
+import type { FixAdviceFor } from './stages/env/fix-advice.js';
 
 export type { SpecSummary } from './types.js';
 
@@ -142,6 +143,8 @@ export interface ReproInput {
   settings: ReproSettings;
   /** The project's built env (its pins, the distributions its spec asked for): an import of one that fails is the env's. */
   env?: { pins: Record<string, string>; declared: string[] };
+  /** Where the reader of an env failure can act: repgen.yml keys, or `repgen reproduce`'s flags. @defaultValue 'repo-config' */
+  envAdvice?: FixAdviceFor;
 }
 
 /** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */

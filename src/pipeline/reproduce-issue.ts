@@ -56,13 +56,14 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     const stages = ports.stages ?? runReproWithEvidence;
     let evidence =
       envStage.kind === 'failed'
-        ? envFailedEvidence(envStage.failure)
+        ? envFailedEvidence(envStage.failure, spec.env.advice)
         : await stages(
             {
               issue,
               repoDir: repoDir ?? undefined,
               workspace: checkout?.workspace,
               settings: spec.settings,
+              ...(spec.env.advice ? { envAdvice: spec.env.advice } : {}),
               ...(envStage.kind === 'built'
                 ? { env: { pins: envStage.env.pins, declared: envStage.spec.requirements.map((r) => r.name) } }
                 : {}),

@@ -191,8 +191,7 @@ async function runStages(
 
   // 3 plan (tier 0's completion runs here: the plan needs the completed code's imports)
   await deps.progress('plan', 'probing the environment and planning');
-  // No code block, but the traceback shows the statement the reporter ran against the project (`import timm`
-  // in a notebook): that statement is the report's code.
+  // No code block, but the traceback shows the statement run against the project (`import timm` in a notebook): it is the code.
   const ranProject = input.workspace?.packages?.length
     ? reportedProjectStatements(report.facts.tracebackModuleLines, input.workspace.packages)
     : [];
@@ -271,6 +270,7 @@ async function runStages(
   const importInput: Omit<EnvImportInput, 'probe' | 'runOutput'> = {
     projectPackages,
     env: input.env ?? null,
+    ...(input.envAdvice ? { advice: input.envAdvice } : {}),
     workspaceMount: input.workspace?.mountPath ?? DEFAULT_WORKSPACE_MOUNT,
     expected: report.reading.expected,
     distributionOf: (m) => distributionsForImports([m], loadImportNameTables())[0]?.distribution ?? null,

@@ -8,6 +8,7 @@ import { ContextEnv } from '../config/env/context-env.js';
 import { LlmProviderName } from '../config/env/llm-env.js';
 import type { OperatorEnv } from '../config/operator-env.js';
 import type { RepoConfig } from '../config/repo-config.js';
+import type { FixAdviceFor } from './stages/env/fix-advice.js';
 import type { ContextSettings } from '../context/settings.js';
 import { SetupError } from '../errors.js';
 import { localExecConfigFrom } from '../exec/config.js';
@@ -90,8 +91,12 @@ export interface EnvSettings {
   basePython: string;
   gpu: boolean;
   repoEnvironment: RepoConfig['environment'] | null;
+  /** The user's pins where they run RepGen (`repgen reproduce --with`/`--python`): they beat every other source. */
+  userPins?: { packages: string[]; python: string | null; label: string } | null;
+  /** Where the reader of an env failure can act: repgen.yml keys (the App, the Action), or the CLI's flags. */
+  advice?: FixAdviceFor;
   /** The local sandbox the builds run in (the executor's). */
-  sandbox: { mode: SandboxMode; workRoot: string; sandboxUid: number };
+  sandbox: { mode: SandboxMode; workRoot: string; sandboxUid: number; readOnlyPaths?: string[] };
   /** With the Kubernetes executor and REPGEN_K8S_ENV_BUILD_CLAIM: each build step is a Job there, not a local sandbox. */
   kubernetes: KubernetesConfig | null;
 }
@@ -172,7 +177,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     basePython: local.python,
     gpu: policy.minGpus > 0,
     repoEnvironment: repoConfig?.environment ?? null,
-    sandbox: { mode: local.sandbox, workRoot: local.workRoot, sandboxUid: local.sandboxUid },
+    sandbox: { mode: local.sandbox, workRoot: local.workRoot, sandboxUid: local.sandboxUid, readOnlyPaths: local.readOnlyPaths },
     kubernetes: executor.kind === 'kubernetes' && executor.envBuildClaim ? executor : null,
   };
   return { settings, llm, executor, context: contextSettings(op), policy, caps, notes, env };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
 import { BisectResult } from '../bisect/types.js';
-import { EnvBuildFailure, Substitution } from '../env/types.js';
+import { EnvBuildFailure, Substitution, VersionDecision } from '../env/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
 
@@ -54,6 +54,8 @@ export const EnvOutcome = z.object({
   /** The lock as `name==version` lines (the repro PR adds it as requirements-repro.txt). */
   lock: z.string(),
   failure: EnvBuildFailure.nullable(),
+  /** Each key package's version and the source that decided it (user, report, project, era, base, wheelhouse). */
+  decisions: z.array(VersionDecision).optional(),
 });
 export type EnvOutcome = z.infer<typeof EnvOutcome>;
 

@@ -63,7 +63,9 @@ describe('end to end', { timeout: 240_000 }, () => {
       maxRetries: 0,
       initialBackoffMs: 1,
     });
-    const env = { REPGEN_CONFIRM_RUNS: '2', REPGEN_PYLINT: 'false', REPGEN_CONTEXT_CACHE_DIR: cacheDir };
+    // REPGEN_ENV off: the report's torch 2.4.0 is not the base's 1.13, so the env stage would build a torch env (issue 39)
+    // for runs that are the fake executor's.
+    const env = { REPGEN_CONFIRM_RUNS: '2', REPGEN_PYLINT: 'false', REPGEN_CONTEXT_CACHE_DIR: cacheDir, REPGEN_ENV: 'off' };
     // The real stages through reproduceIssue: only the executor and the model's wire are the test's.
     const w = await h.startWorker(null, env, { executor, llm });
     const body = await waitFor(() => [...h.gh.comments.values()].find((c) => c.issue === ISSUE && /### RepGen:/.test(c.body))?.body, {

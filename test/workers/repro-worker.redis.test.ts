@@ -235,7 +235,8 @@ describe('repro worker, real stages', () => {
   it('every script run sees the checkout of the ref read-only as its workspace, under the operator ceilings', async () => {
     h.gh.options.issues![issue] = { title: 'Linear layer shape error', body: `${CRASH_ISSUE}\n\`\`\`python\n${GOOD_SCRIPT}\`\`\`\n` };
     const executor = new FakeExecutor(simulate);
-    const w = await h.startWorker(null, { REPGEN_PYLINT: '0', REPGEN_RUN_TIMEOUT_MS: '7000' }, { executor, llm: null });
+    // The report's torch 2.4.0 is not the base's 1.13, so the env stage would build a torch env (issue 39); the runs here are fake.
+    const w = await h.startWorker(null, { REPGEN_PYLINT: '0', REPGEN_RUN_TIMEOUT_MS: '7000', REPGEN_ENV: 'off' }, { executor, llm: null });
     await trigger();
     const body = await finalBody(issue, /### RepGen:/);
     await w.close(0);

@@ -33,7 +33,9 @@ export const EnvironmentEnv = z.object({
     {
       description:
         "local wheel folders the builder prefers (colon-separated), e.g. the folder of this machine's CPU torch wheel: " +
-        "without one a torch requirement takes PyPI's CUDA build (several GB)",
+        'on a run with no GPU, torch is pinned to a version found there (the one the project, the report and your pin admit, ' +
+        "else the nearest to the report's); where none fits, torch comes from https://download.pytorch.org/whl/cpu when " +
+        'REPGEN_ENV_INDEXES allows it, else from PyPI (a CUDA build of several GB)',
       shown: "pip's own find-links (PIP_FIND_LINKS, pip.conf)",
     },
   ),

@@ -4,7 +4,6 @@ import type { BuiltEnv, EnvBuilder, EnvSpec, ProjectBuildResult } from '../../..
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
-import { needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
 import { envSpec } from '../../fakes/env-spec.js';
@@ -96,6 +95,61 @@ describe('the environment stage', () => {
     expect(o.notes).toContain('Environment: torch 2.8.0+cu129 was asked, 2.8.0 was used (no CUDA build runs here).');
     expect(o.notes).toContain('Environment: the report asked for a CUDA build of torch; the CPU build was used');
     expect(publisher.progressLines.map((l) => l.message)).toContain('building the environment (2 packages)');
+  });
+
+  it("records each key package's version and the source that decided it in evidence.json and the comment", async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const decisions = [
+      { name: 'torch', specifier: '==2.7.*', version: null, source: 'report' as const, why: 'the report: “torch 2.7”' },
+      { name: 'numpy', specifier: '<1.24', version: '1.23.5', source: 'base' as const, why: "the base interpreter's 1.23.5" },
+    ];
+    const publisher = new MemoryPublisher();
+    const result = await reproduceIssue(
+      spec,
+      {
+        source: memorySource(ISSUE),
+        publisher,
+        executor: new FakeExecutor(simulate),
+        llm: null,
+        env: ports({ ok: true, env: ENV }, { ...SPEC, decisions }),
+      },
+      new AbortController().signal,
+    );
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.env?.decisions).toEqual(decisions);
+    const line = 'Environment: versions decided: torch ==2.7.* (the report), numpy 1.23.5 (the base interpreter).';
+    expect(o.notes).toContain(line);
+    expect(buildResultComment(o)).toContain('torch (decided) `==2.7.* (the report)`');
+  });
+
+  it('records the decision when the base interpreter is kept: no env is built, and the evidence says what it satisfied', async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const decisions = [
+      {
+        name: 'torch',
+        specifier: '>=1.0',
+        version: '1.13.1',
+        source: 'base' as const,
+        why: "the base interpreter's 1.13.1 satisfies >=1.0",
+      },
+    ];
+    let builds = 0;
+    const env: EnvPorts = {
+      specFor: async () => ({ keep: 'base', decisions }),
+      builder: { build: async () => ((builds += 1), { ok: true, env: ENV }) },
+    };
+    const executor = new FakeExecutor(simulate);
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher: new MemoryPublisher(), executor, llm: null, env },
+      new AbortController().signal,
+    );
+    expect(builds).toBe(0);
+    for (const r of executor.requests) expect(r.interpreter).not.toBe(ENV.python);
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.env).toBeUndefined();
+    expect(o.environment['torch (decided)']).toBe('1.13.1 (the base interpreter)');
+    expect(o.notes).toContain('Environment: versions decided: torch 1.13.1 (the base interpreter).');
   });
 
   it('an env that cannot be built ends exit_env: no script runs, never "no model" or needs-info, the fix is named', async () => {
@@ -226,82 +280,5 @@ describe('a project with C/C++ extensions', () => {
     expect(result.evidence.outcome.status).toBe('reproduced');
     expect(result.evidence.fixCheck?.verdict).toBe('inconclusive');
     expect(executor.requests.every((r) => r.workspace?.hostPath === '/cache/builds/repo')).toBe(true);
-  });
-});
-
-describe('whether a job needs an env of its own', () => {
-  const base = {
-    minor: '3.11',
-    installed: new Map([
-      ['torch', '1.13.0a0+gitunknown'],
-      ['numpy', '1.24.2'],
-    ]),
-  };
-  const req = (name: string, specifier: string, source: 'report' | 'repo' | 'script' | 'era') => ({
-    name,
-    specifier,
-    extras: [],
-    source,
-    why: 'x',
-  });
-  const spec = (...requirements: ReturnType<typeof req>[]): EnvSpec => ({ ...SPEC, requirements, notes: [] });
-
-  it('keeps the base interpreter when it has everything, whatever versions the report names', () => {
-    expect(needsBuild(spec(req('torch', '==2.4.0', 'report'), req('numpy', '', 'script')), base, false, false)).toBe(false);
-    expect(needsBuild(spec(req('torch', '==2.4.0', 'report')), base, true, false)).toBe(false);
-  });
-
-  it('builds for a package the base lacks, a repository range the base misses, or a repgen.yml environment', () => {
-    expect(needsBuild(spec(req('keras', '==2.15.0', 'report')), base, false, false)).toBe(true);
-    expect(needsBuild(spec(req('torch', '>=2.1', 'repo')), base, true, false)).toBe(true);
-    expect(needsBuild(spec(req('torch', '>=1.7', 'repo')), base, true, false)).toBe(false);
-    expect(needsBuild(spec(), base, false, true)).toBe(true);
-  });
-
-  it('builds for a checkout whose project has extensions to compile, even when the base has every package', () => {
-    const project = { root: '', importRoots: [''], mode: 'build' as const, distribution: 'pkg', extensions: ['pkg/_C.cpp'] };
-    expect(needsBuild({ ...spec(), project }, base, true, false)).toBe(true);
-    expect(needsBuild({ ...spec(), project: { ...project, mode: 'pth' } }, base, true, false)).toBe(false);
-  });
-
-  it('builds for a src/ layout, whose package only the env’s .pth makes importable, even when the base has every package', () => {
-    const project = { root: '', importRoots: ['src'], mode: 'pth' as const, distribution: 'pkg', extensions: [] };
-    expect(needsBuild({ ...spec(), project }, base, true, false)).toBe(true);
-    expect(needsBuild({ ...spec(), project: { ...project, root: 'lib', importRoots: ['lib'] } }, base, true, false)).toBe(false);
-  });
-});
-
-describe('an env as an overlay on the base interpreter', () => {
-  const base = {
-    minor: '3.11',
-    installed: new Map([
-      ['torch', '1.13.0a0+gitunknown'],
-      ['torchvision', '0.14.1a0'],
-      ['numpy', '1.24.2'],
-    ]),
-  };
-  const req = (name: string, specifier: string, source: 'report' | 'repo') => ({ name, specifier, extras: [], source, why: 'x' });
-
-  it('takes from the base what no requirement needs in another version, installs the rest, and says what it took', () => {
-    const s = overlayOnBase(
-      { ...SPEC, requirements: [req('torch', '>=1.7', 'repo'), req('safetensors', '', 'repo')], notes: [] },
-      base,
-      true,
-    );
-    expect(s.baseProvides).toEqual(['numpy', 'torch', 'torchvision']);
-    expect(s.notes).toEqual(['taken from the base interpreter: torch 1.13.0a0+gitunknown']);
-  });
-
-  it("leaves out of the overlay a package whose repository range the base misses (it is installed in the env's own version)", () => {
-    const s = overlayOnBase({ ...SPEC, requirements: [req('numpy', '>=1.26', 'repo')], notes: [] }, base, true);
-    expect(s.baseProvides).toEqual(['torch', 'torchvision']);
-  });
-
-  it("makes a venv of its own, no overlay, when the project needs another torch: the base's torchvision would abort beside it", () => {
-    const s = overlayOnBase({ ...SPEC, requirements: [req('torch', '>=2.1', 'repo')], notes: [] }, base, true);
-    expect(s.baseProvides).toBeUndefined();
-    expect(s.notes).toEqual([
-      "the base interpreter's torch 1.13.0a0+gitunknown is outside what the project needs, so the env is a venv of its own (the base's torchvision, built for that torch, aborts beside another)",
-    ]);
   });
 });

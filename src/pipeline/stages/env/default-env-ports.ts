@@ -1,7 +1,9 @@
 // The environment stage's adapters as every entry point uses them: src/env's spec over the checkout and the report,
 // the uv builder in the local sandbox. Tests inject their own EnvPorts.
 import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { decideVersions, ERA_FRAMEWORKS, newestReleaseBefore, type BaseInterpreter } from '../../../env/decide/decide-versions.js';
 import {
   importedModules,
   loadImportNameTables,
@@ -10,11 +12,10 @@ import {
   resolveEnvSpec,
   type EnvBuilder,
   type EnvSpec,
-  type Requirement,
+  type ReleaseDates,
 } from '../../../env/index.js';
-import { satisfies } from '../../../env/pep440.js';
-import { needsExtensionBuild } from '../../../env/project-build.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
+import { parseWheelName, wheelFits } from '../../../env/uv-lock.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
 import type { Logger } from '../../../log.js';
@@ -56,6 +57,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       basePython: settings.basePython,
       plan,
       extensionTimeoutMs: settings.extensionTimeoutMs,
+      // The operator's read-only folders (REPGEN_SANDBOX_RO_PATHS: a venv as REPGEN_PYTHON) are bound in builds as in runs.
+      extraReadOnlyPaths: settings.sandbox.readOnlyPaths ?? [],
     });
   };
   const builder: EnvBuilder = {
@@ -82,6 +85,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
             // The report's code's imports, and modules it reaches through a conventional name it never imports (`tf.`).
             scriptImports: [...importedModules(report), ...referencedModules(codeBlocks(report))],
             repoConfig: settings.repoEnvironment ? { environment: settings.repoEnvironment } : null,
+            userPins: settings.userPins ?? null,
             tables,
             policy: { allowedIndexes: settings.allowedIndexes, findLinks: settings.findLinks, defaultPython: b.minor, gpu: settings.gpu },
             commitDate,
@@ -92,8 +96,19 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           return null;
         });
         if (!spec) return null;
-        if (!needsBuild(spec, b, repoDir !== null, settings.repoEnvironment !== null)) return null;
-        return preferLocalTorch(overlayOnBase(spec, b, repoDir !== null), settings);
+        const era = commitDate ? await frameworkEra(spec, commitDate, releaseDates) : null;
+        const decided = decideVersions({
+          spec,
+          base: b,
+          era,
+          wheelhouse: await wheelhouse(settings.findLinks, b.minor),
+          allowedIndexes: settings.allowedIndexes,
+          gpu: settings.gpu,
+          checkout: repoDir !== null,
+          configured: settings.repoEnvironment !== null || !!settings.userPins,
+        });
+        if (decided.build) return decided.spec;
+        return decided.spec.decisions?.length ? { keep: 'base', decisions: decided.spec.decisions } : null;
       },
     },
   };
@@ -102,31 +117,6 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
 /** The fenced code blocks of a report, joined (prose never counts as code). */
 function codeBlocks(report: string): string {
   return [...report.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
-}
-
-interface BaseInterpreter {
-  minor: string;
-  /** Distributions installed in it, PEP 503-normalised, with their versions. */
-  installed: Map<string, string>;
-}
-
-/**
- * Whether the job needs an env of its own, or the base interpreter (with the checkout on PYTHONPATH) already has
- * it: repgen.yml's `environment:` always builds, and so does a checkout with extensions to compile or a `src/`
- * layout; a requirement the base lacks builds; with a checkout, a
- * repository, script or config requirement whose range the base's version misses builds too (Lightning wants torch
- * >= 2.1). A version only the report names never decides alone: the base is kept, and the comment's version
- * flags say where they differ.
- */
-export function needsBuild(spec: EnvSpec, base: BaseInterpreter, checkout: boolean, configured: boolean): boolean {
-  // A project with C/C++ extensions is compiled against an env's interpreter, even when the base holds every package.
-  if (configured || (checkout && needsExtensionBuild(spec))) return true;
-  // A `src/` layout imports only through the env's `.pth`: the checkout's root on PYTHONPATH does not hold the package.
-  if (checkout && spec.project?.importRoots.some((r) => r !== (spec.project?.root ?? ''))) return true;
-  return spec.requirements.some((r) => {
-    if (!base.installed.has(r.name)) return true;
-    return checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r);
-  });
 }
 
 /** What the base interpreter is and holds: run isolated (-I), the names only read, nothing from a checkout. */
@@ -144,39 +134,6 @@ async function baseInterpreter(python: string): Promise<BaseInterpreter> {
   }
 }
 
-/**
- * The env as an overlay on the base interpreter: everything the base holds that no requirement needs in another
- * version is taken from it (`baseProvides`), so only what is missing is installed. The base's torch and torchvision
- * are a matching pair; the index's torchvision beside a CPU-only torch wheel is not (`operator torchvision::nms does
- * not exist`). What comes from the base is said.
- */
-export function overlayOnBase(spec: EnvSpec, base: BaseInterpreter, checkout: boolean): EnvSpec {
-  const unmet = new Set(
-    spec.requirements.filter((r) => checkout && r.source !== 'report' && r.source !== 'era' && !satisfiesBase(base, r)).map((r) => r.name),
-  );
-  // The base's torchvision and torchaudio are built for its torch: beside another torch they abort the interpreter on
-  // import (torchmetrics and timm import torchvision when they find it). An env with its own torch is a venv of its own.
-  if (unmet.has('torch')) {
-    const have = base.installed.get('torch');
-    const why =
-      `the base interpreter's torch${have ? ` ${have}` : ''} is outside what the project needs, so the env is a venv of its own ` +
-      "(the base's torchvision, built for that torch, aborts beside another)";
-    return { ...spec, notes: [...spec.notes, why] };
-  }
-  const provided = [...base.installed.keys()].filter((n) => n !== '' && !unmet.has(n)).sort();
-  const used = spec.requirements.filter((r) => provided.includes(r.name)).map((r) => `${r.name} ${base.installed.get(r.name)}`);
-  return {
-    ...spec,
-    baseProvides: provided,
-    notes: used.length ? [...spec.notes, `taken from the base interpreter: ${used.join(', ')}`] : spec.notes,
-  };
-}
-
-function satisfiesBase(base: BaseInterpreter, r: Requirement): boolean {
-  const have = base.installed.get(r.name);
-  return have !== undefined && satisfies(have, r.specifier);
-}
-
 /** The ref's commit date (the era caps of the spec), or null when the checkout is no git work tree. */
 async function commitDateOf(repoDir: string, signal: AbortSignal): Promise<string | null> {
   const r = await runGit(['log', '-1', '--format=%cI', 'HEAD'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
@@ -184,21 +141,31 @@ async function commitDateOf(repoDir: string, signal: AbortSignal): Promise<strin
   return /^\d{4}-\d\d-\d\dT/.test(date) ? date : null;
 }
 
-/**
- * With no GPU here, torch comes from a local CPU wheel (REPGEN_ENV_FIND_LINKS) when the spec's range admits none of
- * it: PyPI's Linux torch is a CUDA build of several GB. The version asked and the one used are both said.
- */
-function preferLocalTorch(spec: EnvSpec, settings: EnvSettings): EnvSpec {
-  if (settings.gpu || settings.findLinks.length === 0) return spec;
-  const torch = spec.requirements.find((r) => r.name === 'torch');
-  if (!torch || !/^==/.test(torch.specifier.trim()) || spec.baseProvides?.includes('torch')) return spec;
-  const replaced: Requirement = { ...torch, specifier: '', why: `${torch.why}; the CPU build found locally was used` };
-  return {
-    ...spec,
-    requirements: spec.requirements.map((r) => (r === torch ? replaced : r)),
-    notes: [
-      ...spec.notes,
-      `torch ${torch.specifier.replace(/^==/, '')} was asked (${torch.why}); with no GPU here the CPU build from the local wheel folder was used`,
-    ],
-  };
+/** The newest release of each framework of the spec at the ref's commit (the era's floor on the base's version). */
+async function frameworkEra(
+  spec: EnvSpec,
+  commitDate: string,
+  dates: ReleaseDates,
+): Promise<{ commitDate: string; newest: Record<string, string> }> {
+  const newest: Record<string, string> = {};
+  for (const name of ERA_FRAMEWORKS) {
+    if (!spec.requirements.some((r) => r.name === name)) continue;
+    const releases = await dates.releases(name).catch(() => null);
+    const v = releases ? newestReleaseBefore(releases, commitDate) : null;
+    if (v) newest[name] = v;
+  }
+  return { commitDate, newest };
+}
+
+/** The versions of the wheels in the operator's wheel folders that install on the base's Python here. */
+async function wheelhouse(dirs: readonly string[], minor: string): Promise<Record<string, string[]>> {
+  const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
+  const out: Record<string, string[]> = {};
+  for (const dir of dirs) {
+    for (const file of await readdir(dir).catch(() => [] as string[])) {
+      const w = parseWheelName(file);
+      if (w && wheelFits(w, minor, arch)) (out[w.name] ??= []).push(w.version);
+    }
+  }
+  return out;
 }

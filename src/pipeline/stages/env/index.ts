@@ -3,19 +3,34 @@
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
 import { needsExtensionBuild } from '../../../env/project-build.js';
 import { LEFT_OUT } from '../../../env/unbuildable.js';
-import type { BuiltEnv, EnvBuilder, EnvBuildFailure, EnvBuildProgress, EnvSpec, ProjectBuildResult } from '../../../env/types.js';
+import type {
+  BuiltEnv,
+  EnvBuilder,
+  EnvBuildFailure,
+  EnvBuildProgress,
+  EnvSpec,
+  ProjectBuildResult,
+  VersionDecision,
+} from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
+import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
 export interface EnvPorts {
-  /** The spec of this job's env, or null when there is nothing to build (no checkout, nothing declared). */
-  specFor(input: { issue: IssueInput; repoDir: string | null }, signal: AbortSignal): Promise<EnvSpec | null>;
+  /**
+   * The spec of this job's env, or null when there is nothing to build (no checkout, nothing declared), or `keep: 'base'`
+   * with the version decisions when the base interpreter satisfies every source (the evidence still says who decided).
+   */
+  specFor(
+    input: { issue: IssueInput; repoDir: string | null },
+    signal: AbortSignal,
+  ): Promise<EnvSpec | { keep: 'base'; decisions: VersionDecision[] } | null>;
   builder: EnvBuilder;
 }
 
 export type EnvStageResult =
-  | { kind: 'none' }
+  | { kind: 'none'; decisions?: VersionDecision[] }
   | {
       kind: 'built';
       spec: EnvSpec;
@@ -37,6 +52,7 @@ export async function prepareEnv(
 ): Promise<EnvStageResult> {
   const spec = await ports.specFor({ issue: input.issue, repoDir: input.repoDir }, signal);
   if (!spec) return { kind: 'none' };
+  if ('keep' in spec) return { kind: 'none', decisions: spec.decisions };
   const count = spec.requirements.length;
   await progress('intake', `building the environment (${count} package${count === 1 ? '' : 's'})`);
   const onProgress = (p: EnvBuildProgress): void => void progress('intake', progressLine(p, count));
@@ -98,14 +114,41 @@ export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
         ? `Environment: ${s.name} was left out (${s.why}).`
         : `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`,
     ),
+    ...decisionNotes(spec),
     ...spec.notes.map((n) => `Environment: ${n}`),
   ];
 }
 
-/** The one sentence of an env that could not be built: the step, the package, and the repgen.yml key that fixes it. Pure. */
-export function envFailureSummary(failure: EnvBuildFailure): string {
+const DECIDED_BY: Record<VersionDecision['source'], string> = {
+  user: 'your pin',
+  report: 'the report',
+  project: "the project's declared range",
+  era: "the commit's era",
+  base: 'the base interpreter',
+  wheelhouse: "the operator's CPU wheel",
+  import: 'imported, newest',
+};
+
+/** The comment's Environment entries of the version decision: `torch (decided)` → `==2.7.* (the report)`. Pure. */
+export function decisionRecord(spec: Pick<EnvSpec, 'decisions'>): Record<string, string> {
+  return Object.fromEntries(
+    (spec.decisions ?? []).map((d) => [`${d.name} (decided)`, `${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]})`]),
+  );
+}
+
+/** The evidence notes' line of the version decision: each key package, its version and the source that decided it. Pure. */
+export function decisionNotes(spec: Pick<EnvSpec, 'decisions'>): string[] {
+  const ds = spec.decisions ?? [];
+  if (!ds.length) return [];
+  const one = (d: VersionDecision): string =>
+    `${d.name} ${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]}${d.source === 'user' ? `: ${d.why.slice(0, 80)}` : ''})`;
+  return [`Environment: versions decided: ${ds.map(one).join(', ')}.`];
+}
+
+/** The one sentence of an env that could not be built: the step, the package, and the setting that fixes it (`where`). Pure. */
+export function envFailureSummary(failure: EnvBuildFailure, where: FixAdviceFor = 'repo-config'): string {
   const what = failure.package ? `${failure.step} of ${failure.package}` : `the ${failure.step} step`;
-  const fix = failure.configKey ? ` Setting \`${failure.configKey}\` in .github/repgen.yml can fix it.` : '';
+  const fix = failure.configKey ? fixAdvice(failure.configKey, where) : '';
   const first = failure.message.split('\n').find((l) => l.trim()) ?? '';
   return `The project's environment could not be built: ${what} failed (${first.trim().slice(0, 300)}). No script was run.${fix}`;
 }
