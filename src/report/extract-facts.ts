@@ -3,6 +3,7 @@ import type { ReportReading } from '../symptoms/types.js';
 import { notebookStatements } from './notebook-statements.js';
 import type { ReportFacts } from './types.js';
 import { regexLines } from '../regex.js';
+import { resolveScriptCalls } from '../context/resolve-script-calls.js';
 
 const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
 const OTHER_LANGS = new Set([
@@ -230,18 +231,7 @@ export async function extractFacts(
     ...notebookStatements(body),
   ];
   const allCode = pythonBlocks.join('\n');
-  const frameworks = [
-    'torch',
-    'tensorflow',
-    'keras',
-    'jax',
-    'flax',
-    'transformers',
-    'lightning',
-    'pytorch_lightning',
-    'sklearn',
-    'numpy',
-  ].filter((fw) => new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode));
+  const frameworks = await reportFrameworks(allCode);
   return {
     pythonBlocks,
     otherLanguageBlocks,
@@ -253,4 +243,19 @@ export async function extractFacts(
     bodyChars,
     truncated,
   };
+}
+
+const FRAMEWORKS = ['torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'lightning', 'pytorch_lightning', 'sklearn', 'numpy'];
+
+/**
+ * The frameworks the report's code runs, by the module each import names (`import torch as K` is torch, whatever
+ * the report calls it; `from tensorflow import keras` is TensorFlow's Keras). Code that shows no import of a
+ * framework is read by its conventional names (`tf.`, `torch.`) instead.
+ */
+async function reportFrameworks(code: string): Promise<string[]> {
+  const { imported } = await resolveScriptCalls(code);
+  const inKeras = (m: string): boolean => /^(?:tensorflow(?:\.python)?\.keras|tf_keras)(?:\.|$)/.test(m);
+  const byImport = FRAMEWORKS.filter((fw) => imported.some((m) => m === fw || m.startsWith(`${fw}.`) || (fw === 'keras' && inKeras(m))));
+  if (byImport.length) return byImport;
+  return FRAMEWORKS.filter((fw) => new RegExp(`\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(code));
 }
