@@ -3,10 +3,12 @@ import { resolveScriptCalls, type ResolvedCall } from '../context/resolve-script
 
 /**
  * Module roots that are one framework under another name: Keras ships inside TensorFlow (`tensorflow.keras`,
- * `tf_keras`), Lightning under two package names. A subject is met by any of its forms.
+ * `tf_keras`) and is TensorFlow's own high-level API (a report of `tf.nn.relu` activations in a `Sequential` is
+ * reproduced through `keras.layers`), Lightning has two package names. A subject is met by any of its forms.
  */
 const FORMS: Record<string, readonly string[]> = {
   keras: ['keras', 'tensorflow.keras', 'tensorflow.python.keras', 'tf_keras'],
+  tensorflow: ['tensorflow', 'keras', 'tf_keras'],
   lightning: ['lightning', 'pytorch_lightning'],
   pytorch_lightning: ['pytorch_lightning', 'lightning'],
 };
@@ -95,33 +97,49 @@ export interface FrameworkScreen {
 }
 
 /**
+ * The subjects a run cannot do without: those the report's code calls into. A framework it imports and never calls
+ * (`import transformers` above a torch-only snippet) is no part of the bug, so lacking it stops nothing; one it
+ * reaches only through a conventional name it never imports (`tf.constant`) counts as called.
+ */
+export async function essentialSubjects(
+  facts: Pick<ReportFacts, 'frameworks' | 'pythonBlocks'>,
+  projectPackages: readonly string[] = [],
+): Promise<string[]> {
+  const { imported, calls } = await resolveScriptCalls(facts.pythonBlocks.join('\n'));
+  return reportSubjects(facts, projectPackages).filter(
+    (s) => !imported.some((m) => inSubject(m, s)) || calls.some((c) => inSubject(c.resolved, s)),
+  );
+}
+
+/**
  * The framework stage of tier 1: a script that calls none of the report's subjects is irrelevant, whatever it
- * binds; a relevant one importing a subject the interpreter lacks ends tier 1 as the environment's failure, never
- * with feedback steering the model off the package. Null when the script may go on to the next stage.
+ * binds; a relevant one importing a subject the report calls and the interpreter lacks ends tier 1 as the
+ * environment's failure, never with feedback steering the model off the package. Null when the script may go on.
  */
 export async function screenFramework(
   script: string,
-  subjects: readonly string[],
+  report: Pick<ReportResult, 'facts'>,
+  projectPackages: readonly string[] | undefined,
   missing: readonly string[],
 ): Promise<FrameworkScreen | null> {
-  const verdict = await checkFramework(script, subjects);
+  const verdict = await checkFramework(script, reportSubjects(report.facts, projectPackages));
   if (!verdict.ok)
     return { outcome: 'irrelevant', stage: 'relevance (framework)', feedback: `Not relevant to the report: ${verdict.reason}.` };
-  const lacked = missingSubjects(missing, subjects);
+  const lacked = missingSubjects(missing, await essentialSubjects(report.facts, projectPackages));
   if (lacked.length)
     return { outcome: 'unavailable_here', stage: 'environment', feedback: lackedSubjectsSentence(lacked), envLacks: lacked };
   return null;
 }
 
 /**
- * Before any tier runs: the subjects of the report that the plan found missing from the interpreter (its code
- * imports them). Empty when the report itself shows an import failure, which may be the bug.
+ * Before any tier runs: the subjects the report's code calls that the plan found missing from the interpreter.
+ * Empty when the report itself shows an import failure, which may be the bug.
  */
-export function lackedReportSubjects(
+export async function lackedReportSubjects(
   report: Pick<ReportResult, 'facts' | 'reading'>,
   missingModules: readonly string[],
   projectPackages: readonly string[] = [],
-): string[] {
+): Promise<string[]> {
   if (report.reading.expected.some((x) => x.kind === 'import_error')) return [];
-  return missingSubjects(missingModules, reportSubjects(report.facts, projectPackages));
+  return missingSubjects(missingModules, await essentialSubjects(report.facts, projectPackages));
 }

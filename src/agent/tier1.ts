@@ -11,7 +11,7 @@ import type { ReportResult } from '../report/types.js';
 import { networkNeeds, importedModules } from '../plan/index.js';
 import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
-import { lackedSubjectsSentence, reportSubjects, screenFramework } from './check-framework.js';
+import { lackedSubjectsSentence, screenFramework } from './check-framework.js';
 import { behaviouralExpectations, oracleHint, renderOracle } from '../symptoms/index.js';
 import { ATTEMPT_SEED, mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
@@ -353,7 +353,7 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
   const imported = importedModules(script);
   const missing = deps.checkImports ? await deps.checkImports(imported, signal) : imported.filter((m) => input.missingModules.includes(m));
   // A script in another framework is never a reproduction (`import torch as K`); lacking the report's own is the env's.
-  const screened = await screenFramework(script, reportSubjects(input.report.facts, input.projectPackages), missing);
+  const screened = await screenFramework(script, input.report, input.projectPackages, missing);
   if (screened) return { ...screened, run: null };
   const network = networkNeeds(script);
   if (missing.length || network.length) {

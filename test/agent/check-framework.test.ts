@@ -3,6 +3,11 @@ import { checkFramework, lackedReportSubjects, missingSubjects, reportSubjects, 
 import { extractFacts } from '../../src/report/extract-facts.js';
 import { readReport } from '../../src/symptoms/index.js';
 
+async function report(md: string) {
+  const reading = readReport(md);
+  return { reading, facts: await extractFacts(md, reading) };
+}
+
 async function subjectsOf(md: string, projectPackages: string[] = []): Promise<string[]> {
   const reading = readReport(md);
   return reportSubjects(await extractFacts(md, reading), projectPackages);
@@ -100,6 +105,14 @@ describe('checkFramework: a reproduction imports and calls the report own framew
     for (const s of scripts) expect(await checkFramework(s, subjects), s).toEqual({ ok: true });
   });
 
+  it('accepts Keras for a TensorFlow report that builds a Keras model (`tf.nn.relu` activations, a replayed Stack Overflow case)', async () => {
+    const md =
+      '# InvalidArgumentError\n\n```python\nmodel = Sequential([Dense(10, activation=tf.nn.softmax)])\nmodel.fit(x, y, epochs=5)\n```\n';
+    const script =
+      'import tensorflow as tf\nfrom keras.models import Sequential\nfrom keras.layers import Dense\nmodel = Sequential([Dense(10, activation=tf.nn.softmax)])\n';
+    expect(await checkFramework(script, await subjectsOf(md))).toEqual({ ok: true });
+  });
+
   it('rejects a script that imports the framework but never calls into it', async () => {
     const s = 'import keras  # as the report\nimport torch as K\nprint(K.mean(K.ones(2)))\n';
     const v = await checkFramework(s, await subjectsOf(KERAS_REPORT));
@@ -143,29 +156,39 @@ describe('missingSubjects', () => {
 
 describe('screenFramework: the tier-1 stage before a script runs', () => {
   it('ends tier 1 as the environment when a relevant script imports a framework of the report that is missing, without steering the model away', async () => {
-    const subjects = await subjectsOf(KERAS_REPORT);
-    const s = await screenFramework('from keras import backend as K\nprint(K.mean(K.log(K.constant([0.5]))))\n', subjects, ['keras']);
+    const s = await screenFramework(
+      'from keras import backend as K\nprint(K.mean(K.log(K.constant([0.5]))))\n',
+      await report(KERAS_REPORT),
+      [],
+      ['keras'],
+    );
     expect(s).toMatchObject({ outcome: 'unavailable_here', envLacks: ['keras'] });
     expect(s?.feedback).toMatch(/The environment lacks `keras`, which the report is about/);
     expect(s?.feedback).not.toMatch(/not installed|installed packages only|[Uu]se synthetic/);
   });
 
   it('leaves a missing module the report is not about to the availability stage, and rejects a translation first', async () => {
-    const subjects = await subjectsOf(KERAS_REPORT);
-    expect(await screenFramework('import keras\nimport seaborn\nkeras.ops.ones((2,))\n', subjects, ['seaborn'])).toBeNull();
-    expect(await screenFramework(TORCH_AS_K, subjects, ['tensorflow'])).toMatchObject({ outcome: 'irrelevant' });
+    const keras = await report(KERAS_REPORT);
+    expect(await screenFramework('import keras\nimport seaborn\nkeras.ops.ones((2,))\n', keras, [], ['seaborn'])).toBeNull();
+    expect(await screenFramework(TORCH_AS_K, keras, [], ['tensorflow'])).toMatchObject({ outcome: 'irrelevant' });
   });
 });
 
 describe('lackedReportSubjects', () => {
   it('names what the report imports and the plan found missing, unless the report shows an import failure (the bug may be that)', async () => {
     const md = '# x\n\n```python\nfrom sklearn.metrics import f1_score\nprint(f1_score([0, 1], [0, 0]))\n```\n';
-    const reading = readReport(md);
-    const report = { reading, facts: await extractFacts(md, reading) };
-    expect(lackedReportSubjects(report, ['sklearn'])).toEqual(['sklearn']);
-    expect(lackedReportSubjects(report, ['seaborn'])).toEqual([]);
+    const sk = await report(md);
+    expect(await lackedReportSubjects(sk, ['sklearn'])).toEqual(['sklearn']);
+    expect(await lackedReportSubjects(sk, ['seaborn'])).toEqual([]);
     const broken = `${md}\n\n\`\`\`\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>\n    from sklearn.metrics import f1_score\nModuleNotFoundError: No module named 'sklearn'\n\`\`\`\n`;
     const r2 = readReport(broken);
-    expect(lackedReportSubjects({ reading: r2, facts: await extractFacts(broken, r2) }, ['sklearn'])).toEqual([]);
+    expect(await lackedReportSubjects({ reading: r2, facts: await extractFacts(broken, r2) }, ['sklearn'])).toEqual([]);
+  });
+
+  it('leaves out a framework the report imports and never calls: it is no part of the bug', async () => {
+    const md = '# x\n\n```python\nimport torch\nimport transformers\nx = torch.zeros(100).view(-1, 784)\n```\n';
+    expect(await lackedReportSubjects(await report(md), ['transformers'])).toEqual([]);
+    const tf = '# x\n\n```python\nx = tf.constant([1.0])\nprint(tf.reduce_sum(x))\n```\n';
+    expect(await lackedReportSubjects(await report(tf), ['tensorflow'])).toEqual(['tensorflow']);
   });
 });
