@@ -83,6 +83,25 @@ function looksLikeOtherLanguage(code: string): boolean {
   `.test(code);
 }
 
+/** A shell line: a prompt, a command run from the shell (`pip install x`, `python a.py`), an env assignment. */
+const SHELL_LINE = regexLines()`
+  ^\s*(?:[$%>]\s|#!|(?:sudo|pip3?|python3?|conda|mamba|uv|git|cd|ls|export|source|apt(?:-get)?|brew|wget|curl|nvidia-smi
+  |bash|sh|echo|mkdir|rm|cp|mv|docker|torchrun|accelerate|make|cmake|npm)\b(?!\s*[=.(\[:,]))
+`;
+
+/**
+ * Code in a fence labelled as another language that is Python all the same: every line parses as Python, it has a
+ * Python construct (an import, a definition, a call or an assignment), and no line is a shell command. Real shell
+ * blocks (`pip install x`, `$ python a.py`) stay shell.
+ */
+async function isPythonUnderOtherLabel(code: string): Promise<boolean> {
+  const lines = code.split('\n').filter((l) => l.trim() && !/^\s*#/.test(l));
+  if (!lines.length || lines.some((l) => SHELL_LINE.test(l))) return false;
+  if (!/^\s*(?:import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(|class\s+\w+)|\w\s*\(|^\s*[\w.[\], ]+\s*=[^=]/m.test(code))
+    return false;
+  return (await pythonLikelihood(code)) === 1;
+}
+
 const HARDWARE = regexLines('gi')`
   \b(?:(?:RTX|GTX|Quadro|Tesla)\s?[A-Z]?\d{3,4}\w*|[AHVTLP]\d{2,3}(?:\s?(?:GPU|80GB|40GB|16GB|32GB))?
   |TPU(?:\s?v\d)?|Apple\s+M[1-4]\w*|MPS|ROCm|CUDA\s*(?:version\s*)?\d+(?:\.\d+)?|cuDNN\s*\d[\d.]*
@@ -189,7 +208,9 @@ export async function extractFacts(
     const firstLine = (code.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 120);
     if (OUTPUT_LANGS.has(lang)) continue;
     if (OTHER_LANGS.has(lang)) {
-      otherLanguageBlocks.push({ lang, firstLine });
+      // Issue templates put Python under other labels (kornia's in a ```bash fence): the code decides, not the label.
+      if (await isPythonUnderOtherLabel(code)) pythonBlocks.push(code);
+      else otherLanguageBlocks.push({ lang, firstLine });
       continue;
     }
     if (PYTHON_LANGS.has(lang)) {
