@@ -97,18 +97,23 @@ export interface FrameworkScreen {
 }
 
 /**
- * The subjects a run cannot do without: those the report's code calls into. A framework it imports and never calls
- * (`import transformers` above a torch-only snippet) is no part of the bug, so lacking it stops nothing; one it
- * reaches only through a conventional name it never imports (`tf.constant`) counts as called.
+ * The modules a run cannot do without, by the name a missing-module probe knows: the roots of the report's imports
+ * of each subject its code calls into (`from tensorflow import keras` needs `tensorflow`). A framework the code
+ * imports and never calls (`import transformers` above a torch-only snippet) is no part of the bug, so lacking it
+ * stops nothing; one reached only through a conventional name it never imports (`tf.constant`) is needed by name.
  */
-export async function essentialSubjects(
+export async function neededModules(
   facts: Pick<ReportFacts, 'frameworks' | 'pythonBlocks'>,
   projectPackages: readonly string[] = [],
 ): Promise<string[]> {
   const { imported, calls } = await resolveScriptCalls(facts.pythonBlocks.join('\n'));
-  return reportSubjects(facts, projectPackages).filter(
-    (s) => !imported.some((m) => inSubject(m, s)) || calls.some((c) => inSubject(c.resolved, s)),
-  );
+  const roots = new Set<string>();
+  for (const s of reportSubjects(facts, projectPackages)) {
+    const via = imported.filter((m) => inSubject(m, s));
+    if (!via.length) roots.add(s);
+    else if (calls.some((c) => inSubject(c.resolved, s))) for (const m of via) roots.add(m.split('.')[0] ?? m);
+  }
+  return [...roots];
 }
 
 /**
@@ -125,21 +130,23 @@ export async function screenFramework(
   const verdict = await checkFramework(script, reportSubjects(report.facts, projectPackages));
   if (!verdict.ok)
     return { outcome: 'irrelevant', stage: 'relevance (framework)', feedback: `Not relevant to the report: ${verdict.reason}.` };
-  const lacked = missingSubjects(missing, await essentialSubjects(report.facts, projectPackages));
+  const needed = await neededModules(report.facts, projectPackages);
+  const lacked = missing.filter((m) => needed.includes(m));
   if (lacked.length)
     return { outcome: 'unavailable_here', stage: 'environment', feedback: lackedSubjectsSentence(lacked), envLacks: lacked };
   return null;
 }
 
 /**
- * Before any tier runs: the subjects the report's code calls that the plan found missing from the interpreter.
+ * Before any tier runs: the modules the report's code needs that the interpreter lacks (`missingOf` probes them).
  * Empty when the report itself shows an import failure, which may be the bug.
  */
 export async function lackedReportSubjects(
   report: Pick<ReportResult, 'facts' | 'reading'>,
-  missingModules: readonly string[],
+  missingOf: (modules: string[]) => Promise<string[]>,
   projectPackages: readonly string[] = [],
 ): Promise<string[]> {
   if (report.reading.expected.some((x) => x.kind === 'import_error')) return [];
-  return missingSubjects(missingModules, await essentialSubjects(report.facts, projectPackages));
+  const needed = await neededModules(report.facts, projectPackages);
+  return needed.length ? (await missingOf(needed)).filter((m) => needed.includes(m)) : [];
 }

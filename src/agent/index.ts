@@ -76,7 +76,10 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
   // The interpreter lacks a framework the report is about: no tier runs, and no model is told to do without it.
-  const lacked = await lackedReportSubjects(input.report, input.plan.missingModules, input.projectPackages);
+  const missingOf = async (modules: string[]): Promise<string[]> => [
+    ...new Set([...input.plan.missingModules, ...(deps.checkImports ? await deps.checkImports(modules, signal) : [])]),
+  ];
+  const lacked = await lackedReportSubjects(input.report, missingOf, input.projectPackages);
   if (lacked.length) return { status: 'exit_env', reason: lackedSubjectsSentence(lacked), tier: null, attempts, final, usage: none };
   if (snippet && input.tier0 !== false) {
     const t0 = await runTier0(

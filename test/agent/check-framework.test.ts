@@ -178,17 +178,21 @@ describe('lackedReportSubjects', () => {
   it('names what the report imports and the plan found missing, unless the report shows an import failure (the bug may be that)', async () => {
     const md = '# x\n\n```python\nfrom sklearn.metrics import f1_score\nprint(f1_score([0, 1], [0, 0]))\n```\n';
     const sk = await report(md);
-    expect(await lackedReportSubjects(sk, ['sklearn'])).toEqual(['sklearn']);
-    expect(await lackedReportSubjects(sk, ['seaborn'])).toEqual([]);
+    expect(await lackedReportSubjects(sk, async () => ['sklearn'])).toEqual(['sklearn']);
+    expect(await lackedReportSubjects(sk, async () => ['seaborn'])).toEqual([]);
     const broken = `${md}\n\n\`\`\`\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>\n    from sklearn.metrics import f1_score\nModuleNotFoundError: No module named 'sklearn'\n\`\`\`\n`;
     const r2 = readReport(broken);
-    expect(await lackedReportSubjects({ reading: r2, facts: await extractFacts(broken, r2) }, ['sklearn'])).toEqual([]);
+    expect(await lackedReportSubjects({ reading: r2, facts: await extractFacts(broken, r2) }, async () => ['sklearn'])).toEqual([]);
   });
 
   it('leaves out a framework the report imports and never calls: it is no part of the bug', async () => {
     const md = '# x\n\n```python\nimport torch\nimport transformers\nx = torch.zeros(100).view(-1, 784)\n```\n';
-    expect(await lackedReportSubjects(await report(md), ['transformers'])).toEqual([]);
+    expect(await lackedReportSubjects(await report(md), async () => ['transformers'])).toEqual([]);
     const tf = '# x\n\n```python\nx = tf.constant([1.0])\nprint(tf.reduce_sum(x))\n```\n';
-    expect(await lackedReportSubjects(await report(tf), ['tensorflow'])).toEqual(['tensorflow']);
+    expect(await lackedReportSubjects(await report(tf), async () => ['tensorflow'])).toEqual(['tensorflow']);
+    // TensorFlow's Keras needs TensorFlow: the standalone `keras` package missing beside it lacks nothing.
+    const tfKeras = '# x\n\n```python\nfrom tensorflow import keras\nm = keras.Sequential()\n```\n';
+    expect(await lackedReportSubjects(await report(tfKeras), async (mods) => mods.filter((m) => m === 'keras'))).toEqual([]);
+    expect(await lackedReportSubjects(await report(tfKeras), async () => ['tensorflow'])).toEqual(['tensorflow']);
   });
 });
