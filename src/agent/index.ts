@@ -9,6 +9,7 @@ import { runTier0 } from './run-tier0.js';
 import type { StaticChecker } from './static-checker.js';
 import type { CompletedSnippet } from './tier0.js';
 import { runTier1, type AgentPrompts, type Budget } from './tier1.js';
+import { lackedReportSubjects, lackedSubjectsSentence } from './check-framework.js';
 import type { AgentStatus, AttemptRecord } from './types.js';
 
 export { completeSnippet, mapCudaToCpu, standInMissingModules, type CompletedSnippet, type SnippetEdit } from './tier0.js';
@@ -16,6 +17,7 @@ export { runTier0, type Tier0Result } from './run-tier0.js';
 export { createPyflakesChecker } from './pyflakes-checker.js';
 export type { StaticChecker, StaticReport } from './static-checker.js';
 export { checkRelevance } from './relevance.js';
+export { checkFramework, lackedReportSubjects, lackedSubjectsSentence, missingSubjects, reportSubjects } from './check-framework.js';
 export { runCandidate, type CandidateRun } from './run-candidate.js';
 export type { AgentPrompts, Budget } from './tier1.js';
 
@@ -32,6 +34,8 @@ export interface AgentInput {
   usageSoFar: LlmUsage;
   /** Run tier 0 first (ReproSettings.tier0); off, tier 1 starts from the completion without running it. @defaultValue true */
   tier0?: boolean;
+  /** The project's own top-level packages: with the report's frameworks, what a tier-1 script must call into. @defaultValue [] */
+  projectPackages?: string[];
 }
 
 export interface AgentDeps {
@@ -71,6 +75,12 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   const none: LlmUsage = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
   let final: CandidateRun | null = null;
   const snippet = input.snippet;
+  // The interpreter lacks a framework the report is about: no tier runs, and no model is told to do without it.
+  const missingOf = async (modules: string[]): Promise<string[]> => [
+    ...new Set([...input.plan.missingModules, ...(deps.checkImports ? await deps.checkImports(modules, signal) : [])]),
+  ];
+  const lacked = await lackedReportSubjects(input.report, missingOf, input.projectPackages);
+  if (lacked.length) return { status: 'exit_env', reason: lackedSubjectsSentence(lacked), tier: null, attempts, final, usage: none };
   if (snippet && input.tier0 !== false) {
     const t0 = await runTier0(
       { snippet, report: input.report, plan: input.plan, budget: input.budget },
@@ -135,6 +145,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       firstAttempt: attempts.length,
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
+      ...(input.projectPackages ? { projectPackages: input.projectPackages } : {}),
     },
     {
       executor: deps.executor,

@@ -85,9 +85,6 @@ export function checkRelevance(script: string, reading: ReportReading, facts: Re
   const reasons = fakeOutputReasons(script, reading, facts);
   if (reasons.length) return { ok: false, outcome: 'faked_bug', reasons };
 
-  const frameworks = facts.frameworks.filter((f) => f !== 'numpy');
-  const usesFramework = frameworks.length === 0 || frameworks.some((f) => new RegExp(`^\\s*(?:import|from)\\s+${f}\\b`, 'm').test(code));
-  if (!usesFramework) reasons.push(`the report is about ${frameworks.join('/')}, which the script never imports`);
   const keys = keyIdentifiers(reading, facts).filter((k) => !(k in CONVENTIONAL_IMPORTS));
   if (keys.length && !keys.some((k) => new RegExp(`\\b${escape(k)}\\b`).test(code))) {
     reasons.push(`the script uses none of what the report is about (${keys.slice(0, 8).join(', ')})`);

@@ -46,6 +46,9 @@ export const AttemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
-/** What ended the agent's run; `skipped` when there was nothing to run (no code, no model). */
-export const AgentStatus = z.enum(['reproduced', 'not_reproduced', 'exit_budget', 'exit_infra', 'skipped']);
+/**
+ * What ended the agent's run; `skipped` when there was nothing to run (no code, no model); `exit_env` when the
+ * environment lacks the framework or project the report is about, so no script here could be a reproduction.
+ */
+export const AgentStatus = z.enum(['reproduced', 'not_reproduced', 'exit_budget', 'exit_infra', 'exit_env', 'skipped']);
 export type AgentStatus = z.infer<typeof AgentStatus>;

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { loadPythonParser } from '../context/python-parser.js';
-import { bindingEnd, descendants, isTarget, named, targetNames } from './syntax-walk.js';
+import { PATTERN_TYPES, bindingEnd, descendants, isTarget, named, patternBindings, targetNames } from './syntax-walk.js';
 
 export { descendants } from './syntax-walk.js';
 
@@ -149,17 +149,14 @@ function collectBindings(node: Node, scope: Scope, scopes: Map<number, Scope>, m
       bind(names);
       break;
     }
-    case 'as_pattern_target': {
-      const names: string[] = [];
-      for (const c of named(node)) targetNames(c, names);
-      bind(names);
+    case 'as_pattern_target':
+    case 'named_expression':
+    case 'case_pattern':
+    case 'keyword_pattern':
+    case 'splat_pattern':
+    case 'as_pattern':
+      bind(patternBindings(node));
       break;
-    }
-    case 'named_expression': {
-      const name = node.childForFieldName('name');
-      if (name) scope.names.add(name.text);
-      break;
-    }
     case 'import_statement':
     case 'import_from_statement': {
       for (const c of named(node)) {
@@ -190,6 +187,13 @@ function isRead(id: Node): boolean {
   if (p.type === 'attribute' && p.childForFieldName('attribute')?.id === id.id) return false;
   if (p.type === 'keyword_argument' && p.childForFieldName('name')?.id === id.id) return false;
   if ((p.type === 'function_definition' || p.type === 'class_definition') && p.childForFieldName('name')?.id === id.id) return false;
+  // The name a binder gives (`as e`, `as (f, g)`, `n :=`, a match capture or keyword) is written, not read.
+  let up: Node = id;
+  while (up.parent && PATTERN_TYPES.has(up.parent.type)) up = up.parent;
+  if (up.parent?.type === 'as_pattern_target') return false;
+  if (p.type === 'named_expression' && p.childForFieldName('name')?.id === id.id) return false;
+  if (p.type === 'splat_pattern' || p.type === 'keyword_pattern') return false;
+  if (p.type === 'as_pattern' && p.parent?.type === 'case_pattern') return false;
   if (
     [
       'parameters',
@@ -202,7 +206,8 @@ function isRead(id: Node): boolean {
     ].includes(p.type)
   ) {
     if (p.type === 'default_parameter' || p.type === 'typed_default_parameter') return p.childForFieldName('value')?.id === id.id;
-    return p.type === 'list_splat_pattern' && p.parent?.type !== 'parameters' && p.parent?.type !== 'lambda_parameters';
+    // `*args` in a signature (typed or not) names a parameter; elsewhere (`f(*xs)`, `[*xs]`) it reads xs.
+    return p.type === 'list_splat_pattern' && !['parameters', 'lambda_parameters', 'typed_parameter'].includes(p.parent?.type ?? '');
   }
   if (
     ['dotted_name', 'aliased_import', 'import_statement', 'import_from_statement', 'global_statement', 'nonlocal_statement'].includes(

@@ -24,6 +24,49 @@ export function targetNames(node: Node | null, out: string[]): void {
   else if (PATTERN_TYPES.has(node.type)) for (const c of named(node)) targetNames(c, out);
 }
 
+/**
+ * Names a node binds by itself, besides assignments, loops, definitions and imports: the target of `except … as e`
+ * and `with … as f`, the name of `n := …`, and the captures of a `match` case (`case [a, *rest]`, `case {"k": v,
+ * **others}`, `case Point(x=px)`, `case int() as n`). `_` is a wildcard and binds nothing.
+ */
+export function patternBindings(node: Node): string[] {
+  const out: string[] = [];
+  const capture = (n: Node | undefined): void => {
+    // A bare name in a pattern captures; a dotted one (`nn.ReLU`) is a value to compare with.
+    if (n?.type === 'dotted_name' && named(n).length === 1 && n.text !== '_') out.push(n.text);
+  };
+  switch (node.type) {
+    case 'as_pattern_target':
+      for (const c of named(node)) targetNames(c, out);
+      break;
+    case 'named_expression': {
+      const name = node.childForFieldName('name');
+      if (name) out.push(name.text);
+      break;
+    }
+    case 'case_pattern':
+      if (named(node).length === 1) capture(named(node)[0]);
+      break;
+    case 'keyword_pattern':
+      capture(named(node).at(-1));
+      break;
+    case 'splat_pattern': {
+      const id = named(node)[0];
+      if (id?.type === 'identifier' && id.text !== '_') out.push(id.text);
+      break;
+    }
+    case 'as_pattern': {
+      // `case int() as n`; the `as` of `except`/`with` binds through its as_pattern_target instead.
+      const last = named(node).at(-1);
+      if (node.parent?.type === 'case_pattern' && last?.type === 'identifier') out.push(last.text);
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
 /** Walks a subtree, depth first, in source order. */
 export function* descendants(node: Node): Generator<Node> {
   yield node;
@@ -51,6 +94,8 @@ export function bindingEnd(statement: Node, name: string): number {
     const names: string[] = [];
     targetNames(target, names);
     if (names.includes(name)) best = Math.min(best, end);
+    // `except … as e`, `with … as f`, `n := …`, a match capture: bound once the binder itself has run.
+    else if (patternBindings(n).includes(name)) best = Math.min(best, n.endIndex);
   }
   return best;
 }

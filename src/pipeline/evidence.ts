@@ -57,7 +57,8 @@ export async function checkFix(
     );
   }
   const note = `Fix check at ${input.ref} (${input.sha.slice(0, 12)}): ${fixCheck.verdict.replace('_', ' ')}: ${fixCheck.reason}.`;
-  return { ...evidence, fixCheck, outcome: { ...o, notes: [...(o.notes ?? []), note] } };
+  const { ref, sha, verdict, reason } = fixCheck;
+  return { ...evidence, fixCheck, outcome: { ...o, fixCheck: { ref, sha, verdict, reason }, notes: [...(o.notes ?? []), note] } };
 }
 
 /**

@@ -142,6 +142,13 @@ async function runStages(
     notes.push(`pylint -E skipped: ${why}; the static report is pyflakes' alone`);
   };
 
+  const stopAtPlan = async (line: string): Promise<ReproEvidence> => {
+    await deps.progress('plan', line);
+    skipLintIfMoot();
+    await lintDone;
+    return finish(null);
+  };
+
   state.finish = (why: string) => {
     infra = why;
     skipLintIfMoot();
@@ -243,10 +250,7 @@ async function runStages(
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;
-    await deps.progress('plan', 'failed: the executor cannot run scripts');
-    skipLintIfMoot();
-    await lintDone;
-    return finish(null);
+    return stopAtPlan('failed: the executor cannot run scripts');
   }
   // The project's own packages are in the workspace: one that fails to import is not missing, its import may be the bug.
   const projectPackages = new Set(input.workspace?.packages ?? []);
@@ -276,12 +280,7 @@ async function runStages(
     distributionOf: (m) => distributionsForImports([m], loadImportNameTables())[0]?.distribution ?? null,
   };
   envFailure = envImportFailure({ ...importInput, probe, runOutput: null })?.sentence ?? null;
-  if (envFailure) {
-    await deps.progress('plan', `the project does not import in this environment: ${envFailure}`);
-    skipLintIfMoot();
-    await lintDone;
-    return finish(null);
-  }
+  if (envFailure) return stopAtPlan(`the project does not import in this environment: ${envFailure}`);
   const deviceBug = report.reading.expected.some((x) =>
     ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
   );
@@ -331,6 +330,7 @@ async function runStages(
         runMemoryMb: s.runMemoryMb,
       },
       usageSoFar: usage,
+      projectPackages: [...projectPackages],
     },
     {
       executor: deps.executor,

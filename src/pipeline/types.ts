@@ -99,6 +99,15 @@ export const ReproOutcome = z.object({
   bisect: BisectResult.optional(),
   /** The project's environment (issue 27): what was built or reused for every run, or why it could not be. */
   env: EnvOutcome.optional(),
+  /** The fix check's verdict when one ran (`--verify-fix`, a PR): the comment says it. Its runs are in evidence.fixCheck. */
+  fixCheck: z
+    .object({
+      ref: z.string(),
+      sha: z.string().nullable(),
+      verdict: z.enum(['fixed', 'still_reproduces', 'inconclusive']),
+      reason: z.string(),
+    })
+    .optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

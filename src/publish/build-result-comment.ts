@@ -3,8 +3,10 @@ import type { Symptom } from '../symptoms/types.js';
 import { bisectSection } from './bisect-section.js';
 import { SYMPTOM_NAMES } from './symptom-names.js';
 import { metricChart } from './metric-chart.js';
-import { fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
+import { cutAtBoundary, fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 import { oracleSection, oracleShowedRow } from './oracle-section.js';
+import { fixCheckSection } from './fix-check-section.js';
+import { handRerunLine } from './hand-rerun.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -86,7 +88,7 @@ function inline(text: string, max: number): string {
     .replace(/\|/g, '/')
     .trim()
     .replace(/^(?:>\s*)+/, '');
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  return cutAtBoundary(one, max);
 }
 
 /** Each symptom once, and each quoted output line once: two symptoms read off the same line quote it once. */
@@ -190,6 +192,7 @@ interface Parts {
   script: string;
   output: string;
   bisect: string;
+  fixCheck: string;
   environment: string;
   attempts: string;
   footer: string;
@@ -215,7 +218,7 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   return (
     // "Reproduction" only for a script that reproduced the bug; any other ran and is shown as what was run.
     `<details><summary>${verdictOf(outcome) === 'reproduced' ? 'Reproduction script' : 'Script that was run'} (<code>repro.py</code>, ${lines} ` +
-    `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n</details>`
+    `lines${who})</summary>${legend}\n\n${fence}python\n${body.replace(/\n$/, '')}\n${fence}${note}\n\n${handRerunLine(outcome)}\n\n</details>`
   );
 }
 
@@ -287,7 +290,7 @@ function askSection(outcome: ReproOutcome): string {
 
 function assemble(p: Parts): string {
   return (
-    [p.head, p.table, p.compared, p.ask, p.chart, p.output, p.script, p.bisect, p.environment, p.attempts, p.footer]
+    [p.head, p.table, p.fixCheck, p.compared, p.ask, p.chart, p.output, p.script, p.bisect, p.environment, p.attempts, p.footer]
       .filter(Boolean)
       .join('\n\n') + '\n'
   );
@@ -316,7 +319,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
   const env = Object.entries(outcome.environment);
   const flags = outcome.scriptRan === false ? [] : versionFlags(outcome);
   const environment = env.length
-    ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${v.replace(/`/g, "'").slice(0, 80)}\``).join(' · ')}` +
+    ? `**Environment:** ${env.map(([k, v]) => `${tableCell(k, 40)} \`${cutAtBoundary(v.replace(/`/g, "'"), 80)}\``).join(' · ')}` +
       (flags.length ? `\n\n${flags.map((f) => `- ${neutralizeMentions(f)}`).join('\n')}` : '')
     : '';
   const usage = outcome.usage;
@@ -344,6 +347,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
         script: scriptSection(outcome, b.script),
         output: outputSection(outcome, b.output),
         bisect: bisectSection(outcome),
+        fixCheck: fixCheckSection(outcome),
         environment,
         attempts: attemptsSection(outcome, b.rows),
         footer,

@@ -47,11 +47,22 @@ export function tableCell(text: string, max = 300): string {
   return neutralizeMentions(one.length > max ? cutOutsideCode(one, max) : one);
 }
 
-/** `text` cut to `max` characters with an ellipsis; a code span the cut falls inside is closed after the ellipsis. */
-function cutOutsideCode(text: string, max: number): string {
+/**
+ * `text` cut to at most `max` characters with an ellipsis, at a word or segment boundary (a space, or after `/`,
+ * `,`, `;`, `:`, `=`, `.`, `(`) so no word is left half ("…: impo"); a code span the cut falls inside is closed after the
+ * ellipsis. Text with no boundary in its second half is cut where it must be.
+ */
+export function cutAtBoundary(text: string, max: number): string {
+  if (text.length <= max) return text;
   const open = (t: string): boolean => (t.match(/`/g) ?? []).length % 2 === 1;
-  const whole = text.slice(0, Math.max(0, max - 1));
-  if (!open(whole)) return `${whole}…`;
-  const cut = text.slice(0, Math.max(0, max - 2));
+  const room = Math.max(0, max - 2);
+  const head = text.slice(0, room + 1);
+  let at = -1;
+  for (const m of head.matchAll(/\s+|(?<=[/,;:=.(])/g)) if ((m.index ?? 0) <= room) at = m.index ?? at;
+  const cut = (at >= room / 2 ? text.slice(0, at) : text.slice(0, room)).trimEnd();
   return open(cut) ? `${cut}…\`` : `${cut}…`;
+}
+
+function cutOutsideCode(text: string, max: number): string {
+  return cutAtBoundary(text, max);
 }

@@ -3,6 +3,7 @@ import type { ReportReading } from '../symptoms/types.js';
 import { notebookStatements } from './notebook-statements.js';
 import type { ReportFacts } from './types.js';
 import { regexLines } from '../regex.js';
+import { resolveScriptCalls } from '../context/resolve-script-calls.js';
 
 const PYTHON_LANGS = new Set(['python', 'py', 'python3', 'ipython', 'pycon', 'ipython3']);
 const OTHER_LANGS = new Set([
@@ -80,6 +81,25 @@ function looksLikeOtherLanguage(code: string): boolean {
     |\bfunction\s+\w+\s*\(.*\)\s*\{|^\s*(?:const|let)\s+\w+\s*=.*;\s*$|\bfn\s+main\s*\(
     |\bpackage\s+main\b
   `.test(code);
+}
+
+/** A shell line: a prompt, a command run from the shell (`pip install x`, `python a.py`), an env assignment. */
+const SHELL_LINE = regexLines()`
+  ^\s*(?:[$%>]\s|#!|(?:sudo|pip3?|python3?|conda|mamba|uv|git|cd|ls|export|source|apt(?:-get)?|brew|wget|curl|nvidia-smi
+  |bash|sh|echo|mkdir|rm|cp|mv|docker|torchrun|accelerate|make|cmake|npm)\b(?!\s*[=.(\[:,]))
+`;
+
+/**
+ * Code in a fence labelled as another language that is Python all the same: every line parses as Python, it has a
+ * Python construct (an import, a definition, a call or an assignment), and no line is a shell command. Real shell
+ * blocks (`pip install x`, `$ python a.py`) stay shell.
+ */
+async function isPythonUnderOtherLabel(code: string): Promise<boolean> {
+  const lines = code.split('\n').filter((l) => l.trim() && !/^\s*#/.test(l));
+  if (!lines.length || lines.some((l) => SHELL_LINE.test(l))) return false;
+  if (!/^\s*(?:import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(|class\s+\w+)|\w\s*\(|^\s*[\w.[\], ]+\s*=[^=]/m.test(code))
+    return false;
+  return (await pythonLikelihood(code)) === 1;
 }
 
 const HARDWARE = regexLines('gi')`
@@ -188,7 +208,9 @@ export async function extractFacts(
     const firstLine = (code.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 120);
     if (OUTPUT_LANGS.has(lang)) continue;
     if (OTHER_LANGS.has(lang)) {
-      otherLanguageBlocks.push({ lang, firstLine });
+      // Issue templates put Python under other labels (kornia's in a ```bash fence): the code decides, not the label.
+      if (await isPythonUnderOtherLabel(code)) pythonBlocks.push(code);
+      else otherLanguageBlocks.push({ lang, firstLine });
       continue;
     }
     if (PYTHON_LANGS.has(lang)) {
@@ -230,18 +252,7 @@ export async function extractFacts(
     ...notebookStatements(body),
   ];
   const allCode = pythonBlocks.join('\n');
-  const frameworks = [
-    'torch',
-    'tensorflow',
-    'keras',
-    'jax',
-    'flax',
-    'transformers',
-    'lightning',
-    'pytorch_lightning',
-    'sklearn',
-    'numpy',
-  ].filter((fw) => new RegExp(`^\\s*(?:import|from)\\s+${fw}\\b|\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(allCode));
+  const frameworks = await reportFrameworks(allCode);
   return {
     pythonBlocks,
     otherLanguageBlocks,
@@ -253,4 +264,19 @@ export async function extractFacts(
     bodyChars,
     truncated,
   };
+}
+
+const FRAMEWORKS = ['torch', 'tensorflow', 'keras', 'jax', 'flax', 'transformers', 'lightning', 'pytorch_lightning', 'sklearn', 'numpy'];
+
+/**
+ * The frameworks the report's code runs, by the module each import names (`import torch as K` is torch, whatever
+ * the report calls it; `from tensorflow import keras` is TensorFlow's Keras). Code that shows no import of a
+ * framework is read by its conventional names (`tf.`, `torch.`) instead.
+ */
+async function reportFrameworks(code: string): Promise<string[]> {
+  const { imported } = await resolveScriptCalls(code);
+  const inKeras = (m: string): boolean => /^(?:tensorflow(?:\.python)?\.keras|tf_keras)(?:\.|$)/.test(m);
+  const byImport = FRAMEWORKS.filter((fw) => imported.some((m) => m === fw || m.startsWith(`${fw}.`) || (fw === 'keras' && inKeras(m))));
+  if (byImport.length) return byImport;
+  return FRAMEWORKS.filter((fw) => new RegExp(`\\b${fw === 'tensorflow' ? 'tf' : fw}\\.`, 'm').test(code));
 }

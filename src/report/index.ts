@@ -24,11 +24,21 @@ export interface ReportDeps {
   prompts?: { report: Prompt; formatError: Prompt };
 }
 
-/** The issue as one markdown document with its title as a heading, the form the reader expects. */
+/**
+ * The issue as one markdown document with its title as a heading, the form the reader expects. A report with no
+ * title (a file given to the CLI) whose first non-empty line is no `# ` heading has that line as its title, as a
+ * person reads it: a sub-heading's text (`## Bug: …`) or a plain first line, never a code fence.
+ */
 function asMarkdown(issue: IssueInput, body: string): string {
   const title = issue.title.trim();
-  if (!title || /^#\s/.test(body.trimStart())) return body;
-  return `# ${title}\n\n${body}`;
+  const text = body.replace(/^(?:[ \t]*\n)+/, '');
+  if (/^#\s/.test(text)) return text;
+  if (title) return `# ${title}\n\n${body}`;
+  const first = text.split('\n', 1)[0] ?? '';
+  const line = first.replace(/^#{2,6}\s+/, '').trim();
+  if (!line || /^(?:```|~~~|\||<)/.test(first.trim())) return body;
+  // The line stays in the body too: it may be the report's first sentence as much as its title.
+  return `# ${line}\n\n${text}`;
 }
 
 /**

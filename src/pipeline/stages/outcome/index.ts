@@ -148,6 +148,14 @@ export function runOutcome(input: {
       summary: `${input.envFailure} This is the environment, not the report; nothing is asked of the reporter.`,
       needsInfo: [],
     };
+  // The environment lacks what the report is about: before needs-info, since a run could not have shown anything.
+  if (agent?.status === 'exit_env')
+    return {
+      status: 'exit_env',
+      verdict: 'environment_failed',
+      summary: `${agent.reason} This is the environment, not the report; nothing is asked of the reporter.`,
+      needsInfo: [],
+    };
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
