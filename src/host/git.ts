@@ -27,7 +27,17 @@ const SAFE_SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['protocol.ext.allow', 'never'],
   ['protocol.file.allow', 'user'],
   ['uploadpack.packObjectsHook', ''],
+  // A submodule's git runs with its own config (`.git/modules/<name>/config`), which none of these reach: git
+  // clears GIT_CONFIG_COUNT for the child it starts there. So git must never go into a submodule (issue 38).
+  ['submodule.recurse', 'false'],
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no'],
 ];
+
+/** Subcommands that compare a work tree, and so would run git inside each checked-out submodule. */
+const WORK_TREE_DIFFS = new Set(['status', 'diff', 'diff-index', 'diff-files']);
 
 /** Keys a repository's config may set that name a command git would run: each is blanked (see repoCommandKeys). */
 const COMMAND_KEY = new RegExp(
@@ -93,7 +103,23 @@ export async function runGitUntrusted(
 ): Promise<GitResult> {
   const listed = await spawnGit(['config', '--list', '-z', '--includes'], opts, gitEnv());
   const keys = listed.code === 0 ? repoCommandKeys(listed.stdout) : [];
-  return spawnGit(args, opts, gitEnv(keys));
+  return spawnGit(withoutSubmodules(args), opts, gitEnv(keys));
+}
+
+/**
+ * `args` with `--ignore-submodules=all` after a subcommand that compares a work tree (status, diff…), unless it
+ * already says how to treat submodules. The setting `diff.ignoreSubmodules` alone is not enough: a repository's
+ * own `submodule.<name>.ignore` (in `.gitmodules` or its config) wins over it, only the option wins over both.
+ * A diff of two commits then leaves out submodule pointer changes, which name no file RepGen reads. Pure.
+ */
+export function withoutSubmodules(args: readonly string[]): string[] {
+  let i = 0;
+  // Global options before the subcommand: `-c key=value` and `-C dir` take a value.
+  while (i < args.length && args[i]!.startsWith('-')) i += args[i] === '-c' || args[i] === '-C' ? 2 : 1;
+  const sub = args[i];
+  if (sub === undefined || !WORK_TREE_DIFFS.has(sub)) return [...args];
+  if (args.some((a) => a.startsWith('--ignore-submodules'))) return [...args];
+  return [...args.slice(0, i + 1), '--ignore-submodules=all', ...args.slice(i + 1)];
 }
 
 /** The command-naming keys of `git config --list -z` output, each with the value that turns it off. Pure. */
