@@ -4,8 +4,11 @@ import { SetupError } from '../errors.js';
 
 export interface GitResult {
   code: number;
+  /** The last `maxBytes` of stdout (see `truncated`). */
   stdout: string;
   stderr: string;
+  /** Stdout passed `maxBytes` and its start was dropped: a caller that parses the whole output must refuse it. */
+  truncated: boolean;
 }
 
 /**
@@ -87,7 +90,10 @@ export function gitEnv(extra: ReadonlyArray<readonly [string, string]> = []): No
  * Runs git in `cwd`; resolves with its exit code (a missing git binary is a SetupError). Every folder is treated
  * as one RepGen did not make (runGitUntrusted): a `--repo`, a bench mirror and a cache checkout alike.
  */
-export function runGit(args: string[], opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string }): Promise<GitResult> {
+export function runGit(
+  args: string[],
+  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
+): Promise<GitResult> {
   return runGitUntrusted(args, opts);
 }
 
@@ -159,10 +165,12 @@ function spawnGit(
     // The last `max` bytes of stdout, kept as chunks (a 100 MB file list must not be copied once per chunk).
     const chunks: Buffer[] = [];
     let size = 0;
+    let total = 0;
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
       chunks.push(d);
       size += d.length;
+      total += d.length;
       while (size - (chunks[0]?.length ?? 0) >= max && chunks.length > 1) size -= (chunks.shift() as Buffer).length;
     });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
@@ -172,7 +180,7 @@ function spawnGit(
     });
     child.on('close', (code) => {
       const all = Buffer.concat(chunks);
-      resolve({ code: code ?? 1, stdout: all.subarray(Math.max(0, all.length - max)).toString(), stderr });
+      resolve({ code: code ?? 1, stdout: all.subarray(Math.max(0, all.length - max)).toString(), stderr, truncated: total > max });
     });
   });
 }
