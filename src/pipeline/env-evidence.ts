@@ -6,8 +6,8 @@ import { envFailureSummary, envNotes, envRecord, type EnvStageResult } from './s
 
 /** The evidence with the env recorded: evidence.json's outcome.env, the Environment line's entries and the notes. */
 export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEvidence {
-  if (stage.kind === 'none') return evidence;
   const o = evidence.outcome;
+  if (stage.kind === 'none') return stage.note ? { ...evidence, outcome: { ...o, notes: [...(o.notes ?? []), stage.note] } } : evidence;
   if (stage.kind === 'failed') {
     const env = { python: null, lockHash: null, pins: {}, substitutions: [], cached: false, buildMs: 0, lock: '', failure: stage.failure };
     return { ...evidence, outcome: { ...o, env, notes: [...(o.notes ?? []), ...stage.spec.notes.map((n) => `Environment: ${n}`)] } };
