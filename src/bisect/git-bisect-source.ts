@@ -85,8 +85,14 @@ export function gitBisectSource(input: {
       return { hostPath: co.dir };
     },
     async changedFiles(sha, signal) {
-      const r = await runGit(['diff', '--no-ext-diff', '--no-textconv', '--name-only', `${sha}^1`, sha, '--'], { cwd: repoDir, signal });
-      return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+      // -z: a path may hold a newline; a list cut at its start is refused, never read from a fragment.
+      const r = await runGit(['diff', '--no-ext-diff', '--no-textconv', '--name-only', '-z', `${sha}^1`, sha, '--'], {
+        cwd: repoDir,
+        signal,
+        maxBytes: 64 << 20,
+      });
+      if (r.truncated) throw new WorkspaceError(`the files ${sha.slice(0, 12)} changed are more than git's output limit`);
+      return r.code === 0 ? r.stdout.split('\0').filter(Boolean) : [];
     },
   };
 }

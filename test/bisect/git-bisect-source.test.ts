@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -68,5 +68,30 @@ describe('gitBisectSource.commits reads the whole range, or refuses', () => {
     ]);
     expect(() => parseFirstParentLog(`xxxxxxxxxxxx\tsubject tail\0${sha}\tfix\0`)).toThrow(/not a commit/);
     expect(() => parseFirstParentLog(`${sha.slice(1)}\tfix\0`)).toThrow(/not a commit/);
+  });
+});
+
+describe('gitBisectSource.changedFiles', () => {
+  it('reads paths NUL-separated: a path holding a newline is one path (it was two)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'repgen-bisect-files-'));
+    const git = (...args: string[]): string =>
+      execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@b', ...args], { cwd: dir, env, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(dir, 'a.py'), 'x = 1\n');
+    git('add', '-A');
+    git('commit', '-qm', 'one');
+    writeFileSync(join(dir, 'odd\nname.py'), 'y = 1\n');
+    writeFileSync(join(dir, 'a.py'), 'x = 2\n');
+    git('add', '-A');
+    git('commit', '-qm', 'two');
+    const [good, bad] = git('rev-list', '--reverse', 'main').trim().split('\n');
+    const src = gitBisectSource({
+      repoDir: dir,
+      repo: 'o/files',
+      good: { ref: 'good', sha: good!, why: '' },
+      bad: { ref: 'bad', sha: bad! },
+      cacheDir: tmpdir(),
+    });
+    expect((await src.changedFiles(bad!)).sort()).toEqual(['a.py', 'odd\nname.py']);
   });
 });
