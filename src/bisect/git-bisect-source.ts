@@ -4,7 +4,7 @@ import { checkoutAt } from '../workspace/checkout.js';
 import { WorkspaceError } from '../workspace/errors.js';
 import { runGit } from '../host/git.js';
 
-/** Most first-parent commits a bisection searches; a wider range is cut to its newest commits (not yet said in the outcome). */
+/** Most first-parent commits a bisection searches; a wider range is cut to its newest commits, GOOD moved and said. */
 export const MAX_BISECT_COMMITS = 5000;
 
 /** Characters of a commit's subject kept (git cuts it: `%<(N,trunc)`). */
@@ -51,8 +51,12 @@ export function gitBisectSource(input: {
   python?: string;
 }): BisectSource {
   const { repoDir } = input;
+  let good = input.good;
   return {
-    good: input.good,
+    /** GOOD as asked, or where the searched commits start when the range is longer than MAX_BISECT_COMMITS (after commits()). */
+    get good() {
+      return good;
+    },
     bad: input.bad,
     async commits(signal) {
       // --first-parent: the mainline's commits, each a PR merge or a direct push; a side branch's commits are
@@ -78,6 +82,18 @@ export function gitBisectSource(input: {
       // GOOD must be on BAD's first-parent line, else `good..bad` holds commits that are not descendants of GOOD.
       const anc = await runGit(['merge-base', '--is-ancestor', input.good.sha, input.bad.sha], { cwd: repoDir, signal });
       if (anc.code !== 0) return [];
+      const before = newestFirst[MAX_BISECT_COMMITS];
+      if (before) {
+        // Too long a range: the newest MAX are searched, from the first parent of the oldest of them, which the
+        // reproduction must then pass at (it is checked as GOOD is), and the outcome's note says so.
+        good = {
+          ref: before.sha.slice(0, 12),
+          sha: before.sha,
+          why:
+            `${input.good.why}; ${input.good.ref}..${input.bad.ref} holds more than ${MAX_BISECT_COMMITS} first-parent commits, ` +
+            `so only the newest ${MAX_BISECT_COMMITS} are searched, from ${before.sha.slice(0, 12)}`,
+        };
+      }
       return newestFirst.slice(0, MAX_BISECT_COMMITS).reverse();
     },
     async workspaceAt(sha, signal) {

@@ -43,6 +43,11 @@ describe('gitBisectSource.commits reads the whole range, or refuses', () => {
       expect(commits.map((c) => c.sha)).toEqual(shas.slice(n - MAX_BISECT_COMMITS));
       expect(commits[0]!.subject).toMatch(/^c200 x{190}/);
       expect(commits.every((c) => c.subject.length <= 200)).toBe(true);
+      // The search starts where the kept commits do, and says why.
+      expect(src.good.sha).toBe(shas[n - MAX_BISECT_COMMITS - 1]);
+      expect(src.good.why).toMatch(
+        new RegExp(`^; good\\.\\.bad holds more than ${MAX_BISECT_COMMITS} first-parent commits, so only the newest`),
+      );
     },
   );
 
