@@ -56,10 +56,11 @@ export async function runBisect(input: BisectInput, deps: BisectDeps, signal?: A
   const start = now();
   const { source } = deps;
   const steps: BisectStep[] = [];
+  // The commits first: a range too long to search moves GOOD to where the searched commits start (git-bisect-source.ts).
+  const commits = await source.commits(signal);
   const base = { good: source.good, bad: { ref: source.bad.ref, sha: source.bad.sha }, steps };
   const finish = (r: Omit<BisectResult, 'good' | 'bad' | 'steps' | 'wallMs'>): BisectResult => ({ ...base, ...r, wallMs: now() - start });
 
-  const commits = await source.commits(signal);
   const expectedSteps = commits.length ? Math.ceil(Math.log2(commits.length)) : 0;
   const counts = { commitsInRange: commits.length, expectedSteps };
   if (!commits.length) {

@@ -302,7 +302,7 @@ export const command: Command = {
 
 /** A small file of a case folder as text, bounded (a FIFO or a device there never blocks or fills memory); `fallback` when unreadable. */
 async function readSmall<T extends string | null>(path: string, fallback: T, maxBytes = 1_000_000): Promise<string | T> {
-  return (await readBounded(path, { maxBytes }).catch(() => null))?.toString('utf8') ?? fallback;
+  return (await readBounded(path, { maxBytes, noFollow: true }).catch(() => null))?.toString('utf8') ?? fallback;
 }
 
 /** Each case's time in an earlier results file of the same folder; empty when there is none or it cannot be read. */

@@ -55,7 +55,10 @@ function render(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<st
     let content: string;
     try {
       // The script travels in a ConfigMap, which holds at most 1 MiB.
-      content = decodeUtf8(await readBounded(path, { maxBytes: 1_000_000, what: `--script '${v.script}'` }), `--script '${v.script}'`);
+      content = decodeUtf8(
+        await readBounded(path, { maxBytes: 1_000_000, what: `--script '${v.script}'`, noFollow: true }),
+        `--script '${v.script}'`,
+      );
     } catch (err) {
       throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
     }

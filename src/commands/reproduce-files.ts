@@ -5,11 +5,14 @@ import { ReadBoundedError, readBounded } from '../host/read-bounded.js';
 /** Largest issue file `repgen reproduce` reads; bigger is refused as a usage error. */
 export const MAX_ISSUE_FILE_BYTES = 50 * 1024 * 1024;
 
-/** Reads the issue file; every way it can be wrong (missing, a folder, a device or FIFO, too big, binary, not UTF-8) is a one-line UsageError. */
+/**
+ * Reads the issue file; every way it can be wrong (missing, a folder, a symbolic link, a device or FIFO, too big, binary,
+ * not UTF-8) is a one-line UsageError. A link is refused: what it points to may be a file only RepGen's uid can read.
+ */
 export async function readIssueFile(path: string, shown: string = path): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readBounded(path, { maxBytes: MAX_ISSUE_FILE_BYTES, what: `--issue '${shown}'` });
+    bytes = await readBounded(path, { maxBytes: MAX_ISSUE_FILE_BYTES, what: `--issue '${shown}'`, noFollow: true });
   } catch (err) {
     throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
   }

@@ -82,7 +82,7 @@ it; 2 on bad arguments, unreadable input or a missing interpreter.
 async function readTextFile(path: string, what: string, maxBytes: number, limitName: string): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = await readBounded(path, { maxBytes, what: `${what} '${path}'`, limitName });
+    bytes = await readBounded(path, { maxBytes, what: `${what} '${path}'`, limitName, noFollow: true });
   } catch (err) {
     throw err instanceof ReadBoundedError ? new UsageError(err.message) : err;
   }

@@ -69,6 +69,8 @@ export const EnvironmentConfig = z
   })
   .strict();
 export type EnvironmentConfig = z.infer<typeof EnvironmentConfig>;
+/** A key of repgen.yml's `environment:` as advice names it (`environment.packages`): only keys the schema accepts. */
+export type EnvironmentConfigKey = `environment.${keyof EnvironmentConfig}`;
 
 export const RepoConfig = z
   .object({

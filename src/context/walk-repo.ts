@@ -161,7 +161,8 @@ async function listWithGit(repoDir: string): Promise<string[] | null> {
       maxBytes: 256 * 1024 * 1024,
       timeoutMs: 120_000,
     });
-    return r.code === 0 ? r.stdout.split('\0').filter(Boolean) : null;
+    // A list cut at its start would begin with a fragment of a path: the walk without git then lists the files.
+    return r.code === 0 && !r.truncated ? r.stdout.split('\0').filter(Boolean) : null;
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import type { EnvironmentConfigKey } from '../config/repo-config.js';
 import { normaliseName } from './uv-lock.js';
 
 /**
@@ -12,7 +13,7 @@ export interface EnvImportFailure {
   /** Why it counts as the env's failure, for the comment. */
   why: string;
   /** The repgen.yml key that would fix it. */
-  configKey: 'environment.packages' | 'environment.build' | 'environment.project';
+  configKey: Extract<EnvironmentConfigKey, 'environment.packages' | 'environment.build'>;
 }
 
 export interface ImportContext {
@@ -79,7 +80,8 @@ export function readEnvImportFailure(stderr: string, ctx: ImportContext): EnvImp
     };
   }
   if (inProject)
-    return { module: err.module, why: `the project (${top}) does not import in the built environment`, configKey: 'environment.project' };
+    // The project's own module is missing (a src/ layout not installed): a build command installs it.
+    return { module: err.module, why: `the project (${top}) does not import in the built environment`, configKey: 'environment.build' };
   const declared = new Set([...ctx.declared, ...Object.keys(ctx.pins)].map(normaliseName));
   if (candidates(top, ctx).some((d) => declared.has(d))) {
     return {

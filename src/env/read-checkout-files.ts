@@ -2,6 +2,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readBounded } from '../host/read-bounded.js';
 import { DEPENDENCY_FILE, type RepoFiles } from './read-repo-deps.js';
+import { joinPath } from './read-requirement-files.js';
 
 /**
  * The adapter that reads a checkout for the spec: a listing of its paths (for the layout and the native
@@ -49,14 +50,32 @@ export async function readCheckoutFiles(dir: string, extraTexts: readonly string
     }
   };
   await walk('', 0);
-  const wanted = [...new Set([...paths.filter((p) => DEPENDENCY_FILE.test(p)), ...extraTexts.filter((p) => paths.includes(p))])];
+  const listed = new Set(paths);
   const texts = new Map<string, string>();
-  for (const p of wanted.slice(0, MAX_TEXTS)) {
+  const read = async (p: string): Promise<string | null> => {
+    if (texts.has(p)) return texts.get(p) ?? null;
+    if (texts.size >= MAX_TEXTS || !listed.has(p)) return null;
     const full = join(dir, p);
     const st = await lstat(full).catch(() => null);
-    if (!st?.isFile() || st.size > MAX_TEXT_BYTES) continue;
+    if (!st?.isFile() || st.size > MAX_TEXT_BYTES) return null;
     const bytes = await readBounded(full, { maxBytes: MAX_TEXT_BYTES }).catch(() => null);
-    if (bytes) texts.set(p, bytes.toString('utf8'));
+    if (!bytes) return null;
+    texts.set(p, bytes.toString('utf8'));
+    return texts.get(p) ?? null;
+  };
+  // The files repgen.yml names first, whatever their names (`ci/deps.txt`), and the files their `-r` lines include:
+  // DEPENDENCY_FILE only knows the usual names.
+  const queue = [...extraTexts];
+  for (let i = 0; i < queue.length && i < MAX_TEXTS; i++) {
+    const p = queue[i]!;
+    const text = await read(p);
+    if (text === null) continue;
+    const dirOf = p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '';
+    for (const m of text.matchAll(/^[ \t]*(?:-r|--requirement)(?:[ \t]+|=)(\S+)/gm)) {
+      const target = joinPath(dirOf, m[1] ?? '');
+      if (target !== null && !queue.includes(target)) queue.push(target);
+    }
   }
+  for (const p of paths) if (DEPENDENCY_FILE.test(p)) await read(p);
   return { paths, texts };
 }

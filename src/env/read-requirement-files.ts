@@ -16,31 +16,67 @@ export interface DeclaredRequirement {
   text: string;
 }
 
-const MAX_INCLUDE_DEPTH = 5;
+/** Deepest `-r` chain followed (a file that includes one that includes one…); deeper is an error, never a silent cut. */
+export const MAX_INCLUDE_DEPTH = 20;
+/** Most requirement lines read through one file and its includes; more is an error (no project declares that many). */
+export const MAX_REQUIREMENTS = 20_000;
 
-/** The requirements of `path` among `files` (path → text), `-r`/`--requirement` includes followed. */
-export function readRequirementsFile(path: string, files: ReadonlyMap<string, string>, seen = new Set<string>()): DeclaredRequirement[] {
-  const text = files.get(path);
-  if (text === undefined || seen.has(path) || seen.size > MAX_INCLUDE_DEPTH * 10) return [];
-  seen.add(path);
-  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+/** A requirement file (with its includes) past a ceiling: the env spec fails with this message, said in the outcome. */
+export class RequirementFilesError extends Error {
+  override name = 'RequirementFilesError';
+}
+
+interface Frame {
+  path: string;
+  dir: string;
+  lines: string[];
+  next: number;
+}
+
+/**
+ * The requirements of `path` among `files` (path → text), `-r`/`--requirement` includes followed in place, each
+ * file once. Iterative, with a ceiling on the include depth and on the requirements read: a chain of files holding
+ * 1.77 M lines overflowed the stack when each level was spread into its parent's list.
+ * @throws RequirementFilesError past {@link MAX_INCLUDE_DEPTH} or {@link MAX_REQUIREMENTS}.
+ */
+export function readRequirementsFile(path: string, files: ReadonlyMap<string, string>): DeclaredRequirement[] {
   const out: DeclaredRequirement[] = [];
-  // Continuation lines (`\` at the end) join before anything else, as pip reads them.
-  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-  lines.forEach((raw, i) => {
-    const line = raw.replace(/(^|\s)#.*$/, '').trim();
-    if (!line) return;
+  const seen = new Set<string>();
+  const stack: Frame[] = [];
+  const open = (p: string): void => {
+    const text = files.get(p);
+    if (text === undefined || seen.has(p)) return;
+    if (stack.length >= MAX_INCLUDE_DEPTH)
+      throw new RequirementFilesError(`${path}: its -r includes go deeper than ${MAX_INCLUDE_DEPTH} files (at ${p})`);
+    seen.add(p);
+    // Continuation lines (`\` at the end) join before anything else, as pip reads them.
+    const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
+    stack.push({ path: p, dir: p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '', lines, next: 0 });
+  };
+  open(path);
+  while (stack.length) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next >= frame.lines.length) {
+      stack.pop();
+      continue;
+    }
+    const i = frame.next++;
+    const line = (frame.lines[i] ?? '').replace(/(^|\s)#.*$/, '').trim();
+    if (!line) continue;
     const include = /^(?:-r|--requirement)(?:\s+|=)(\S+)$/.exec(line);
     if (include) {
-      const target = joinPath(dir, include[1] ?? '');
-      if (target !== null) out.push(...readRequirementsFile(target, files, seen));
-      return;
+      const target = joinPath(frame.dir, include[1] ?? '');
+      if (target !== null) open(target);
+      continue;
     }
     // Options (`-e .`, `--index-url`, `-c constraints.txt`, `--hash`), URLs and local paths are not index requirements.
-    if (/^-/.test(line) || /^[a-z+]+:\/\//i.test(line) || /^[./~]/.test(line) || /\.(whl|tar\.gz|zip)$/.test(line)) return;
+    if (/^-/.test(line) || /^[a-z+]+:\/\//i.test(line) || /^[./~]/.test(line) || /\.(whl|tar\.gz|zip)$/.test(line)) continue;
     const req = parseRequirement(line.replace(/\s+--hash=\S+/g, ''));
-    if (req) out.push({ req, where: `${path}:${i + 1}`, text: line });
-  });
+    if (!req) continue;
+    if (out.length >= MAX_REQUIREMENTS)
+      throw new RequirementFilesError(`${path}: more than ${MAX_REQUIREMENTS} requirements through its -r includes`);
+    out.push({ req, where: `${frame.path}:${i + 1}`, text: line });
+  }
   return out;
 }
 

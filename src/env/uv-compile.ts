@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { EnvironmentConfigKey } from '../config/repo-config.js';
 import { listAvailableVersions } from './index-versions.js';
 import { nearestVersion } from './pep440.js';
 import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from './types.js';
@@ -15,9 +16,10 @@ export type CompileResult =
   { ok: true; lock: string; via: Record<string, string[]>; substitutions: Substitution[] } | { ok: false; failure: EnvBuildFailure };
 
 /** The repgen.yml key a user changes to fix a failure of this kind. */
-export function configKeyFor(problem: UvProblem): string {
+export function configKeyFor(problem: UvProblem): EnvironmentConfigKey {
   if (problem.kind === 'python') return 'environment.python';
-  if (problem.kind === 'network') return 'environment.index_url';
+  // The schema's key: this advice once named an index_url key, which the schema rejects.
+  if (problem.kind === 'network') return 'environment.index';
   return 'environment.packages';
 }
 

@@ -4,8 +4,11 @@ import { SetupError } from '../errors.js';
 
 export interface GitResult {
   code: number;
+  /** The last `maxBytes` of stdout (see `truncated`). */
   stdout: string;
   stderr: string;
+  /** Stdout passed `maxBytes` and its start was dropped: a caller that parses the whole output must refuse it. */
+  truncated: boolean;
 }
 
 /**
@@ -27,7 +30,17 @@ const SAFE_SETTINGS: ReadonlyArray<readonly [string, string]> = [
   ['protocol.ext.allow', 'never'],
   ['protocol.file.allow', 'user'],
   ['uploadpack.packObjectsHook', ''],
+  // A submodule's git runs with its own config (`.git/modules/<name>/config`), which none of these reach: git
+  // clears GIT_CONFIG_COUNT for the child it starts there. So git must never go into a submodule (issue 38).
+  ['submodule.recurse', 'false'],
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no'],
 ];
+
+/** Subcommands that compare a work tree, and so would run git inside each checked-out submodule. */
+const WORK_TREE_DIFFS = new Set(['status', 'diff', 'diff-index', 'diff-files']);
 
 /** Keys a repository's config may set that name a command git would run: each is blanked (see repoCommandKeys). */
 const COMMAND_KEY = new RegExp(
@@ -77,7 +90,10 @@ export function gitEnv(extra: ReadonlyArray<readonly [string, string]> = []): No
  * Runs git in `cwd`; resolves with its exit code (a missing git binary is a SetupError). Every folder is treated
  * as one RepGen did not make (runGitUntrusted): a `--repo`, a bench mirror and a cache checkout alike.
  */
-export function runGit(args: string[], opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string }): Promise<GitResult> {
+export function runGit(
+  args: string[],
+  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
+): Promise<GitResult> {
   return runGitUntrusted(args, opts);
 }
 
@@ -93,7 +109,23 @@ export async function runGitUntrusted(
 ): Promise<GitResult> {
   const listed = await spawnGit(['config', '--list', '-z', '--includes'], opts, gitEnv());
   const keys = listed.code === 0 ? repoCommandKeys(listed.stdout) : [];
-  return spawnGit(args, opts, gitEnv(keys));
+  return spawnGit(withoutSubmodules(args), opts, gitEnv(keys));
+}
+
+/**
+ * `args` with `--ignore-submodules=all` after a subcommand that compares a work tree (status, diff…), unless it
+ * already says how to treat submodules. The setting `diff.ignoreSubmodules` alone is not enough: a repository's
+ * own `submodule.<name>.ignore` (in `.gitmodules` or its config) wins over it, only the option wins over both.
+ * A diff of two commits then leaves out submodule pointer changes, which name no file RepGen reads. Pure.
+ */
+export function withoutSubmodules(args: readonly string[]): string[] {
+  let i = 0;
+  // Global options before the subcommand: `-c key=value` and `-C dir` take a value.
+  while (i < args.length && args[i]!.startsWith('-')) i += args[i] === '-c' || args[i] === '-C' ? 2 : 1;
+  const sub = args[i];
+  if (sub === undefined || !WORK_TREE_DIFFS.has(sub)) return [...args];
+  if (args.some((a) => a.startsWith('--ignore-submodules'))) return [...args];
+  return [...args.slice(0, i + 1), '--ignore-submodules=all', ...args.slice(i + 1)];
 }
 
 /** The command-naming keys of `git config --list -z` output, each with the value that turns it off. Pure. */
@@ -133,10 +165,12 @@ function spawnGit(
     // The last `max` bytes of stdout, kept as chunks (a 100 MB file list must not be copied once per chunk).
     const chunks: Buffer[] = [];
     let size = 0;
+    let total = 0;
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
       chunks.push(d);
       size += d.length;
+      total += d.length;
       while (size - (chunks[0]?.length ?? 0) >= max && chunks.length > 1) size -= (chunks.shift() as Buffer).length;
     });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
@@ -146,7 +180,7 @@ function spawnGit(
     });
     child.on('close', (code) => {
       const all = Buffer.concat(chunks);
-      resolve({ code: code ?? 1, stdout: all.subarray(Math.max(0, all.length - max)).toString(), stderr });
+      resolve({ code: code ?? 1, stdout: all.subarray(Math.max(0, all.length - max)).toString(), stderr, truncated: total > max });
     });
   });
 }

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { lstat, open, stat } from 'node:fs/promises';
 import { RepgenError } from '../errors.js';
 
 /**
@@ -31,6 +31,12 @@ export interface ReadBoundedOptions {
   what?: string;
   /** Where the limit is set, added to the `too_big` message, e.g. `REPGEN_MAX_ISSUE_BYTES`. */
   limitName?: string;
+  /**
+   * Refuse a symbolic link (the path's last part) as `not_a_file`, for a file a person names: `--issue` linked to
+   * `/etc/shadow` was followed and its lines landed in evidence.json. Checked before opening and by the open itself
+   * (O_NOFOLLOW). @defaultValue false
+   */
+  noFollow?: boolean;
 }
 
 // O_NOCTTY: a terminal named as a file never becomes our controlling terminal.
@@ -39,6 +45,7 @@ const CHUNK = 64 * 1024;
 
 /** What a non-regular file is, in words. */
 function kindOf(st: Stats): string {
+  if (st.isSymbolicLink()) return 'a symbolic link (name the file itself)';
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a named pipe (FIFO)';
   if (st.isCharacterDevice()) return 'a character device';
@@ -65,6 +72,8 @@ function tooBig(what: string, o: ReadBoundedOptions, size: number | null): ReadB
 function failed(what: string, err: unknown): ReadBoundedError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOENT') return new ReadBoundedError(`${what} does not exist`, 'missing');
+  // O_NOFOLLOW on a link swapped in after the lstat.
+  if (code === 'ELOOP') return new ReadBoundedError(`${what} is a symbolic link (name the file itself), not a regular file`, 'not_a_file');
   const why =
     code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOTDIR' ? 'a parent is not a folder' : (code ?? String(err));
   return new ReadBoundedError(`cannot read ${what}: ${why}`, 'unreadable');
@@ -89,9 +98,9 @@ export async function readBounded(path: string, o: ReadBoundedOptions): Promise<
   const what = o.what ?? `'${path}'`;
   let fh;
   try {
-    const before = await stat(path);
+    const before = o.noFollow ? await lstat(path) : await stat(path);
     checkBefore(before, what, o);
-    fh = await open(path, FLAGS);
+    fh = await open(path, o.noFollow ? FLAGS | constants.O_NOFOLLOW : FLAGS);
     checkOpened(before, await fh.stat(), what, o);
   } catch (err) {
     await fh?.close();
@@ -121,9 +130,9 @@ export function readBoundedSync(path: string, o: ReadBoundedOptions): Buffer {
   const what = o.what ?? `'${path}'`;
   let fd: number | null = null;
   try {
-    const before = statSync(path);
+    const before = o.noFollow ? lstatSync(path) : statSync(path);
     checkBefore(before, what, o);
-    fd = openSync(path, FLAGS);
+    fd = openSync(path, o.noFollow ? FLAGS | constants.O_NOFOLLOW : FLAGS);
     checkOpened(before, fstatSync(fd), what, o);
     const chunks: Buffer[] = [];
     let total = 0;

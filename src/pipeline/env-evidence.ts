@@ -9,10 +9,11 @@ import { decisionNotes, decisionRecord, envFailureSummary, envNotes, envRecord, 
 export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEvidence {
   const o = evidence.outcome;
   if (stage.kind === 'none') {
-    // The base interpreter kept: which source each key version satisfied is still said.
-    if (!stage.decisions?.length) return evidence;
-    const environment = { ...o.environment, ...decisionRecord(stage) };
-    return { ...evidence, outcome: { ...o, environment, notes: [...(o.notes ?? []), ...decisionNotes(stage)] } };
+    // The base interpreter kept: which source each key version satisfied is still said, and why no env was built.
+    const notes = [...(o.notes ?? []), ...(stage.decisions?.length ? decisionNotes(stage) : []), ...(stage.note ? [stage.note] : [])];
+    if (notes.length === (o.notes ?? []).length) return evidence;
+    const environment = stage.decisions?.length ? { ...o.environment, ...decisionRecord(stage) } : o.environment;
+    return { ...evidence, outcome: { ...o, environment, notes } };
   }
   if (stage.kind === 'failed') {
     const env = {

@@ -101,7 +101,8 @@ export function envImportFailure(input: EnvImportInput): EnvImportVerdict | null
     const found: EnvImportFailure = read ?? {
       module: missing ?? m,
       why: missing ? `the project (${m}) imports ${missing}, which the environment lacks` : `the project (${m}) does not import`,
-      configKey: missing ? 'environment.packages' : 'environment.project',
+      // The project raises on import (torchvision's ops against another torch): versions the config pins fix it.
+      configKey: 'environment.packages',
     };
     const lead = 'The project does not import in this environment, so no run could show the bug';
     return { ...found, sentence: `${lead}: \`import ${m}\` fails: ${error} (${found.why}).${fix(found.configKey)}` };

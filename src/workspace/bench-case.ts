@@ -30,7 +30,8 @@ export async function prepareF2p(
   mirrors: string | null,
   opts: { issueText: string; cacheDir: string; python: string },
 ): Promise<{ buggy: PreparedWorkspace | null; fixed: { workspace: Workspace; sha: string } | null; fixRef: string }> {
-  const raw = (await readBounded(join(caseDir, 'case.json'), { maxBytes: 1_000_000 }).catch(() => null))?.toString('utf8') ?? null;
+  const raw =
+    (await readBounded(join(caseDir, 'case.json'), { maxBytes: 1_000_000, noFollow: true }).catch(() => null))?.toString('utf8') ?? null;
   let parsed: unknown;
   try {
     parsed = raw === null ? null : JSON.parse(raw);

@@ -220,7 +220,8 @@ export function gitTree(gitDir: string, rev: string): TreeReader {
     },
     async read(path) {
       const r = await runGit(['show', '--end-of-options', `${rev}:${path}`], { cwd: gitDir });
-      return r.code === 0 ? r.stdout : null;
+      // A file past the output limit would come back as its tail: read as missing instead.
+      return r.code === 0 && !r.truncated ? r.stdout : null;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,11 @@ const aFile = join(dir, 'a-file');
 writeFileSync(aFile, 'x');
 const empty = join(dir, 'empty.py');
 writeFileSync(empty, '  \n');
+// An issue file that is a link to a file only RepGen's uid can read (issue 38: /etc/shadow's lines reached evidence.json).
+const shadow = join(dir, 'shadow');
+writeFileSync(shadow, 'root:$6$hash:19000:0:99999:7:::\n', { mode: 0o600 });
+const linked = join(dir, 'linked-issue.md');
+symlinkSync(shadow, linked);
 const latin1 = join(dir, 'latin1.md');
 writeFileSync(latin1, Buffer.from('# caf\xe9\n```python\nimport torch\n```\nRuntimeError: x\n', 'latin1'));
 
@@ -72,6 +77,17 @@ const CASES: Array<[string, string[], RegExp]> = [
     /^repgen context: --issue '.*latin1\.md' is not valid UTF-8 text$/,
   ],
   ['run a non-UTF-8 issue', ['run', SCRIPT, '--issue', latin1], /is not valid UTF-8 text$/],
+  [
+    'reproduce --issue a symbolic link',
+    ['reproduce', '--issue', linked, '--llm', 'none', '--out', join(dir, 'o-link')],
+    /^repgen reproduce: --issue '.*linked-issue\.md' is a symbolic link \(name the file itself\), not a regular file$/,
+  ],
+  [
+    'context --issue a symbolic link',
+    ['context', '--repo', join(ROOT, 'fixtures/repos/tiny-classifier'), '--issue', linked],
+    /^repgen context: --issue '.*linked-issue\.md' is a symbolic link \(name the file itself\), not a regular file$/,
+  ],
+  ['run --issue a symbolic link', ['run', SCRIPT, '--issue', linked], /is a symbolic link \(name the file itself\), not a regular file$/],
 ];
 
 describe('bad CLI input: one line, exit 2, no pipeline work', () => {

@@ -157,7 +157,7 @@ describe('repgen reproduce', () => {
     for (const [path, msg] of [
       [h.fifo, /^repgen reproduce: --issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/],
       ['/dev/zero', /^repgen reproduce: --issue '\/dev\/zero' is a character device, not a regular file$/],
-      [h.zeroLink, /^repgen reproduce: --issue '.*zero\.md' is a character device, not a regular file$/],
+      [h.zeroLink, /^repgen reproduce: --issue '.*zero\.md' is a symbolic link \(name the file itself\), not a regular file$/],
       [h.sparse, /^repgen reproduce: --issue '.*sparse\.md' is 68719\.5 MB; the limit is 52\.4 MB$/],
       [h.folder, /^repgen reproduce: --issue '.*folder\.md' is a directory, not a regular file$/],
     ] as const) {

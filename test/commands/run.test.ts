@@ -147,7 +147,7 @@ describe('repgen run: bad input gets one clear message', () => {
     const script = 'fixtures/scripts/dl-unrelated.py';
     await rejects([h.fifo], UsageError, /^script '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/);
     await rejects(['/dev/zero'], UsageError, /^script '\/dev\/zero' is a character device, not a regular file$/);
-    await rejects([h.zeroLink], UsageError, /^script '.*zero\.md' is a character device, not a regular file$/);
+    await rejects([h.zeroLink], UsageError, /^script '.*zero\.md' is a symbolic link \(name the file itself\), not a regular file$/);
     await rejects([h.sparse], UsageError, /^script '.*sparse\.md' is 68719\.5 MB; the limit is 1\.0 MB \(REPGEN_MAX_SCRIPT_BYTES\)$/);
     await rejects([script, '--issue', '/dev/zero'], UsageError, /^issue '\/dev\/zero' is a character device, not a regular file$/);
     await rejects([script, '--issue', h.fifo], UsageError, /^issue '.*issue\.fifo' is a named pipe \(FIFO\), not a regular file$/);

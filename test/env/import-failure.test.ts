@@ -43,7 +43,7 @@ describe('readEnvImportFailure', () => {
 
   it('the project that does not import at all (a src/ layout not on sys.path) is the environment’s', () => {
     const err = tb(['/tmp/w/main.py'], "ModuleNotFoundError: No module named 'lightning'");
-    expect(readEnvImportFailure(err, ctx)).toMatchObject({ module: 'lightning', configKey: 'environment.project' });
+    expect(readEnvImportFailure(err, ctx)).toMatchObject({ module: 'lightning', configKey: 'environment.build' });
   });
 
   it('a missing module inside an installed package is the environment’s', () => {

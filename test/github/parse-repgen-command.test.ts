@@ -80,3 +80,41 @@ describe('a /repgen nobody can see (issue 25 item 6)', () => {
     expect(parseRepgenCommand('<!-- note -->\n/repgen')).toEqual({ kind: 'run', ref: null, llm: null, gpu: false });
   });
 });
+
+const RUN = { kind: 'run', ref: null, llm: null, gpu: false };
+
+describe('a /repgen GitHub renders as nothing, or only inside a collapsed <details>, is no command (issue 38)', () => {
+  it.each([
+    ['the destination of a bare link label', '[x]:\n/repgen'],
+    ['the same after a paragraph and a blank line', 'thanks\n\n[x]:\n/repgen'],
+    ['the destination, with a title', '[x]:\n/repgen "run it"'],
+    ['a title spanning lines, opened on the label line', '[x]: /url "\n/repgen\n"'],
+    ['a title spanning lines, opened on its own line', '[x]: /url\n"\n/repgen\n"'],
+    ['a title in parentheses after a destination on its own line', '[x]:\n/url\n(\n/repgen --gpu\n)'],
+    ['a second definition after a first', '[a]: /u\n[x]:\n/repgen'],
+    ['a <pre> block', '<pre>\n/repgen\n</pre>'],
+    ['a <pre> block with text on its first line', '<pre>log\n/repgen --gpu\n</pre>\n'],
+    ['a <script> block (GitHub drops it)', '<script>\n/repgen\n</script>'],
+    ['a <textarea> block', '<TEXTAREA>\n/repgen\n</textarea>'],
+    ['a collapsed <details>', '<details>\n<summary>logs</summary>\n\n/repgen\n\n</details>'],
+    ['a collapsed <details> on one line with its summary', '<details><summary>x</summary>\n/repgen\n</details>'],
+    ['nested <details>', '<details>\n<details>\n</details>\n/repgen\n</details>'],
+  ])('%s', (_name, body) => {
+    expect(parseRepgenCommand(body)).toBeNull();
+  });
+
+  it.each([
+    ['a bare label inside a paragraph (no definition can interrupt one)', 'some text\n[x]:\n/repgen', RUN],
+    ['a destination with words after it (no definition: the lines are a paragraph)', '[x]:\n/repgen --gpu', { ...RUN, gpu: true }],
+    ['the line after a whole definition', '[x]: /url\n/repgen', RUN],
+    ['the line after a definition with its title', '[x]: /url "t"\n/repgen', RUN],
+    ['a title broken by a blank line (no definition)', '[x]: /url "open\n\n/repgen', RUN],
+    ['after a <pre> closed on its own line', '<pre>x</pre>\n/repgen', RUN],
+    ['after a closed <pre> block', '<pre>\n/repgen cancel\n</pre>\n/repgen status', { kind: 'status' }],
+    ['an open <details>', '<details open>\n/repgen\n</details>', RUN],
+    ['after a closed <details>', '<details>\n/repgen cancel\n</details>\n/repgen status', { kind: 'status' }],
+    ['a <details> in inline code is text', 'wrap logs in `<details>`\n/repgen', RUN],
+  ])('still a command: %s', (_name, body, command) => {
+    expect(parseRepgenCommand(body)).toEqual(command);
+  });
+});

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitIdentity } from '../../src/context/index/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
-import { repoCommandKeys, runGit } from '../../src/host/git.js';
+import { gitEnv, repoCommandKeys, runGit, withoutSubmodules } from '../../src/host/git.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
@@ -91,5 +91,23 @@ describe('git on a folder RepGen did not make runs nothing from its config (issu
       ['filter.evil.required', 'false'],
       ['diff.evil.textconv', ''],
     ]);
+  });
+});
+
+describe('git never goes into a submodule (issue 38 item 2)', () => {
+  it('a work-tree diff gets --ignore-submodules=all after its subcommand; other commands and an explicit choice are left alone', () => {
+    expect(withoutSubmodules(['status', '--porcelain'])).toEqual(['status', '--ignore-submodules=all', '--porcelain']);
+    expect(withoutSubmodules(['-c', 'a.b=c', 'diff', 'HEAD'])).toEqual(['-c', 'a.b=c', 'diff', '--ignore-submodules=all', 'HEAD']);
+    expect(withoutSubmodules(['diff-index', 'HEAD'])).toEqual(['diff-index', '--ignore-submodules=all', 'HEAD']);
+    expect(withoutSubmodules(['log', '-1'])).toEqual(['log', '-1']);
+    expect(withoutSubmodules(['status', '--ignore-submodules=dirty'])).toEqual(['status', '--ignore-submodules=dirty']);
+  });
+
+  it('every git RepGen starts, the clone included, has recursion into submodules off on its command line', () => {
+    const env = gitEnv();
+    const settings = Object.fromEntries(
+      Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => [env[`GIT_CONFIG_KEY_${i}`], env[`GIT_CONFIG_VALUE_${i}`]]),
+    );
+    expect(settings).toMatchObject({ 'submodule.recurse': 'false', 'diff.ignoreSubmodules': 'all', 'fetch.recurseSubmodules': 'false' });
   });
 });

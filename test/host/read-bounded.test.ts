@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ReadBoundedError, readBounded, readBoundedSync } from '../../src/host/read-bounded.js';
@@ -74,5 +74,22 @@ describe.each(readers)('%s', (_name, read) => {
     expect((await refusal('/proc/self/status', 10)).message).toBe(
       "--issue '/proc/self/status' is longer than 10 bytes; the limit is 10 bytes (REPGEN_MAX_ISSUE_BYTES)",
     );
+  });
+
+  it('noFollow (a file a person names): a link to a regular file is refused before and at the open; a regular file is read', async () => {
+    const secret = join(dir, `secret-${_name}`);
+    writeFileSync(secret, 'root:$6$hash:19000:0:99999:7:::\n', { mode: 0o600 });
+    const link = join(dir, `issue-link-${_name}.md`);
+    symlinkSync(secret, link);
+    expect((await read(link, { maxBytes: 1000 })).toString()).toMatch(/^root:/);
+    const err = await read(link, { maxBytes: 1000, what: `--issue '${link}'`, noFollow: true }).then(
+      () => null,
+      (e: unknown) => e as ReadBoundedError,
+    );
+    expect([err?.reason, err?.message]).toEqual([
+      'not_a_file',
+      `--issue '${link}' is a symbolic link (name the file itself), not a regular file`,
+    ]);
+    expect((await read(paths.small, { maxBytes: 1000, noFollow: true })).toString('utf8')).toBe('héllo\n');
   });
 });

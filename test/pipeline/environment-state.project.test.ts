@@ -35,10 +35,10 @@ describe("an import the environment should make work is the environment's failur
 
   it("the project's own import failing (the probe) names the package, its error and the key that fixes it", () => {
     const found = envImportFailure(base({ probe: { importErrors: { keras: torchvision } } }));
-    expect(found).toMatchObject({ module: 'keras', configKey: 'environment.project' });
+    expect(found).toMatchObject({ module: 'keras', configKey: 'environment.packages' });
     expect(found?.sentence).toBe(
       'The project does not import in this environment, so no run could show the bug: `import keras` fails: ' +
-        `${torchvision} (the project (keras) does not import). Setting \`environment.project\` in .github/repgen.yml can fix it.`,
+        `${torchvision} (the project (keras) does not import). Setting \`environment.packages\` in .github/repgen.yml can fix it.`,
     );
     const missing = envImportFailure(base({ probe: { importErrors: { keras: "ModuleNotFoundError: No module named 'absl'" } } }));
     expect(missing).toMatchObject({ module: 'absl', configKey: 'environment.packages', why: expect.stringMatching(/declared dependency/) });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,10 @@ import { checkoutAt, gitRefLookup, gitTree } from '../../src/workspace/checkout.
 import { runGit } from '../../src/host/git.js';
 import { prepareWorkspace } from '../../src/workspace/prepare-workspace.js';
 import { hostileRepo, SECRETS, withSecrets } from './hostile-repo.js';
+import { hostileSubmoduleRepo } from './hostile-submodule-repo.js';
+import { runBenchCommand } from '../../src/commands/bench.js';
+import { localBisectSource } from '../../src/bisect/local-bisect-source.js';
+import { FakeExecutor } from '../fakes/fake-executor.js';
 
 const BIN = fileURLToPath(new URL('../../bin/repgen.js', import.meta.url));
 const SO046 = fileURLToPath(new URL('../../fixtures/bench/dl-bugs/so-046/issue.md', import.meta.url));
@@ -135,6 +139,137 @@ describe('hostile repository: git runs none of its programs', () => {
     expect(r.stderr + r.stdout).toMatch(/wrote .*evidence\.json/);
     expect(existsSync(join(cwd, 'PWNED'))).toBe(false);
     expect(repo.ran()).toEqual([]);
+  });
+});
+
+/**
+ * A checked-out submodule whose own config (`.git/modules/sub/config`) names a clean filter and an fsmonitor hook
+ * (issue 38, item 2): git clears RepGen's command-line settings for the git it starts inside a submodule, so the
+ * only safe git is one that never goes there. Each entry point that runs git on a checkout: 0 runs.
+ */
+describe('hostile submodule: git never goes into a submodule', () => {
+  it('the planted programs do run under a plain git status and diff, even with diff.ignoreSubmodules=all (the test would see a leak)', () => {
+    const repo = hostileSubmoduleRepo();
+    const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', ...SECRETS };
+    spawnSync('git', ['-c', 'diff.ignoreSubmodules=all', 'status'], { cwd: repo.dir, env });
+    spawnSync('git', ['-c', 'diff.ignoreSubmodules=all', 'diff', 'HEAD'], { cwd: repo.dir, env });
+    expect(repo.runs()).toBeGreaterThan(0);
+    expect(repo.leaked()).toContain(SECRETS.GITHUB_TOKEN);
+  });
+
+  it('gitIdentity (git status, git diff HEAD) and the file walk: 0 runs, and the change outside the submodule still counts', async () => {
+    const repo = hostileSubmoduleRepo();
+    const id = await withSecrets(() => gitIdentity(repo.dir));
+    expect(id).toMatch(/^git:[0-9a-f]{40}\+dirty:[0-9a-f]{16}$/);
+    writeFileSync(join(repo.dir, 'model.py'), 'x = 2\n');
+    expect(await gitIdentity(repo.dir)).not.toBe(id);
+    const walked = await withSecrets(() => walkRepo(repo.dir, { maxFileBytes: 1 << 20 }));
+    expect(walked.files.map((f) => f.path)).toContain('model.py');
+    expect(repo.runs()).toBe(0);
+  });
+
+  it('ref lookups, tree reads, a checkout at a commit and both bisection sources: 0 runs', async () => {
+    const repo = hostileSubmoduleRepo();
+    await withSecrets(async () => {
+      const head = await gitRefLookup(repo.dir).defaultHead();
+      expect(await gitTree(repo.dir, head.sha).read('model.py')).toContain('torch');
+      const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-co-'));
+      const co = await checkoutAt({ source: repo.dir, sha: head.sha, cacheDir, repo: 'o/hostile-sub' });
+      expect(readFileSync(join(co.dir, 'model.py'), 'utf8')).toContain('torch');
+      const bisect = gitBisectSource({
+        repoDir: repo.dir,
+        repo: 'o/hostile-sub',
+        good: { ref: 'main', sha: head.sha, why: '' },
+        bad: { ref: 'main', sha: head.sha },
+        cacheDir,
+      });
+      await bisect.commits();
+      await bisect.changedFiles(head.sha);
+      await localBisectSource({
+        repoDir: repo.dir,
+        repo: 'o/hostile-sub',
+        good: head.sha,
+        issueText: 'it fails',
+        packages: [],
+        bad: { ref: 'main', sha: head.sha },
+        cacheDir,
+      });
+    });
+    expect(repo.runs()).toBe(0);
+  });
+
+  it('reproduce --repo on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout): 0 runs', async () => {
+    const repo = hostileSubmoduleRepo();
+    await withSecrets(async () => {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-co-'));
+      const prepared = await prepareWorkspace({ repoDir: repo.dir, issueText: 'it fails', cacheDir });
+      expect(prepared.workspace.hostPath).toBe(repo.dir);
+      const action = await prepareCheckout({
+        workspace: repo.dir,
+        repository: 'o/hostile-sub',
+        ref: null,
+        cloneUrl: repo.dir,
+        defaultBranch: 'main',
+        token: SECRETS.GITHUB_TOKEN,
+        issueText: 'it fails',
+        scratch: cacheDir,
+      });
+      expect(action.sha).toMatch(/^[0-9a-f]{40}$/);
+    });
+    expect(repo.runs()).toBe(0);
+  });
+
+  it('repgen bench on a case whose repo/ is the work tree (context, env, checkout): 0 runs', { timeout: 240_000 }, async () => {
+    const repo = hostileSubmoduleRepo();
+    const root = mkdtempSync(join(tmpdir(), 'repgen-bench-sub-'));
+    mkdirSync(join(root, 'cases', 'c1'), { recursive: true });
+    writeFileSync(join(root, 'cases', 'c1', 'issue.md'), readFileSync(SO046, 'utf8'));
+    renameSync(repo.dir, join(root, 'cases', 'c1', 'repo'));
+    const err: string[] = [];
+    const code = await withSecrets(() =>
+      runBenchCommand(
+        ['cases', '--llm', 'none', '--out', 'results/bench.md', '--concurrency', '1'],
+        {
+          cwd: root,
+          env: {
+            REPGEN_PYLINT: '0',
+            REPGEN_CONFIRM_RUNS: '1',
+            REPGEN_CHECKOUT_CACHE_DIR: join(root, 'checkouts'),
+            REPGEN_CONTEXT_CACHE_DIR: join(root, 'context'),
+            REPGEN_PROBE_CACHE_DIR: 'off',
+          },
+          stdout: () => undefined,
+          stderr: (t) => void err.push(t),
+        },
+        { executor: new FakeExecutor(() => ({ exitCode: 1, stderr: 'RuntimeError: boom' })) },
+      ),
+    );
+    expect(code, err.join('')).toBe(0);
+    expect(err.join('')).toMatch(/c1 .*1\/1 done/);
+    expect(repo.runs()).toBe(0);
+  });
+
+  it('repgen reproduce --repo, the real binary, with secrets in its environment: 0 runs', () => {
+    const repo = hostileSubmoduleRepo();
+    const cwd = mkdtempSync(join(tmpdir(), 'repgen-hostile-sub-cwd-'));
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'reproduce', '--issue', SO046, '--repo', repo.dir, '--out', join(cwd, 'o'), '--llm', 'none'],
+      {
+        cwd,
+        env: {
+          ...process.env,
+          ...SECRETS,
+          REPGEN_CHECKOUT_CACHE_DIR: join(cwd, 'checkouts'),
+          REPGEN_CONTEXT_CACHE_DIR: join(cwd, 'context'),
+          REPGEN_PROBE_CACHE_DIR: 'off',
+        },
+        encoding: 'utf8',
+        timeout: 240_000,
+      },
+    );
+    expect(r.stderr + r.stdout).toMatch(/wrote .*evidence\.json/);
+    expect(repo.runs()).toBe(0);
   });
 });
 

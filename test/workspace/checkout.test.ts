@@ -115,6 +115,14 @@ describe('projectPackages', () => {
     expect((await projectPackages(diskTree(repo))).sort()).toEqual(['toy-lib', 'toylib']);
     expect((await projectPackages(gitTree(repo, first))).sort()).toEqual(['toy-lib', 'toylib']);
   });
+
+  it("a committed file past git's output limit reads as missing, never as its tail (issue 38)", async () => {
+    const big = join(root, 'big-file-repo');
+    const { second: head } = await makeToyRepo(big, {
+      'setup.py': `# ${'x'.repeat(1_100_000)}\nfrom setuptools import setup\nsetup(name='tail-only')\n`,
+    });
+    expect(await gitTree(big, head).read('setup.py')).toBeNull();
+  });
 });
 
 describe('checkoutAt permissions', () => {

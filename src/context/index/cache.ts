@@ -32,7 +32,7 @@ export async function gitIdentity(repoDir: string): Promise<string | null> {
       git(['rev-parse', 'HEAD'], 4096),
       git(['status', '--porcelain', '--untracked-files=all'], 64 << 20),
     ]);
-    if (head.code !== 0 || st.code !== 0) return null;
+    if (head.code !== 0 || st.code !== 0 || st.truncated) return null;
     const status = st.stdout;
     if (!status.trim()) return `git:${head.stdout.trim()}`;
     const d = await git(['diff', '--no-ext-diff', '--no-textconv', 'HEAD'], 256 << 20);

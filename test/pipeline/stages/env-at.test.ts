@@ -105,4 +105,14 @@ describe('envExecutorAt (each bisection step in its commit’s own environment)'
     expect('skip' in r && r.skip).toContain('`environment.packages`');
     expect(inner.requests).toEqual([]);
   });
+
+  it('a commit whose env spec cannot be worked out runs on the executor without an env, and its step says why (issue 38)', async () => {
+    const inner = new FakeExecutor(() => ({ stdout: 'ok\n' }));
+    const p = { ...ports(), specFor: async () => Promise.reject(new Error('requirements.txt: more than 20000 requirements')) };
+    const r = await envExecutorAt(ISSUE, p, inner)(ws('/co/huge'));
+    expect(r).toEqual({
+      executor: inner,
+      env: "the project's environment could not be worked out (requirements.txt: more than 20000 requirements); the runs used the base interpreter.",
+    });
+  });
 });

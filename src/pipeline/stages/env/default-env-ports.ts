@@ -76,7 +76,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
         base ??= baseInterpreter(settings.basePython);
         const b = await base;
         const report = `${issue.title}\n\n${issue.body}`;
-        const repoFiles = repoDir ? await readCheckoutFiles(repoDir) : null;
+        // repgen.yml's `environment.requirements` are read by the names it gives, whatever they are (`ci/deps.txt`).
+        const repoFiles = repoDir ? await readCheckoutFiles(repoDir, settings.repoEnvironment?.requirements ?? []) : null;
         const commitDate = repoDir ? await commitDateOf(repoDir, signal) : null;
         const spec = await resolveEnvSpec(
           {
@@ -92,8 +93,9 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           },
           { releaseDates },
         ).catch((err: unknown) => {
-          log.warn({ err }, 'environment spec failed; runs use the base interpreter');
-          return null;
+          // The message itself: an Error's own fields are not enumerable, so `{ err }` was logged as `{"err":{}}`.
+          log.warn({ error: err instanceof Error ? err.message : String(err) }, 'environment spec failed; runs use the base interpreter');
+          throw err;
         });
         if (!spec) return null;
         const era = commitDate ? await frameworkEra(spec, commitDate, releaseDates) : null;

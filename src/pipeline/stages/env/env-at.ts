@@ -36,7 +36,8 @@ export function envExecutorAt(
     const stage = await prepareEnv({ issue, repoDir: workspace.hostPath, checkout: workspace.hostPath }, ports, () => undefined, sig);
     switch (stage.kind) {
       case 'none':
-        return { executor: inner, env: null };
+        // A spec that could not be worked out runs on the base interpreter, as the job's own runs do: the step says so.
+        return { executor: inner, env: stage.note ? stage.note.replace(/^Environment: /, '').slice(0, 300) : null };
       case 'built':
         return {
           executor: envExecutor(inner, stage),

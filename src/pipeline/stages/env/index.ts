@@ -30,7 +30,8 @@ export interface EnvPorts {
 }
 
 export type EnvStageResult =
-  | { kind: 'none'; decisions?: VersionDecision[] }
+  /** `note`: why there is no env when one was wanted (the spec could not be worked out), said in the outcome. */
+  | { kind: 'none'; decisions?: VersionDecision[]; note?: string }
   | {
       kind: 'built';
       spec: EnvSpec;
@@ -50,7 +51,18 @@ export async function prepareEnv(
   progress: ProgressFn,
   signal: AbortSignal,
 ): Promise<EnvStageResult> {
-  const spec = await ports.specFor({ issue: input.issue, repoDir: input.repoDir }, signal);
+  let spec: Awaited<ReturnType<EnvPorts['specFor']>>;
+  try {
+    spec = await ports.specFor({ issue: input.issue, repoDir: input.repoDir }, signal);
+  } catch (err) {
+    // Never silent: the runs go on with the base interpreter, and the outcome says why there is no env.
+    signal.throwIfAborted();
+    const message = (err instanceof Error ? err.message : String(err)).split('\n')[0]?.slice(0, 300) ?? '';
+    return {
+      kind: 'none',
+      note: `Environment: the project's environment could not be worked out (${message}); the runs used the base interpreter.`,
+    };
+  }
   if (!spec) return { kind: 'none' };
   if ('keep' in spec) return { kind: 'none', decisions: spec.decisions };
   const count = spec.requirements.length;
