@@ -347,6 +347,15 @@ export function readReport(markdown: string): ReportReading {
   if (expected.length === 0) expected.push(...expectationSymptoms(expectations));
   const codeBlocks: CodeBlock[] = blocks.filter((b) => b.kind === 'code' || b.kind === 'other').map(({ lang, code }) => ({ lang, code }));
   const outputText = [pasted, ...errorLines.filter((l) => !pasted.includes(l))].filter((s) => s.trim() !== '').join('\n');
+  const mentions = [
+    ...new Set(
+      [
+        ...`${title}\n${prose}`
+          .slice(0, 200_000)
+          .matchAll(/\b(?:since|with|in|after|from|on|version|release|v)\s+v?(\d+\.\d+(?:\.\d+)+)\b/gi),
+      ].map((m) => m[1] ?? ''),
+    ),
+  ].slice(0, 8);
   const frames = tracebacks.length ? tracebacks.flatMap((tb) => tb.frames) : framesIn(`${pasted}\n${prose}`);
   return {
     title,
@@ -361,5 +370,6 @@ export function readReport(markdown: string): ReportReading {
     expectations,
     lastOutputLine: (outputLines.at(-1) ?? '').trim(),
     ...(frames.length ? { frames: frames.slice(-40) } : {}),
+    ...(mentions.length ? { versionMentions: mentions } : {}),
   };
 }

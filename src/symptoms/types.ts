@@ -202,6 +202,8 @@ export const ReportReading = z.object({
    * reported class through the same function of the project matches a report whose message was cut (issue 40).
    */
   frames: z.array(Frame).optional(),
+  /** Versions the prose gives without naming the package ("started appearing with 1.0.7"): never asked for again. */
+  versionMentions: z.array(z.string()).optional(),
   /** The last line of the reported output (the benchmark's `expected_last_line`); '' when none was pasted. */
   lastOutputLine: z.string().optional(),
 });
