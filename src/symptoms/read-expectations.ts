@@ -227,17 +227,19 @@ function warningLines(lines: string[], out: Expectation[]): void {
  * `introduced`: the report presents the block as what it got ("I get:"), so its first message line counts whatever its words.
  */
 function classlessMessages(lines: string[], out: Expectation[], introduced = false): void {
-  let excerpt = false;
+  // The indentation of the `File "…", line N` line whose source excerpt follows (deeper lines), or -1 outside one.
+  let excerpt = -1;
   let taken = false;
   for (const raw of lines) {
     const line = raw.replace(/^\s*>\s?/, '').slice(0, MAX_SCAN_LINE);
     const t = line.trim();
+    const indent = line.length - line.trimStart().length;
     if (/^(?:File |Traceback )/.test(t)) {
-      excerpt = /^File /.test(t);
+      excerpt = /^File /.test(t) ? indent : -1;
       continue;
     }
-    if (excerpt && (/^\s/.test(line) || t === '')) continue;
-    excerpt = false;
+    if (excerpt >= 0 && (t === '' || indent > excerpt)) continue;
+    excerpt = -1;
     if (t.length < 20 || CODE_START.test(t) || /^\w*(?:Error|Exception|Warning)\b/.test(t) || /<-{2,}\s*HERE/.test(t)) continue;
     if (t.split(/\s+/).length < 5) continue;
     const wordy = t.split(/\s+/).filter((w) => /^[A-Za-z][\w'’-]*[.,:;]?$/.test(w)).length >= 0.6 * t.split(/\s+/).length;
