@@ -136,9 +136,14 @@ export function matchStated(
       if (!best) best = c;
       continue;
     }
-    // The sentence names the call (`torch.jit.script` for "script-able"): a frame of the run must be in it.
+    // The sentence names the call (`torch.jit.script` for "script-able"): a frame of the run must be in it. One that
+    // names none ("should still work") is held to the project: the exception must pass through its code, so a
+    // script's misuse of some other library is not the report's expectation failing.
     const call = s.raisedIn ? new RegExp(s.raisedIn) : null;
-    const inCall = call ? reading.traceback.frames.some((f) => call.test(f.code ?? '') || call.test(`${f.function}(`)) : true;
+    const roots = (opts.projectRoots ?? []).filter((r) => r.length > 1).map((r) => `${r.replace(/\/+$/, '')}/`);
+    const inCall = call
+      ? reading.traceback.frames.some((f) => call.test(f.code ?? '') || call.test(`${f.function}(`))
+      : reading.traceback.frames.some((f) => roots.some((r) => f.file.startsWith(r)));
     const c: Scored = inCall
       ? {
           verdict: 'reproduced',
