@@ -78,6 +78,10 @@ export function matchStated(
   const works = report.expected.filter((s): s is Symptom & { raisedIn: string } => s.raisedIn !== undefined);
   if (!quoted.length && !works.length) return null;
   const e = reading.exception;
+  // A report that also shows printed values or metrics (torchmetrics-2014: `# tensor(nan)` and "both ways should work")
+  // is judged by those when the run does not raise.
+  const others = report.expected.some((s) => s.quoted === undefined && s.raisedIn === undefined);
+  if ((!e || !reading.traceback) && others) return null;
   if (!e || !reading.traceback) {
     const what = quoted.length
       ? `the report quotes "${clip(quoted[0]?.quoted ?? '', 120)}"`

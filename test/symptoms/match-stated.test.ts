@@ -241,3 +241,23 @@ describe('"should work" is an expectation (item 2)', () => {
     expect(matchRun(acc, readRun(raised), { output: raised }).verdict).toBe('partial');
   });
 });
+
+describe('"should work" beside printed values (torchmetrics)', () => {
+  it('a run that does not raise is judged by the printed values, not refused for raising nothing', () => {
+    const md = [
+      '# compute differs after update with a list',
+      '```python',
+      'import torch, torchmetrics',
+      'metric = torchmetrics.MeanSquaredError()',
+      'metric.update(torch.tensor([1.0]), torch.tensor([1.0]))',
+      'print(metric.compute())  # tensor(nan)',
+      '```',
+      'Both ways of updating the metric should work.',
+    ].join('\n');
+    const report = readReport(md);
+    expect(report.expected.some((s) => s.raisedIn !== undefined)).toBe(true);
+    const out = 'tensor(nan)\n';
+    const m = matchRun(report, readRun(out), { output: out });
+    expect(m.reasons.join(' ')).not.toMatch(/raised no exception/);
+  });
+});
