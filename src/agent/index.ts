@@ -4,6 +4,7 @@ import type { LlmClient, LlmUsage } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
+import { hasEvidence } from '../report/assess-evidence.js';
 import { type CandidateRun } from './run-candidate.js';
 import { runTier0 } from './run-tier0.js';
 import type { StaticChecker } from './static-checker.js';
@@ -111,12 +112,13 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
     const pattern = t0.attempts.find((a) => a.outcome === 'pattern_reproduced');
     if (pattern) return { status: 'not_reproduced', reason: pattern.feedback, tier: 0, attempts, final, usage: none };
   }
-  // Nothing in the report a run could be held to (no error, output, metric or stated expectation): every tier-1 run
-  // would end "not reproduced" whatever the model writes. The outcome asks the reporter for the symptom instead.
-  if (input.report.reading.expected.length === 0) {
+  // Nothing in the report a run could start from or be held to (no code, no output, no stated expectation): the
+  // outcome asks the reporter instead. Any one of them starts tier 1 (issue 40): the model's oracle, checked against
+  // the report's words, can hold a run to a sentence the deterministic reader could not.
+  if (!hasEvidence(input.report)) {
     return {
       status: 'skipped',
-      reason: 'the report shows no error, output or stated expectation that a run could be checked against',
+      reason: 'the report shows no code, output or stated expectation that a run could start from or be checked against',
       tier: attempts.length ? 0 : null,
       attempts,
       final,

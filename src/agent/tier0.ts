@@ -1,7 +1,7 @@
 import { completeCode, type Candidate, type Missing } from '../complete/index.js';
 import { substituteMissingModules } from '../complete/substitute-modules.js';
 import type { Symptom } from '../symptoms/types.js';
-import { RANDOM_WEIGHTS_EDIT, randomWeights, weightsIrrelevant } from './offline-weights.js';
+import { RANDOM_WEIGHTS_EDIT, SYNTHETIC_DATA_EDIT, randomWeights, syntheticDownloads, weightsIrrelevant } from './offline-weights.js';
 import type { StaticChecker, StaticReport } from './static-checker.js';
 
 /** One recorded edit of tier 0: what was changed in the reporter's code and why. */
@@ -116,9 +116,16 @@ export function mapWeightsOffline(
   expected: readonly Pick<Symptom, 'kind' | 'category' | 'evidence'>[],
 ): CompletedSnippet | null {
   if (!weightsIrrelevant(expected)) return null;
-  const mapped = mapScripts(snippet, (s) => randomWeights(s) ?? s);
-  if (mapped.script === snippet.script && mapped.candidates.every((k, i) => k.script === snippet.candidates[i]?.script)) return null;
-  return { ...mapped, edits: [...snippet.edits, { action: 'substitute', detail: RANDOM_WEIGHTS_EDIT }] };
+  const changed = (m: CompletedSnippet) =>
+    m.script !== snippet.script || m.candidates.some((k, i) => k.script !== snippet.candidates[i]?.script);
+  const weights = mapScripts(snippet, (s) => randomWeights(s) ?? s);
+  const edits = [...snippet.edits];
+  if (changed(weights)) edits.push({ action: 'substitute', detail: RANDOM_WEIGHTS_EDIT });
+  const data = mapScripts(weights, (s) => syntheticDownloads(s) ?? s);
+  if (data.script !== weights.script || data.candidates.some((k, i) => k.script !== weights.candidates[i]?.script))
+    edits.push({ action: 'substitute', detail: SYNTHETIC_DATA_EDIT });
+  if (!changed(data)) return null;
+  return { ...data, edits };
 }
 
 /**

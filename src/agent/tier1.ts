@@ -115,7 +115,8 @@ function renderReport(r: ReportResult): string {
 function renderOracleSection(r: ReportResult): string {
   const exps = behaviouralExpectations(r.reading);
   if (exps.length) return renderOracle(exps);
-  return (r.reading.expectations ?? []).length
+  // The report's sentences read only so that an assertion may cite them (`stated`) are no expectation of a crash report.
+  return (r.reading.expectations ?? []).some((e) => e.kind !== 'stated')
     ? '(none to assert: the report shows a crash; reproduce that crash)'
     : '(none stated in the report)';
 }

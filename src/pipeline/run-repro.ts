@@ -26,7 +26,7 @@ import {
   type ReproPlan,
 } from '../plan/index.js';
 import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
-import { runReport, type ReportResult } from '../report/index.js';
+import { hasEvidence, runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
 import { runContextStage } from './stages/context/index.js';
@@ -192,9 +192,9 @@ async function runStages(
     `${report.facts.pythonBlocks.length} Python block(s), ${report.reading.expected.length} expected symptom(s)${report.facts.truncated ? ', issue cut' : ''}`,
   );
   checkAbort(signal);
-  // Nothing to check a run against and no code to run: only the reporter can help. With code, it runs (its output is
-  // evidence, and a model may state the report's prose expectation as an assertion).
-  if (!report.reading.expected.length && !report.facts.pythonBlocks.length) return finish(null);
+  // No code, no output and no stated expectation: only the reporter can help. With any of them it goes on (code runs,
+  // and a model may write a script held to the output or state the report's prose expectation as an assertion).
+  if (!hasEvidence(report)) return finish(null);
 
   // 3 plan (tier 0's completion runs here: the plan needs the completed code's imports)
   await deps.progress('plan', 'probing the environment and planning');

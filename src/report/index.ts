@@ -5,11 +5,14 @@ import type { Prompt } from '../prompts/load-prompts.js';
 import { readReport } from '../symptoms/index.js';
 import { extractFacts } from './extract-facts.js';
 import { deterministicBugReport, restructureWithLlm } from './restructure.js';
+import { modelOracles } from './verify-model-oracles.js';
 import type { IssueInput, ReportResult } from './types.js';
 
 export * from './types.js';
 export { extractFacts } from './extract-facts.js';
 export { deterministicBugReport, statedExpectation } from './restructure.js';
+export { assessEvidence, hasEvidence, type ReportEvidence } from './assess-evidence.js';
+export { modelOracles, verifiedSpans } from './verify-model-oracles.js';
 
 export interface ReportSettings {
   /** Characters of the issue read; the rest is cut (and the cut is said). @defaultValue 200000 */
@@ -76,6 +79,16 @@ export async function runReport(
   if (restructured.note) {
     notes.push(restructured.note);
     deps.log.warn({ note: restructured.note }, 'report restructuring fell back to the deterministic report');
+  }
+  // The deterministic reader found no symptom: the model's observed / expected, where they quote the report, are the oracle.
+  const fromModel = restructured.note ? null : modelOracles(restructured.bug, markdown, reading);
+  if (fromModel?.symptoms.length) {
+    reading.expected.push(...fromModel.symptoms);
+    reading.expectations = [...(reading.expectations ?? []), ...fromModel.expectations];
+    notes.push(
+      `the report's symptom is read from the model's restructured report, checked against the report's words: ` +
+        fromModel.spans.map((s) => `"${s.length > 160 ? `${s.slice(0, 157)}…` : s}"`).join('; '),
+    );
   }
   return { reading, facts, bug: restructured.bug, notes, usage: restructured.usage };
 }

@@ -18,10 +18,43 @@ const ORACLE_KINDS = new Set(['value', 'printed', 'raises', 'warns']);
  * no crash (no traceback, no exception but the reporter's own failing assert). Empty for a crash report.
  */
 export function behaviouralExpectations(report: Pick<ReportReading, 'expectations' | 'tracebacks' | 'expected'>): ReportExpectation[] {
-  if (report.tracebacks.length > 0) return [];
-  if (report.expected.some((s) => s.exception && s.exception.type !== 'AssertionError')) return [];
+  if (!isBehavioural(report)) return [];
   return (report.expectations ?? []).filter((e) => ORACLE_KINDS.has(e.kind));
 }
+
+/** Kinds an assertion may cite though the prompt does not list them: the report's own sentences and quoted messages. */
+const CITABLE_KINDS = new Set(['message', 'stated', 'should_work', 'no_error']);
+
+function isBehavioural(report: Pick<ReportReading, 'tracebacks' | 'expected'>): boolean {
+  if (report.tracebacks.length > 0) return false;
+  return !report.expected.some((s) => s.exception && s.exception.type !== 'AssertionError');
+}
+
+/**
+ * The report's sentences an assertion may cite besides its stated values (issue 40 item 4): what it quotes as the
+ * message it got, and what it says in words should happen. An assertion that is the report's own sentence is backed.
+ */
+export function citableExpectations(report: Pick<ReportReading, 'expectations' | 'tracebacks' | 'expected'>): ReportExpectation[] {
+  if (!isBehavioural(report)) return [];
+  return (report.expectations ?? []).filter((e) => CITABLE_KINDS.has(e.kind));
+}
+
+/** Lower case, letters and digits only, single spaces. */
+const normalised = (t: string): string =>
+  ` ${t
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
+
+/** The text of a string literal (`'right side'` → right side), or null when the literal is no string. */
+function stringOf(literal: string): string | null {
+  const m = /^[rbuf]?(["'])(.*)\1$/s.exec(literal.trim());
+  return m?.[2] !== undefined && /[A-Za-z]/.test(m[2]) ? m[2] : null;
+}
+
+/** A sentence accepts either mechanism: "fail or at least warn", "an error or a warning". */
+const EITHER = /\bwarn/i;
+const FAILS = /\b(?:fail|error|raise|throw|exception|reject)/i;
 
 const NUM = /(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?(?![\w])/gi;
 
@@ -75,7 +108,15 @@ function states(literal: string, source: string): boolean {
   return word.length >= 3 && source.toLowerCase().includes(word.toLowerCase());
 }
 
-export type OracleStatement = { ok: true; expectation: ReportExpectation; reportObserved?: string } | { ok: false; reason: string };
+export type OracleStatement =
+  | {
+      ok: true;
+      expectation: ReportExpectation;
+      reportObserved?: string;
+      /** The sentence cited accepts more than the assertion does (a warning or an error; the assertion, one of them). */
+      narrower?: string;
+    }
+  | { ok: false; reason: string };
 
 function stated(e: ReportExpectation): string {
   const v = e.kind === 'printed' ? e.observed : e.expected;
@@ -90,21 +131,51 @@ const GENERIC_CLASSES = new Set(['Exception', 'BaseException', 'Warning', 'UserW
  * report gives as expected or shows printed, never only the value the reporter saw; a raise or warning assertion
  * needs a report that says it should raise or warn (of a compatible class). Pure.
  */
-export function stateOracle(o: OracleAssertion, expectations: readonly ReportExpectation[]): OracleStatement {
+export function stateOracle(
+  o: OracleAssertion,
+  expectations: readonly ReportExpectation[],
+  citable: readonly ReportExpectation[] = [],
+): OracleStatement {
   const values = expectations.filter((e) => e.kind === 'value' || e.kind === 'printed');
   if (o.form === 'raises' || o.form === 'warns') {
-    const want = expectations.filter((e) => e.kind === o.form || (o.form === 'warns' && e.kind === 'raises' && /warn/i.test(e.quote)));
+    // "fail or at least warn": a sentence that accepts both backs either assertion.
+    const want = [...expectations, ...citable.filter((e) => e.kind === 'stated')].filter(
+      (e) =>
+        e.kind === o.form ||
+        (o.form === 'warns' && (e.kind === 'raises' || e.kind === 'stated') && EITHER.test(e.quote)) ||
+        (o.form === 'raises' &&
+          (e.kind === 'warns' || e.kind === 'stated') &&
+          FAILS.test(e.quote) &&
+          /\bshould|\bexpect|instead/i.test(e.quote)),
+    );
     if (!want.length)
       return {
         ok: false,
         reason: `the script asserts that the call ${o.form === 'raises' ? 'raises' : 'warns'}, which the report never says it should`,
       };
     const cls = o.expected.split('.').pop() ?? o.expected;
-    const named = want.find((e) => !e.expected || e.expected === cls || GENERIC_CLASSES.has(cls));
+    const named = want.find((e) => !e.expected || e.expected === cls || GENERIC_CLASSES.has(cls) || e.kind !== o.form);
     if (!named) return { ok: false, reason: `the script expects ${cls}; the report expects ${want.map((e) => e.expected).join(' or ')}` };
-    return { ok: true, expectation: named };
+    const both = EITHER.test(named.quote) && FAILS.test(named.quote);
+    const narrower =
+      both && !o.either
+        ? `\`${clip(o.text, 120)}\` accepts only ${o.form === 'warns' ? 'a warning' : 'an exception'}, but the sentence it cites ` +
+          `accepts an exception or a warning ("${clip(named.quote, 160)}"): a fix may do the other. Assert either ` +
+          `(catch the exception and record warnings, then \`assert raised or len(w) > 0\`)`
+        : undefined;
+    return { ok: true, expectation: named, ...(narrower ? { narrower } : {}) };
   }
-  if (o.op === '!=' || o.op === 'is not')
+  const text = stringOf(o.expected);
+  if (o.op === '!=' || o.op === 'is not' || o.op === 'not in') {
+    // The words the report says it got (the bug) must be gone: `assert "left side" not in str(e)` is its own sentence.
+    const said = text
+      ? [...expectations, ...citable].find((e) =>
+          normalised(`${e.observed ?? ''} ${e.kind === 'message' ? e.quote : ''}`).includes(normalised(text)),
+        )
+      : undefined;
+    if (said && normalised(text ?? '').trim().length >= 3) return { ok: true, expectation: said };
+  }
+  if (o.op === '!=' || o.op === 'is not' || o.op === 'not in')
     return {
       ok: false,
       reason: `\`${clip(o.text, 160)}\` says what ${o.actual} must not be; assert the value the report expects instead`,
@@ -120,6 +191,14 @@ export function stateOracle(o: OracleAssertion, expectations: readonly ReportExp
     };
   const printed = values.find((e) => e.kind === 'printed' && e.observed !== undefined && states(o.expected, e.observed));
   if (printed) return { ok: true, expectation: printed };
+  // The report's own sentence: a string the assertion expects that the report writes, or numbers of a sentence that
+  // says what should happen in words ("the prediction is far from 110": an assertion near 110).
+  const own = [...expectations, ...citable].find((e) =>
+    text
+      ? normalised(text).trim().length >= 3 && normalised(e.quote).includes(normalised(text))
+      : e.kind === 'stated' && states(o.expected, e.quote),
+  );
+  if (own) return { ok: true, expectation: own };
   const offer = values.slice(0, 3).map(stated).join('; ');
   return {
     ok: false,
@@ -152,6 +231,12 @@ export function renderOracle(expectations: readonly ReportExpectation[]): string
         return `- printed by the report's code: ${e.observed ?? ''} — ${words}`;
       case 'raises':
         return `- should raise${e.expected ? ` ${e.expected}` : ''} — ${words}`;
+      case 'stated':
+        return `- in the report's words — ${words}`;
+      case 'should_work':
+        return `- should run without raising — ${words}`;
+      case 'message':
+        return `- the message it got — ${words}`;
       default:
         return `- should warn — ${words}`;
     }

@@ -1,5 +1,5 @@
 import { actualIsConstant, oracleAssertions, oracleAt, type OracleAssertion } from './oracle-assertions.js';
-import { behaviouralExpectations, renderOracle, showsObserved, stateOracle } from './check-oracle.js';
+import { behaviouralExpectations, citableExpectations, renderOracle, showsObserved, stateOracle } from './check-oracle.js';
 import type { MatchVerdict, OracleValues, ReportReading, RunReading } from './types.js';
 import { clip, screenLines } from './text.js';
 
@@ -84,7 +84,8 @@ export function matchOracle(
   input: { script: string; output: string; scriptFile?: string },
 ): OracleMatch | null {
   const exps = behaviouralExpectations(report);
-  if (!exps.length) return null;
+  const citable = citableExpectations(report);
+  if (!exps.length && !citable.length) return null;
   const oracles = oracleAssertions(input.script);
   const reportCode = new Set(report.codeBlocks.flatMap((b) => b.code.split('\n').map((l) => norm(l.replace(/#.*$/, '')))));
   const own = (o: OracleAssertion): boolean => reportCode.has(norm(o.text));
@@ -102,7 +103,7 @@ export function matchOracle(
         ],
       };
     }
-    const st = stateOracle(o, exps);
+    const st = stateOracle(o, exps, citable);
     if (!st.ok)
       return { verdict: 'not_reproduced', score: 0, reasons: [`the run failed at an assertion the report does not back: ${st.reason}`] };
     if (o.form === 'compare' && actualIsConstant(input.script, o))
@@ -118,6 +119,8 @@ export function matchOracle(
     const head =
       `the report's expectation fails as reported: \`${clip(o.text, 160)}\` ` +
       `(expected ${o.expected}, from the report: "${clip(st.expectation.quote, 160)}")`;
+    if (st.narrower)
+      return { verdict: 'partial', score: 0.7, reasons: [head, `but it is narrower than the report: ${st.narrower}`], oracle };
     const showsValue = o.form !== 'compare' || message !== '' || (printsActual(input.script, o) && printed.length > 0) || own(o);
     if (!showsValue)
       return {
@@ -147,7 +150,7 @@ export function matchOracle(
   }
   if (exception) return null;
   // No failure: an assertion of the report's expectation that held shows the expected behaviour (as at a fix).
-  const held = oracles.map((o) => ({ o, st: stateOracle(o, exps) })).find((x) => x.st.ok);
+  const held = oracles.map((o) => ({ o, st: stateOracle(o, exps, citable) })).find((x) => x.st.ok);
   if (!held || !held.st.ok) return null;
   const observed = printed.at(-1) ?? null;
   return {

@@ -2,6 +2,7 @@ import type { ExceptionInfo, MatchResult, MatchVerdict, ReportReading, RunReadin
 import { compareLine, valueBasis } from './compare-values.js';
 import { isLibraryFile, lastExceptionLine } from './parse-tracebacks.js';
 import { matchOracle } from './match-oracle.js';
+import { matchStated, sharedProjectFrame } from './match-stated.js';
 import { compareCrash, headline, MESSAGE_OVERLAP, messageOverlap, type Scored } from './compare-crash.js';
 
 export { MESSAGE_OVERLAP, messageOverlap } from './compare-crash.js';
@@ -87,6 +88,7 @@ function fakeSigns(report: ReportReading, rawScript: string): string[] {
   addLiteral(report.lastOutputLine);
   for (const l of report.metricLines.slice(-5)) addLiteral(l);
   for (const s of report.expected) {
+    if (s.quoted) addLiteral(headline(s.quoted));
     if (s.exception) {
       addLiteral(headline(s.exception.message));
       addLiteral(`${s.exception.type}: ${headline(s.exception.message)}`);
@@ -125,7 +127,10 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
     }
     if (c.verdict === 'reproduced' && opts.output !== undefined) {
       // Stay at least as strict as the benchmark judge: its last exception-looking line must agree too.
-      const judged = lastExceptionLine(opts.output);
+      const last = lastExceptionLine(opts.output);
+      // TorchScript's class stands alone on its line and its message starts on the next (parse-tracebacks.ts).
+      const judged =
+        last && !last.message && reading.exception?.type === last.type ? { ...last, message: headline(reading.exception.message) } : last;
       const ok =
         judged !== null &&
         judged.type === s.exception.type &&
@@ -140,6 +145,23 @@ function matchCrash(report: ReportReading, reading: RunReading, opts: MatchOptio
             `that line)`,
         );
       }
+    }
+    // The report names the class and its message is cut (or holds no more than the class), but shows the frames it
+    // passed through: the same class raised through the same function of the project is the same failure.
+    const shared =
+      c.verdict === 'partial' &&
+      reading.exception?.type === s.exception.type &&
+      !headline(s.exception.message).trim() &&
+      (opts.output === undefined || lastExceptionLine(opts.output)?.type === s.exception.type)
+        ? sharedProjectFrame(report.frames ?? [], reading.traceback?.frames ?? [])
+        : null;
+    if (shared) {
+      c.verdict = 'reproduced';
+      c.score = 0.65;
+      c.reasons = [
+        `same exception ${s.exception.type}, raised through ${shared.function} (${shared.file.split('/').pop() ?? shared.file}) as in the ` +
+          `report's traceback; the report's message is cut, so the frames are the evidence`,
+      ];
     }
     for (const v of c.compared ?? []) v.agree = c.verdict === 'reproduced';
     if (!best || RANK[c.verdict] > RANK[best.verdict] || (RANK[c.verdict] === RANK[best.verdict] && c.score > best.score)) best = c;
@@ -259,7 +281,10 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   // A behavioural bug is decided by the script's assertion of the report's expectation, when it has one (issue 28).
   const oracle = opts.script !== undefined ? matchOracle(report, reading, { script: opts.script, output: opts.output ?? '' }) : null;
   const scored: Scored =
-    oracle ?? (report.expected.some((s) => s.exception) ? matchCrash(report, reading, opts) : matchPattern(report, reading, opts));
+    oracle ??
+    (report.expected.some((s) => s.exception)
+      ? matchCrash(report, reading, opts)
+      : (matchStated(report, reading, opts) ?? matchPattern(report, reading, opts)));
   // The oracle's own AssertionError is the script's by design: raising it is not faking the reporter's.
   const fakes = (opts.script !== undefined ? fakeSigns(report, opts.script) : []).filter(
     (f) => !(oracle?.oracle && /raises AssertionError itself/.test(f)),

@@ -26,6 +26,8 @@ export interface OracleAssertion {
   op?: string;
   /** The assertion's message expression (`f"upper is {upper}"`), when it has one. */
   message?: string;
+  /** A raises/warns oracle that accepts either an exception or a warning (`assert raised or len(w) > 0`). */
+  either?: boolean;
 }
 
 const NUMBER = String.raw`[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?`;
@@ -63,7 +65,7 @@ function literalNames(lines: readonly Line[], before: number): Map<string, strin
   return names;
 }
 
-const COMPARE_OPS = ['==', '!=', '<=', '>=', ' is not ', ' is ', '<', '>'];
+const COMPARE_OPS = ['==', '!=', '<=', '>=', ' is not ', ' is ', ' not in ', ' in ', '<', '>'];
 const CLOSE_CALLS = new RegExp(
   String.raw`^(?:math\.isclose|torch\.(?:allclose|isclose|equal)|(?:np|numpy)\.(?:allclose|isclose|array_equal))` +
     String.raw`\((.*)\)(?:\.all\(\)|\.item\(\))?$`,
@@ -224,7 +226,22 @@ function blockOracles(lines: readonly Line[]): OracleAssertion[] {
     if (!m?.[1]) continue;
     const [cond = '', message] = splitTop(m[1], ',');
     const flag = flags.get(unwrap(cond));
-    if (flag)
+    // `assert raised or len(w) > 0`: an exception or a warning, as "fail or at least warn" asks.
+    const parts = splitTop(unwrap(cond), ' or ').map(unwrap);
+    const eitherFlag = parts.map((p) => flags.get(p)).find((f) => f !== undefined);
+    const eitherRecord = parts.some((p) => [...records].some((r) => new RegExp(`\\b${r}\\b`).test(p)));
+    if (parts.length > 1 && eitherFlag && eitherRecord)
+      out.push({
+        form: 'raises',
+        start: l.start,
+        end: l.end,
+        text: l.text,
+        actual: unwrap(cond),
+        expected: eitherFlag,
+        either: true,
+        ...(message ? { message } : {}),
+      });
+    else if (flag)
       out.push({
         form: 'raises',
         start: l.start,

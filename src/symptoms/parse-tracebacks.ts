@@ -106,6 +106,16 @@ export function parseTracebacks(text: string): Traceback[] {
     // Multi-line messages: indented lines, and lines following one that ends with ':'.
     const messageLines = [exception.message];
     let k = j + 1;
+    // TorchScript writes the class alone (`RuntimeError: `) and the message on the next line, then a source excerpt
+    // ending `<--- HERE`: the message starts on the first line after the class.
+    if (!exception.message.trim() && /:\s*$/.test(stripPrefix(lines[j] ?? '', prefix))) {
+      while (k < lines.length && stripPrefix(lines[k] ?? '', prefix).trim() === '' && k - j < 3) k += 1;
+      const next = stripPrefix(lines[k] ?? '', prefix);
+      if (next.trim() !== '' && !TRACEBACK_HEADER.test(next) && !FRAME.test(next)) {
+        messageLines[0] = next.trim();
+        k += 1;
+      }
+    }
     for (; k < lines.length && messageLines.length < 40; k += 1) {
       const raw = stripPrefix(lines[k] ?? '', prefix);
       if (raw.trim() === '' || TRACEBACK_HEADER.test(raw) || CHAIN_MARKERS.some((m) => raw.includes(m))) break;
@@ -196,6 +206,16 @@ export function parseWarnings(text: string): string[] {
   return [...seen];
 }
 
+/** The first non-blank line below line `i` (within two blank lines), unless it is a frame or a new traceback. */
+function messageBelow(lines: readonly string[], i: number): string {
+  for (let k = i + 1; k < lines.length && k - i <= 3; k += 1) {
+    const t = (lines[k] ?? '').replace(/^\s*>\s?/, '').trim();
+    if (t === '') continue;
+    return t.length > MAX_SCAN_LINE || FRAME.test(t) || LOOSE_FRAME.test(t) || TRACEBACK_HEADER.test(t) ? '' : t;
+  }
+  return '';
+}
+
 const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Exception))(?::[ \t]*([^\n]*))?/g;
 
 /**
@@ -204,17 +224,40 @@ const ERROR_IN_TEXT = /(?:^|[\s`'"(>*])((?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Ex
  */
 export function findErrorLines(text: string): string[] {
   const seen = new Set<string>();
-  for (const line of text.split(/\r?\n/)) {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] ?? '';
     if (line.length > MAX_SCAN_LINE) continue;
     for (const m of line.matchAll(ERROR_IN_TEXT)) {
       // Inline code (`` `ValueError: …` ``) ends at its closing backtick; a pasted line keeps the backticks its
       // message quotes names with (torchmetrics: "Expected argument `num_outputs` to match …").
       const raw = m[2] ?? '';
-      const msg = (m[0].startsWith('`') ? (raw.split('`')[0] ?? '') : raw).trim();
+      let msg = (m[0].startsWith('`') ? (raw.split('`')[0] ?? '') : raw).trim();
+      // The class alone on its line with a colon (TorchScript's `RuntimeError:`): the message is the next line.
+      if (!msg && /^[\s>]*(?:[A-Za-z_]\w*\.)*_*[A-Z]\w*(?:Error|Exception):\s*$/.test(line)) msg = messageBelow(lines, i);
       // A bare class name in prose ("raises a ValueError") is a mention, not an error line.
       if (!msg) continue;
       seen.add(`${m[1]}: ${msg}`);
     }
   }
   return [...seen];
+}
+
+/**
+ * Every frame a text shows, in order, header or not and whether or not its exception line survived (a report's
+ * traceback cut before its last line still names the functions it passed through). Reports only.
+ */
+export function framesIn(text: string): Frame[] {
+  const out: Frame[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.length > MAX_SCAN_LINE) continue;
+    const m = LOOSE_FRAME.exec(line.replace(/^\s*>\s?/, ''));
+    if (m) out.push({ file: m[1] ?? '', line: Number(m[2]), function: m[3] ?? '' });
+  }
+  return out;
+}
+
+/** A line of a compiler's source excerpt under its message (`~~~~ <--- HERE`, `^^^^`): never the reported output. */
+export function isSourceMarker(line: string): boolean {
+  return /<-{2,}\s*HERE\s*$/.test(line) || /^\s*[~^]{3,}\s*$/.test(line);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_SCAN_LINE, clip } from './text.js';
 import type { Symptom } from './types.js';
+import { classifyException } from './classify.js';
 
 /**
  * Reads what a report says should happen and what happened instead, with no model (issue 28): value statements in
@@ -10,7 +11,12 @@ import type { Symptom } from './types.js';
  * it was read from, so a reproduction's oracle can be checked against the report's own words. Pure.
  */
 
-export const ExpectationKind = z.enum(['value', 'raises', 'warns', 'no_error', 'message', 'warning', 'printed']);
+/**
+ * `should_work`: "should still be script-able", "should not raise" — the call must run (issue 40). `message`: a message
+ * the report quotes as what it got (its `category` the class, when a code comment names one: `# KeyError`).
+ * `stated`: a sentence that says what should happen, in words only: what an oracle may quote, never a symptom alone.
+ */
+export const ExpectationKind = z.enum(['value', 'raises', 'warns', 'no_error', 'message', 'warning', 'printed', 'should_work', 'stated']);
 export type ExpectationKind = z.infer<typeof ExpectationKind>;
 
 export const Expectation = z.object({
@@ -77,6 +83,46 @@ const NO_ERROR = new RegExp(
   ].join('|'),
   'gi',
 );
+/** The thing a "should work" sentence is about: its word, and the call that does it (a regex source over the script's code). */
+const WORKS_CALLS: Array<[RegExp, string]> = [
+  [/script-?able|jit-?able|torchscript/i, String.raw`jit\.script|\bscript\(`],
+  [/traceable/i, String.raw`jit\.trace|\btrace\(`],
+  [/exportable|convertible/i, String.raw`export|convert|onnx`],
+  [/compilable/i, String.raw`\bcompile\(`],
+  [/serializable|picklable/i, String.raw`\bsave\(|dump|pickle`],
+];
+const WORKS_WORD = String.raw`(?:(?:torch)?script-?able|jit-?able|exportable|traceable|compilable|convertible|serializable|picklable)`;
+const SHOULD_WORK = new RegExp(
+  [
+    String.raw`\b(?:should|must|ought\s+to|(?:is\s+)?expected\s+to|would\s+expect\s+(?:it\s+|this\s+)?to)\s+(?:still\s+|also\s+|just\s+)?` +
+      String.raw`(?:be\s+(?:still\s+)?(?:${WORKS_WORD}|supported)|work(?:s|ing)?\b|` +
+      String.raw`run(?:\s+(?:fine|successfully|without\s+(?:any\s+)?(?:errors?|exceptions?|issues?|problems?)))|` +
+      String.raw`succeed|not\s+(?:raise|throw|fail|error|crash)(?:\s+an?\s+(?:error|exception))?)`,
+    String.raw`\bexpect(?:ed|ing)?\b[^.\n]{0,160}?\b(?:is|are|be|remains?|stays?)\s+(?:still\s+)?${WORKS_WORD}`,
+  ].join('|'),
+  'gi',
+);
+/** A sentence that states what should happen or what is wrong, in words: what an oracle may cite. */
+const STATED =
+  /\b(?:should(?:n't|\s+not)?|expect(?:ed|s|ing)?|supposed\s+to|instead\s+of|rather\s+than|actually|wrong(?:ly)?|incorrect(?:ly)?|but\s+it)\b/i;
+/** Words that introduce what the reporter got: "gives", "breaks with", "this produces", "error:", "I get". */
+const LEAD_IN = [
+  String.raw`(?:gives?|gave|giving|breaks?\s+with|fails?\s+with|failed\s+with|errors?\s+(?:out\s+)?with|produces?|produced|throws?|raises?`,
+  String.raw`|returns?\s+(?:the\s+)?(?:error|message)|(?:I|we)\s+(?:get|got|see|saw)|(?:I'm|I\s+am|we're)\s+getting`,
+  String.raw`|error(?:\s+message)?\s*:|message\s*:|output\s*:|says?)`,
+].join('');
+/** A quote after a lead-in in prose: `gives "Ellipsis found in left side…"`. */
+const LEAD_QUOTE = new RegExp(String.raw`\b${LEAD_IN}[^"“\`\n]{0,60}?["“\`]([^"”\`\n]{12,400})["”\`]`, 'gi');
+/** A prose line that ends by introducing the block below it ("I get the following error:"). */
+const LEAD_LINE = new RegExp(String.raw`\b${LEAD_IN}(?:[^.\n]{0,80})?[:.]?\s*$|:\s*$`, 'i');
+/** A lead-in that says the block below is an error ("I get this error:", "fails with:"), not just any output. */
+const ERROR_LEAD = /\b(?:errors?|exceptions?|fail(?:s|ed|ing|ure)?|breaks?|crash(?:es|ed)?|complains?|traceback|throws?|raises?)\b/i;
+/** A code comment after a call saying what it got: `f(x)  # gives "…"`, `# KeyError`, `# error: …`. */
+const COMMENT_RESULT = new RegExp(
+  String.raw`^\s*(?!except\b|raise\b|import\b|from\b|print\()[^#\s].*?\s#\s*(?:(${LEAD_IN}|->|=>|raises?|error)\s*:?\s*)?(.{3,400})$`,
+  'i',
+);
+
 const WARNING_LINE = /^\s*(?:\S+:\d+:\s*)?((?:[A-Z]\w*)?Warning):\s+(.+)$/;
 const LOGGING_WARNING = /^\s*(?:\[?\d[\d\-:,. T]*\]?\s*)?(?:WARNING|WARN)(?::[\w.]+(?=:))*(?:\s*[:\]-]\s*|\s+)(.+)$/;
 const ERROR_WORDS = new RegExp(
@@ -137,6 +183,29 @@ function proseExpectations(prose: string, out: Expectation[]): void {
   for (const m of prose.matchAll(SHOULD_WARN)) add(out, { kind: 'warns', quote: sentenceAround(prose, m.index ?? 0, m[0].length) });
   for (const m of prose.matchAll(NO_ERROR))
     add(out, { kind: 'no_error', quote: sentenceAround(prose, m.index ?? 0, m[0].length), observed: m[0].trim() });
+  for (const m of prose.matchAll(SHOULD_WORK)) {
+    const call = WORKS_CALLS.find(([word]) => word.test(m[0]))?.[1];
+    add(out, { kind: 'should_work', quote: sentenceAround(prose, m.index ?? 0, m[0].length), ...(call ? { subject: call } : {}) });
+  }
+  for (const m of prose.matchAll(LEAD_QUOTE)) {
+    const quoted = unquote(m[1] ?? '');
+    if (quoted.split(/\s+/).length >= 3 && !CODE_START.test(quoted) && !/^\w*(?:Error|Exception|Warning)\b/.test(quoted))
+      add(out, { kind: 'message', quote: quoted, observed: quoted });
+  }
+  for (const line of prose.split('\n')) {
+    if (line.length > 2000) continue;
+    for (const sentence of line.split(/(?<=[.!?])\s+/))
+      if (STATED.test(sentence) && sentence.trim().split(/\s+/).length >= 4) add(out, { kind: 'stated', quote: sentence.trim() });
+  }
+}
+
+/** A quoted message without its quotes and the ellipsis a reporter cut it with. */
+function unquote(text: string): string {
+  return text
+    .trim()
+    .replace(/^["'“‘`]+|["'”’`]+$/g, '')
+    .replace(/\s*(?:…|\.\.\.)\s*$/, '')
+    .trim();
 }
 
 function warningLines(lines: string[], out: Expectation[]): void {
@@ -152,13 +221,30 @@ function warningLines(lines: string[], out: Expectation[]): void {
   }
 }
 
-/** Error messages in a non-code block or a quote, with no `SomeError:` prefix: a compiler's message, a first line cut short. */
-function classlessMessages(lines: string[], out: Expectation[]): void {
+/**
+ * Error messages in a non-code block or a quote, with no `SomeError:` prefix: a compiler's message, a first line cut
+ * short. The source excerpt under a `File "…", line N` (TorchScript's, ending `<--- HERE`) is code, not a message.
+ * `introduced`: the report presents the block as what it got ("I get:"), so its first message line counts whatever its words.
+ */
+function classlessMessages(lines: string[], out: Expectation[], introduced = false): void {
+  // The indentation of the `File "…", line N` line whose source excerpt follows (deeper lines), or -1 outside one.
+  let excerpt = -1;
+  let taken = false;
   for (const raw of lines) {
     const line = raw.replace(/^\s*>\s?/, '').slice(0, MAX_SCAN_LINE);
     const t = line.trim();
-    if (t.length < 20 || CODE_START.test(t) || /^\w*(?:Error|Exception|Warning)\b/.test(t) || /^(?:File |Traceback )/.test(t)) continue;
-    if (!ERROR_WORDS.test(t) || t.split(/\s+/).length < 5) continue;
+    const indent = line.length - line.trimStart().length;
+    if (/^(?:File |Traceback )/.test(t)) {
+      excerpt = /^File /.test(t) ? indent : -1;
+      continue;
+    }
+    if (excerpt >= 0 && (t === '' || indent > excerpt)) continue;
+    excerpt = -1;
+    if (t.length < 20 || CODE_START.test(t) || /^\w*(?:Error|Exception|Warning)\b/.test(t) || /<-{2,}\s*HERE/.test(t)) continue;
+    if (t.split(/\s+/).length < 5) continue;
+    const wordy = t.split(/\s+/).filter((w) => /^[A-Za-z][\w'’-]*[.,:;]?$/.test(w)).length >= 0.6 * t.split(/\s+/).length;
+    if (!ERROR_WORDS.test(t) && !(introduced && !taken && wordy && /^[A-Za-z]/.test(t))) continue;
+    taken = true;
     add(out, { kind: 'message', quote: t, observed: t });
   }
 }
@@ -172,7 +258,24 @@ function codeExpectations(lines: string[], out: Expectation[]): void {
     if (o?.[1]) add(out, { kind: 'printed', quote: line.trim(), observed: o[1].trim() });
     const p = PRINT_COMMENT.exec(line);
     if (p?.[1] && PRINTED_VALUE.test(p[1].trim())) add(out, { kind: 'printed', quote: line.trim(), observed: p[1].trim() });
+    else commentResult(line, out);
   }
+}
+
+/** What a code comment after a call says it got: an exception class (`# KeyError`) or a quoted message (`# gives "…"`). */
+function commentResult(line: string, out: Expectation[]): void {
+  const c = COMMENT_RESULT.exec(line);
+  if (!c?.[2]) return;
+  const said = unquote(c[2]);
+  const cls = /^((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\b(?:\s*:\s*|\s+)?(.*)$/.exec(said);
+  if (cls?.[2]) {
+    const message = unquote(cls[3] ?? '');
+    add(out, { kind: 'message', quote: line.trim(), category: cls[2], observed: message });
+    return;
+  }
+  // Without a class, only a quote after a lead-in is a message: `x = f()  # the old value` says nothing it got.
+  if (c[1] && /^["'“‘`]/.test(c[2].trim()) && said.split(/\s+/).length >= 3)
+    add(out, { kind: 'message', quote: line.trim(), observed: said });
 }
 
 /** The expectations a markdown report states. Pure; tolerates empty and huge bodies. */
@@ -181,13 +284,17 @@ export function readExpectations(markdown: string): Expectation[] {
   const proseLines: string[] = [];
   const outputLines: string[] = [];
   const quoteLines: string[] = [];
-  let fence: { lang: string } | null = null;
+  let fence: { lang: string; introduced: boolean } | null = null;
   let block: string[] = [];
-  const closeBlock = (lang: string) => {
+  let lastProse = '';
+  const closeBlock = (lang: string, introduced: boolean) => {
     const isPython = /^(?:python|py|python3|ipython\d?|jupyter)$/i.test(lang);
     const looksLikeCode =
       block.filter((l) => l.trim() !== '' && CODE_START.test(l.trim())).length > block.filter((l) => l.trim() !== '').length / 2;
-    if (!isPython && !looksLikeCode) for (const l of block) outputLines.push(l);
+    // A block the prose introduces as what it got ("I get this error:") is output, even when its source excerpt looks like code.
+    const shownAsOutput = introduced && !isPython && !block.some((l) => /^\s*(?:import |from \S+ import )/.test(l));
+    if (shownAsOutput) classlessMessages(block, out, true);
+    if (shownAsOutput || (!isPython && !looksLikeCode)) for (const l of block) outputLines.push(l);
     else warningLines(block, out); // a REPL session pasted as python can still hold warning output
     codeExpectations(block, out);
     block = [];
@@ -197,17 +304,18 @@ export function readExpectations(markdown: string): Expectation[] {
     const f = FENCE.exec(raw);
     if (f) {
       if (fence) {
-        closeBlock(fence.lang);
+        closeBlock(fence.lang, fence.introduced);
         fence = null;
-      } else fence = { lang: f[2] ?? '' };
+      } else fence = { lang: f[2] ?? '', introduced: LEAD_LINE.test(lastProse) && ERROR_LEAD.test(lastProse) && !/```/.test(lastProse) };
       continue;
     }
+    if (raw.trim() !== '' && !fence) lastProse = raw.length > 2000 ? '' : raw;
     if (fence) block.push(raw);
     else if (/^(?: {4}|\t)\S/.test(raw)) codeExpectations([raw], out);
     else if (/^\s*>/.test(raw)) quoteLines.push(raw);
     else proseLines.push(raw);
   }
-  if (fence) closeBlock(fence.lang);
+  if (fence) closeBlock(fence.lang, fence.introduced);
   const prose = [...proseLines, ...quoteLines.map((l) => l.replace(/^\s*>\s?/, ''))].join('\n').slice(0, 200_000);
   proseExpectations(prose, out);
   warningLines([...outputLines, ...quoteLines], out);
@@ -222,15 +330,24 @@ export function readExpectations(markdown: string): Expectation[] {
  * the report's words. Without these such a report used to end needs_info although it has code and says what is wrong.
  */
 export function expectationSymptoms(expectations: readonly Expectation[]): Symptom[] {
-  return expectations.map((e): Symptom => {
-    if (e.kind === 'value' && /^assert\b/.test(e.quote))
-      return {
-        kind: 'wrong_values',
-        category: 'silent',
-        evidence: `the report's assertion fails: ${e.quote.replace(/\s*#.*$/, '')}`,
-        exception: { type: 'AssertionError', message: '' },
-      };
-    if (e.kind === 'message') return { kind: 'other_crash', category: 'crash', evidence: clip(e.quote, 1200) };
-    return { kind: 'wrong_values', category: 'silent', evidence: clip(e.quote, 600) };
-  });
+  return expectations
+    .filter((e) => e.kind !== 'stated')
+    .map((e): Symptom => {
+      if (e.kind === 'value' && /^assert\b/.test(e.quote))
+        return {
+          kind: 'wrong_values',
+          category: 'silent',
+          evidence: `the report's assertion fails: ${e.quote.replace(/\s*#.*$/, '')}`,
+          exception: { type: 'AssertionError', message: '' },
+        };
+      if (e.kind === 'message' && e.category) {
+        const exception = { type: e.category, message: e.observed ?? '' };
+        return { kind: classifyException(exception), category: 'crash', evidence: clip(e.quote, 1200), exception };
+      }
+      if (e.kind === 'message')
+        return { kind: 'other_crash', category: 'crash', evidence: clip(e.quote, 1200), quoted: clip(e.observed ?? e.quote, 1200) };
+      if (e.kind === 'should_work')
+        return { kind: 'other_crash', category: 'crash', evidence: clip(e.quote, 600), raisedIn: e.subject ?? '' };
+      return { kind: 'wrong_values', category: 'silent', evidence: clip(e.quote, 600) };
+    });
 }

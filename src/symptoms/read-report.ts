@@ -2,7 +2,14 @@ import { failingAssertion } from './failing-assertion.js';
 import type { CodeBlock, ExceptionInfo, ReportReading, Symptom, Traceback, VersionPin } from './types.js';
 import { classifyException } from './classify.js';
 import { classifyPrintedValues, classifySeries } from './classify-series.js';
-import { findErrorLines, parseExceptionLine, parseTracebackFragments, parseTracebacks } from './parse-tracebacks.js';
+import {
+  findErrorLines,
+  framesIn,
+  isSourceMarker,
+  parseExceptionLine,
+  parseTracebackFragments,
+  parseTracebacks,
+} from './parse-tracebacks.js';
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
 import { isWrapperMessage } from './framework-output.js';
@@ -284,7 +291,9 @@ export function readReport(markdown: string): ReportReading {
   let tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
   if (tracebacks.length === 0) tracebacks = [...parseTracebackFragments(pasted), ...parseTracebackFragments(prose)];
   const errorLines = [...new Set([...findErrorLines(pasted), ...findErrorLines(prose), ...(title ? findErrorLines(title) : [])])];
-  const outputLines = pasted.split('\n').filter((l) => l.trim() !== '');
+  // A compiler's source excerpt (`~~~~ <--- HERE`) under its message is no output of the run.
+  const outputLines = pasted.split('\n').filter((l) => l.trim() !== '' && !isSourceMarker(l));
+  const expectations = readExpectations(text);
   const points = parseMetricPoints(pasted);
   const metricLines: string[] = [];
   for (let i = 0; i < points.length; i += 1)
@@ -315,6 +324,10 @@ export function readReport(markdown: string): ReportReading {
     if (named) addCrash({ type: named, message: '' }, null);
   }
   if (expected.length === 0) {
+    // A code comment after the call names the class it got (`os.environ[k]  # KeyError`, `# raises ValueError: …`).
+    for (const e of expectations) if (e.kind === 'message' && e.category) addCrash({ type: e.category, message: e.observed ?? '' }, null);
+  }
+  if (expected.length === 0) {
     // A silent bug the reporter states as their own assertion, marked as the failing line.
     const asserted = failingAssertion(blocks.filter((b) => b.kind !== 'output').map((b) => b.code));
     if (asserted) expected.push(asserted);
@@ -324,14 +337,26 @@ export function readReport(markdown: string): ReportReading {
     expected.push(...silent, ...classifyPrintedValues(pasted, silent));
     const fromProse = proseSymptoms(`${title}\n${prose}`).filter((s) => !expected.some((x) => x.kind === s.kind));
     expected.push(...fromProse);
+    // A message the report quotes as what it got, with no class (a compiler's, a comment's `# gives "…"`), before the
+    // last output line: that line may be the message's source excerpt.
+    if (expected.length === 0) expected.push(...expectationSymptoms(expectations.filter((e) => e.kind === 'message')));
     const last = outputLines.at(-1);
     if (expected.length === 0 && last) expected.push({ kind: 'wrong_values', category: 'silent', evidence: clip(last.trim()) });
   }
-  const expectations = readExpectations(text);
   // No traceback, output or marked assert, but the report says in words what it expected or saw: that is checkable.
   if (expected.length === 0) expected.push(...expectationSymptoms(expectations));
   const codeBlocks: CodeBlock[] = blocks.filter((b) => b.kind === 'code' || b.kind === 'other').map(({ lang, code }) => ({ lang, code }));
   const outputText = [pasted, ...errorLines.filter((l) => !pasted.includes(l))].filter((s) => s.trim() !== '').join('\n');
+  const mentions = [
+    ...new Set(
+      [
+        ...`${title}\n${prose}`
+          .slice(0, 200_000)
+          .matchAll(/\b(?:since|with|in|after|from|on|version|release|v)\s+v?(\d+\.\d+(?:\.\d+)+)\b/gi),
+      ].map((m) => m[1] ?? ''),
+    ),
+  ].slice(0, 8);
+  const frames = tracebacks.length ? tracebacks.flatMap((tb) => tb.frames) : framesIn(`${pasted}\n${prose}`);
   return {
     title,
     codeBlocks,
@@ -344,5 +369,7 @@ export function readReport(markdown: string): ReportReading {
     expected,
     expectations,
     lastOutputLine: (outputLines.at(-1) ?? '').trim(),
+    ...(frames.length ? { frames: frames.slice(-40) } : {}),
+    ...(mentions.length ? { versionMentions: mentions } : {}),
   };
 }

@@ -54,6 +54,16 @@ export const Symptom = z.object({
   exception: ExceptionInfo.optional(),
   /** Metric name for silent symptoms (loss, accuracy, val_loss…). */
   metric: z.string().optional(),
+  /**
+   * A message the report quotes as what it got, with no exception class (a compiler's message, a code comment's
+   * `# gives "…"`): a run whose exception carries these words reproduces it, whatever its class (issue 40).
+   */
+  quoted: z.string().optional(),
+  /**
+   * A "should work" expectation ("should still be script-able", "should not raise"): a run that raises inside the call
+   * named here (a regex source over the call's text; '' for any call of the report's code) is the expectation failing.
+   */
+  raisedIn: z.string().optional(),
 });
 export type Symptom = z.infer<typeof Symptom>;
 
@@ -187,6 +197,13 @@ export const ReportReading = z.object({
       }),
     )
     .optional(),
+  /**
+   * Frames the report shows (of a traceback cut before its exception line too), innermost last: a run that raises the
+   * reported class through the same function of the project matches a report whose message was cut (issue 40).
+   */
+  frames: z.array(Frame).optional(),
+  /** Versions the prose gives without naming the package ("started appearing with 1.0.7"): never asked for again. */
+  versionMentions: z.array(z.string()).optional(),
   /** The last line of the reported output (the benchmark's `expected_last_line`); '' when none was pasted. */
   lastOutputLine: z.string().optional(),
 });

@@ -195,7 +195,7 @@ describe('runRepro: one loop test per exit status', () => {
     expect(outcome.needsInfo.join('\n')).toMatch(/what the bug looks like/);
   });
 
-  it('needs_info with a model too: code but nothing a run could be held to, and no tier-1 attempt is spent on it', async () => {
+  it('with a model, code alone starts tier 1 (issue 40: needs_info only for a report with no code, output or expectation)', async () => {
     const issue = [
       '# draw_line draws in the wrong place',
       '',
@@ -212,13 +212,23 @@ describe('runRepro: one loop test per exit status', () => {
       '```',
     ].join('\n');
     const llm = await llmOver([answer(WRONG_SCRIPT)]);
-    const { outcome } = await reproduce({ issue, llm, settings: { tier0: false } });
-    expect(outcome.status).toBe('needs_info');
-    expect(outcome.summary).toMatch(/nothing a run could be checked against/);
-    expect(outcome.needsInfo.join('\n')).toMatch(/what the bug looks like/);
-    expect(outcome.attempts).toEqual([]);
-    // The report call only: no script was asked for.
-    expect(server?.remaining()).toBe(1);
+    const { outcome } = await reproduce({ issue, llm, settings: { tier0: false, maxAttempts: 1 } });
+    expect(outcome.status).not.toBe('needs_info');
+    expect(outcome.attempts).toEqual([expect.objectContaining({ tier: 1 })]);
+    // The report call and one script: the model was asked.
+    expect(server?.remaining()).toBe(0);
+  });
+
+  it('needs_info never asks for what the report contains: its output, its expectation, a version it gives in words', async () => {
+    const issue = [
+      '# Scripting regressed',
+      '',
+      'Started appearing with 1.0.7. Scripting the model gives "revious return statement returned a value of type Dict".',
+    ].join('\n');
+    const { outcome } = await reproduce({ issue });
+    const asked = outcome.needsInfo.join('\n');
+    expect(asked).not.toMatch(/what the bug looks like/);
+    expect(asked).not.toMatch(/versions: the framework/);
   });
 
   it('exit_budget: the token budget runs out before the bug shows', async () => {

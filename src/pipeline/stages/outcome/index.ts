@@ -3,6 +3,7 @@ import type { StaticFinding } from '../../../agent/static-checker.js';
 import type { CompletedSnippet } from '../../../agent/tier0.js';
 import type { ReproPlan } from '../../../plan/types.js';
 import type { ReportResult } from '../../../report/types.js';
+import { assessEvidence, hasEvidence } from '../../../report/assess-evidence.js';
 import type { ExitStatus, Verdict } from '../../types.js';
 import type { ConfirmResult } from '../confirm/index.js';
 
@@ -26,9 +27,12 @@ export function listMissing(report: ReportResult, snippet: CompletedSnippet | nu
     const names = snippet.unresolved.map((n) => `\`${n}\``).join(', ');
     out.push(`the full code: ${names} ${snippet.unresolved.length === 1 ? 'is' : 'are'} used but never defined in the report`);
   }
-  if (!reading.expected.length)
+  // Never ask for what the report contains (issue 40): output or a stated expectation is what the bug looks like, and
+  // any version it gives (a package's, or "started appearing with 1.0.7") is its versions.
+  const evidence = assessEvidence(report);
+  if (!evidence.output && !evidence.expectation)
     out.push('what the bug looks like: the full error message with its traceback, or the printed output/metrics that show it');
-  if (!reading.versions.some((v) => /^(torch|pytorch|tensorflow|tf|keras|jax)$/i.test(v.name)))
+  if (!reading.versions.length && !reading.versionMentions?.length)
     out.push(
       'versions: the framework and Python versions (e.g. the output of `python -c "import torch, sys; print(torch.__version__, sys.version)"`)',
     );
@@ -159,12 +163,13 @@ export function runOutcome(input: {
   const missing = listMissing(report, snippet);
   const blockers = plan?.blockers.map((b) => b.what) ?? [];
   const blockerText = blockers.length ? ` This runner cannot give the report what it needs: ${blockers.join('; ')}.` : '';
-  if (!report.reading.expected.length && (!agent || agent.status === 'skipped' || !report.facts.pythonBlocks.length)) {
+  if (!hasEvidence(report)) {
     return {
       status: 'needs_info',
       verdict: 'needs_info',
       summary:
-        'Needs more information: the report shows no error, traceback or output, so there is nothing a run could be checked against.',
+        'Needs more information: the report shows no code, error, output or stated expectation, so there is nothing a run ' +
+        'could be checked against.',
       needsInfo: missing,
     };
   }
