@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
-import { readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
+import { localWheels } from './index-versions.js';
 import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
+import { proveImportsIn } from './prove-imports.js';
 import { withoutUnbuildable } from './unbuildable.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
@@ -19,12 +21,10 @@ import {
   localPins,
   normaliseName,
   parseLock,
-  parseWheelName,
   projectLayoutKey,
   projectPthLines,
   requirementLine,
   sha256,
-  type WheelName,
 } from './uv-lock.js';
 import { indexArgs, runInBuild, runUv, type UvContext } from './uv-run.js';
 import type {
@@ -34,6 +34,8 @@ import type {
   EnvBuildProgress,
   EnvBuildResult,
   EnvSpec,
+  ImportProof,
+  ImportProofRequest,
   ProjectBuildResult,
   Substitution,
 } from './types.js';
@@ -263,6 +265,11 @@ export class UvEnvBuilder implements EnvBuilder {
     return { names, notes };
   }
 
+  /** The env's import proof (src/env/prove-imports.ts), in the build sandbox with the base interpreter's binds. */
+  async proveImports(env: BuiltEnv, req: ImportProofRequest, signal: AbortSignal): Promise<ImportProof> {
+    return proveImportsIn({ ...this.opts, readOnlyPaths: await this.readOnlyPaths(await this.pythonInfo(), []) }, env, req, signal);
+  }
+
   /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */
   buildProject(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult> {
     const { cacheRoot, plan, extensionTimeoutMs, runner } = this.opts;
@@ -385,15 +392,4 @@ function shellQuote(word: string): string {
 /** Folders every bwrap sandbox binds already (src/exec/sandbox/sandbox.ts). */
 function underSystemDirs(path: string): boolean {
   return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
-}
-
-async function localWheels(dirs: string[]): Promise<WheelName[]> {
-  const out: WheelName[] = [];
-  for (const dir of dirs) {
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const w = parseWheelName(name);
-      if (w) out.push(w);
-    }
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 // The project's environment in the evidence: what the env stage built, reused or failed at. Pure.
-import type { EnvBuildFailure } from '../env/types.js';
+import type { EnvBuildFailure, EnvCandidate } from '../env/types.js';
 import { NO_USAGE } from '../llm/usage.js';
 import type { ReproEvidence } from './build-evidence.js';
 import { envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
@@ -22,6 +22,7 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     buildMs: e.buildMs,
     lock: e.lock,
     failure: null,
+    ...(stage.candidates?.length ? { candidates: stage.candidates } : {}),
   };
   return {
     ...evidence,
@@ -29,9 +30,21 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
       ...o,
       env,
       environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null) },
-      notes: [...(o.notes ?? []), ...envNotes(e, stage.spec)],
+      notes: [...(o.notes ?? []), ...envNotes(e, stage.spec), ...candidateNotes(stage.candidates ?? [])],
     },
   };
+}
+
+/** The import ladder's rejected candidates, one note each: what it held and why it was not used. Pure. */
+export function candidateNotes(candidates: readonly EnvCandidate[]): string[] {
+  if (candidates.length < 2) return [];
+  return candidates.map((c, i) => {
+    const held = Object.entries(c.key)
+      .map(([n, v]) => `${n} ${v}`)
+      .join(', ');
+    const what = `candidate ${i + 1}${c.change ? ` (${c.change})` : ''}${held ? ` with ${held}` : ''}`;
+    return `Environment: ${what}: ${c.outcome}, ${c.why}`.slice(0, 600);
+  });
 }
 
 /**

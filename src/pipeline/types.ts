@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
 import { BisectResult } from '../bisect/types.js';
-import { EnvBuildFailure, Substitution } from '../env/types.js';
+import { EnvBuildFailure, EnvCandidate, Substitution } from '../env/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
 
@@ -54,6 +54,8 @@ export const EnvOutcome = z.object({
   /** The lock as `name==version` lines (the repro PR adds it as requirements-repro.txt). */
   lock: z.string(),
   failure: EnvBuildFailure.nullable(),
+  /** The candidates the import ladder built, each with why it was accepted or rejected (issue 39). */
+  candidates: z.array(EnvCandidate).optional(),
 });
 export type EnvOutcome = z.infer<typeof EnvOutcome>;
 

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
+  distributionsForImports,
   importedModules,
   loadImportNameTables,
   pypiReleaseDates,
@@ -14,6 +15,9 @@ import {
 } from '../../../env/index.js';
 import { satisfies } from '../../../env/pep440.js';
 import { needsExtensionBuild } from '../../../env/project-build.js';
+import { projectLayout } from '../../../env/project-layout.js';
+import { readRepoDeps } from '../../../env/read-repo-deps.js';
+import { reportSetupEnv } from '../../../env/report-setup-env.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
@@ -21,7 +25,7 @@ import type { Logger } from '../../../log.js';
 import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';
 import type { EnvSettings } from '../../run-spec.js';
-import type { EnvPorts } from './index.js';
+import { DEFAULT_MAX_CANDIDATES, type EnvPorts } from './index.js';
 import { kubernetesEnvBuilder } from './kubernetes-env-build.js';
 
 const run = promisify(execFile);
@@ -61,6 +65,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   const builder: EnvBuilder = {
     build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts),
     buildProject: async (spec, env, checkout, signal) => (await (made ??= makeBuilder())).buildProject(spec, env, checkout, signal),
+    proveImports: async (env, req, signal) => (await (made ??= makeBuilder())).proveImports(env, req, signal),
   };
   const tables = loadImportNameTables();
   const releaseDates = pypiReleaseDates();
@@ -69,6 +74,15 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
     note: null,
     ports: {
       builder,
+      maxCandidates: settings.maxCandidates ?? DEFAULT_MAX_CANDIDATES,
+      async proofFor({ issue, repoDir }) {
+        const report = `${issue.title}\n\n${issue.body}`;
+        const code = codeBlocks(report);
+        const projectPackages = repoDir ? await projectPackagesOf(repoDir) : [];
+        const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
+        const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
+        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf };
+      },
       async specFor({ issue, repoDir }, signal) {
         base ??= baseInterpreter(settings.basePython);
         const b = await base;
@@ -97,6 +111,12 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       },
     },
   };
+}
+
+/** The checkout's own top-level packages, as the spec function reads its layout. */
+async function projectPackagesOf(repoDir: string): Promise<string[]> {
+  const files = await readCheckoutFiles(repoDir).catch(() => null);
+  return files ? projectLayout(files.paths, readRepoDeps(files)).packages : [];
 }
 
 /** The fenced code blocks of a report, joined (prose never counts as code). */
