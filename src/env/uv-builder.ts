@@ -133,8 +133,10 @@ export class UvEnvBuilder implements EnvBuilder {
     const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
     const inputKey = sha256(
       JSON.stringify({
-        // A report's pin may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
-        reqs: dropped.requirements.map((r) => `${requirementLine(r)}${r.source === 'report' ? ' @report' : ''}`).sort(),
+        // A report's pin and an era's cap may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
+        reqs: dropped.requirements
+          .map((r) => `${requirementLine(r)}${r.source === 'report' || r.source === 'era' ? ` @${r.source}` : ''}`)
+          .sort(),
         pins,
         index: indexArgs(spec),
         // 2: the cached lock carries uv's `via` annotations (what only the base's packages pull in is left out).

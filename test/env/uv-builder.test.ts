@@ -78,6 +78,10 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       },
       { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      // tensorboard's way: a dependency that needs a newer release than the commit's era caps its dependency at.
+      { name: 'tb', version: '1.0', requires: ['pb>=3'] },
+      { name: 'pb', version: '2.0' },
+      { name: 'pb', version: '3.0' },
       // A package whose metadata admits the base's numpy (Debian's 1.24) but whose code needs numpy.exceptions (1.25),
       // as scipy 1.15 does, and a numpy on the index that has it.
       { name: 'zeta', version: '1.0', requires: ['numpy>=1.19'], init: 'from numpy.exceptions import AxisError\n' },
@@ -255,6 +259,37 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(result.env.substitutions).toEqual([
       expect.objectContaining({ name: 'delta', wanted: '1.0', got: '1.2', why: expect.stringMatching(/no wheel/) }),
     ]);
+  });
+
+  it('moves a range with no release that installs on this Python to the nearest release that does, and says so (numpy<=1.17.5)', async () => {
+    const result = await builder.build(spec(index, [req('delta', '<=1.1')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.delta).toBe('1.2');
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'delta',
+        wanted: '<=1.1',
+        got: '1.2',
+        why: expect.stringMatching(/no release in <=1\.1 installs on Python 3\.11/),
+      }),
+    ]);
+  });
+
+  it('retries a resolution the era’s cap makes impossible without that cap, and says so (tensorboard beside an old protobuf)', async () => {
+    const capped = { ...req('pb', '<2.1'), source: 'era' as const, why: 'capped <2.1: the ref is of 2019' };
+    const result = await builder.build(spec(index, [req('tb'), capped]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ tb: '1.0', pb: '3.0' });
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'pb',
+        wanted: '<2.1 (the era of the commit)',
+        why: expect.stringContaining("the era's cap pb<2.1 conflicts"),
+      }),
+    ]);
+    // The repository's own bound is never dropped.
+    const own = await builder.build(spec(index, [req('tb'), req('pb', '<2.1')]), { checkout: null, signal });
+    expect(own.ok).toBe(false);
   });
 
   it('drops a CUDA local version (2.0+cu129) for the public release of the same version', async () => {
