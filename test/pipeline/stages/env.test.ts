@@ -130,6 +130,44 @@ describe('the environment stage', () => {
   });
 });
 
+describe('the import ladder in the evidence', () => {
+  it('lists every candidate with its key versions and why it was rejected or accepted, in evidence.json and the notes', async () => {
+    const old: BuiltEnv = { ...ENV, pins: { ...ENV.pins, torch: '1.13.1' } };
+    const newer: BuiltEnv = { ...ENV, lockHash: 'b'.repeat(64), pins: { ...ENV.pins, torch: '2.5.0' } };
+    const builder: EnvBuilder = {
+      build: async (s) => ({ ok: true, env: s.requirements.some((r) => r.specifier.includes('>1.13.1')) ? newer : old }),
+      proveImports: async (env) => ({
+        failures:
+          env === old ? [{ module: 'diffusers', error: "AttributeError: module 'torch' has no attribute 'xpu'", versions: {} }] : [],
+      }),
+    };
+    const envPorts: EnvPorts = {
+      builder,
+      specFor: async () => envSpec({ requirements: [{ name: 'torch', specifier: '>=1.4', extras: [], source: 'repo', why: 'setup.py' }] }),
+      proofFor: async () => ({ projectPackages: ['diffusers'], reportModules: [], setupEnv: {}, distributionOf: () => null }),
+    };
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher: new MemoryPublisher(), executor: new FakeExecutor(simulate), llm: null, env: envPorts },
+      new AbortController().signal,
+    );
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.env?.lockHash).toBe(newer.lockHash);
+    expect(o.env?.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        key: { numpy: '1.23.5', torch: '1.13.1' },
+        why: 'diffusers: torch 1.13.1 has no torch.xpu',
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'torch >=1.4,>1.13.1', key: { numpy: '1.23.5', torch: '2.5.0' } }),
+    ]);
+    expect(o.notes).toContain(
+      'Environment: candidate 1 with torch 1.13.1, numpy 1.23.5: rejected, diffusers: torch 1.13.1 has no torch.xpu',
+    );
+  });
+});
+
 describe('a project with C/C++ extensions', () => {
   const project = { root: '', importRoots: [''], mode: 'build' as const, distribution: 'pkg', extensions: ['csrc/ext.c'] };
   const withExt: EnvSpec = { ...SPEC, project };

@@ -86,7 +86,8 @@ export async function prepareEnv(
     await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
     const roots =
       stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
-    const answer = await prove(stage.env, { modules, setupEnv: proof.setupEnv, importRoots: roots }, signal);
+    // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
+    const answer = await prove(stage.env, { modules, setupEnv: proof.setupEnv, importRoots: roots }, signal).catch(() => null);
     signal.throwIfAborted();
     const key = keyVersions(stage.env.pins, stage.spec);
     if (!answer) {
