@@ -1,10 +1,14 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readOperatorEnv } from '../../../src/config/operator-env.js';
 import type { BuiltEnv, EnvBuilder, EnvSpec, ProjectBuildResult } from '../../../src/env/types.js';
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
+import { silentLogger } from '../../../src/log.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
-import { needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
+import { defaultEnvPorts, needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
 import { envSpec } from '../../fakes/env-spec.js';
@@ -165,6 +169,29 @@ describe('the import ladder in the evidence', () => {
     expect(o.notes).toContain(
       'Environment: candidate 1 with torch 1.13.1, numpy 1.23.5: rejected, diffusers: torch 1.13.1 has no torch.xpu',
     );
+  });
+});
+
+describe('what the default ports prove by import', () => {
+  it('the project’s packages, the report’s top-level imports with their distributions, and its setup lines', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'repgen-proof-'));
+    try {
+      mkdirSync(join(repo, 'mylib'));
+      writeFileSync(join(repo, 'mylib', '__init__.py'), '');
+      writeFileSync(join(repo, 'pyproject.toml'), '[project]\nname = "mylib"\nversion = "1.0"\n');
+      const body =
+        '```python\nimport os\nos.environ["KERAS_BACKEND"] = "torch"\nimport keras\nfrom sklearn.metrics import f1_score\nimport mylib.sub\n```\n';
+      const settings = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {}).env;
+      const { ports: p } = await defaultEnvPorts(settings, silentLogger);
+      const proof = await p?.proofFor?.({ issue: { ...ISSUE, body }, repoDir: repo });
+      expect(proof?.projectPackages).toEqual(['mylib']);
+      expect(proof?.reportModules).toEqual(expect.arrayContaining(['os', 'keras', 'sklearn', 'mylib']));
+      expect(proof?.setupEnv).toEqual({ KERAS_BACKEND: 'torch' });
+      expect(proof?.distributionOf('sklearn')).toBe('scikit-learn');
+      expect(p?.maxCandidates).toBe(3);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
 
