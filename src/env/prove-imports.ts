@@ -2,11 +2,13 @@
 // under the report's own setup lines (its environment variables, src/env/report-setup-env.ts). The proof runs the env's
 // interpreter in the build sandbox with no network, the checkout read-only on sys.path; nothing of the report's code
 // runs, only `import` of the names.
-import { rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { newBuildDir, openEnvCache } from './env-cache.js';
 import type { BuiltEnv, ImportProof, ImportProofRequest, ProofFailure } from './types.js';
 import type { SandboxPlan } from '../exec/sandbox/sandbox.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
+import { sha256 } from './uv-lock.js';
 import { runInBuild, type UvContext } from './uv-run.js';
 
 const PROOF = String.raw`
@@ -66,6 +68,10 @@ export async function proveImportsIn(
 ): Promise<ImportProof> {
   const owner = opts.plan.runAs;
   const paths = await openEnvCache(opts.cacheRoot, owner);
+  // A proof that passed is kept: importing torch takes seconds, and a reused env must stay fast. Only where the answer
+  // cannot change: no checkout on sys.path, or one the caller names by its commit (`req.checkoutKey`).
+  const memo = req.importRoots.length === 0 || req.checkoutKey ? join(paths.root, 'proofs', `${proofKey(env, req)}.ok`) : null;
+  if (memo && (await readFile(memo, 'utf8').catch(() => null)) !== null) return { failures: [] };
   const buildDir = await newBuildDir(paths, owner);
   try {
     const ctx: UvContext = {
@@ -81,7 +87,12 @@ export async function proveImportsIn(
       ...(opts.runner ? { runner: opts.runner } : {}),
       signal,
     };
-    return await proveImports(ctx, buildDir, env.python, req);
+    const proof = await proveImports(ctx, buildDir, env.python, req);
+    if (memo && proof && proof.failures.length === 0) {
+      await mkdir(join(paths.root, 'proofs'), { recursive: true, mode: 0o700 });
+      await writeFile(memo, `${new Date().toISOString()}\n`);
+    }
+    return proof;
   } finally {
     await rm(buildDir, { recursive: true, force: true });
   }
@@ -100,4 +111,21 @@ export async function proveImports(ctx: UvContext, buildDir: string, python: str
   } catch {
     return null;
   }
+}
+
+/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit. */
+function proofKey(env: BuiltEnv, req: ImportProofRequest): string {
+  const { modules, setupEnv, importRoots, checkoutKey } = req;
+  // The commit names what the roots hold; where the checkout lies on this host does not change what imports.
+  const roots = checkoutKey ? importRoots.length : importRoots;
+  return sha256(
+    JSON.stringify({
+      python: env.python,
+      lock: env.lockHash,
+      modules,
+      setupEnv: Object.entries(setupEnv).sort(),
+      roots,
+      checkoutKey,
+    }),
+  );
 }

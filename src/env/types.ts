@@ -182,6 +182,8 @@ export interface ImportProofRequest {
   setupEnv: Record<string, string>;
   /** Host folders put first on sys.path (the checkout's import roots), as runs see the mounted checkout. */
   importRoots: string[];
+  /** The checkout's commit: a passed proof of the same env, modules and commit is not run again. Absent: never kept. */
+  checkoutKey?: string;
 }
 
 /** One module that did not import in a candidate env, as the proof reports it. */

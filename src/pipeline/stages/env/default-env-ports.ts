@@ -81,7 +81,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
         const projectPackages = repoDir ? await projectPackagesOf(repoDir) : [];
         const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
         const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
-        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf };
+        const checkoutKey = repoDir ? await cleanCommitOf(repoDir) : null;
+        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf, ...(checkoutKey ? { checkoutKey } : {}) };
       },
       async specFor({ issue, repoDir }, signal) {
         base ??= baseInterpreter(settings.basePython);
@@ -195,6 +196,15 @@ export function overlayOnBase(spec: EnvSpec, base: BaseInterpreter, checkout: bo
 function satisfiesBase(base: BaseInterpreter, r: Requirement): boolean {
   const have = base.installed.get(r.name);
   return have !== undefined && satisfies(have, r.specifier);
+}
+
+/** The checkout's commit when its work tree is clean (a proof there may be kept), else null. */
+async function cleanCommitOf(repoDir: string): Promise<string | null> {
+  const signal = new AbortController().signal;
+  const head = await runGit(['rev-parse', 'HEAD'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
+  const status = await runGit(['status', '--porcelain'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
+  const sha = head?.code === 0 ? head.stdout.trim() : '';
+  return /^[0-9a-f]{40,64}$/.test(sha) && status?.code === 0 && status.stdout.trim() === '' ? sha : null;
 }
 
 /** The ref's commit date (the era caps of the spec), or null when the checkout is no git work tree. */

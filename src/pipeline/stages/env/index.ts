@@ -28,6 +28,8 @@ export interface EnvProofInput {
   setupEnv: Record<string, string>;
   /** The distribution a top-level module comes from (`sklearn` → `scikit-learn`). */
   distributionOf: (module: string) => string | null;
+  /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove-imports.ts). */
+  checkoutKey?: string;
 }
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
@@ -87,7 +89,8 @@ export async function prepareEnv(
     const roots =
       stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
     // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
-    const answer = await prove(stage.env, { modules, setupEnv: proof.setupEnv, importRoots: roots }, signal).catch(() => null);
+    const req = { modules, setupEnv: proof.setupEnv, importRoots: roots, ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}) };
+    const answer = await prove(stage.env, req, signal).catch(() => null);
     signal.throwIfAborted();
     const key = keyVersions(stage.env.pins, stage.spec);
     if (!answer) {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,9 +114,16 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
   it('proves the report’s imports under its own setup lines (the backend variable its script sets before importing)', async () => {
     const spec = indexSpec(index, [requirement('backended')]);
     const withSetup = ports(spec, { reportModules: ['backended'], setupEnv: { BACKENDED_BACKEND: 'fw' } });
+    const proofs = (): string[] => readdirSync(join(root, 'cache', 'proofs')).filter((f) => f.endsWith('.ok'));
     const stage = await prepareEnv({ issue, repoDir: null, checkout: null }, withSetup, () => undefined, signal);
     if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
     expect(stage.candidates).toEqual([expect.objectContaining({ outcome: 'accepted', why: 'imports backended' })]);
+    // A passed proof with no checkout is kept (a reused env imports torch once, not per job); a failed one never is.
+    const kept = proofs().length;
+    expect(kept).toBeGreaterThan(0);
+    const again = await prepareEnv({ issue, repoDir: null, checkout: null }, withSetup, () => undefined, signal);
+    expect(again.kind === 'built' && again.candidates?.[0]?.outcome).toBe('accepted');
+    expect(proofs()).toHaveLength(kept);
     // Without them the default backend is imported, which is missing: the next candidate adds it, cannot be built
     // (the index has none), and the first env is used, with both candidates in the evidence.
     const without = await prepareEnv(
@@ -132,5 +139,6 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
       expect.objectContaining({ outcome: 'build-failed', change: 'tensorflow', lockHash: null }),
     ]);
     expect(without.spec.notes.at(-1)).toMatch(/no candidate env imported everything/);
+    expect(proofs()).toHaveLength(kept);
   });
 });
