@@ -37,7 +37,8 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
 
 /** The import ladder's rejected candidates, one note each: what it held and why it was not used. Pure. */
 export function candidateNotes(candidates: readonly EnvCandidate[]): string[] {
-  if (candidates.length < 2) return [];
+  // One accepted (or unproved) candidate is the plain case; a rejected one is said even alone.
+  if (!candidates.some((c) => c.outcome === 'rejected' || c.outcome === 'build-failed')) return [];
   return candidates.map((c, i) => {
     const held = Object.entries(c.key)
       .map(([n, v]) => `${n} ${v}`)

@@ -7,6 +7,7 @@ import type { BuiltEnv, EnvBuilder, EnvSpec, ProjectBuildResult } from '../../..
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
 import { silentLogger } from '../../../src/log.js';
+import { candidateNotes } from '../../../src/pipeline/env-evidence.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
 import { defaultEnvPorts, needsBuild, overlayOnBase } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
@@ -169,6 +170,10 @@ describe('the import ladder in the evidence', () => {
     expect(o.notes).toContain(
       'Environment: candidate 1 with torch 1.13.1, numpy 1.23.5: rejected, diffusers: torch 1.13.1 has no torch.xpu',
     );
+    expect(candidateNotes([{ lockHash: null, change: '', key: {}, outcome: 'accepted', why: 'imports x' }])).toEqual([]);
+    expect(candidateNotes([{ lockHash: null, change: '', key: {}, outcome: 'rejected', why: 'x: y' }])).toEqual([
+      'Environment: candidate 1: rejected, x: y',
+    ]);
   });
 });
 
