@@ -76,7 +76,7 @@ export async function prepareEnv(
   const first = await buildCandidate(spec, input.checkout, ports, progress, signal);
   const prove = ports.builder.proveImports?.bind(ports.builder);
   if (first.kind !== 'built' || !prove) return first;
-  const proof = await ports.proofFor?.({ issue: input.issue, repoDir: input.repoDir });
+  const proof = await ports.proofFor?.({ issue: input.issue, repoDir: input.repoDir }).catch(() => null);
   if (!proof) return first;
   const max = Math.max(1, ports.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
   const candidates: EnvCandidate[] = [];
@@ -88,8 +88,8 @@ export async function prepareEnv(
     await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
     const roots =
       stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
-    // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
     const req = { modules, setupEnv: proof.setupEnv, importRoots: roots, ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}) };
+    // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
     const answer = await prove(stage.env, req, signal).catch(() => null);
     signal.throwIfAborted();
     const key = keyVersions(stage.env.pins, stage.spec);
