@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { satisfies } from './pep440.js';
-import { parseWheelName, sdistVersion, wheelFits } from './uv-lock.js';
+import { parseWheelName, sdistVersion, wheelFits, type WheelName } from './uv-lock.js';
 
 /**
  * The versions of one distribution that this interpreter could install, read from the index's simple page (PEP 503
@@ -105,4 +105,16 @@ export async function listAvailableVersions(
     files.push(...names.map((n) => ({ name: n, requiresPython: null, yanked: false })));
   }
   return classifyFiles(files, name, pythonVersion, arch);
+}
+
+/** The wheels of the find-links folders, by their file names. */
+export async function localWheels(dirs: string[]): Promise<WheelName[]> {
+  const out: WheelName[] = [];
+  for (const dir of dirs) {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const w = parseWheelName(name);
+      if (w) out.push(w);
+    }
+  }
+  return out;
 }

@@ -27,6 +27,7 @@ export { distributionsForImports, importedModules } from './import-names.js';
 export { loadImportNameTables } from './load-import-names.js';
 export { pypiReleaseDates } from './pypi-release-dates.js';
 export { readCheckoutFiles } from './read-checkout-files.js';
+export { reportSetupEnv } from './report-setup-env.js';
 export { readReportVersions, type ReportEnvironment, type ReportedVersion } from './read-report-versions.js';
 export type { RepoFiles } from './read-repo-deps.js';
 export * from './types.js';

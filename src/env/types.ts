@@ -131,6 +131,21 @@ export const BuiltEnv = z
   .strict();
 export type BuiltEnv = z.infer<typeof BuiltEnv>;
 
+/** One env the import ladder built and tried (issue 39, item 3): the evidence lists every one and why it was rejected. */
+export const EnvCandidate = z
+  .object({
+    lockHash: z.string().nullable(),
+    /** What this candidate changed from the one before (`torch >2.0.1`); '' for the first, the decision's own. */
+    change: z.string().max(300),
+    /** The versions of the frameworks and numpy in it (`torch` → `2.1.0`). */
+    key: z.record(z.string(), z.string()),
+    /** accepted: proved by import; unproved: kept without a proof (none could run, or the ladder ran out); rejected. */
+    outcome: z.enum(['accepted', 'rejected', 'unproved', 'build-failed']),
+    why: z.string().max(1000),
+  })
+  .strict();
+export type EnvCandidate = z.infer<typeof EnvCandidate>;
+
 /** Why an env could not be built: its own exit status, never "no model" or needs-info. */
 export const EnvBuildFailure = z
   .object({
@@ -177,4 +192,33 @@ export interface EnvBuilder {
    * cannot compile; the checkout is then used as it is).
    */
   buildProject?(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult>;
+  /**
+   * Imports modules in a built env (src/env/prove-imports.ts): the import proof of the env stage's ladder. Absent: a
+   * builder that cannot, whose envs are accepted unproved (and said so).
+   */
+  proveImports?(env: BuiltEnv, req: ImportProofRequest, signal: AbortSignal): Promise<ImportProof>;
 }
+
+/** What one import proof imports, and how (src/env/prove-imports.ts). */
+export interface ImportProofRequest {
+  /** Top-level modules: the project's packages and the report's imports that the env provides. */
+  modules: string[];
+  /** The report's setup lines' variables, set for the interpreter as its script sets them before its imports. */
+  setupEnv: Record<string, string>;
+  /** Host folders put first on sys.path (the checkout's import roots), as runs see the mounted checkout. */
+  importRoots: string[];
+  /** The checkout's commit: a passed proof of the same env, modules and commit is not run again. Absent: never kept. */
+  checkoutKey?: string;
+}
+
+/** One module that did not import in a candidate env, as the proof reports it. */
+export interface ProofFailure {
+  module: string;
+  /** `Type: message`, the exception it chained from, and what the import wrote to stderr. */
+  error: string;
+  /** Distributions that own the modules the error names (`packages_distributions()`), with their versions. */
+  versions: Record<string, string>;
+}
+
+/** The proof's answer: the modules that failed (empty: proved), or null when the proof itself could not run. */
+export type ImportProof = { failures: ProofFailure[] } | null;

@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
-import { readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
+import { localWheels } from './index-versions.js';
 import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
 import { readBaseInterpreter, type PythonInfo } from './read-base-interpreter.js';
+import { proveImportsIn } from './prove-imports.js';
 import { withoutUnbuildable } from './unbuildable.js';
 import { compileLock, failureFrom } from './uv-compile.js';
 import type { BuildStepRunner } from './sandboxed-command.js';
@@ -20,12 +22,10 @@ import {
   localPins,
   normaliseName,
   parseLock,
-  parseWheelName,
   projectLayoutKey,
   projectPthLines,
   requirementLine,
   sha256,
-  type WheelName,
 } from './uv-lock.js';
 import { indexArgs, runInBuild, runUv, type UvContext } from './uv-run.js';
 import type {
@@ -35,6 +35,8 @@ import type {
   EnvBuildProgress,
   EnvBuildResult,
   EnvSpec,
+  ImportProof,
+  ImportProofRequest,
   ProjectBuildResult,
   Substitution,
 } from './types.js';
@@ -128,8 +130,10 @@ export class UvEnvBuilder implements EnvBuilder {
     const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
     const inputKey = sha256(
       JSON.stringify({
-        // A report's pin may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
-        reqs: dropped.requirements.map((r) => `${requirementLine(r)}${r.source === 'report' ? ' @report' : ''}`).sort(),
+        // A report's pin and an era's cap may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
+        reqs: dropped.requirements
+          .map((r) => `${requirementLine(r)}${r.source === 'report' || r.source === 'era' ? ` @${r.source}` : ''}`)
+          .sort(),
         pins,
         index: indexArgs(spec),
         // 2: the cached lock carries uv's `via` annotations (what only the base's packages pull in is left out).
@@ -269,6 +273,11 @@ export class UvEnvBuilder implements EnvBuilder {
     return { names, notes };
   }
 
+  /** The env's import proof (src/env/prove-imports.ts), in the build sandbox with the base interpreter's binds. */
+  async proveImports(env: BuiltEnv, req: ImportProofRequest, signal: AbortSignal): Promise<ImportProof> {
+    return proveImportsIn({ ...this.opts, readOnlyPaths: await this.readOnlyPaths(await this.pythonInfo(), []) }, env, req, signal);
+  }
+
   /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */
   buildProject(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult> {
     const { cacheRoot, plan, extensionTimeoutMs, runner } = this.opts;
@@ -386,15 +395,4 @@ function shellQuote(word: string): string {
 /** Folders every bwrap sandbox binds already (src/exec/sandbox/sandbox.ts). */
 function underSystemDirs(path: string): boolean {
   return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
-}
-
-async function localWheels(dirs: string[]): Promise<WheelName[]> {
-  const out: WheelName[] = [];
-  for (const dir of dirs) {
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const w = parseWheelName(name);
-      if (w) out.push(w);
-    }
-  }
-  return out;
 }

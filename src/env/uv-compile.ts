@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EnvironmentConfigKey } from '../config/repo-config.js';
 import { listAvailableVersions } from './index-versions.js';
 import { nearestVersion } from './pep440.js';
+import { eraCapsInConflict, nearestOutsideRange } from './relax-range.js';
 import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from './types.js';
 import { logTail, readUvProblem, type UvProblem } from './uv-errors.js';
 import { normaliseLock, parseVia, requirementLine, type LocalPin } from './uv-lock.js';
@@ -121,6 +122,20 @@ export async function compileLock(
       constraints = constraints.filter((p) => !named.includes(p));
       continue;
     }
+    // A cap the commit's era put on a package that the conflict names goes first (detectron2's tensorboard needs a
+    // newer protobuf than the commit's): the project's own clauses stay, and the comment says what moved.
+    const capped = attempt < MAX_SUBSTITUTIONS ? eraCapsInConflict(out.stderr, reqs) : [];
+    if (capped.length > 0) {
+      for (const c of capped)
+        substitutions.push({
+          name: c.req.name,
+          wanted: `${c.cap} (the era of the commit)`,
+          got: 'the resolver’s choice',
+          why: `the era's cap ${c.req.name}${c.cap} conflicts with the other requirements (${conflictCause(out.stderr)})`,
+        });
+      reqs = reqs.map((r) => capped.find((c) => c.req === r)?.relaxed ?? r);
+      continue;
+    }
     // Two pins the report gives that cannot hold together (numpy 2.1.0 beside a TensorFlow that needs numpy < 2): the
     // report's pin the resolver names goes, the resolver picks, and the comment says so. Repository, script and
     // repgen.yml requirements are never relaxed.
@@ -145,6 +160,18 @@ export async function compileLock(
     // version with a wheel for this Python.
     const noWheel = problem.kind === 'no-wheel' && onlyBinary;
     const candidates = problem.kind === 'missing-version' ? [...available.wheels, ...available.sdists] : available.wheels;
+    // A range no release of which installs here (`numpy<=1.17.5` on Python 3.11): the nearest release that does.
+    const outside = req && !wanted && (!noWheel || available.compiled) ? nearestOutsideRange(req.specifier, candidates) : null;
+    if (req && outside) {
+      substitutions.push({
+        name: req.name,
+        wanted: req.specifier,
+        got: outside,
+        why: rangeWhy(problem, req.specifier, outside, pythonVersion),
+      });
+      reqs = reqs.map((r) => (r === req ? { ...r, specifier: `==${outside}` } : r));
+      continue;
+    }
     const movable = req && wanted && (!noWheel || available.compiled);
     const got = movable
       ? nearestVersion(
@@ -169,10 +196,19 @@ function conflictingReportPin(stderr: string, reqs: Requirement[]): { req: Requi
     const name = (m[1] ?? '').toLowerCase().replace(/[-_.]+/g, '-');
     const req = reqs.find((r) => r.name === name && r.source === 'report' && pinnedVersion(r) !== null);
     if (!req) continue;
-    const cause = (/Because ([^\n]*?)(?: and you require|,|$)/m.exec(stderr)?.[1] ?? 'see the log').slice(0, 200);
-    return { req, wanted: pinnedVersion(req) as string, cause };
+    return { req, wanted: pinnedVersion(req) as string, cause: conflictCause(stderr) };
   }
   return null;
+}
+
+/** The first cause line of a resolver's conflict. */
+function conflictCause(stderr: string): string {
+  return (/Because ([^\n]*?)(?: and you require|,|$)/m.exec(stderr)?.[1] ?? 'see the log').slice(0, 200);
+}
+
+function rangeWhy(problem: UvProblem, range: string, got: string, pythonVersion: string): string {
+  const what = problem.kind === 'missing-version' ? 'is on the package index' : `installs on Python ${pythonVersion}`;
+  return `no release in ${range} ${what}; ${got}, the nearest release that does, was used`;
 }
 
 function substitutionWhy(problem: UvProblem, wanted: string, pythonVersion: string): string {

@@ -1,5 +1,5 @@
 // The project's environment in the evidence: what the env stage built, reused or failed at. Pure.
-import type { EnvBuildFailure } from '../env/types.js';
+import type { EnvBuildFailure, EnvCandidate } from '../env/types.js';
 import { NO_USAGE } from '../llm/usage.js';
 import type { FixAdviceFor } from './stages/env/fix-advice.js';
 import type { ReproEvidence } from './build-evidence.js';
@@ -49,6 +49,7 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     lock: e.lock,
     failure: null,
     ...(stage.spec.decisions ? { decisions: stage.spec.decisions } : {}),
+    ...(stage.candidates?.length ? { candidates: stage.candidates } : {}),
   };
   return {
     ...evidence,
@@ -56,9 +57,22 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
       ...o,
       env,
       environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null), ...decisionRecord(stage.spec) },
-      notes: [...(o.notes ?? []), ...envNotes(e, stage.spec)],
+      notes: [...(o.notes ?? []), ...envNotes(e, stage.spec), ...candidateNotes(stage.candidates ?? [])],
     },
   };
+}
+
+/** The import ladder's rejected candidates, one note each: what it held and why it was not used. Pure. */
+export function candidateNotes(candidates: readonly EnvCandidate[]): string[] {
+  // One accepted (or unproved) candidate is the plain case; a rejected one is said even alone.
+  if (!candidates.some((c) => c.outcome === 'rejected' || c.outcome === 'build-failed')) return [];
+  return candidates.map((c, i) => {
+    const held = Object.entries(c.key)
+      .map(([n, v]) => `${n} ${v}`)
+      .join(', ');
+    const what = `candidate ${i + 1}${c.change ? ` (${c.change})` : ''}${held ? ` with ${held}` : ''}`;
+    return `Environment: ${what}: ${c.outcome}, ${c.why}`.slice(0, 600);
+  });
 }
 
 /**

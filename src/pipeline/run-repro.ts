@@ -10,7 +10,7 @@ import {
 } from '../agent/index.js';
 import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
-import { distributionsForImports, loadImportNameTables } from '../env/index.js';
+import { distributionsForImports, loadImportNameTables, reportSetupEnv } from '../env/index.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
@@ -239,14 +239,11 @@ async function runStages(
       );
   }
   const code = snippet?.script ?? '';
-  const probeOptions = { store: deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined) };
-  const probed = await probeEnvironment(
-    deps.executor,
-    [...importedModules(code), ...referencedModules(code)],
-    signal,
-    workspace,
-    probeOptions,
-  );
+  const store = deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined);
+  // The report's setup lines (KERAS_BACKEND…) are set for the probe as its script sets them before its imports.
+  const probeOptions = { store, env: reportSetupEnv(code) };
+  const wanted = [...importedModules(code), ...referencedModules(code)];
+  const probed = await probeEnvironment(deps.executor, wanted, signal, workspace, probeOptions);
   checkAbort(signal);
   if (!probed.probe) {
     infra = `the executor could not run the environment probe (${probed.error ?? 'unknown error'})`;

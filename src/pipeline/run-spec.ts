@@ -85,6 +85,8 @@ export interface EnvSettings {
   cacheRoot: string;
   /** Ceiling of the project's extension build (REPGEN_ENV_EXTENSION_MINUTES). */
   extensionTimeoutMs: number;
+  /** Envs the import ladder builds at most (REPGEN_ENV_MAX_CANDIDATES). @defaultValue 3 */
+  maxCandidates?: number;
   findLinks: string[];
   allowedIndexes: string[];
   /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
@@ -172,6 +174,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     mode: op.REPGEN_ENV,
     cacheRoot: op.REPGEN_ENV_CACHE ?? join(local.workRoot, 'repgen-envs'),
     extensionTimeoutMs: op.REPGEN_ENV_EXTENSION_MINUTES * 60_000,
+    maxCandidates: op.REPGEN_ENV_MAX_CANDIDATES,
     findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
     allowedIndexes: allowedIndexes(op),
     basePython: local.python,

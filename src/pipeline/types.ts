@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AttemptRecord } from '../agent/types.js';
 import { BisectResult } from '../bisect/types.js';
-import { EnvBuildFailure, Substitution, VersionDecision } from '../env/types.js';
+import { EnvBuildFailure, EnvCandidate, Substitution, VersionDecision } from '../env/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
 
@@ -56,6 +56,8 @@ export const EnvOutcome = z.object({
   failure: EnvBuildFailure.nullable(),
   /** Each key package's version and the source that decided it (user, report, project, era, base, wheelhouse). */
   decisions: z.array(VersionDecision).optional(),
+  /** The candidates the import ladder built, each with why it was accepted or rejected (issue 39). */
+  candidates: z.array(EnvCandidate).optional(),
 });
 export type EnvOutcome = z.infer<typeof EnvOutcome>;
 

@@ -76,6 +76,11 @@ const VALID_MODULE = /^[A-Za-z_][\w]*$/;
 /** Where probe answers outlive the process: only for an executor with an environment key, and no workspace. */
 export interface ProbeOptions {
   store?: ProbeStore;
+  /**
+   * The report's setup lines' variables (src/env/report-setup-env.ts), set for the probe as the report's script sets
+   * them before its imports: Keras 3 imports the backend KERAS_BACKEND names. @defaultValue {}
+   */
+  env?: Record<string, string>;
   now?: () => number;
 }
 
@@ -94,14 +99,16 @@ export async function probeEnvironment(
 ): Promise<{ probe: EnvironmentProbe | null; error: string | null }> {
   const wanted = [...new Set([...BASE_MODULES, ...COMMON_MODULES, ...modules])].filter((m) => VALID_MODULE.test(m));
   // The workspace is on the scripts' import path, so what imports depends on it too.
-  const key = workspace ? `${workspace.hostPath}\u0000${workspace.mountPath ?? ''}` : '';
+  const env = options.env ?? {};
+  const envKey = Object.keys(env).length ? `\u0000${JSON.stringify(Object.entries(env).sort())}` : '';
+  const key = `${workspace ? `${workspace.hostPath}\u0000${workspace.mountPath ?? ''}` : ''}${envKey}`;
   const perWorkspace = cache.get(executor) ?? new Map<string, ProbeCache>();
   cache.set(executor, perWorkspace);
   let known = perWorkspace.get(key);
   const missing = (): string[] => wanted.filter((m) => !known?.modules.has(m));
   if (known && missing().length === 0) return { probe: fromCache(known), error: null };
   // A checkout's contents can change under the same path, and the key does not see them: no disk cache with one.
-  const store = workspace ? undefined : options.store;
+  const store = workspace || envKey ? undefined : options.store;
   const diskKey = store ? await executor.environmentKey?.().catch(() => null) : null;
   if (store && diskKey && !known) {
     const stored = await store.load(diskKey);
@@ -112,7 +119,7 @@ export async function probeEnvironment(
   }
   const unknown = missing();
   if (known && unknown.length === 0) return { probe: fromCache(known), error: null };
-  const answer = await probeModules(executor, unknown, signal, workspace);
+  const answer = await probeModules(executor, unknown, signal, workspace, env);
   if ('error' in answer) return { probe: null, error: answer.error };
   const p = answer.parsed;
   const entry: ProbeCache = known ?? {
@@ -142,8 +149,9 @@ async function probeModules(
   modules: string[],
   signal?: AbortSignal,
   workspace?: Workspace,
+  env: Record<string, string> = {},
 ): Promise<ProbeAnswer> {
-  const one = await probeOnce(executor, modules, signal, workspace);
+  const one = await probeOnce(executor, modules, signal, workspace, env);
   if (!('crashed' in one) || one.crashed === undefined) return one;
   if (modules.length === 1) {
     const m = modules[0] as string;
@@ -151,8 +159,8 @@ async function probeModules(
   }
   const half = Math.ceil(modules.length / 2);
   const parts = [
-    await probeModules(executor, modules.slice(0, half), signal, workspace),
-    await probeModules(executor, modules.slice(half), signal, workspace),
+    await probeModules(executor, modules.slice(0, half), signal, workspace, env),
+    await probeModules(executor, modules.slice(half), signal, workspace, env),
   ];
   const done = parts.flatMap((a) => ('parsed' in a ? [a.parsed] : []));
   const hard = parts.find((a) => 'error' in a && a.crashed === undefined);
@@ -171,7 +179,13 @@ async function probeModules(
   return { parsed: merged };
 }
 
-async function probeOnce(executor: ScriptExecutor, modules: string[], signal?: AbortSignal, workspace?: Workspace): Promise<ProbeAnswer> {
+async function probeOnce(
+  executor: ScriptExecutor,
+  modules: string[],
+  signal: AbortSignal | undefined,
+  workspace: Workspace | undefined,
+  env: Record<string, string>,
+): Promise<ProbeAnswer> {
   const result = await executor.run(
     {
       files: [{ path: 'probe.py', content: PROBE }],
@@ -179,6 +193,7 @@ async function probeOnce(executor: ScriptExecutor, modules: string[], signal?: A
       args: [JSON.stringify(modules)],
       limits: { timeoutMs: 120_000, memoryMb: 4096, cpuSeconds: 240, maxOutputBytes: 200_000 },
       ...(workspace ? { workspace } : {}),
+      ...(Object.keys(env).length ? { env } : {}),
     },
     signal,
   );

@@ -78,6 +78,13 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       },
       { name: 'delta', version: '1.2', tag: 'cp311-cp311-manylinux2014_x86_64' },
       { name: 'delta', version: '1.3', tag: 'cp311-cp311-manylinux2014_x86_64' },
+      // PyTorch's index's way: the same torch release as a CUDA build (a +cu local tag), and a package that needs it.
+      { name: 'torch', version: '8.0+cu128', init: "__version__ = '8.0+cu128'\n" },
+      { name: 'uses-torch', version: '1.0', requires: ['torch>=8,<9', 'beta'] },
+      // tensorboard's way: a dependency that needs a newer release than the commit's era caps its dependency at.
+      { name: 'tb', version: '1.0', requires: ['pb>=3'] },
+      { name: 'pb', version: '2.0' },
+      { name: 'pb', version: '3.0' },
       // A package whose metadata admits the base's numpy (Debian's 1.24) but whose code needs numpy.exceptions (1.25),
       // as scipy 1.15 does, and a numpy on the index that has it.
       { name: 'zeta', version: '1.0', requires: ['numpy>=1.19'], init: 'from numpy.exceptions import AxisError\n' },
@@ -257,6 +264,37 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     ]);
   });
 
+  it('moves a range with no release that installs on this Python to the nearest release that does, and says so (numpy<=1.17.5)', async () => {
+    const result = await builder.build(spec(index, [req('delta', '<=1.1')]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins.delta).toBe('1.2');
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'delta',
+        wanted: '<=1.1',
+        got: '1.2',
+        why: expect.stringMatching(/no release in <=1\.1 installs on Python 3\.11/),
+      }),
+    ]);
+  });
+
+  it('retries a resolution the era’s cap makes impossible without that cap, and says so (tensorboard beside an old protobuf)', async () => {
+    const capped = { ...req('pb', '<2.1'), source: 'era' as const, why: 'capped <2.1: the ref is of 2019' };
+    const result = await builder.build(spec(index, [req('tb'), capped]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ tb: '1.0', pb: '3.0' });
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'pb',
+        wanted: '<2.1 (the era of the commit)',
+        why: expect.stringContaining("the era's cap pb<2.1 conflicts"),
+      }),
+    ]);
+    // The repository's own bound is never dropped.
+    const own = await builder.build(spec(index, [req('tb'), req('pb', '<2.1')]), { checkout: null, signal });
+    expect(own.ok).toBe(false);
+  });
+
   it('drops a CUDA local version (2.0+cu129) for the public release of the same version', async () => {
     const result = await builder.build(spec(index, [req('alpha', '==2.0+cu129')]), { checkout: null, signal });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
@@ -275,6 +313,30 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     const conflicting = await builder.build(spec(index, [req('epsilon')], { findLinks: [local] }), { checkout: null, signal });
     if (!conflicting.ok) throw new Error(JSON.stringify(conflicting.failure));
     expect(conflicting.env.pins).toEqual({ epsilon: '1.0', beta: '0.9' });
+  });
+
+  it('takes the CPU torch of a find-links folder over the index’s CUDA build of the same version (a +cu local tag)', async () => {
+    const local = join(root, 'cpu-wheels');
+    mkdirSync(local, { recursive: true });
+    makeDists(local, [{ name: 'torch', version: '8.0+cpu', init: "__version__ = '8.0+cpu'\n" }]);
+    chmodSync(local, 0o755);
+    const before = index.requests.length;
+    const result = await builder.build(spec(index, [req('uses-torch'), req('torch', '==8.0')], { findLinks: [local] }), {
+      checkout: null,
+      signal,
+    });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ 'uses-torch': '1.0', beta: '1.1', torch: '8.0+cpu' });
+    // The CUDA wheel was never downloaded.
+    expect(index.requests.slice(before).filter((r) => r.includes('/files/torch-'))).toEqual([]);
+    // A conflict elsewhere whose message names a package called like it (`uses-torch`) keeps the CPU torch.
+    const reported = { ...req('beta', '==1.1'), source: 'report' as const };
+    const conflict = await builder.build(spec(index, [req('uses-torch'), req('epsilon'), reported], { findLinks: [local] }), {
+      checkout: null,
+      signal,
+    });
+    if (!conflict.ok) throw new Error(JSON.stringify(conflict.failure));
+    expect(conflict.env.pins).toEqual({ 'uses-torch': '1.0', epsilon: '1.0', beta: '0.9', torch: '8.0+cpu' });
   });
 
   it('fails with the package and no substitution when nothing of that name exists', async () => {

@@ -55,3 +55,30 @@ describe('probeEnvironment with an import that crashes the interpreter', () => {
     expect(healthy.requests).toHaveLength(1);
   });
 });
+
+describe('probeEnvironment under the report’s setup lines', () => {
+  it('sets the variables for the probe run (Keras 3 imports the backend KERAS_BACKEND names), and asks again under others', async () => {
+    const executor = new FakeExecutor((req) => {
+      const mods = JSON.parse(req.args?.[0] ?? '[]') as string[];
+      const torchBackend = req.env?.['KERAS_BACKEND'] === 'torch';
+      const modules = Object.fromEntries(mods.map((m) => [m, m === 'keras' && !torchBackend ? null : '1.0']));
+      const importErrors = torchBackend ? {} : { keras: "ModuleNotFoundError: No module named 'tensorflow'" };
+      const out = {
+        python: '3.11.2',
+        executable: '/env/bin/python',
+        platform: 'Linux',
+        modules,
+        importErrors,
+        cuda: false,
+        cudaVersion: null,
+      };
+      return { stdout: `REPGEN_PROBE ${JSON.stringify(out)}\n` };
+    });
+    const set = await probeEnvironment(executor, ['keras'], undefined, undefined, { env: { KERAS_BACKEND: 'torch' } });
+    expect(set.probe?.modules['keras']).toBe('1.0');
+    expect(executor.requests[0]?.env).toEqual({ KERAS_BACKEND: 'torch' });
+    const unset = await probeEnvironment(executor, ['keras']);
+    expect(unset.probe?.modules['keras']).toBeNull();
+    expect(executor.requests).toHaveLength(2);
+  });
+});

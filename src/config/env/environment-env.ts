@@ -24,6 +24,11 @@ export const EnvironmentEnv = z.object({
       "wall-clock minutes at most to compile a project's C/C++ extensions (`setup.py build_ext --inplace`, CPU only, no network); " +
       'past it the job ends as an environment failure',
   }),
+  REPGEN_ENV_MAX_CANDIDATES: doc(intRange(1, 10).default(3), {
+    description:
+      'envs the import ladder builds at most for one job: an env is accepted once the project and the report’s imports import in it; ' +
+      'a failure (framework too old, API removed, NumPy C-API mismatch, module missing) builds the next candidate, each cached by its lock',
+  }),
   REPGEN_ENV_FIND_LINKS: doc(
     z
       .string()

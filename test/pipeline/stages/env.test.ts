@@ -1,9 +1,15 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readOperatorEnv } from '../../../src/config/operator-env.js';
 import type { BuiltEnv, EnvBuilder, EnvSpec, ProjectBuildResult } from '../../../src/env/types.js';
 import { buildResultComment } from '../../../src/publish/build-result-comment.js';
 import { reproduceIssue } from '../../../src/pipeline/reproduce-issue.js';
+import { silentLogger } from '../../../src/log.js';
+import { candidateNotes } from '../../../src/pipeline/env-evidence.js';
 import { resolveRunSpec } from '../../../src/pipeline/run-spec.js';
+import { defaultEnvPorts } from '../../../src/pipeline/stages/env/default-env-ports.js';
 import { envFailureSummary, prepareEnv, type EnvPorts } from '../../../src/pipeline/stages/env/index.js';
 import { ReproOutcome } from '../../../src/pipeline/types.js';
 import { envSpec } from '../../fakes/env-spec.js';
@@ -181,6 +187,71 @@ describe('the environment stage', () => {
     expect(comment).not.toContain('No model configured');
     expect(comment).not.toContain('Needs more information');
     expect(publisher.reports).toHaveLength(1);
+  });
+});
+
+describe('the import ladder in the evidence', () => {
+  it('lists every candidate with its key versions and why it was rejected or accepted, in evidence.json and the notes', async () => {
+    const old: BuiltEnv = { ...ENV, pins: { ...ENV.pins, torch: '1.13.1' } };
+    const newer: BuiltEnv = { ...ENV, lockHash: 'b'.repeat(64), pins: { ...ENV.pins, torch: '2.5.0' } };
+    const builder: EnvBuilder = {
+      build: async (s) => ({ ok: true, env: s.requirements.some((r) => r.specifier.includes('>1.13.1')) ? newer : old }),
+      proveImports: async (env) => ({
+        failures:
+          env === old ? [{ module: 'diffusers', error: "AttributeError: module 'torch' has no attribute 'xpu'", versions: {} }] : [],
+      }),
+    };
+    const envPorts: EnvPorts = {
+      builder,
+      specFor: async () => envSpec({ requirements: [{ name: 'torch', specifier: '>=1.4', extras: [], source: 'repo', why: 'setup.py' }] }),
+      proofFor: async () => ({ projectPackages: ['diffusers'], reportModules: [], setupEnv: {}, distributionOf: () => null }),
+    };
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher: new MemoryPublisher(), executor: new FakeExecutor(simulate), llm: null, env: envPorts },
+      new AbortController().signal,
+    );
+    const o = ReproOutcome.parse(result.evidence.outcome);
+    expect(o.env?.lockHash).toBe(newer.lockHash);
+    expect(o.env?.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        key: { numpy: '1.23.5', torch: '1.13.1' },
+        why: 'diffusers: torch 1.13.1 has no torch.xpu',
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'torch >=1.4,>1.13.1', key: { numpy: '1.23.5', torch: '2.5.0' } }),
+    ]);
+    expect(o.notes).toContain(
+      'Environment: candidate 1 with torch 1.13.1, numpy 1.23.5: rejected, diffusers: torch 1.13.1 has no torch.xpu',
+    );
+    expect(candidateNotes([{ lockHash: null, change: '', key: {}, outcome: 'accepted', why: 'imports x' }])).toEqual([]);
+    expect(candidateNotes([{ lockHash: null, change: '', key: {}, outcome: 'rejected', why: 'x: y' }])).toEqual([
+      'Environment: candidate 1: rejected, x: y',
+    ]);
+  });
+});
+
+describe('what the default ports prove by import', () => {
+  it('the project’s packages, the report’s top-level imports with their distributions, and its setup lines', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'repgen-proof-'));
+    try {
+      mkdirSync(join(repo, 'mylib'));
+      writeFileSync(join(repo, 'mylib', '__init__.py'), '');
+      writeFileSync(join(repo, 'pyproject.toml'), '[project]\nname = "mylib"\nversion = "1.0"\n');
+      const body =
+        '```python\nimport os\nos.environ["KERAS_BACKEND"] = "torch"\nimport keras\nfrom sklearn.metrics import f1_score\nimport mylib.sub\n```\n';
+      const settings = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {}).env;
+      const { ports: p } = await defaultEnvPorts(settings, silentLogger);
+      const proof = await p?.proofFor?.({ issue: { ...ISSUE, body }, repoDir: repo });
+      expect(proof?.projectPackages).toEqual(['mylib']);
+      expect(proof?.reportModules).toEqual(expect.arrayContaining(['os', 'keras', 'sklearn', 'mylib']));
+      expect(proof?.setupEnv).toEqual({ KERAS_BACKEND: 'torch' });
+      expect(proof?.distributionOf('sklearn')).toBe('scikit-learn');
+      expect(p?.maxCandidates).toBe(3);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });
 

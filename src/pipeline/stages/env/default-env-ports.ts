@@ -5,6 +5,7 @@ import { readdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { decideVersions, ERA_FRAMEWORKS, newestReleaseBefore, type BaseInterpreter } from '../../../env/decide/decide-versions.js';
 import {
+  distributionsForImports,
   importedModules,
   loadImportNameTables,
   pypiReleaseDates,
@@ -14,6 +15,9 @@ import {
   type EnvSpec,
   type ReleaseDates,
 } from '../../../env/index.js';
+import { projectLayout } from '../../../env/project-layout.js';
+import { readRepoDeps } from '../../../env/read-repo-deps.js';
+import { reportSetupEnv } from '../../../env/report-setup-env.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { parseWheelName, wheelFits } from '../../../env/uv-lock.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
@@ -22,7 +26,7 @@ import type { Logger } from '../../../log.js';
 import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';
 import type { EnvSettings } from '../../run-spec.js';
-import type { EnvPorts } from './index.js';
+import { DEFAULT_MAX_CANDIDATES, type EnvPorts } from './index.js';
 import { kubernetesEnvBuilder } from './kubernetes-env-build.js';
 
 const run = promisify(execFile);
@@ -64,6 +68,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   const builder: EnvBuilder = {
     build: async (spec, opts) => (await (made ??= makeBuilder())).build(spec, opts),
     buildProject: async (spec, env, checkout, signal) => (await (made ??= makeBuilder())).buildProject(spec, env, checkout, signal),
+    proveImports: async (env, req, signal) => (await (made ??= makeBuilder())).proveImports(env, req, signal),
   };
   const tables = loadImportNameTables();
   const releaseDates = pypiReleaseDates();
@@ -72,6 +77,16 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
     note: null,
     ports: {
       builder,
+      maxCandidates: settings.maxCandidates ?? DEFAULT_MAX_CANDIDATES,
+      async proofFor({ issue, repoDir }) {
+        const report = `${issue.title}\n\n${issue.body}`;
+        const code = codeBlocks(report);
+        const projectPackages = repoDir ? await projectPackagesOf(repoDir) : [];
+        const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
+        const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
+        const checkoutKey = repoDir ? await cleanCommitOf(repoDir) : null;
+        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf, ...(checkoutKey ? { checkoutKey } : {}) };
+      },
       async specFor({ issue, repoDir }, signal) {
         base ??= baseInterpreter(settings.basePython);
         const b = await base;
@@ -116,6 +131,12 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   };
 }
 
+/** The checkout's own top-level packages, as the spec function reads its layout. */
+async function projectPackagesOf(repoDir: string): Promise<string[]> {
+  const files = await readCheckoutFiles(repoDir).catch(() => null);
+  return files ? projectLayout(files.paths, readRepoDeps(files)).packages : [];
+}
+
 /** The fenced code blocks of a report, joined (prose never counts as code). */
 function codeBlocks(report: string): string {
   return [...report.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
@@ -134,6 +155,15 @@ async function baseInterpreter(python: string): Promise<BaseInterpreter> {
   } catch {
     return { minor: '3.11', installed: new Map() };
   }
+}
+
+/** The checkout's commit when its work tree is clean (a proof there may be kept), else null. */
+async function cleanCommitOf(repoDir: string): Promise<string | null> {
+  const signal = new AbortController().signal;
+  const head = await runGit(['rev-parse', 'HEAD'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
+  const status = await runGit(['status', '--porcelain'], { cwd: repoDir, signal, timeoutMs: 30_000 }).catch(() => null);
+  const sha = head?.code === 0 ? head.stdout.trim() : '';
+  return /^[0-9a-f]{40,64}$/.test(sha) && status?.code === 0 && status.stdout.trim() === '' ? sha : null;
 }
 
 /** The ref's commit date (the era caps of the spec), or null when the checkout is no git work tree. */

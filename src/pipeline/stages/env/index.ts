@@ -1,13 +1,17 @@
 // Stage 0b, environment: the project's own environment for every run of the job (issue 27). The spec comes from
 // the report, the checkout and repgen.yml (src/env's spec function); the builder makes or reuses the env; what
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
+import { classifyProofFailure } from '../../../env/import-failure.js';
+import { nextCandidate } from '../../../env/next-candidate.js';
 import { needsExtensionBuild } from '../../../env/project-build.js';
+import { normaliseName, projectPthLines } from '../../../env/uv-lock.js';
 import { LEFT_OUT } from '../../../env/unbuildable.js';
 import type {
   BuiltEnv,
   EnvBuilder,
   EnvBuildFailure,
   EnvBuildProgress,
+  EnvCandidate,
   EnvSpec,
   ProjectBuildResult,
   VersionDecision,
@@ -15,6 +19,20 @@ import type {
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
 import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
+
+/** What the import proof of the stage's envs imports, and under which setup lines (issue 39, item 3). */
+export interface EnvProofInput {
+  /** The project's own top-level packages (they are proved whenever there is a checkout). */
+  projectPackages: string[];
+  /** Top-level modules the report's code imports; each is proved when the env is to provide it. */
+  reportModules: string[];
+  /** The report's setup lines' variables (src/env/report-setup-env.ts). */
+  setupEnv: Record<string, string>;
+  /** The distribution a top-level module comes from (`sklearn` → `scikit-learn`). */
+  distributionOf: (module: string) => string | null;
+  /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove-imports.ts). */
+  checkoutKey?: string;
+}
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
 export interface EnvPorts {
@@ -27,24 +45,36 @@ export interface EnvPorts {
     signal: AbortSignal,
   ): Promise<EnvSpec | { keep: 'base'; decisions: VersionDecision[] } | null>;
   builder: EnvBuilder;
+  /** What the import proof imports; absent or null: envs are accepted as built. */
+  proofFor?(input: { issue: IssueInput; repoDir: string | null }): Promise<EnvProofInput | null>;
+  /** Envs the import ladder builds at most (REPGEN_ENV_MAX_CANDIDATES). @defaultValue 3 */
+  maxCandidates?: number;
 }
+
+type BuiltStage = {
+  kind: 'built';
+  spec: EnvSpec;
+  env: BuiltEnv;
+  /**
+   * The project has extensions: the build of the job's checkout, and how any other checkout (the fixing ref, a
+   * bisection step) is built for its runs. Null: runs mount the checkouts as they are.
+   */
+  project: { checkout: string; result: ProjectBuildResult & { ok: true }; buildCheckout: BuildCheckout } | null;
+  /** The import ladder's candidates, in the order built; [] when no proof ran. */
+  candidates?: EnvCandidate[];
+};
 
 export type EnvStageResult =
   /** `note`: why there is no env when one was wanted (the spec could not be worked out), said in the outcome. */
-  | { kind: 'none'; decisions?: VersionDecision[]; note?: string }
-  | {
-      kind: 'built';
-      spec: EnvSpec;
-      env: BuiltEnv;
-      /**
-       * The project has extensions: the build of the job's checkout, and how any other checkout (the fixing ref, a
-       * bisection step) is built for its runs. Null: runs mount the checkouts as they are.
-       */
-      project: { checkout: string; result: ProjectBuildResult & { ok: true }; buildCheckout: BuildCheckout } | null;
-    }
-  | { kind: 'failed'; spec: EnvSpec; failure: EnvBuildFailure };
+  { kind: 'none'; decisions?: VersionDecision[]; note?: string } | BuiltStage | { kind: 'failed'; spec: EnvSpec; failure: EnvBuildFailure };
 
-/** Builds (or reuses) the job's env. A builder that throws is a failed build, said as one, never a crash of the run. */
+/**
+ * Builds (or reuses) the job's env, and proves it by import: the project and the report's imports must import in it
+ * under the report's setup lines. A failed proof is classified (src/env/import-failure.ts) and the next candidate
+ * built (src/env/next-candidate.ts), at most `maxCandidates` in all, each cached by its lock. An env no candidate
+ * proves is still used (the first, or the one with fewest failures), and every candidate is in the evidence. A
+ * builder that throws is a failed build, said as one, never a crash of the run.
+ */
 export async function prepareEnv(
   input: { issue: IssueInput; repoDir: string | null; checkout: string | null },
   ports: EnvPorts,
@@ -65,21 +95,118 @@ export async function prepareEnv(
   }
   if (!spec) return { kind: 'none' };
   if ('keep' in spec) return { kind: 'none', decisions: spec.decisions };
+  const first = await buildCandidate(spec, input.checkout, ports, progress, signal);
+  const prove = ports.builder.proveImports?.bind(ports.builder);
+  if (first.kind !== 'built' || !prove) return first;
+  const proof = await ports.proofFor?.({ issue: input.issue, repoDir: input.repoDir }).catch(() => null);
+  if (!proof) return first;
+  const max = Math.max(1, ports.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
+  const candidates: EnvCandidate[] = [];
+  const tried: Array<{ stage: BuiltStage; failures: number }> = [];
+  let stage: BuiltStage = first;
+  let change = '';
+  for (;;) {
+    const modules = modulesToProve(stage, proof, input.checkout !== null);
+    await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
+    const roots =
+      stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
+    const req = { modules, setupEnv: proof.setupEnv, importRoots: roots, ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}) };
+    // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
+    const answer = await prove(stage.env, req, signal).catch(() => null);
+    signal.throwIfAborted();
+    const key = keyVersions(stage.env.pins, stage.spec);
+    if (!answer) {
+      candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'unproved', why: 'the import proof could not run' });
+      return { ...stage, candidates };
+    }
+    if (answer.failures.length === 0) {
+      const why = modules.length ? `imports ${modules.join(', ')}` : 'nothing to import';
+      candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'accepted', why: clip(why) });
+      return { ...stage, candidates };
+    }
+    const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf };
+    const verdicts = answer.failures.map((f) => ({ f, v: classifyProofFailure(f, ctx) }));
+    const why = verdicts.map(({ f, v }) => `${f.module}: ${v.why}`).join('; ');
+    candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'rejected', why: clip(why) });
+    tried.push({ stage, failures: answer.failures.length });
+    const next = candidates.length < max ? verdicts.map(({ v }) => nextCandidate(stage.spec, v)).find((n) => n !== null) : undefined;
+    if (!next) return exhausted(tried, candidates);
+    await progress('intake', `the environment does not import (${clip(why, 200)}); building the next candidate: ${next.change}`);
+    const built = await buildCandidate(next.spec, input.checkout, ports, progress, signal);
+    change = next.change;
+    if (built.kind !== 'built') {
+      const failed = built.kind === 'failed' ? envFailureSummary(built.failure) : 'nothing to build';
+      candidates.push({ lockHash: null, change, key: {}, outcome: 'build-failed', why: clip(failed) });
+      return exhausted(tried, candidates);
+    }
+    stage = built;
+  }
+}
+
+/** Envs the import ladder builds at most by default. */
+export const DEFAULT_MAX_CANDIDATES = 3;
+
+const KEY_PACKAGES = ['torch', 'tensorflow', 'jax', 'keras', 'numpy', 'torchvision', 'transformers'];
+
+function keyVersions(pins: Record<string, string>, spec: EnvSpec): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of KEY_PACKAGES) {
+    if (pins[n]) out[n] = pins[n];
+    else if (spec.baseProvides?.includes(n)) out[n] = 'the base interpreter’s';
+  }
+  return out;
+}
+
+function clip(s: string, n = 1000): string {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/** The project's packages, and the report's imports that the env is to provide (a module of its own is the script's). */
+function modulesToProve(stage: BuiltStage, proof: EnvProofInput, checkout: boolean): string[] {
+  const provided = new Set([
+    ...stage.spec.requirements.map((r) => r.name),
+    ...(stage.spec.baseProvides ?? []),
+    ...Object.keys(stage.env.pins),
+  ]);
+  const fromReport = proof.reportModules.filter((m) => {
+    const dist = proof.distributionOf(m);
+    return provided.has(normaliseName(m)) || (dist !== null && provided.has(normaliseName(dist)));
+  });
+  const own = checkout ? proof.projectPackages : [];
+  return [...new Set([...own, ...fromReport.filter((m) => !own.includes(m))])].filter((m) => /^[A-Za-z_]\w*$/.test(m));
+}
+
+/** No candidate proved: the one with the fewest failures (the first on a tie) is used, unproved, and said. */
+function exhausted(tried: Array<{ stage: BuiltStage; failures: number }>, candidates: EnvCandidate[]): BuiltStage {
+  const best = tried.reduce((a, b) => (b.failures < a.failures ? b : a));
+  const note = `no candidate env imported everything the report uses (${candidates.length} tried); the one with the fewest import failures is used`;
+  const spec = { ...best.stage.spec, notes: [...best.stage.spec.notes, note] };
+  return { ...best.stage, spec, candidates };
+}
+
+/** One candidate: the env built (or reused), and the project's extensions compiled when it has any. */
+async function buildCandidate(
+  spec: EnvSpec,
+  checkout: string | null,
+  ports: EnvPorts,
+  progress: ProgressFn,
+  signal: AbortSignal,
+): Promise<EnvStageResult> {
   const count = spec.requirements.length;
   await progress('intake', `building the environment (${count} package${count === 1 ? '' : 's'})`);
   const onProgress = (p: EnvBuildProgress): void => void progress('intake', progressLine(p, count));
   try {
-    const result = await ports.builder.build(spec, { checkout: input.checkout, signal, onProgress });
+    const result = await ports.builder.build(spec, { checkout, signal, onProgress });
     if (!result.ok) return { kind: 'failed', spec, failure: result.failure };
     const env = result.env;
     const compile = ports.builder.buildProject?.bind(ports.builder);
-    if (!input.checkout || !compile || !needsExtensionBuild(spec)) return { kind: 'built', spec, env, project: null };
+    if (!checkout || !compile || !needsExtensionBuild(spec)) return { kind: 'built', spec, env, project: null };
     const n = spec.project?.extensions.length ?? 0;
     await progress('intake', `building the environment: compiling the project's extensions (${n} source file${n === 1 ? '' : 's'})`);
-    const built = await compile(spec, env, input.checkout, signal);
+    const built = await compile(spec, env, checkout, signal);
     if (!built.ok) return { kind: 'failed', spec, failure: built.failure };
     const buildCheckout: BuildCheckout = (hostPath, sig) => compile(spec, env, hostPath, sig);
-    return { kind: 'built', spec, env, project: { checkout: input.checkout, result: built, buildCheckout } };
+    return { kind: 'built', spec, env, project: { checkout, result: built, buildCheckout } };
   } catch (err) {
     signal.throwIfAborted();
     const message = err instanceof Error ? err.message : String(err);
