@@ -84,6 +84,8 @@ export interface EnvSettings {
   cacheRoot: string;
   /** Ceiling of the project's extension build (REPGEN_ENV_EXTENSION_MINUTES). */
   extensionTimeoutMs: number;
+  /** Disk a build's folder may hold (REPGEN_ENV_BUILD_MAX_MB). */
+  buildMaxMb: number;
   findLinks: string[];
   allowedIndexes: string[];
   /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
@@ -167,6 +169,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     mode: op.REPGEN_ENV,
     cacheRoot: op.REPGEN_ENV_CACHE ?? join(local.workRoot, 'repgen-envs'),
     extensionTimeoutMs: op.REPGEN_ENV_EXTENSION_MINUTES * 60_000,
+    buildMaxMb: op.REPGEN_ENV_BUILD_MAX_MB,
     findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
     allowedIndexes: allowedIndexes(op),
     basePython: local.python,

@@ -14,6 +14,7 @@ import {
 } from '../../../env/index.js';
 import { satisfies } from '../../../env/pep440.js';
 import { needsExtensionBuild } from '../../../env/project-build.js';
+import { runSandboxed } from '../../../env/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
@@ -56,6 +57,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       basePython: settings.basePython,
       plan,
       extensionTimeoutMs: settings.extensionTimeoutMs,
+      // The local sandbox, each step's disk ceiling the operator's (REPGEN_ENV_BUILD_MAX_MB).
+      runner: (cmd) => runSandboxed({ ...cmd, diskMb: cmd.diskMb ?? settings.buildMaxMb }),
     });
   };
   const builder: EnvBuilder = {
