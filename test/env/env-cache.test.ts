@@ -2,7 +2,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findEnv, newBuildDir, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
+import { findEnv, newBuildDir, openBuildScope, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
 
 describe('env cache folders', () => {
   let base: string;
@@ -13,7 +13,10 @@ describe('env cache folders', () => {
 
   it('creates a private root and its folders', async () => {
     const paths = await openEnvCache(join(base, 'c'), null);
-    for (const dir of [paths.root, paths.work, paths.uvCache, paths.envs, paths.locks]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const dir of [paths.root, paths.work, paths.envs, paths.locks]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const scope = await openBuildScope(paths, 'a'.repeat(64), null);
+    expect(scope.work).toBe(join(paths.work, `s-${'a'.repeat(32)}`));
+    for (const dir of [scope.work, scope.uvCache]) expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('refuses a root other users can enter', async () => {

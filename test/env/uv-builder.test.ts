@@ -146,8 +146,10 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(index.requests.length).toBe(before);
   });
 
-  it('builds a second venv of the same lock (another project layout) from uv’s cache with no request to the index', async () => {
-    const base = spec(index, [req('alpha', '>=1')]);
+  it('builds a second venv of the same lock (another project layout) from its scope’s uv cache with no request to the index', async () => {
+    // A requirement no earlier test built: the first build installs into this scope's cache (builds of another
+    // compile input have caches of their own).
+    const base = spec(index, [req('alpha', '==1.0')]);
     const first = await builder.build(base, { checkout: null, signal });
     if (!first.ok) throw new Error(JSON.stringify(first.failure));
     const before = index.requests.length;
