@@ -1,15 +1,16 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findEnv, newBuildDir, openBuildScope, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 describe('env cache folders', () => {
   let base: string;
   beforeEach(() => {
     base = mkdtempSync(join(tmpdir(), 'repgen-envcache-'));
   });
-  afterEach(() => rmSync(base, { recursive: true, force: true }));
+  afterEach(() => removeTree(base)); // sealed envs' folders are read-only
 
   it('creates a private root and its folders', async () => {
     const paths = await openEnvCache(join(base, 'c'), null);

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import type { BuiltEnv } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, SANDBOX_INNER_ID } from '../../../src/exec/sandbox/sandbox.js';
 import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../../helpers/loopback-pypi.js';
+import { removeTree } from '../../../src/env/seal-env.js';
 
 // Issue 38 item 4: one project's build code (an sdist's setup.py, a repgen.yml build command) must not change what
 // another project's env runs. Real uv, bwrap and Python; the only index is a loopback one serving what is built here.
@@ -82,7 +83,7 @@ describe('hostile builds: one project’s build code cannot change another proje
 
   afterAll(async () => {
     await index?.close();
-    rmSync(root, { recursive: true, force: true });
+    await removeTree(root); // sealed envs' folders are read-only
   });
 
   it('an sdist’s build code cannot reach a finished env of another project, nor the cache its next build takes from', async () => {
