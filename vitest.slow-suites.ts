@@ -19,6 +19,8 @@ export const SLOW_SUITES = [
   'test/env/project-build.test.ts',
   'test/env/uv-builder.test.ts',
   'test/pipeline/stages/env/import-ladder.test.ts',
+  // Hostile builds (issue 38): uv, bwrap and Python under attack from a package's or a build command's code.
+  'test/security/hostile-build/**',
   // Python end to end: bisects, the GitHub Action, the pipeline and the commands on real Python, the DL scripts'
   // judge agreement, the regression test under pytest, tier 0's probes.
   'test/bisect/run-bisect.test.ts',

@@ -2,6 +2,7 @@ import { satisfies } from '@renovatebot/pep440';
 import type { EnvironmentConfig } from '../config/repo-config.js';
 import { ERA_SENSITIVE, eraCap, type ReleaseInfo } from './era.js';
 import { distributionsForImports, type ImportNameTables } from './import-names.js';
+import { indexUrlAllowed } from './match-index-url.js';
 import { projectLayout } from './project-layout.js';
 import type { DeclaredRequirement } from './read-requirement-files.js';
 import { readRequirementsFile } from './read-requirement-files.js';
@@ -294,8 +295,7 @@ function choosePython(
 }
 
 function chooseIndexes(cfg: EnvironmentConfig | undefined, policy: EnvPolicy, notes: string[]): { index: string | null; extra: string[] } {
-  const allowed = (url: string) =>
-    policy.allowedIndexes.some((a) => url.replace(/\/+$/, '') === a || url.startsWith(`${a.replace(/\/+$/, '')}/`));
+  const allowed = (url: string) => indexUrlAllowed(url, policy.allowedIndexes);
   const check = (url: string, key: string): boolean => {
     if (allowed(url)) return true;
     notes.push(`repgen.yml ${key} ${url} is not on the operator's REPGEN_ENV_INDEXES; left out`);

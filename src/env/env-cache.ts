@@ -1,22 +1,30 @@
-import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SetupError } from '../errors.js';
+import { unreachableBy } from '../exec/sandbox/sandbox.js';
+import { closeSealedEnv, removeTree, sealBroken, sealEnv } from './seal-env.js';
 import type { Substitution } from './types.js';
 import { chownDir } from '../host/untrusted-tree.js';
 
 /**
- * The env cache's folders. `<root>` is private (0700) to this process and, when RepGen is root, the sandbox's uid
- * (which writes builds and reads envs in runs); any other owner or a group/other bit refuses it, since a venv there
- * is run by every later job.
+ * The env cache's folders. `<root>`, `envs/`, `locks/` and `work/` are RepGen's own: only this process's uid may own
+ * them (never the sandbox's, which a build's code runs as), with no bit for others but search when the sandbox's uid
+ * needs a way through (RepGen as root). A venv there is run by every later job, so any other owner refuses the cache.
  *
- *   <root>/work/uv-cache     uv's cache: the one folder builds share (hard links from it make a venv in ~1 s)
- *   <root>/work/b-XXXX/      one build: its venv and temp files; the sandbox writes only <root>/work
- *   <root>/envs/<key>/       finished venvs, renamed from a build folder in one step; runs bind them read-only
- *   <root>/locks/<key>.json  `uv pip compile` output (and its substitutions) per compile input, so a job whose spec was seen does no network
+ *   <root>/work/s-<scope>/           one build scope, the only folder a build's steps can write (the sandbox's uid owns it):
+ *   <root>/work/s-<scope>/uv-cache   uv's cache, shared only by builds of the same scope (the same compile input and
+ *                                    build commands, so the same third-party code); venvs copy from it, never link
+ *   <root>/work/s-<scope>/b-XXXX/    one build: its venv and temp files
+ *   <root>/work/b-XXXX/              one build of a project's extensions (src/env/project-build.ts)
+ *   <root>/envs/<key>/               finished venvs, moved out of reach of the builds and sealed (src/env/seal-env.ts);
+ *                                    runs bind them read-only, and a job uses one only while it matches its manifest
+ *   <root>/locks/<key>.json          `uv pip compile` output (and its substitutions) per compile input, so a job whose spec was seen does no network
  */
 export interface EnvCachePaths {
   root: string;
+  /** The folder a build writes: `<root>/work`, or a scope's folder under it (openBuildScope). */
   work: string;
+  /** uv's cache: a scope's, under `work`. */
   uvCache: string;
   envs: string;
   locks: string;
@@ -27,16 +35,36 @@ export class EnvCacheError extends SetupError {
   override name = 'EnvCacheError';
 }
 
-async function ensurePrivateDir(path: string, owner: { uid: number; gid: number } | null): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+function myIds(): { uid: number; gid: number } {
+  return { uid: process.geteuid?.() ?? -1, gid: process.getegid?.() ?? -1 };
+}
+
+/**
+ * Makes (or checks) a folder of the cache. `sandboxes`: a scope folder, which the sandbox's uid owns and writes; every
+ * other folder must be this process's uid's alone. `search`: others may pass through (the sandbox's uid, when RepGen
+ * is root and the sandbox is another uid, reaches envs/ and its scope that way).
+ */
+async function ensurePrivateDir(
+  path: string,
+  owner: { uid: number; gid: number } | null,
+  { sandboxes = false, search = false }: { sandboxes?: boolean; search?: boolean } = {},
+): Promise<void> {
+  const mode = search && owner ? 0o711 : 0o700;
+  await mkdir(path, { recursive: true, mode });
   const st = await lstat(path);
-  const me = process.geteuid?.() ?? -1;
+  const me = myIds().uid;
   if (!st.isDirectory() || st.isSymbolicLink()) throw new EnvCacheError(`${path} is not a directory`);
-  if (st.uid !== me && st.uid !== owner?.uid)
-    throw new EnvCacheError(`${path} belongs to uid ${st.uid}, neither RepGen's nor the sandbox's`);
-  if ((st.mode & 0o077) !== 0)
+  const mine = st.uid === me || (sandboxes && owner !== null && st.uid === owner.uid);
+  if (!mine) {
+    const whose = owner && st.uid === owner.uid ? "the sandbox's, whose builds run third-party code" : 'not RepGen’s';
+    throw new EnvCacheError(`${path} belongs to uid ${st.uid} (${whose}); RepGen (uid ${me}) must own it: remove it`);
+  }
+  // Group or other may search a folder the sandbox passes through, never list or write it.
+  const allowed = search && owner ? 0o011 : 0;
+  if ((st.mode & 0o077 & ~allowed) !== 0)
     throw new EnvCacheError(`${path} is open to other users (mode ${(st.mode & 0o777).toString(8)}); chmod 700 it`);
-  if (owner && st.uid !== owner.uid) await chownDir(path, owner.uid, owner.gid);
+  if ((st.mode & 0o077) !== allowed) await chmod(path, (st.mode & 0o700) | allowed);
+  if (sandboxes && owner && st.uid !== owner.uid) await chownDir(path, owner.uid, owner.gid);
 }
 
 /** Creates (or checks) the cache folders; `owner` is the sandbox's host uid when RepGen runs as root. */
@@ -48,10 +76,35 @@ export async function openEnvCache(root: string, owner: { uid: number; gid: numb
     envs: join(root, 'envs'),
     locks: join(root, 'locks'),
   };
-  await ensurePrivateDir(root, owner);
-  for (const dir of [paths.work, paths.uvCache, paths.envs, paths.locks]) await ensurePrivateDir(dir, owner);
+  await ensurePrivateDir(root, owner, { search: true });
+  await ensurePrivateDir(paths.work, owner, { search: true });
+  await ensurePrivateDir(paths.envs, owner, { search: true });
+  await ensurePrivateDir(paths.locks, owner);
   await reapStaleBuilds(paths.work);
   return paths;
+}
+
+/**
+ * The folders of one build scope: builds of one scope share uv's cache, builds of two scopes share no folder they
+ * can write. The scope is a hash of what decides which third-party code a build runs (uv-builder.ts), so one
+ * project's setup.py cannot change a file another project's build takes from the cache.
+ */
+export async function openBuildScope(
+  paths: EnvCachePaths,
+  scope: string,
+  owner: { uid: number; gid: number } | null,
+): Promise<EnvCachePaths> {
+  const work = join(paths.work, `s-${scope.slice(0, 32)}`);
+  await ensurePrivateDir(work, owner, { sandboxes: true });
+  const uvCache = join(work, 'uv-cache');
+  await ensurePrivateDir(uvCache, owner, { sandboxes: true });
+  // bwrap as the sandbox's uid would fail later with a bare "Permission denied".
+  const why = await unreachableBy(uvCache, owner, true);
+  if (why) throw new EnvCacheError(`the sandbox cannot reach ${uvCache}: ${why}`);
+  // Its mtime is its last use: pruneEnvs removes the scopes no build used for as long as an unused env.
+  const now = new Date();
+  await utimes(work, now, now).catch(() => undefined);
+  return { ...paths, work, uvCache };
 }
 
 /** How old a build folder must be before it counts as left by a crashed process. */
@@ -59,14 +112,18 @@ const STALE_BUILD_MS = 24 * 3_600_000;
 
 /** Removes build folders a crashed process left (none lives a day: each uv command has a 20-minute ceiling). */
 async function reapStaleBuilds(work: string): Promise<void> {
-  for (const name of await readdir(work).catch(() => [] as string[])) {
-    if (!name.startsWith('b-')) continue;
-    const st = await stat(join(work, name)).catch(() => null);
-    if (st && Date.now() - st.mtimeMs > STALE_BUILD_MS) await rm(join(work, name), { recursive: true, force: true });
+  const folders = [work];
+  for (const name of await readdir(work).catch(() => [] as string[])) if (name.startsWith('s-')) folders.push(join(work, name));
+  for (const folder of folders) {
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      if (!name.startsWith('b-')) continue;
+      const st = await stat(join(folder, name)).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > STALE_BUILD_MS) await removeTree(join(folder, name));
+    }
   }
 }
 
-/** A fresh build folder under work/ (the sandbox's uid owns it). */
+/** A fresh build folder under `paths.work` (the sandbox's uid owns it). */
 export async function newBuildDir(paths: EnvCachePaths, owner: { uid: number; gid: number } | null): Promise<string> {
   const dir = await mkdtemp(join(paths.work, 'b-'));
   for (const sub of ['home', 'tmp']) await mkdir(join(dir, sub));
@@ -76,53 +133,85 @@ export async function newBuildDir(paths: EnvCachePaths, owner: { uid: number; gi
 
 /** Written last into a finished venv; its mtime says when a job last used it. */
 const ENV_MARKER = '.repgen-env.json';
+/** Where a venv is sealed, out of the builds' reach, before it takes its key's name. */
+const STAGING = '.staging-';
 
-/** A finished venv, or null. The marker file is written last, so a half-renamed or broken one never counts. */
+/**
+ * A finished venv, or null. The marker file is written last, so a half-renamed or broken one never counts; one that
+ * no longer matches its seal (a file changed, added or given away since it was published) is removed, and the
+ * caller builds it again.
+ */
 export async function findEnv(paths: EnvCachePaths, key: string): Promise<string | null> {
   const dir = join(paths.envs, key);
   const marker = join(dir, ENV_MARKER);
   const ok = await stat(marker).catch(() => null);
   if (!ok) return null;
+  if (await sealBroken(dir, myIds())) {
+    await discard(paths, dir, key);
+    return null;
+  }
   // The marker's mtime is the env's last use: pruneEnvs keeps what jobs still use.
   const now = new Date();
   await utimes(marker, now, now).catch(() => undefined);
   return dir;
 }
 
+/** Renames first: a job looking the key up meanwhile finds nothing rather than a half-removed venv. */
+async function discard(paths: EnvCachePaths, dir: string, key: string): Promise<void> {
+  const doomed = join(paths.envs, `${STAGING}gone-${key}-${process.pid}-${Date.now()}`);
+  await rename(dir, doomed).catch(() => undefined);
+  await removeTree(doomed);
+}
+
 /**
- * Removes the venvs no job has used for `unusedMs`, (files a removed venv linked stay in uv's cache until a `uv cache
- * prune`). Every job touches its venv when it starts, so a ceiling longer than a job's run cannot remove one under
- * it. Returns the keys removed.
+ * Removes the venvs no job has used for `unusedMs`, and the build scopes (their uv caches) no build has used for as
+ * long. Every job touches its venv when it starts, so a ceiling longer than a job's run cannot remove one under it.
+ * Returns the keys removed.
  */
 export async function pruneEnvs(paths: EnvCachePaths, unusedMs: number, now = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const key of await readdir(paths.envs).catch(() => [] as string[])) {
     const dir = join(paths.envs, key);
+    if (key.startsWith(STAGING)) {
+      // A publish under way, or one a crashed process left.
+      const st = await lstat(dir).catch(() => null);
+      if (st && now - st.mtimeMs > STALE_BUILD_MS) await removeTree(dir);
+      continue;
+    }
     const st = await stat(join(dir, ENV_MARKER)).catch(() => null);
     if (st && now - st.mtimeMs <= unusedMs) continue;
-    // Rename first: a job looking the key up meanwhile finds nothing rather than a half-removed venv.
-    const doomed = join(paths.work, `gone-${key}-${process.pid}`);
-    await rename(dir, doomed).catch(() => undefined);
-    await rm(doomed, { recursive: true, force: true });
+    await discard(paths, dir, key);
     removed.push(key);
+  }
+  for (const name of await readdir(paths.work).catch(() => [] as string[])) {
+    if (!name.startsWith('s-')) continue;
+    const st = await lstat(join(paths.work, name)).catch(() => null);
+    if (st && now - st.mtimeMs > Math.max(unusedMs, STALE_BUILD_MS)) await removeTree(join(paths.work, name));
   }
   return removed;
 }
 
 /**
- * Moves a built venv into place atomically. Another job that finished the same key first wins; this one's copy is
- * thrown away (both are the same lock, so either serves).
+ * Moves a built venv into place atomically, sealed: first out of the build's folder (which the sandbox's uid can
+ * write) into envs/, where only RepGen can, then made RepGen's and read-only with its manifest, then renamed to its
+ * key. Another job that finished the same key first wins; this one's copy is thrown away (both are the same lock,
+ * so either serves).
  */
 export async function publishEnv(paths: EnvCachePaths, key: string, builtVenv: string, meta: object): Promise<string> {
-  await writeFile(join(builtVenv, ENV_MARKER), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
+  const staging = join(paths.envs, `${STAGING}${key}-${process.pid}-${Date.now()}`);
+  await rename(builtVenv, staging);
   const dest = join(paths.envs, key);
   try {
-    await rename(builtVenv, dest);
+    await sealEnv(staging, myIds());
+    await writeFile(join(staging, ENV_MARKER), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o644 });
+    await rename(staging, dest);
   } catch (err) {
+    await removeTree(staging);
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    await rm(builtVenv, { recursive: true, force: true });
+    return dest;
   }
+  await closeSealedEnv(dest);
   return dest;
 }
 

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import { localWheels } from './index-versions.js';
-import { findEnv, newBuildDir, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
+import { findEnv, newBuildDir, openBuildScope, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
 import { buildProjectCheckout } from './project-build.js';
 import { overlayImportFailures, shadowedBase } from './overlay-check.js';
@@ -113,9 +113,9 @@ export class UvEnvBuilder implements EnvBuilder {
       });
     }
     const owner = this.opts.plan.runAs;
-    const paths = await openEnvCache(this.opts.cacheRoot, owner);
+    const cache = await openEnvCache(this.opts.cacheRoot, owner);
     const roPaths = await this.readOnlyPaths(py, spec.findLinks);
-    for (const p of [paths.root, ...roPaths]) {
+    for (const p of roPaths) {
       const why = await unreachableBy(p, owner, true);
       if (why)
         return fail({ step: 'python', package: null, message: `the sandbox cannot reach ${p}: ${why}`, logTail: '', configKey: null });
@@ -144,7 +144,8 @@ export class UvEnvBuilder implements EnvBuilder {
         uv: await this.uvVersionText(),
       }),
     );
-
+    // uv's cache is shared only by builds that run the same third-party code (issue 38), and so is their folder.
+    const paths = await openBuildScope(cache, sha256(JSON.stringify({ inputKey, build: spec.buildCommands })), owner);
     let proxy: Promise<IndexProxy> | null = null;
     const buildDir = await newBuildDir(paths, owner);
     // Started on the first command that needs the network: a job whose lock and files are cached never opens it.

@@ -40,7 +40,8 @@ export function uvEnvironment(ctx: Pick<UvContext, 'paths'>, buildDir: string, e
     UV_CACHE_DIR: ctx.paths.uvCache,
     UV_NO_CONFIG: '1',
     UV_PYTHON_DOWNLOADS: 'never',
-    UV_LINK_MODE: 'hardlink',
+    // Copies, never hard links: a venv shares no inode with the cache a later build's code can write (issue 38).
+    UV_LINK_MODE: 'copy',
     UV_NO_PROGRESS: '1',
     UV_COLOR: 'never',
     // The system's CA bundle (a TLS-inspecting proxy's CA lies there); /etc/ssl is in the sandbox's /etc allowlist.

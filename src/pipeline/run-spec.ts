@@ -87,6 +87,8 @@ export interface EnvSettings {
   extensionTimeoutMs: number;
   /** Envs the import ladder builds at most (REPGEN_ENV_MAX_CANDIDATES). @defaultValue 3 */
   maxCandidates?: number;
+  /** Disk a build's folder may hold (REPGEN_ENV_BUILD_MAX_MB). */
+  buildMaxMb: number;
   findLinks: string[];
   allowedIndexes: string[];
   /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
@@ -175,6 +177,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     cacheRoot: op.REPGEN_ENV_CACHE ?? join(local.workRoot, 'repgen-envs'),
     extensionTimeoutMs: op.REPGEN_ENV_EXTENSION_MINUTES * 60_000,
     maxCandidates: op.REPGEN_ENV_MAX_CANDIDATES,
+    buildMaxMb: op.REPGEN_ENV_BUILD_MAX_MB,
     findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
     allowedIndexes: allowedIndexes(op),
     basePython: local.python,

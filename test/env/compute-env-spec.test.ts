@@ -152,6 +152,29 @@ describe('computeEnvSpec', () => {
     expect(spec).toMatchObject({ extraIndexUrls: ['https://download.pytorch.org/whl/cpu'], buildCommands: ['make ext'], notes: [] });
   });
 
+  it('an index whose path leaves the allowed one (`..`, `%2e%2e`) is left out, as URLs are compared, not strings', () => {
+    const spec = computeEnvSpec(
+      base({
+        repoConfig: {
+          environment: {
+            requirements: [],
+            packages: [],
+            extras: [],
+            index: 'https://pypi.org/simple/../evilidx',
+            extraIndexes: ['https://pypi.org/simple/%2e%2e/evil2idx', 'https://pypi.org/simple/ok'],
+            build: [],
+          },
+        },
+      }),
+    );
+    expect(spec.indexUrl).toBeNull();
+    expect(spec.extraIndexUrls).toEqual(['https://pypi.org/simple/ok']);
+    expect(spec.notes).toEqual([
+      "repgen.yml environment.index https://pypi.org/simple/../evilidx is not on the operator's REPGEN_ENV_INDEXES; left out",
+      "repgen.yml environment.extraIndexes https://pypi.org/simple/%2e%2e/evil2idx is not on the operator's REPGEN_ENV_INDEXES; left out",
+    ]);
+  });
+
   it('a snippet with no repository: imports through the mapping, versions from the report, Python from requires', () => {
     const spec = computeEnvSpec(
       base({

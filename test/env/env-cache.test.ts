@@ -1,19 +1,23 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findEnv, newBuildDir, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
+import { findEnv, newBuildDir, openBuildScope, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 describe('env cache folders', () => {
   let base: string;
   beforeEach(() => {
     base = mkdtempSync(join(tmpdir(), 'repgen-envcache-'));
   });
-  afterEach(() => rmSync(base, { recursive: true, force: true }));
+  afterEach(() => removeTree(base)); // sealed envs' folders are read-only
 
   it('creates a private root and its folders', async () => {
     const paths = await openEnvCache(join(base, 'c'), null);
-    for (const dir of [paths.root, paths.work, paths.uvCache, paths.envs, paths.locks]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const dir of [paths.root, paths.work, paths.envs, paths.locks]) expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const scope = await openBuildScope(paths, 'a'.repeat(64), null);
+    expect(scope.work).toBe(join(paths.work, `s-${'a'.repeat(32)}`));
+    for (const dir of [scope.work, scope.uvCache]) expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('refuses a root other users can enter', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local/executor.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 // A built env as runs use it: the local executor runs a script with the env's interpreter in the usual sandbox,
 // the checkout mounted read-only at /workspace, and the project (a src/ layout) importable through the venv's .pth.
@@ -50,7 +51,7 @@ describe('a built env in a sandboxed run', () => {
   afterAll(async () => {
     await executor?.close();
     await index?.close();
-    rmSync(root, { recursive: true, force: true });
+    await removeTree(root); // sealed envs' folders are read-only
   });
 
   it('imports the locked dependency from the venv and the project from the mounted checkout', async () => {

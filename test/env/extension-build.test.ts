@@ -8,6 +8,7 @@ import { writeCExtensionProject } from '../helpers/c-extension.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => {
   let root: string;
@@ -44,7 +45,8 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
     env = built.env;
   }, 60_000);
 
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  // A sealed env's folders are read-only: as any uid but root, rmSync cannot empty them.
+  afterAll(() => removeTree(root));
 
   it('compiles the extension next to its sources with the env’s interpreter', async () => {
     const dir = checkout('ok');

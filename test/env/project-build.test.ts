@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
 import { createLocalExecutor } from '../../src/exec/local/executor.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 // A project whose setup.py compiles a C extension with setuptools (the base interpreter's, seen through the
 // overlay venv), built by RepGen in a copy of the checkout, in the sandbox, with no network. The setup.py also
@@ -98,7 +99,7 @@ describe('buildProjectCheckout (a copy of the checkout with its C extension comp
 
   afterAll(async () => {
     await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
-    rmSync(root, { recursive: true, force: true });
+    await removeTree(root); // sealed envs' folders are read-only
   });
 
   it('compiles the extension in a copy under the env cache; the checkout itself is never written', async () => {

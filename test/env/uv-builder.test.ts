@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
+import { removeTree } from '../../src/env/seal-env.js';
 
 // Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one
 // serving distributions built here. Nothing reaches the internet.
@@ -125,7 +126,7 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
   afterAll(async () => {
     await index?.close();
     await new Promise<void>((resolve) => (other ? other.close(() => resolve()) : resolve()));
-    rmSync(root, { recursive: true, force: true });
+    await removeTree(root); // sealed envs' folders are read-only
   });
 
   it('resolves the requirements and their dependencies from the index into a lock and a venv', async () => {
@@ -153,8 +154,10 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(index.requests.length).toBe(before);
   });
 
-  it('builds a second venv of the same lock (another project layout) from uv’s cache with no request to the index', async () => {
-    const base = spec(index, [req('alpha', '>=1')]);
+  it('builds a second venv of the same lock (another project layout) from its scope’s uv cache with no request to the index', async () => {
+    // A requirement no earlier test built: the first build installs into this scope's cache (builds of another
+    // compile input have caches of their own).
+    const base = spec(index, [req('alpha', '==1.0')]);
     const first = await builder.build(base, { checkout: null, signal });
     if (!first.ok) throw new Error(JSON.stringify(first.failure));
     const before = index.requests.length;

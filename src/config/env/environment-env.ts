@@ -19,6 +19,11 @@ export const EnvironmentEnv = z.object({
     description: 'folder of the built environments and their locks (owned by RepGen, not writable by others; the sandbox user reads it)',
     shown: '`<REPGEN_WORK_ROOT>/repgen-envs`',
   }),
+  REPGEN_ENV_BUILD_MAX_MB: doc(intRange(100, 10_000_000).default(40 * 1024), {
+    description:
+      "disk an env build's folder may hold, in MB (its uv cache and the venv being built): a build step past it is stopped and " +
+      'the failure says so (each step also has rlimits on processes, memory, file size and CPU time, cgroup or not)',
+  }),
   REPGEN_ENV_EXTENSION_MINUTES: doc(intRange(1, 240).default(15), {
     description:
       "wall-clock minutes at most to compile a project's C/C++ extensions (`setup.py build_ext --inplace`, CPU only, no network); " +

@@ -95,8 +95,19 @@ export interface WorkDirQuota {
   stop(): void;
 }
 
+/** How a quota names what it watches in its reason (an env build's folder is watched the same way as a run's). */
+export interface WorkDirQuotaLabel {
+  /** @defaultValue 'the work folder' */
+  what?: string;
+  /** The setting that sets the limit. @defaultValue 'REPGEN_WORK_MAX_MB' */
+  setting?: string;
+  /** Most entries a look counts (a build's folder holds uv's cache). @defaultValue MAX_WORK_ENTRIES */
+  maxEntries?: number;
+}
+
 /** A watch over one run's work folder, at most `maxMb` of disk (`REPGEN_WORK_MAX_MB`). */
-export function workDirQuota(maxMb: number): WorkDirQuota {
+export function workDirQuota(maxMb: number, label: WorkDirQuotaLabel = {}): WorkDirQuota {
+  const { what = 'the work folder', setting = 'REPGEN_WORK_MAX_MB', maxEntries = MAX_WORK_ENTRIES } = label;
   const controller = new AbortController();
   const maxBytes = maxMb * 1024 * 1024;
   let reason: string | null = null;
@@ -114,12 +125,12 @@ export function workDirQuota(maxMb: number): WorkDirQuota {
     const started = performance.now();
     const openDeleted = started - openDeletedAt >= OPEN_DELETED_MS;
     if (openDeleted) openDeletedAt = started;
-    const usage = await workDirUsage(dir, { openDeleted }).finally(() => (looking = false));
+    const usage = await workDirUsage(dir, { openDeleted, maxEntries }).finally(() => (looking = false));
     // Paced by the walk of the folder alone: the /proc look costs the same whatever the run does.
     if (!openDeleted) pauseMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, 10 * (performance.now() - started)));
     if (stopped) return;
-    if (usage.truncated) reason = `stopped: the work folder holds more than ${MAX_WORK_ENTRIES} files, the most a run may make`;
-    else if (usage.bytes > maxBytes) reason = `stopped: the work folder passed its ${maxMb} MB limit (REPGEN_WORK_MAX_MB)`;
+    if (usage.truncated) reason = `stopped: ${what} holds more than ${maxEntries} files, the most a run may make`;
+    else if (usage.bytes > maxBytes) reason = `stopped: ${what} passed its ${maxMb} MB limit (${setting})`;
     if (reason) {
       controller.abort(new Error(reason));
       return;

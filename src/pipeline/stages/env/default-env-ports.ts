@@ -18,6 +18,7 @@ import {
 import { projectLayout } from '../../../env/project-layout.js';
 import { readRepoDeps } from '../../../env/read-repo-deps.js';
 import { reportSetupEnv } from '../../../env/report-setup-env.js';
+import { runSandboxed } from '../../../env/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { parseWheelName, wheelFits } from '../../../env/uv-lock.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
@@ -63,6 +64,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       extensionTimeoutMs: settings.extensionTimeoutMs,
       // The operator's read-only folders (REPGEN_SANDBOX_RO_PATHS: a venv as REPGEN_PYTHON) are bound in builds as in runs.
       extraReadOnlyPaths: settings.sandbox.readOnlyPaths ?? [],
+      // The local sandbox, each step's disk ceiling the operator's (REPGEN_ENV_BUILD_MAX_MB).
+      runner: (cmd) => runSandboxed({ ...cmd, diskMb: cmd.diskMb ?? settings.buildMaxMb }),
     });
   };
   const builder: EnvBuilder = {
