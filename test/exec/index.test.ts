@@ -70,8 +70,7 @@ describe('createExecutor: the Kubernetes kind with the workspace server', () => 
       workspace: { hostPath: checkout() },
     });
 
-    await api.waitFor(() => api!.created.some((c) => c.kind === 'jobs'));
-    const job = api.created.find((c) => c.kind === 'jobs')!.object;
+    const { object: job } = await api.waitFor(() => api!.created.find((c) => c.kind === 'jobs'));
     const spec = job.spec.template.spec;
     const init = spec.initContainers.find((c: any) => c.name === WORKSPACE_INIT_NAME);
     const initEnv = Object.fromEntries(init.env.map((e: any) => [e.name, e.value])) as Record<string, string>;

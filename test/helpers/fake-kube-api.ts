@@ -251,9 +251,12 @@ export class FakeKubeApi {
     return [...this.running.values()].filter((r) => !r.exited).length;
   }
 
-  /** Polls until `pred` holds; no deadline but the test's own timeout (see test/helpers/poll.ts). */
-  async waitFor(pred: () => boolean, what = 'a fake-kube-api condition'): Promise<void> {
-    await waitFor(pred, { what, everyMs: 20 });
+  /**
+   * Polls until `probe` returns a truthy value, and returns it, so that the caller asserts on what the wait saw rather
+   * than on a second look; no deadline but the test's own timeout (see test/helpers/poll.ts).
+   */
+  async waitFor<T>(probe: () => T, what = 'a fake-kube-api condition'): Promise<NonNullable<T>> {
+    return waitFor(probe, { what, everyMs: 20 });
   }
 
   // ---- HTTP ----
