@@ -1,13 +1,13 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findEnv, newBuildDir, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('env cache folders', () => {
   let base: string;
   beforeEach(() => {
-    base = mkdtempSync(join(tmpdir(), 'repgen-envcache-'));
+    base = makeTempDir('repgen-envcache-');
   });
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 

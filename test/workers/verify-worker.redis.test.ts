@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
@@ -15,6 +14,7 @@ import { fakeFileOnBranch } from '../github/fake-github.js';
 import { postWebhook, pullRequestPayload } from '../github/webhook-fixtures.js';
 import { SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * A fixing PR end to end: pull_request webhook → App → queue → worker → the issue's confirmed reproduction
@@ -69,7 +69,7 @@ beforeAll(async () => {
     env: { REPGEN_JOB_ATTEMPTS: '1', REPGEN_REPO_RATE_LIMIT: '1000' },
   });
   registry = new RunRegistry(h.redis, { prefix: h.prefix });
-  dir = mkdtempSync(join(tmpdir(), 'repgen-verify-repo-'));
+  dir = makeTempDir('repgen-verify-repo-');
   mkdirSync(join(dir, 'calc'));
   execFileSync('git', ['init', '-q', '-b', 'master'], { cwd: dir });
   shas.buggy = commit('calc', BUGGY);

@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
@@ -9,6 +7,7 @@ import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * A worker killed mid-job (SIGKILL: no cleanup, no goodbye). BullMQ's stalled-job check hands the job to a
@@ -82,7 +81,7 @@ const progressMatching = (n: number, re: RegExp, what: string) =>
 // Each test spawns worker processes under tsx and waits on BullMQ's stalled-job check: slow on a busy machine, not wrong.
 describe('a worker killed mid-job', () => {
   it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
-    const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
+    const workdir = makeTempDir('killed-wd-');
     const { child, started } = await startStuckWorker({ REPGEN_WORKDIR: workdir });
     await postWebhook(
       h.app.url,

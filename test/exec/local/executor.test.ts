@@ -11,8 +11,9 @@ import type { ScriptExecutor } from '../../../src/exec/types.js';
 import { fixtureFile } from '../executor-conformance.js';
 import { isAlive, killAllWith, livePidsWith } from '../proc-helpers.js';
 import { waitFor, type WaitOptions } from '../../helpers/poll.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
+const workRoot = makeTempDir('repgen-local-test-');
 // The sandbox runs as an unprivileged uid when the tests run as root: it must be able to reach its work dirs.
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));

@@ -1,13 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../../src/exec/warm/fork-server-frames.js';
 import { waitFor } from '../../helpers/poll.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
+const workRoot = makeTempDir('repgen-warm-test-');
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 
