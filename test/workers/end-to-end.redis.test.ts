@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -55,6 +55,10 @@ describe('end to end', { timeout: 240_000 }, () => {
     expect(ReproJob.parse(job?.data)).toMatchObject({ issueNumber: ISSUE, trigger: 'label', ref: 'master' });
 
     const executor = await createExecutor(readLocalExecConfig({}), { log: silentLogger });
+
+    // Its warm servers keep their run folders until it is closed.
+
+    onTestFinished(() => executor.close?.());
     const llm = await createLlmClient({
       provider: 'anthropic',
       apiKey: 'sk-test-key',

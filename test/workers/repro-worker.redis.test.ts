@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
@@ -137,6 +137,8 @@ describe('repro worker', () => {
   it('/repgen cancel stops the running Python script', async () => {
     const marker = `repgen-cancel-${randomUUID()}`;
     const executor = await createExecutor(readLocalExecConfig({}));
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     let result: Awaited<ReturnType<typeof executor.run>> | null = null;
     let started = false;
     const pipeline: RunPipeline = async (_req, progress, signal) => {

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScriptExecutor } from '../../src/exec/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import { buildReproTest } from '../../src/github/publish/build-repro-test.js';
@@ -63,6 +64,9 @@ function commit(message: string, file: string): string {
   return git('rev-parse', 'HEAD');
 }
 
+// Closed after the file: its warm servers keep their run folders until then.
+let executor: ScriptExecutor | undefined;
+
 beforeAll(async () => {
   h = await startHarness('verify-worker', {
     github: { issues: {}, pulls: {} },
@@ -76,7 +80,7 @@ beforeAll(async () => {
   shas.fixed = commit('fix double', FIXED);
   shas.unfixed = commit('break it again', BUGGY.replace('raise', '# a comment\n    raise'));
   shas.other = commit('another bug', OTHER);
-  const executor = await createExecutor(readLocalExecConfig({}));
+  executor = await createExecutor(readLocalExecConfig({}));
   await h.startWorker(
     async () => {
       throw new Error('no reproduction runs in this test');
@@ -94,6 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  await executor?.close?.();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -48,6 +48,8 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
       FAKE_GITHUB_URL: h.gh.url,
       LOG_LEVEL: 'fatal',
       ...FAST_STALL,
+      // The SIGKILLed worker leaves its job folder behind, by design: in a folder of the test's own.
+      REPGEN_WORKDIR: makeTempDir('repgen-killed-work-'),
       ...extraEnv,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
