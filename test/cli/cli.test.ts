@@ -7,6 +7,7 @@ import { COMMANDS, main } from '../../src/cli.js';
 import { SUMMARIES } from '../../src/cli/top-help.mjs';
 import type { CliIo } from '../../src/cli/io.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { compiledState } from '../../src/cli/compiled-entry.mjs';
 
 function captureIo(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -118,11 +119,16 @@ describe('repgen --version, help CMD, fast --help', () => {
         expect(r.imports).toContain('../src/cli/top-help.mjs');
         expect(r.imports.filter((i) => /tsx|\.ts$/.test(i))).toEqual([]);
       }
-      // The same hook sees a command load tsx and the TypeScript sources.
+      // The same hook sees a command load the compiled CLI when dist/ is fresh, else tsx and the TypeScript sources.
       const full = run(['help', 'k8s']);
       expect(full.status).toBe(0);
-      expect(full.imports).toContain('tsx/esm/api');
-      expect(full.imports).toContain('../src/cli.ts');
+      if (compiledState(join(import.meta.dirname, '../..')).fresh) {
+        expect(full.imports).toContain('../dist/src/cli.js');
+        expect(full.imports.filter((i) => /tsx|\.ts$/.test(i))).toEqual([]);
+      } else {
+        expect(full.imports).toContain('tsx/esm/api');
+        expect(full.imports).toContain('../src/cli.ts');
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
