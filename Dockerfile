@@ -9,6 +9,9 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci runs `prepare` (scripts/build-dist.mjs), which finds no sources in this stage and builds nothing: the image
+# runs the sources through tsx (bin/repgen.js).
+COPY scripts/build-dist.mjs ./scripts/
 # onnxruntime-node's install script would download CUDA binaries: package.json's allowScripts denies it on an
 # npm that reads that field (npm 11.19 does); an older npm runs it, and the script reads this variable and skips.
 ENV ONNXRUNTIME_NODE_INSTALL=skip

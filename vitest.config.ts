@@ -34,5 +34,9 @@ export default defineConfig({
     isolate: false,
     sequence: { sequencer: SlowSuitesFirst },
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // One temp root per run (TMPDIR), checked empty and removed at the end; each test file's makeTempDir folders go
+    // when the file ends. The suite leaves nothing in /tmp (test/helpers/temp-root.ts).
+    globalSetup: ['./test/helpers/temp-root.ts'],
+    setupFiles: ['./test/helpers/remove-temp-dirs.ts'],
   },
 });

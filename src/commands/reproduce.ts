@@ -18,7 +18,6 @@ import { createLlmClient, type LlmProvider } from '../llm/index.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLineLogger, type Logger } from '../log.js';
 import type { ProjectCheckout, RunStages } from '../pipeline/ports.js';
-import { reproduceIssue } from '../pipeline/reproduce-issue.js';
 import type { BuildContextFn } from '../pipeline/run-repro.js';
 import { resolveRunSpec, type RunRequestInput, type RunSpec } from '../pipeline/run-spec.js';
 import { fanOutPublisher } from '../publish/fan-out-publisher.js';
@@ -218,6 +217,9 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const source = fileIssueSource({ label: v.issue, text: issueText, project: checkout });
   let result;
   try {
+    // The pipeline is most of this command's module graph: loaded here, after the first progress lines, which so come
+    // before it has loaded rather than after (issue 42: the first line within 300 ms of the start).
+    const { reproduceIssue } = await import('../pipeline/reproduce-issue.js');
     result = await reproduceIssue(
       spec,
       {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * What the runner gives a JavaScript action: GITHUB_* variables, the event payload in a file, an output file,
@@ -38,7 +38,7 @@ export const LINEAR_CRASH_ISSUE = {
 
 /** A git work tree standing in for actions/checkout's (`persist-credentials: false` unless `extraheader` is given). */
 export async function makeCheckout(opts: { extraheader?: boolean } = {}): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'repgen-action-ws-'));
+  const dir = makeTempDir('repgen-action-ws-');
   await mkdir(join(dir, 'mylib'));
   await writeFile(join(dir, 'mylib', '__init__.py'), 'def double(x):\n    return 2 * x\n');
   const git = (...args: string[]) =>
@@ -66,7 +66,7 @@ export async function actionRun(opts: {
   inputs?: Record<string, string>;
   env?: Record<string, string>;
 }): Promise<ActionRun> {
-  const dir = await mkdtemp(join(tmpdir(), 'repgen-action-run-'));
+  const dir = makeTempDir('repgen-action-run-');
   const eventPath = join(dir, 'event.json');
   const outputPath = join(dir, 'output.txt');
   await writeFile(eventPath, JSON.stringify(opts.payload));

@@ -1,15 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * A hostile working folder (the Action runs RepGen in the repository's checkout): each file there would run code
  * as RepGen's user if a host-side tool imported or read it. Every probe writes a marker file when it runs.
  */
 function hostileFolder(): { dir: string; markers: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-hostile-'));
+  const dir = makeTempDir('repgen-hostile-');
   const marker = (name: string): string => join(dir, `PWNED-${name}`);
   const write = (name: string) => `open(${JSON.stringify(marker(name))}, "w").write("ran")\n`;
   writeFileSync(join(dir, 'pyflakes.py'), write('pyflakes-module'));

@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os, { tmpdir } from 'node:os';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../src/errors.js';
@@ -7,6 +7,7 @@ import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { parsePyflakesOutput, parsePylintOutput } from '../../src/agent/static-checker.js';
 import { fakeStaticPython } from '../fakes/fake-static-python.js';
 import { parsePython, pythonLikelihood } from '../../src/context/python-syntax.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('static check', () => {
   it('reads pyflakes output: undefined names are errors, unused imports are warnings', () => {
@@ -49,7 +50,7 @@ describe('static check', () => {
   });
 
   it('lowPriority runs the tools at nice 19, in a session and autogroup of their own at nice 19 (the runs are sessions of their own: a nice in ours would not weigh against them)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-nice-'));
+    const dir = makeTempDir('repgen-nice-');
     const python = join(dir, 'python');
     // A stand-in pyflakes that names, as undefined names, its own niceness, whether it leads its session, and its
     // autogroup's nice where the kernel has autogroups.

@@ -1,9 +1,9 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildFileGraph, findCycles, readSpecifiers, unitEdges, unitOf } from './import-graph.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -49,7 +49,7 @@ describe('the import graph of src/ (and workers/)', () => {
 
 describe('the cycle finder', () => {
   function tree(files: Record<string, string>): string {
-    const root = mkdtempSync(path.join(tmpdir(), 'import-graph-'));
+    const root = makeTempDir('import-graph-');
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
       writeFileSync(path.join(root, name), text);

@@ -1,7 +1,6 @@
 // Issue 14's "one way to start a run": the CLI, the bench and the App's worker each resolve the same run spec
 // from the same operator settings and hand the pipeline the same settings through reproduceIssue.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
@@ -16,6 +15,7 @@ import { simulate } from '../fakes/repro-fixtures.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from '../workers/harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** The operator's settings, all away from their defaults. */
 const OPERATOR = {
@@ -70,7 +70,7 @@ let root: string;
 beforeAll(async () => {
   h = await startHarness('one-spec', { github: { issues: { 77: { title: 't', body: 'RuntimeError: boom' } } } });
   repo = makeGitRepo();
-  root = await mkdtemp(join(tmpdir(), 'repgen-one-spec-'));
+  root = makeTempDir('repgen-one-spec-');
   await mkdir(join(root, 'cases', 'case-1'), { recursive: true });
   await writeFile(join(root, 'cases', 'case-1', 'issue.md'), 'RuntimeError: boom\n');
   await writeFile(join(root, 'issue.md'), 'RuntimeError: boom\n');

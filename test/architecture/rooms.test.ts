@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildFileGraph, listSourceFiles, roomOf, roomViolations, type RoomRules } from './import-graph.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -61,7 +61,7 @@ describe('the rooms of src/context', () => {
 
 describe('the room check', () => {
   function tree(files: Record<string, string>): string {
-    const root = mkdtempSync(path.join(tmpdir(), 'rooms-'));
+    const root = makeTempDir('rooms-');
     for (const [name, text] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
       writeFileSync(path.join(root, name), text);

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitFixOverlap, diffLines, fixOverlap } from '../../src/bisect/fix-overlap.js';
 import { git } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('diffLines / fixOverlap', () => {
   const diff = [
@@ -31,7 +31,7 @@ describe('diffLines / fixOverlap', () => {
 describe('commitFixOverlap on a repository', () => {
   let repo: string;
   beforeAll(async () => {
-    repo = await mkdtemp(join(tmpdir(), 'repgen-fix-overlap-'));
+    repo = makeTempDir('repgen-fix-overlap-');
     await mkdir(join(repo, 'pkg'));
     git(repo, 'init', '-q');
     await writeFile(join(repo, 'pkg', 'a.py'), 'X = 1\n');

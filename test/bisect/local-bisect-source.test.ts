@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localBisectSource } from '../../src/bisect/local-bisect-source.js';
 import { git } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // Releases tagged on a release branch (timm's v0.6.12 is on 0.6.x, not on main): the tag is no ancestor of the
 // issue's ref on main, so the bisection starts where the branch left main (their merge base), as git bisect does.
@@ -13,7 +13,7 @@ const main: string[] = [];
 let release: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-bisect-source-'));
+  root = makeTempDir('repgen-bisect-source-');
   repo = join(root, 'repo');
   await mkdir(join(repo, 'toylib'), { recursive: true });
   git(repo, 'init', '-q');

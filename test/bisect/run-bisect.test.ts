@@ -1,5 +1,4 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBisect } from '../../src/bisect/run-bisect.js';
@@ -8,6 +7,7 @@ import type { ScriptExecutor } from '../../src/exec/types.js';
 import { readReport } from '../../src/symptoms/read-report.js';
 import { gitBisectSource } from '../../src/bisect/git-bisect-source.js';
 import { BAD_CODE, git, makeRegressionRepo } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // A real bisection: a synthetic repository, real checkouts, the real sandboxed executor and symptom matcher.
 const SCRIPT = 'import toylib\nv = toylib.value()\nassert v == 1, f"value is {v}, expected 1"\nprint("ok")\n';
@@ -60,7 +60,7 @@ function source(repo: string, head: string, good = 'v1.0', bad = 'main') {
 const settings = { runTimeoutMs: 60_000, runMemoryMb: 1024 };
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-bisect-'));
+  root = makeTempDir('repgen-bisect-');
   // The sandbox's uid walks to its work folder and to the checkouts it mounts.
   await chmod(root, 0o755);
   executor = createLocalExecutor({ workRoot: join(root, 'work') });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StaticChecker } from '../../src/agent/static-checker.js';
@@ -8,6 +7,7 @@ import { LlmBadResponseError, LlmTimeoutError, type LlmClient, type LlmRequest }
 import type { ReproInput } from '../../src/pipeline/ports.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import { fakeRunResult } from '../fakes/fake-executor.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** A scripted model: answers in order, or throws what the script says. */
 function scriptedLlm(replies: (string | Error)[]): LlmClient {
@@ -89,7 +89,7 @@ describe('recording a session', () => {
   });
 
   it('writes <case>.json, then <case>.r2.json for a second recording of the same case', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cassettes-'));
+    const dir = makeTempDir('cassettes-');
     const c = await recorded();
     expect(await writeCassette(dir, c)).toBe(join(dir, 'case-a.json'));
     expect(await writeCassette(dir, c)).toBe(join(dir, 'case-a.r2.json'));

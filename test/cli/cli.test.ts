@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { COMMANDS, main } from '../../src/cli.js';
 import { SUMMARIES } from '../../src/cli/top-help.mjs';
 import type { CliIo } from '../../src/cli/io.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { compiledState } from '../../src/cli/compiled-entry.mjs';
 
 function captureIo(): CliIo & { out: string[]; err: string[] } {
   const out: string[] = [];
@@ -88,7 +89,7 @@ describe('repgen --version, help CMD, fast --help', () => {
     const bin = join(import.meta.dirname, '../../bin/repgen.js');
     // A module hook records every import the process resolves: what is loaded, not how long it took, so that a
     // busy machine gives the same answer (the time itself: `time repgen --help` against `time repgen help k8s`).
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-cli-imports-'));
+    const dir = makeTempDir('repgen-cli-imports-');
     const hooks = join(dir, 'hooks.mjs');
     writeFileSync(
       hooks,
@@ -118,11 +119,16 @@ describe('repgen --version, help CMD, fast --help', () => {
         expect(r.imports).toContain('../src/cli/top-help.mjs');
         expect(r.imports.filter((i) => /tsx|\.ts$/.test(i))).toEqual([]);
       }
-      // The same hook sees a command load tsx and the TypeScript sources.
+      // The same hook sees a command load the compiled CLI when dist/ is fresh, else tsx and the TypeScript sources.
       const full = run(['help', 'k8s']);
       expect(full.status).toBe(0);
-      expect(full.imports).toContain('tsx/esm/api');
-      expect(full.imports).toContain('../src/cli.ts');
+      if (compiledState(join(import.meta.dirname, '../..')).fresh) {
+        expect(full.imports).toContain('../dist/src/cli.js');
+        expect(full.imports.filter((i) => /tsx|\.ts$/.test(i))).toEqual([]);
+      } else {
+        expect(full.imports).toContain('tsx/esm/api');
+        expect(full.imports).toContain('../src/cli.ts');
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareOutDir, timeoutSeconds } from '../../src/cli/validate-input.js';
 import { UsageError } from '../../src/errors.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * Issue 12, item 8: every bad CLI input gets one line on stderr and exit 2 before any pipeline work. Run as real
@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/repgen.js');
 const ISSUE = join(ROOT, 'fixtures/bench/dl-bugs/so-046/issue.md');
 const SCRIPT = join(ROOT, 'fixtures/repros/so-046.py');
-const dir = mkdtempSync(join(tmpdir(), 'repgen-cli-bad-'));
+const dir = makeTempDir('repgen-cli-bad-');
 const aFile = join(dir, 'a-file');
 writeFileSync(aFile, 'x');
 const empty = join(dir, 'empty.py');

@@ -1,19 +1,19 @@
 // A fail-to-pass bench case end to end, on a tiny real repository: the reproduction runs with the project at
 // buggy_commit as its workspace, the fix check re-runs it at fix_commit, and repro.py is run by hand at both.
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runBenchCommand } from '../../src/commands/bench.js';
 import { git } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let buggy: string;
 let fixed: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-bench-f2p-'));
+  root = makeTempDir('repgen-bench-f2p-');
   // The checkouts under it are mounted for the sandbox's unprivileged uid: it must be able to reach them.
   await chmod(root, 0o755);
   const repo = join(root, 'mirrors', 'acme+toylib', 'repo');

@@ -1,11 +1,11 @@
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { longestFirst, runBenchCommand } from '../../src/commands/bench.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { benchMarkdown, benchTotals, type BenchCase } from '../../src/commands/bench-report.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string; err: string } {
   const o: CliIo & { out: string; err: string } = {
@@ -26,7 +26,7 @@ describe('repgen bench', () => {
     "runs every case with the real executor, records judge.py on the run's own output, totals by symptom",
     { timeout: 240_000 },
     async () => {
-      const root = await mkdtemp(join(tmpdir(), 'repgen-bench-'));
+      const root = makeTempDir('repgen-bench-');
       await cp(join(FIXTURES, 'judge.py'), join(root, 'judge.py'));
       for (const c of ['so-054', 'so-050']) await cp(join(FIXTURES, 'dl-bugs', c), join(root, 'cases', c), { recursive: true });
       const t = io(root);
@@ -83,7 +83,7 @@ describe('repgen bench', () => {
   });
 
   it('reads the last times from the results file of the same folder only; a broken one is ignored', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'repgen-bench-order-'));
+    const root = makeTempDir('repgen-bench-order-');
     for (const c of ['so-050', 'so-054']) await cp(join(FIXTURES, 'dl-bugs', c), join(root, 'cases', c), { recursive: true });
     await mkdir(join(root, 'results'));
     // Every run fails at once: only the order the cases start in matters here.
@@ -138,7 +138,7 @@ describe('repgen bench', () => {
   });
 
   it('refuses a folder with no cases', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'repgen-bench-empty-'));
+    const root = makeTempDir('repgen-bench-empty-');
     await expect(runBenchCommand(['.'], io(root))).rejects.toThrow(/no case folders/);
   });
 });

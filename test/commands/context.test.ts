@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { command, readIssueMarkdown } from '../../src/commands/context.js';
 import { UsageError } from '../../src/errors.js';
 import { makeHostileFiles } from '../helpers/hostile-files.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/repgen.js', import.meta.url));
 
@@ -41,7 +42,7 @@ function captureIo(): CliIo & { out: string[]; err: string[] } {
 }
 
 function issueFile(text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-issue-'));
+  const dir = makeTempDir('repgen-issue-');
   writeFileSync(join(dir, 'issue.md'), text);
   return join(dir, 'issue.md');
 }
@@ -79,11 +80,11 @@ describe('repgen context', () => {
   it.each([
     ['a folder that does not exist', () => join(tmpdir(), 'no-such-repgen-dir'), /repository folder .* does not exist/],
     ['a file instead of a folder', () => ISSUE, /is not a folder/],
-    ['an empty folder', () => mkdtempSync(join(tmpdir(), 'repgen-empty-')), /is empty/],
+    ['an empty folder', () => makeTempDir('repgen-empty-'), /is empty/],
     [
       'a folder without Python',
       () => {
-        const dir = mkdtempSync(join(tmpdir(), 'repgen-nopy-'));
+        const dir = makeTempDir('repgen-nopy-');
         mkdirSync(join(dir, 'conf'));
         writeFileSync(join(dir, 'conf', 'a.yaml'), 'a: 1\n');
         return dir;

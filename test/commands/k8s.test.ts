@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { command } from '../../src/commands/k8s.js';
 import { SetupError, UsageError } from '../../src/errors.js';
 import { makeHostileFiles } from '../helpers/hostile-files.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const HOSTILE = makeHostileFiles();
 
@@ -30,7 +30,7 @@ function io(env: NodeJS.ProcessEnv = {}, cwd = process.cwd()) {
 }
 
 describe('repgen k8s render', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'k8s-render-'));
+  const dir = makeTempDir('k8s-render-');
   writeFileSync(join(dir, 'repro.py'), 'import torch\nprint(torch.cuda.is_available())\n');
 
   it('prints the ConfigMap and the GPU Job it would apply', async () => {

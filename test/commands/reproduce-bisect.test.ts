@@ -1,11 +1,11 @@
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runReproduceCommand } from '../../src/commands/reproduce.js';
 import { UsageError } from '../../src/errors.js';
 import { makeRegressionRepo } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // `repgen reproduce --repo … [--bisect GOOD]` end to end with no model: tier 0 reproduces the report's own
 // code at the issue's ref, the confirmation re-runs it, then the bisection finds the merge that broke it.
@@ -32,7 +32,7 @@ let repo: string;
 let shas: string[];
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-reproduce-bisect-'));
+  root = makeTempDir('repgen-reproduce-bisect-');
   await chmod(root, 0o755);
   ({ repo, shas } = await makeRegressionRepo(join(root, 'repo')));
   await writeFile(join(root, 'issue.md'), ISSUE);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { startScriptedOpenAiServer } from '../helpers/openai-wire-server.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { makeHostileFiles } from '../helpers/hostile-files.js';
 import { answer, CRASH_ISSUE, GOOD_SCRIPT, simulate } from '../fakes/repro-fixtures.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -32,7 +33,7 @@ function io(cwd: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string; er
 }
 
 async function tempIssue(body: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'repgen-reproduce-'));
+  const dir = makeTempDir('repgen-reproduce-');
   await writeFile(join(dir, 'issue.md'), body);
   return dir;
 }

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import { command, readRunCommandSettings, RunCommandOutput } from '../../src/commands/run.js';
 import { SetupError, UsageError } from '../../src/errors.js';
 import { makeHostileFiles } from '../helpers/hostile-files.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const ENV = { REPGEN_PYTHON: '/usr/bin/python3', PATH: process.env.PATH ?? '' };
@@ -29,7 +29,7 @@ async function runJson(args: string[]): Promise<RunCommandOutput> {
 
 let tmp = '';
 beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'repgen-run-test-'));
+  tmp = makeTempDir('repgen-run-test-');
 });
 
 describe('repgen run: matching a run against an issue', { timeout: 200_000 }, () => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { completeCode } from '../../src/complete/index.js';
 import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { extractFacts } from '../../src/report/index.js';
@@ -13,6 +13,8 @@ import { matchRun, readReport, readRun } from '../../src/symptoms/index.js';
  */
 const PROBES = join(import.meta.dirname, '../../fixtures/complete/probes');
 const executor = createLocalExecutor({ python: '/usr/bin/python3' });
+// Its warm servers hold their run folders until it is closed.
+afterAll(() => executor.close?.());
 
 async function firstReproducing(probe: string): Promise<{ index: number; script: string; added: string[]; missing: string[] }> {
   const body = await readFile(join(PROBES, probe), 'utf8');

@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pipFindLinks } from '../../src/config/pip-find-links.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe("the env builder's default wheel folders: pip's own find-links", () => {
   it('takes PIP_FIND_LINKS and the user config, existing absolute folders only, each once', () => {
-    const home = mkdtempSync(join(tmpdir(), 'pip-home-'));
+    const home = makeTempDir('pip-home-');
     const wheels = join(home, 'wheels');
     const more = join(home, 'more');
     mkdirSync(wheels);

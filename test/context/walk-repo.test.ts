@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isIgnored, looksGenerated, parseGitignore, walkRepo } from '../../src/context/walk-repo.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
 
 function copyWithClutter(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-walk-'));
+  const dir = makeTempDir('repgen-walk-');
   cpSync(REPO, dir, { recursive: true });
   const put = (path: string, content: string | Buffer): void => {
     mkdirSync(join(dir, path, '..'), { recursive: true });
@@ -57,8 +57,8 @@ describe('walkRepo', () => {
 
 describe('walkRepo on a hostile tree', () => {
   it('indexes no file through a tracked link (a host file would reach the index, the prompt and the comment)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-walk-links-'));
-    const outside = mkdtempSync(join(tmpdir(), 'repgen-walk-outside-'));
+    const dir = makeTempDir('repgen-walk-links-');
+    const outside = makeTempDir('repgen-walk-outside-');
     writeFileSync(join(outside, 'settings.py'), 'API_TOKEN = "host-secret"\n');
     mkdirSync(join(dir, 'pkg'));
     writeFileSync(join(dir, 'pkg', 'model.py'), 'def build():\n    return 1\n');
@@ -82,7 +82,7 @@ describe('a plain folder (no git) whose .gitignore is a FIFO or a link to /dev/z
     ['a FIFO with no writer', (path: string) => execFileSync('mkfifo', [path])],
     ['a link to /dev/zero', (path: string) => symlinkSync('/dev/zero', path)],
   ])('%s: the walk ends, with the file read as no rules', async (_what, make) => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-walk-gitignore-'));
+    const dir = makeTempDir('repgen-walk-gitignore-');
     writeFileSync(join(dir, 'model.py'), 'def build():\n    return 1\n');
     make(join(dir, '.gitignore'));
     const { files } = await walkRepo(dir, { maxFileBytes: 100_000 });

@@ -1,14 +1,14 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findEnv, newBuildDir, openBuildScope, openEnvCache, pruneEnvs, publishEnv } from '../../src/env/env-cache.js';
 import { removeTree } from '../../src/env/seal-env.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('env cache folders', () => {
   let base: string;
   beforeEach(() => {
-    base = mkdtempSync(join(tmpdir(), 'repgen-envcache-'));
+    base = makeTempDir('repgen-envcache-');
   });
   afterEach(() => removeTree(base)); // sealed envs' folders are read-only
 

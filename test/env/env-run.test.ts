@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local/ex
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 import { removeTree } from '../../src/env/seal-env.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // A built env as runs use it: the local executor runs a script with the env's interpreter in the usual sandbox,
 // the checkout mounted read-only at /workspace, and the project (a src/ layout) importable through the venv's .pth.
@@ -20,7 +21,7 @@ describe('a built env in a sandboxed run', () => {
   let checkout: string;
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'repgen-envrun-'));
+    root = makeTempDir('repgen-envrun-');
     chmodSync(root, 0o711);
     const dists = join(root, 'dists');
     mkdirSync(dists);

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -9,6 +9,7 @@ import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../src/env/types.js';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
 import { removeTree } from '../../src/env/seal-env.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => {
   let root: string;
@@ -22,7 +23,7 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
   }
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'repgen-ext-'));
+    root = makeTempDir('repgen-ext-');
     chmodSync(root, 0o711);
     plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
     const uv = findBinary('uv');

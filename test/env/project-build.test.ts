@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../src/exec/sandbox/sandbox.js';
 import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { removeTree } from '../../src/env/seal-env.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // A project whose setup.py compiles a C extension with setuptools (the base interpreter's, seen through the
 // overlay venv), built by RepGen in a copy of the checkout, in the sandbox, with no network. The setup.py also
@@ -80,7 +81,7 @@ describe('buildProjectCheckout (a copy of the checkout with its C extension comp
   }
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'repgen-projbuild-'));
+    root = makeTempDir('repgen-projbuild-');
     chmodSync(root, 0o711);
     other = createServer((_req, res) => {
       otherHits++;

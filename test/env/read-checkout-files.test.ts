@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCheckoutFiles } from '../../src/env/read-checkout-files.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('readCheckoutFiles (the checkout adapter)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-env-checkout-'));
-  const outside = mkdtempSync(join(tmpdir(), 'repgen-env-outside-'));
+  const dir = makeTempDir('repgen-env-checkout-');
+  const outside = makeTempDir('repgen-env-outside-');
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
 import { removeTree } from '../../src/env/seal-env.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one
 // serving distributions built here. Nothing reaches the internet.
@@ -55,7 +56,7 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
   const signal = new AbortController().signal;
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'repgen-envbuild-'));
+    root = makeTempDir('repgen-envbuild-');
     chmodSync(root, 0o711); // the sandbox's uid must reach the cache below it
     dists = join(root, 'dists');
     mkdirSync(dists);

@@ -51,7 +51,9 @@ export function describeExecutorConformance(
       }
       executor = await makeExecutor();
     });
-    afterAll(() => {
+    afterAll(async () => {
+      // Its warm servers keep their run folders until it is closed.
+      await executor?.close?.();
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;

@@ -1,6 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
@@ -9,6 +8,7 @@ import { createExecutor, readExecConfig, type ScriptExecutor } from '../../src/e
 import { WORKSPACE_INIT_NAME } from '../../src/exec/kubernetes/render.js';
 import type { Logger } from '../../src/log.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../helpers/fake-kube-api.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * Scenario: the worker's factory with REPGEN_EXECUTOR=kubernetes. With REPGEN_K8S_WORKSPACE_URL it opens the
@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 function checkout(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-exec-index-'));
+  const dir = makeTempDir('repgen-exec-index-');
   dirs.push(dir);
   mkdirSync(join(dir, 'toylib'));
   writeFileSync(join(dir, 'toylib', '__init__.py'), 'MARK = "from-the-checkout"\n');
@@ -70,8 +70,7 @@ describe('createExecutor: the Kubernetes kind with the workspace server', () => 
       workspace: { hostPath: checkout() },
     });
 
-    await api.waitFor(() => api!.created.some((c) => c.kind === 'jobs'));
-    const job = api.created.find((c) => c.kind === 'jobs')!.object;
+    const { object: job } = await api.waitFor(() => api!.created.find((c) => c.kind === 'jobs'));
     const spec = job.spec.template.spec;
     const init = spec.initContainers.find((c: any) => c.name === WORKSPACE_INIT_NAME);
     const initEnv = Object.fromEntries(init.env.map((e: any) => [e.name, e.value])) as Record<string, string>;

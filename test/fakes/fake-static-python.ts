@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** The pylint -E finding the fake pylint prints (an error the outcome reads as "does not compile"). */
 export const FAKE_PYLINT_FINDING = "E1120: No value for argument 'x' in function call (no-value-for-parameter)";
@@ -21,7 +21,7 @@ export interface FakeStaticPython {
  * with its pid, so that a test can see a pylint was started and whether its process is gone.
  */
 export function fakeStaticPython(pylintSeconds: number): FakeStaticPython {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-fake-lint-'));
+  const dir = makeTempDir('repgen-fake-lint-');
   const log = join(dir, 'started.log');
   const python = join(dir, 'python');
   writeFileSync(

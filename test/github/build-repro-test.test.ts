@@ -1,13 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildReproTest, reproTestPath } from '../../src/github/publish/build-repro-test.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** The generated regression test, run by the real pytest: XFAIL while the bug exists, a failure once fixed. */
 const PY = '/usr/bin/python3';
-const dir = mkdtempSync(join(tmpdir(), 'repgen-pytest-'));
+const dir = makeTempDir('repgen-pytest-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function runPytest(script: string, markers: string[], fixedBy?: string): { status: number | null; out: string } {

@@ -1,13 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneAtRef } from '../../src/github/clone-repo.js';
 import { CloneError, RefNotFoundError } from '../../src/github/errors.js';
 import { makeGitRepo } from '../workers/harness.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * The clone against a real smart-HTTP git server (git http-backend behind node:http) that demands the
@@ -29,7 +29,7 @@ beforeAll(async () => {
   source = makeGitRepo({ 'a.py': 'print(1)\n' });
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'second'], { cwd: source.path });
   secondSha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: source.path }).toString().trim();
-  root = mkdtempSync(join(tmpdir(), 'repgen-git-http-'));
+  root = makeTempDir('repgen-git-http-');
   execFileSync('git', ['clone', '-q', '--bare', source.path, join(root, 'repo.git')]);
   server = createServer((req, res) => {
     seenAuth.push(req.headers.authorization);
@@ -86,7 +86,7 @@ afterAll(async () => {
 });
 
 function workDir(): string {
-  return join(mkdtempSync(join(tmpdir(), 'repgen-clone-')), 'repo');
+  return join(makeTempDir('repgen-clone-'), 'repo');
 }
 
 describe('cloneAtRef over smart HTTP', () => {

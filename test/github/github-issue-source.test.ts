@@ -1,17 +1,17 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubIssueSource } from '../../src/github/github-issue-source.js';
 import type { Octokit } from '../../src/github/octokit.js';
 import { makeRegressionRepo } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let repo: string;
 let shas: string[];
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-gh-source-'));
+  root = makeTempDir('repgen-gh-source-');
   await chmod(root, 0o755);
   ({ repo, shas } = await makeRegressionRepo(join(root, 'upstream')));
 });

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { waitFor } from './poll.js';
+import { makeTempDir } from './temp-dir.js';
 
 /**
  * A fake Kubernetes API server for the executor's tests, speaking the real JSON over HTTP: ConfigMaps, batch/v1
@@ -251,9 +251,12 @@ export class FakeKubeApi {
     return [...this.running.values()].filter((r) => !r.exited).length;
   }
 
-  /** Polls until `pred` holds; no deadline but the test's own timeout (see test/helpers/poll.ts). */
-  async waitFor(pred: () => boolean, what = 'a fake-kube-api condition'): Promise<void> {
-    await waitFor(pred, { what, everyMs: 20 });
+  /**
+   * Polls until `probe` returns a truthy value, and returns it, so that the caller asserts on what the wait saw rather
+   * than on a second look; no deadline but the test's own timeout (see test/helpers/poll.ts).
+   */
+  async waitFor<T>(probe: () => T, what = 'a fake-kube-api condition'): Promise<NonNullable<T>> {
+    return waitFor(probe, { what, everyMs: 20 });
   }
 
   // ---- HTTP ----
@@ -589,7 +592,7 @@ export class FakeKubeApi {
       vols.set(volumeName, claimed);
       return claimed;
     }
-    const dir = mkdtempSync(join(tmpdir(), `fake-kubelet-${volumeName}-`));
+    const dir = makeTempDir(`fake-kubelet-${volumeName}-`);
     dirs.push(dir);
     vols.set(volumeName, dir);
     if (vol?.configMap) {
@@ -618,7 +621,7 @@ export class FakeKubeApi {
       return s;
     };
     // The "image": `python` and `python3` on its PATH are the configured interpreter, nothing of the host's PATH.
-    const imageBin = mkdtempSync(join(tmpdir(), 'fake-kubelet-bin-'));
+    const imageBin = makeTempDir('fake-kubelet-bin-');
     dirs.push(imageBin);
     for (const n of ['python', 'python3']) symlinkSync(this.opts.python, join(imageBin, n));
     const env: Record<string, string> = { PATH: `${imageBin}:/usr/local/bin:/usr/bin:/bin` };

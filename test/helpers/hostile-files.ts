@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir } from './temp-dir.js';
 
 /** Files a user may name where RepGen expects a small text file; none may be read whole or block a read. */
 export interface HostileFiles {
@@ -17,7 +17,7 @@ export interface HostileFiles {
 }
 
 export function makeHostileFiles(prefix = 'repgen-hostile-files-'): HostileFiles {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = makeTempDir(prefix);
   const fifo = join(dir, 'issue.fifo');
   execFileSync('mkfifo', [fifo]);
   const sparse = join(dir, 'sparse.md');

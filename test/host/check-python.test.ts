@@ -1,12 +1,12 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
 import { checkPython } from '../../src/host/check-python.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 function script(body: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-check-python-'));
+  const dir = makeTempDir('repgen-check-python-');
   const path = join(dir, 'python');
   writeFileSync(path, `#!/bin/sh\n${body}\n`);
   chmodSync(path, 0o755);
@@ -47,13 +47,13 @@ describe('checkPython', () => {
   it('a missing program, a name not on PATH, a file that is not executable', async () => {
     expect(await refusal('/nonexistent/python3')).toBe("--python '/nonexistent/python3' does not exist (not found on PATH)");
     expect(await refusal('no-such-python-9')).toMatch(/does not exist/);
-    const plain = join(mkdtempSync(join(tmpdir(), 'repgen-check-python-')), 'python');
+    const plain = join(makeTempDir('repgen-check-python-'), 'python');
     writeFileSync(plain, 'print(1)\n');
     expect(await refusal(plain)).toMatch(/is not executable$/);
   });
 
   it('runs isolated, from /, without the environment: no secret reaches it, a PYTHONPATH sitecustomize is not imported', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-check-python-env-'));
+    const dir = makeTempDir('repgen-check-python-env-');
     writeFileSync(join(dir, 'sitecustomize.py'), `open(${JSON.stringify(join(dir, 'IMPORTED'))}, "w").write("1")\n`);
     const seen = join(dir, 'env.txt');
     const spy = script(`env > ${seen}; pwd >> ${seen}; exec /usr/bin/python3 "$@"`);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitIdentity } from '../../src/context/index/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 import { gitEnv, repoCommandKeys, runGit, withoutSubmodules } from '../../src/host/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
@@ -16,7 +16,7 @@ const git = (cwd: string, ...args: string[]) =>
  * `status`, a textconv and an external diff. The probe writes RepGen's environment: a secret must never be in it.
  */
 function hostileRepo(): { dir: string; marker: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-hostile-git-'));
+  const dir = makeTempDir('repgen-hostile-git-');
   const marker = join(dir, '..', `${dir.split('/').pop()}-PWNED`);
   const probe = join(dir, 'probe.sh');
   writeFileSync(probe, `#!/bin/sh\nenv >> ${marker}\ncat\n`);

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIssueSource } from '../../src/intake/file-issue-source.js';
 import { WorkspaceError } from '../../src/workspace/errors.js';
 import { makeToyRepo } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let repo: string;
@@ -12,7 +12,7 @@ let first: string;
 let second: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-file-source-'));
+  root = makeTempDir('repgen-file-source-');
   repo = join(root, 'repo');
   ({ first, second } = await makeToyRepo(repo));
 });

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { silentLogger } from '../../src/log.js';
@@ -10,6 +7,7 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
 import { runOutcome } from '../../src/pipeline/stages/outcome/index.js';
 import type { Symptom } from '../../src/symptoms/types.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const crash = (type: string, kind: Symptom['kind'] = 'other_crash'): Symptom => ({
   kind,
@@ -118,7 +116,7 @@ describe('a run of the report’s code that stops at a declared dependency', () 
       {
         issue: { title: '', body },
         settings: ReproSettings.parse({ pylint: false, confirmRuns: 0 }),
-        workspace: { hostPath: mkdtempSync(join(tmpdir(), 'repgen-envimport-')), project: 'keras @ 0123abcd', packages: ['keras'] },
+        workspace: { hostPath: makeTempDir('repgen-envimport-'), project: 'keras @ 0123abcd', packages: ['keras'] },
         env: { pins: { 'absl-py': '2.1.0', numpy: '1.26.4' }, declared: ['absl-py', 'numpy'] },
       },
       {

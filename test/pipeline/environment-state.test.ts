@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { silentLogger } from '../../src/log.js';
@@ -9,6 +6,7 @@ import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // Issue 25, item 7: a project that fails to import is an environment failure, said once: the headline, the summary
 // and the Environment line agree (never "No model configured" over it, never "importable as installed").
@@ -50,7 +48,7 @@ describe('a run whose project fails to import', () => {
     );
     const body =
       '# TypeError in the trainer\n\n```python\nimport torch\nimport fairseq\nout = model(torch.zeros(2))\n```\n\n```\nTypeError: cannot unpack non-iterable NoneType object\n```\n\ntorch==2.1.0\n';
-    const hostPath = mkdtempSync(join(tmpdir(), 'repgen-envstate-'));
+    const hostPath = makeTempDir('repgen-envstate-');
     const ev = await runReproWithEvidence(
       {
         issue: { title: '', body },

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { createExecutor, readExecConfig } from '../../src/exec/index.js';
 import { createLlmClient } from '../../src/llm/index.js';
@@ -21,6 +21,8 @@ const checker = createPyflakesChecker({ pylint: false });
 describe('runRepro on the real local executor', { timeout: 180_000 }, () => {
   it("tier 0 reproduces a crash from the report's own snippet (import added, judged on real output)", async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     const body =
       '# RuntimeError: mean(): could not infer output dtype\n\n```python\ntns = torch.tensor([1,0,1])\ntns.mean()\n```\n\n```\nTraceback (most recent call last):\n  File "main.py", line 4, in <module>\n    tns.mean()\nRuntimeError: mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long\n```\n';
     const ev = await runReproWithEvidence(
@@ -40,6 +42,8 @@ describe('runRepro on the real local executor', { timeout: 180_000 }, () => {
 
   it('tier 1 refines a wrong script into one that really crashes the same way', async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(WRONG_SCRIPT), answer(GOOD_SCRIPT)]);
     const llm = await createLlmClient({
       provider: 'anthropic',

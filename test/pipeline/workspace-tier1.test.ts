@@ -1,7 +1,6 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { createExecutor, readExecConfig } from '../../src/exec/index.js';
 import { createLlmClient } from '../../src/llm/index.js';
@@ -10,6 +9,7 @@ import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { answer } from '../fakes/repro-fixtures.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * Tier 1 against the project's own code: the bug lives only in the workspace (a tiny library checked out
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 function project(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-ws-tier1-'));
+  const dir = makeTempDir('repgen-ws-tier1-');
   dirs.push(dir);
   // The sandbox runs the script as an unprivileged uid: the checkout must be readable by others.
   chmodSync(dir, 0o755);
@@ -62,6 +62,8 @@ const FAKES_IT = 'a, b = [0, 0, 0], [0, 0]\nif len(a) != len(b):\n    raise Valu
 describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
   it("the model's script imports the project and reproduces a bug only the workspace's code has; the prompt says it is importable", async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     server = await startScriptedAnthropicServer(['```json\n{}\n```', answer(FAKES_IT), answer(IMPORTS_PROJECT)]);
     const llm = await createLlmClient({
       provider: 'anthropic',
@@ -94,6 +96,8 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
 
   it('without the workspace the same script cannot import the project', async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     const r = await executor.run({ files: [{ path: 'repro.py', content: IMPORTS_PROJECT }], entry: 'repro.py' });
     expect(r.output).toMatch(/ModuleNotFoundError: No module named 'toylib'/);
   });

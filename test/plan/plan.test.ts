@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   COMMON_MODULES,
   environmentRecord,
@@ -122,6 +122,8 @@ describe('probeEnvironment caches what each interpreter can import', () => {
 describe('probeEnvironment (real local executor)', () => {
   it('records the interpreter, torch/numpy versions, CUDA, and which modules are missing', async () => {
     const executor = await createExecutor(readExecConfig({}), { log: silentLogger });
+    // Its warm servers keep their run folders until it is closed.
+    onTestFinished(() => executor.close?.());
     const { probe: p, error } = await probeEnvironment(executor, ['torch', 'numpy', 'surely_not_installed_pkg']);
     expect(error).toBeNull();
     expect(p?.python).toMatch(/^3\./);

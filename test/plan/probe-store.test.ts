@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDiskProbeStore, probeEnvironment, type ProbeStore, type StoredProbe } from '../../src/plan/index.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** An executor whose probe answers torch only, with an environment key the test moves (a package installed). */
 function keyedExecutor(key: { value: string | null }): {
@@ -78,7 +78,7 @@ describe('createDiskProbeStore', () => {
   };
 
   it('reads back what it saved, ignores what is too old, malformed or from the future', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'repgen-probe-store-'));
+    const dir = makeTempDir('repgen-probe-store-');
     let now = 6000;
     const store = createDiskProbeStore(join(dir, 'nested'), { maxAgeMs: 10_000, now: () => now });
     expect(await store.load('k')).toBeNull();

@@ -1,14 +1,14 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SetupError } from '../../src/errors.js';
 import { loadPrompt, loadPrompts, parsePrompt, PromptLoadError, PromptRenderError, renderPrompt } from '../../src/prompts/load-prompts.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let dir: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'repgen-prompts-'));
+  dir = makeTempDir('repgen-prompts-');
   const files: Record<string, string> = {
     'refine.md':
       '---\nvariables: [script, stdout, stderr]\ndescription: ask for a fix\n---\nScript:\n{{script}}\nOut: {{ stdout }}\nErr: {{stderr}}\n',

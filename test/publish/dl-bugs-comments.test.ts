@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
 import { dlBugsCassetteFiles, readDlBugsCassette, replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * Issue 13 on the dev cases: the verdict rules over every recorded real-model session of fixtures/cassettes/dl-bugs
@@ -18,7 +18,7 @@ const files = dlBugsCassetteFiles();
 const exec = promisify(execFile);
 
 async function judge(caseId: string, output: string, script: string): Promise<{ reproduced: boolean; line: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'repgen-judge-'));
+  const dir = makeTempDir('repgen-judge-');
   await writeFile(join(dir, 'run.txt'), output);
   await writeFile(join(dir, 'repro.py'), script);
   try {

@@ -1,15 +1,15 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import type { RunReport } from '../../src/pipeline/ports.js';
 import { filesPublisher } from '../../src/publish/files-publisher.js';
 import { reproducedOutcome } from '../workers/harness.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-files-publisher-'));
+  root = makeTempDir('repgen-files-publisher-');
 });
 afterAll(async () => rm(root, { recursive: true, force: true }));
 

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * The static check runs on the host, outside the sandbox, in whatever folder RepGen was started in: in the Action,
@@ -19,7 +19,7 @@ describe('hostile working folder: the static check runs nothing of it', () => {
   const touch = (name: string): string => `import os; open(${JSON.stringify(marker(name))}, "w").write(str(os.getuid()))\n`;
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'repgen-hostile-cwd-'));
+    dir = makeTempDir('repgen-hostile-cwd-');
     cwd = process.cwd();
     process.chdir(dir);
   });

@@ -17,6 +17,7 @@ import { hostileSubmoduleRepo } from './hostile-submodule-repo.js';
 import { runBenchCommand } from '../../src/commands/bench.js';
 import { localBisectSource } from '../../src/bisect/local-bisect-source.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const BIN = fileURLToPath(new URL('../../bin/repgen.js', import.meta.url));
 const SO046 = fileURLToPath(new URL('../../fixtures/bench/dl-bugs/so-046/issue.md', import.meta.url));
@@ -59,7 +60,7 @@ describe('hostile repository: git runs none of its programs', () => {
       const co = await checkoutAt({
         source: repo.dir,
         sha: head.sha,
-        cacheDir: mkdtempSync(join(tmpdir(), 'repgen-co-')),
+        cacheDir: makeTempDir('repgen-co-'),
         repo: 'o/hostile',
       });
       expect(readFileSync(join(co.dir, 'model.py'), 'utf8')).toContain('torch');
@@ -80,7 +81,7 @@ describe('hostile repository: git runs none of its programs', () => {
   it('reproduce --repo on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout) run nothing of it', async () => {
     const repo = hostileRepo();
     await withSecrets(async () => {
-      const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-co-'));
+      const cacheDir = makeTempDir('repgen-co-');
       const prepared = await prepareWorkspace({ repoDir: repo.dir, issueText: 'it fails', cacheDir });
       expect(prepared.workspace.hostPath).toBe(repo.dir);
       const action = await prepareCheckout({
@@ -107,7 +108,7 @@ describe('hostile repository: git runs none of its programs', () => {
       contextCommand.run(['--repo', repo.dir, '--issue', issue, '--json'], {
         stdout: (t) => void out.push(t),
         stderr: () => undefined,
-        env: { ...process.env, REPGEN_CONTEXT_CACHE_DIR: mkdtempSync(join(tmpdir(), 'repgen-ctx-')) },
+        env: { ...process.env, REPGEN_CONTEXT_CACHE_DIR: makeTempDir('repgen-ctx-') },
         cwd: process.cwd(),
       }),
     );
@@ -118,7 +119,7 @@ describe('hostile repository: git runs none of its programs', () => {
 
   it('repgen reproduce --repo, the real binary, in a working folder with a pyflakes.py, with secrets in its environment: nothing runs, nothing leaks', () => {
     const repo = hostileRepo();
-    const cwd = mkdtempSync(join(tmpdir(), 'repgen-hostile-cwd-'));
+    const cwd = makeTempDir('repgen-hostile-cwd-');
     writeFileSync(join(cwd, 'pyflakes.py'), `import os; open(${JSON.stringify(join(cwd, 'PWNED'))}, "w").write(str(os.getuid()))\n`);
     const r = spawnSync(
       process.execPath,
@@ -285,7 +286,7 @@ describe('one git helper', () => {
 
 describe("the issue's item-1 command", () => {
   it('repgen reproduce --llm none in a folder holding a pyflakes.py does not import it (PWNED held uid 0)', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'repgen-d1-'));
+    const cwd = makeTempDir('repgen-d1-');
     writeFileSync(join(cwd, 'pyflakes.py'), `import os; open(${JSON.stringify(join(cwd, 'PWNED'))}, "w").write(str(os.getuid()))\n`);
     const r = spawnSync(process.execPath, [BIN, 'reproduce', '--issue', SO046, '--out', join(cwd, 'o'), '--llm', 'none'], {
       cwd,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** Secrets a leak would show: set in the environment of the process under test. */
 export const SECRETS = {
@@ -42,7 +42,7 @@ const HOOKS = [
 export function hostileRepo(
   files: Record<string, string> = { 'model.py': 'import torch\n\ndef build():\n    return torch.nn.Linear(2, 2)\n' },
 ): HostileRepo {
-  const root = mkdtempSync(join(tmpdir(), 'repgen-hostile-repo-'));
+  const root = makeTempDir('repgen-hostile-repo-');
   // The sandbox's uid reads the work tree when RepGen runs as root.
   chmodSync(root, 0o755);
   const dir = join(root, 'repo');

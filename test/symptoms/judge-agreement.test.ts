@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../src/exec/local/executor.js';
 import { matchRun, readReport, readRun, type MatchVerdict } from '../../src/symptoms/index.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * The benchmark judge (fixtures/bench/judge.py, a copy of shared/bench/judge.py) against matchRun on real runs:
@@ -15,7 +15,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const run = promisify(execFile);
 
 async function judge(caseId: string, output: string, scriptPath: string): Promise<{ reproduced: boolean; line: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'repgen-judge-'));
+  const dir = makeTempDir('repgen-judge-');
   const outFile = join(dir, 'run.txt');
   await writeFile(outFile, output);
   try {
@@ -37,11 +37,11 @@ async function both(
 ): Promise<{ judge: { reproduced: boolean; line: string }; ours: MatchVerdict; reasons: string[] }> {
   const scriptPath = join(ROOT, script);
   const content = await readFile(scriptPath, 'utf8');
-  const result = await createLocalExecutor({ python: '/usr/bin/python3' }).run({
-    files: [{ path: 'main.py', content }],
-    entry: 'main.py',
-    limits: { timeoutMs: 150_000 },
-  });
+  const executor = createLocalExecutor({ python: '/usr/bin/python3' });
+  const result = await executor
+    .run({ files: [{ path: 'main.py', content }], entry: 'main.py', limits: { timeoutMs: 150_000 } })
+    // Its warm server keeps the run folder until it is closed.
+    .finally(() => executor.close?.());
   const report = readReport(await readFile(join(ROOT, 'fixtures/bench/dl-bugs', caseId, 'issue.md'), 'utf8'));
   const m = matchRun(report, readRun(result.output, result), { script: content, output: result.output });
   return { judge: await judge(caseId, result.output, scriptPath), ours: m.verdict, reasons: m.reasons };

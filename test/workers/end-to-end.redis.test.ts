@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import { createLlmClient } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -11,6 +9,7 @@ import { answer, CRASH_ISSUE, GOOD_SCRIPT } from '../fakes/repro-fixtures.js';
 import { labeledPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * The whole App, nothing scripted but the model: a signed issues.labeled POST → Probot → job in Redis →
@@ -30,7 +29,7 @@ beforeAll(async () => {
     'model.py': 'import torch.nn as nn\n\n\ndef build():\n    return nn.Linear(5, 2)\n',
     'train.py': 'import torch\nfrom model import build\n\nlayer = build()\nx = torch.randn(4, 3)\nout = layer(x)\n',
   });
-  cacheDir = mkdtempSync(join(tmpdir(), 'repgen-e2e-cache-'));
+  cacheDir = makeTempDir('repgen-e2e-cache-');
   // The report stage asks for JSON; every other request is a script request and gets the good script.
   const reply = (req: { body: unknown }) =>
     JSON.stringify(req.body).includes('Restructure it') ? '```json\n{}\n```' : answer(GOOD_SCRIPT);
@@ -56,6 +55,10 @@ describe('end to end', { timeout: 240_000 }, () => {
     expect(ReproJob.parse(job?.data)).toMatchObject({ issueNumber: ISSUE, trigger: 'label', ref: 'master' });
 
     const executor = await createExecutor(readLocalExecConfig({}), { log: silentLogger });
+
+    // Its warm servers keep their run folders until it is closed.
+
+    onTestFinished(() => executor.close?.());
     const llm = await createLlmClient({
       provider: 'anthropic',
       apiKey: 'sk-test-key',

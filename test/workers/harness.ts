@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { readAppEnv, type AppEnv } from '../../src/config/app-env.js';
@@ -19,6 +18,7 @@ import { startAppServer, type AppServerHandle } from '../../workers/app-server.j
 import { startReproWorker, type ReproWorkerHandle } from '../../workers/repro-worker.js';
 import { startFakeGithub, type FakeGithub, type FakeGithubOptions } from '../github/fake-github.js';
 import { testPrivateKey } from '../github/webhook-fixtures.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 export const SECRET = 'worker-test-secret';
 
@@ -28,7 +28,7 @@ export function makeGitRepo(files: Record<string, string> = { 'model.py': 'impor
   sha: string;
   cleanup: () => void;
 } {
-  const path = mkdtempSync(join(tmpdir(), 'repgen-test-repo-'));
+  const path = makeTempDir('repgen-test-repo-');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(path, name), content);
   const git = (...args: string[]) =>
     execFileSync('git', args, {

@@ -157,10 +157,19 @@ describe('publishing under Redis faults', () => {
     const w = await h.startWorker(async () => reproducedOutcome(), { REPGEN_LOST_RUN_SWEEP_S: '1' }, { lostRunGraceMs: 0 });
     const commentOf = (n: number) =>
       [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
-    await waitFor(() => /lost this run/.test(commentOf(lost)), { what: 'the lost run said' });
-    await waitFor(() => /Reproduced/.test(commentOf(live)), { what: 'the live run finished' });
+    // Each wait returns the body it saw, and the test asserts on that body, not on a later look at the comment.
+    const matching = (n: number, re: RegExp, what: string) =>
+      waitFor(
+        () => {
+          const body = commentOf(n);
+          return re.test(body) ? body : null;
+        },
+        { what },
+      );
+    const lostBody = await matching(lost, /lost this run/, 'the lost run said');
+    const liveBody = await matching(live, /Reproduced/, 'the live run finished');
     await w.close(0);
-    expect(commentOf(lost)).toContain('`/repgen` starts it again');
-    expect(commentOf(live)).not.toContain('lost this run');
+    expect(lostBody).toContain('`/repgen` starts it again');
+    expect(liveBody).not.toContain('lost this run');
   });
 });

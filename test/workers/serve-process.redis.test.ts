@@ -37,11 +37,11 @@ describe('repgen serve as a process', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => stderr.includes('listening on') || child.exitCode !== null, {
+      const seen = await waitFor(() => (stderr.includes('listening on') || child.exitCode !== null ? { stderr } : null), {
         what: 'the server listening, or its exit',
         everyMs: 100,
       });
-      expect(stderr).toContain('listening on');
+      expect(seen.stderr).toContain('listening on');
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(health.status).toBe(200);
       child.kill('SIGTERM');

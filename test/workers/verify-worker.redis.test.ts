@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ScriptExecutor } from '../../src/exec/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createExecutor, readLocalExecConfig } from '../../src/exec/index.js';
 import { buildReproTest } from '../../src/github/publish/build-repro-test.js';
@@ -15,6 +15,7 @@ import { fakeFileOnBranch } from '../github/fake-github.js';
 import { postWebhook, pullRequestPayload } from '../github/webhook-fixtures.js';
 import { SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * A fixing PR end to end: pull_request webhook → App → queue → worker → the issue's confirmed reproduction
@@ -63,20 +64,23 @@ function commit(message: string, file: string): string {
   return git('rev-parse', 'HEAD');
 }
 
+// Closed after the file: its warm servers keep their run folders until then.
+let executor: ScriptExecutor | undefined;
+
 beforeAll(async () => {
   h = await startHarness('verify-worker', {
     github: { issues: {}, pulls: {} },
     env: { REPGEN_JOB_ATTEMPTS: '1', REPGEN_REPO_RATE_LIMIT: '1000' },
   });
   registry = new RunRegistry(h.redis, { prefix: h.prefix });
-  dir = mkdtempSync(join(tmpdir(), 'repgen-verify-repo-'));
+  dir = makeTempDir('repgen-verify-repo-');
   mkdirSync(join(dir, 'calc'));
   execFileSync('git', ['init', '-q', '-b', 'master'], { cwd: dir });
   shas.buggy = commit('calc', BUGGY);
   shas.fixed = commit('fix double', FIXED);
   shas.unfixed = commit('break it again', BUGGY.replace('raise', '# a comment\n    raise'));
   shas.other = commit('another bug', OTHER);
-  const executor = await createExecutor(readLocalExecConfig({}));
+  executor = await createExecutor(readLocalExecConfig({}));
   await h.startWorker(
     async () => {
       throw new Error('no reproduction runs in this test');
@@ -94,6 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+  await executor?.close?.();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,7 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
@@ -9,6 +7,7 @@ import { REPRO_QUEUE } from '../../src/queue/repro-job.js';
 import { commentPayload, postWebhook } from '../github/webhook-fixtures.js';
 import { makeGitRepo, reproducedOutcome, SECRET, startHarness, type Harness } from './harness.js';
 import { waitFor } from '../helpers/poll.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
  * A worker killed mid-job (SIGKILL: no cleanup, no goodbye). BullMQ's stalled-job check hands the job to a
@@ -49,6 +48,8 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
       FAKE_GITHUB_URL: h.gh.url,
       LOG_LEVEL: 'fatal',
       ...FAST_STALL,
+      // The SIGKILLed worker leaves its job folder behind, by design: in a folder of the test's own.
+      REPGEN_WORKDIR: makeTempDir('repgen-killed-work-'),
       ...extraEnv,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -69,11 +70,20 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
 
 const progressBody = (n: number) =>
   [...h.gh.comments.values()].find((c) => c.issue === n && c.body.includes('repgen:progress'))?.body ?? '';
+/** Waits for the progress comment to match `re` and returns the body that matched: the test asserts on what it waited for. */
+const progressMatching = (n: number, re: RegExp, what: string) =>
+  waitFor(
+    () => {
+      const body = progressBody(n);
+      return re.test(body) ? body : null;
+    },
+    { what },
+  );
 
 // Each test spawns worker processes under tsx and waits on BullMQ's stalled-job check: slow on a busy machine, not wrong.
 describe('a worker killed mid-job', () => {
   it('is replaced: the job is retried by another worker and the issue gets its result; its folder is reaped', async () => {
-    const workdir = mkdtempSync(join(tmpdir(), 'killed-wd-'));
+    const workdir = makeTempDir('killed-wd-');
     const { child, started } = await startStuckWorker({ REPGEN_WORKDIR: workdir });
     await postWebhook(
       h.app.url,
@@ -125,12 +135,12 @@ describe('a worker killed mid-job', () => {
       },
       { REPGEN_MAX_STALLED: '0' },
     );
-    await waitFor(() => /could not finish/.test(progressBody(302)), { what: 'final failure word' });
+    const body = await progressMatching(302, /could not finish/, 'final failure word');
     await w.close(0);
     expect(ran).toBe(false);
-    expect(progressBody(302)).toContain('the worker running it stopped');
+    expect(body).toContain('the worker running it stopped');
     // One run, cut short; BullMQ's pick-up that only fails the job is no attempt (attemptsStarted says 2).
-    expect(progressBody(302)).toContain('after 1 attempt (the worker running it stopped in it)');
+    expect(body).toContain('after 1 attempt (the worker running it stopped in it)');
     expect(await h.redis.exists(`${h.prefix}:active:codertocat/hello-world#302`)).toBe(0);
   }, 180_000);
 
@@ -157,7 +167,7 @@ describe('a worker killed mid-job', () => {
       ran = true;
       return reproducedOutcome();
     }, stall);
-    await waitFor(() => /could not finish/.test(progressBody(303)), { what: 'final failure word' });
+    const body = await progressMatching(303, /could not finish/, 'final failure word');
     await w.close(0);
     expect(ran).toBe(false);
     const queue = new Queue(REPRO_QUEUE, { connection: h.redis, prefix: h.prefix });
@@ -166,6 +176,6 @@ describe('a worker killed mid-job', () => {
     // What BullMQ itself says: started 3 times (the last only to fail it), stalled twice.
     expect(job?.attemptsStarted).toBe(3);
     expect(job?.stalledCounter).toBe(2);
-    expect(progressBody(303)).toContain('after 2 attempts (the worker running it stopped in all of them)');
+    expect(body).toContain('after 2 attempts (the worker running it stopped in all of them)');
   }, 180_000);
 });

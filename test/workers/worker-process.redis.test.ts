@@ -1,16 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testPrivateKey } from '../github/webhook-fixtures.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** One start of the real `repgen worker` against the local Redis, stopped by SIGTERM once it says it started. */
 async function startAndStop(
   i: number,
   { redisUrl = 'redis://127.0.0.1:6379', until = 'repro worker started' } = {},
 ): Promise<{ stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-worker-process-'));
+  const dir = makeTempDir('repgen-worker-process-');
   const child = spawn(process.execPath, ['bin/repgen.js', 'worker'], {
     env: {
       PATH: process.env.PATH,

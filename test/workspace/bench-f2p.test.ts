@@ -1,13 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { f2pByHand } from '../../src/workspace/bench-case.js';
 import { runByHand } from '../../src/workspace/bench-f2p.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** A checkout with its package under src/ whose VALUE is `value`. */
 function srcCheckout(value: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-hand-src-'));
+  const dir = makeTempDir('repgen-hand-src-');
   mkdirSync(join(dir, 'src', 'toypkg'), { recursive: true });
   writeFileSync(join(dir, 'src', 'toypkg', '__init__.py'), `VALUE = ${value}\n`);
   return dir;
@@ -23,7 +23,7 @@ describe("the bench's run by hand, as a maintainer runs the posted script", () =
   });
 
   it('uses the interpreter of the environment RepGen built for the run, and judges fail-to-pass with it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-hand-env-'));
+    const dir = makeTempDir('repgen-hand-env-');
     const marker = join(dir, 'used');
     const envPython = join(dir, 'python');
     writeFileSync(envPython, `#!/bin/sh\ntouch ${marker}\nexec /usr/bin/python3 "$@"\n`);

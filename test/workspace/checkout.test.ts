@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutAt, compileTree, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
 import { RefNotFoundError, WorkspaceError } from '../../src/workspace/errors.js';
 import { git, makeToyRepo } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
 let repo: string;
@@ -13,7 +13,7 @@ let first: string;
 let second: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-checkout-test-'));
+  root = makeTempDir('repgen-checkout-test-');
   repo = join(root, 'mirrors', 'acme+toy', 'repo');
   ({ first, second } = await makeToyRepo(repo, { 'setup.py': "from setuptools import setup\nsetup(name='toy-lib')\n" }));
 });

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportsFromSources, readProjectExports } from '../../src/workspace/project-exports.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 describe('exportsFromSources (what a checkout’s packages export by name)', () => {
   const files = new Map([
@@ -31,7 +31,7 @@ describe('exportsFromSources (what a checkout’s packages export by name)', () 
 });
 
 describe('readProjectExports (the checkout read statically, bounded, no link followed)', () => {
-  const root = mkdtempSync(join(tmpdir(), 'repgen-exports-'));
+  const root = makeTempDir('repgen-exports-');
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('reads the flat and the src/ layout, and never follows a link out of the checkout', async () => {

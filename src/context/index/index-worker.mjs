@@ -1,7 +1,14 @@
-// Entry of an index worker thread. The sources are TypeScript loaded by tsx (no build step, see bin/repgen.js),
-// and a worker thread does not inherit the main thread's loader: register it here, then serve shards.
-import { register } from 'tsx/esm/api';
+// Entry of an index worker thread. A worker thread does not inherit the main thread's loader: beside the compiled
+// module (dist/, npm run build) it imports that; beside the TypeScript source it registers tsx first.
+import { existsSync } from 'node:fs';
 
-register();
-const { serveShards } = await import('./index-worker.ts');
+const compiled = new URL('./index-worker.js', import.meta.url);
+let serveShards;
+if (existsSync(compiled)) {
+  ({ serveShards } = await import(compiled.href));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ serveShards } = await import('./index-worker.ts'));
+}
 serveShards();

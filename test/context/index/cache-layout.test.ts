@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import { assembleIndex, buildLexical, chunkRepo, type RepoIndex } from '../../..
 import { INDEX_VERSION, loadIndex, saveIndex } from '../../../src/context/index/cache.js';
 import { packSections } from '../../../src/context/index/packed-sections.js';
 import { walkRepo } from '../../../src/context/walk-repo.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../../fixtures/repos/vision-classifier', import.meta.url));
 
@@ -19,7 +19,7 @@ async function built(): Promise<RepoIndex> {
 
 async function savedEntry(): Promise<{ cacheDir: string; index: RepoIndex }> {
   const index = await built();
-  const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-layout-'));
+  const cacheDir = makeTempDir('repgen-layout-');
   await saveIndex(cacheDir, index);
   return { cacheDir, index };
 }

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { bm25Adapter } from '../../../src/context/index/bm25-index.js';
 import { assembleIndex, buildLexical, chunkRepo, type RepoIndex } from '../../../src/context/index/build-index.js';
 import { loadIndex, saveIndex } from '../../../src/context/index/cache.js';
 import { walkRepo } from '../../../src/context/walk-repo.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../../fixtures/repos/vision-classifier', import.meta.url));
 
@@ -19,7 +19,7 @@ async function built(): Promise<RepoIndex> {
 describe('context disk cache reload', () => {
   it('gives back the same chunks, graph and search, with texts read on use even after the entry is removed', async () => {
     const index = await built();
-    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-reload-'));
+    const cacheDir = makeTempDir('repgen-reload-');
     await saveIndex(cacheDir, index);
     const loaded = await loadIndex(cacheDir, 'k1', bm25Adapter);
     expect(loaded).not.toBeNull();
@@ -44,7 +44,7 @@ describe('context disk cache reload', () => {
 
   it('treats a texts file that does not match the stored lengths as corrupt and drops the entry', async () => {
     const index = await built();
-    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-reload-'));
+    const cacheDir = makeTempDir('repgen-reload-');
     await saveIndex(cacheDir, index);
     writeFileSync(join(cacheDir, 'k1', 'texts.txt'), 'short');
     expect(await loadIndex(cacheDir, 'k1', bm25Adapter)).toBeNull();

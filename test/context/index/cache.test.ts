@@ -1,19 +1,19 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, cpSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gitIdentity, IndexLru } from '../../../src/context/index/cache.js';
 import { buildContext } from '../../../src/context/index.js';
 import { makeHostileFiles } from '../../helpers/hostile-files.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../../fixtures/repos/vision-classifier', import.meta.url));
 const MODELS = fileURLToPath(new URL('../../../fixtures/models', import.meta.url));
 const REPORT = { title: 'accuracy fails', body: 'RuntimeError: selected index k out of range in `accuracy`' };
 
 function copy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-cache-repo-'));
+  const dir = makeTempDir('repgen-cache-repo-');
   cpSync(REPO, dir, { recursive: true });
   return dir;
 }
@@ -21,7 +21,7 @@ function copy(): string {
 describe('context index cache', () => {
   it('serves a second build from memory, a new process from disk, and rebuilds when the content changes', async () => {
     const repoDir = copy();
-    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const cacheDir = makeTempDir('repgen-cache-');
     const deps = { embedder: null, crossEncoder: null, cacheDir, env: {} };
     const memory = new IndexLru(2);
     const first = await buildContext({ repoDir, report: REPORT }, { ...deps, memory });
@@ -49,7 +49,7 @@ describe('context index cache', () => {
     git('init', '-q');
     git('add', '.');
     git('commit', '-qm', 'fixture');
-    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const cacheDir = makeTempDir('repgen-cache-');
     const deps = { embedder: null, crossEncoder: null, cacheDir, env: {} };
     expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('built');
     expect((await buildContext({ repoDir, report: REPORT }, { ...deps, memory: new IndexLru(2) })).cache).toBe('disk');
@@ -62,7 +62,7 @@ describe('context index cache', () => {
 
   it('stores chunk vectors with the index, so a second run does not embed again', async () => {
     const repoDir = copy();
-    const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-cache-'));
+    const cacheDir = makeTempDir('repgen-cache-');
     const env = { REPGEN_EMBED_MODEL: 'tiny-embed', REPGEN_MODEL_DIR: MODELS };
     const first = await buildContext({ repoDir, report: REPORT }, { crossEncoder: null, cacheDir, env, memory: new IndexLru(2) });
     expect(first.timings.embedMs).toBeGreaterThan(0);
@@ -88,7 +88,7 @@ describe('context index cache', () => {
 
 describe('gitIdentity of a work tree with hostile untracked files', () => {
   function workTree(): string {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-identity-'));
+    const dir = makeTempDir('repgen-identity-');
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '' } });
     writeFileSync(join(dir, 'model.py'), 'x = 1\n');

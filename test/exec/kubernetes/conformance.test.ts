@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createExecutor, readExecConfig } from '../../../src/exec/index.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.js';
 import { describeExecutorConformance } from '../executor-conformance.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /**
  * The shared executor contract, over the Kubernetes adapter and the fake API server: the fake kubelet really
@@ -17,7 +17,7 @@ const savedKubeconfig = process.env.KUBECONFIG;
 
 describeExecutorConformance('kubernetes (fake API server, real python)', async () => {
   api = await startFakeKubeApi();
-  const file = join(mkdtempSync(join(tmpdir(), 'kubeconfig-')), 'config');
+  const file = join(makeTempDir('kubeconfig-'), 'config');
   writeFileSync(
     file,
     [

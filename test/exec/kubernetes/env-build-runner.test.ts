@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { KubernetesExecConfig, type KubernetesConfigInput } from '../../../src/exec/kubernetes/config.js';
 import { createKubernetesBuildRunner } from '../../../src/exec/kubernetes/env-build-runner.js';
 import type { EnvBuildStep } from '../../../src/exec/kubernetes/render-env-build.js';
 import { startFakeKubeApi, type FakeKubeApi, type FakeKubeOptions } from '../../helpers/fake-kube-api.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /**
  * Env build steps as Jobs, against the fake API server: the kubelet runs the step's command for real, with the
@@ -16,7 +16,7 @@ import { startFakeKubeApi, type FakeKubeApi, type FakeKubeOptions } from '../../
 const ROW = { match: {}, image: 'ghcr.io/example/repgen:0.1.0', projectEnv: true };
 /** A fake cluster whose claim is a fresh cache folder; both go when the test ends. */
 async function setup(fake: FakeKubeOptions = {}, cfg: Partial<KubernetesConfigInput> = {}) {
-  const cacheRoot = mkdtempSync(join(tmpdir(), 'repgen-k8s-envcache-'));
+  const cacheRoot = makeTempDir('repgen-k8s-envcache-');
   mkdirSync(join(cacheRoot, 'work'));
   const api = await startFakeKubeApi({ ...fake, claims: { 'repgen-env-build': cacheRoot } });
   onTestFinished(async () => {
@@ -102,7 +102,7 @@ describe('createKubernetesBuildRunner', () => {
 
   it('hostile: a step that swaps its output files for links never gets the worker to read a file of its own', async () => {
     const { api: a, run, cacheRoot } = await setup();
-    const secretDir = mkdtempSync(join(tmpdir(), 'repgen-worker-secret-'));
+    const secretDir = makeTempDir('repgen-worker-secret-');
     onTestFinished(() => rmSync(secretDir, { recursive: true, force: true }));
     const secret = join(secretDir, 'private-key.pem');
     writeFileSync(secret, 'WORKER-PRIVATE-KEY');

@@ -56,8 +56,8 @@ function createdJob(a: FakeKubeApi): Record<string, any> {
 const SLEEPER = 'import time\nprint("started", flush=True)\ntime.sleep(60)\n';
 
 async function waitRunning(a: FakeKubeApi): Promise<string> {
-  await a.waitFor(() => a.list('pods').some((p) => p.status?.phase === 'Running'));
-  return a.list('pods')[0]!.metadata.name as string;
+  const pod = await a.waitFor(() => a.list('pods').find((p) => p.status?.phase === 'Running'));
+  return pod.metadata.name as string;
 }
 
 describe('kubernetes executor', () => {

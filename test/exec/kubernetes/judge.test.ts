@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { judgeRun, MAX_SETTLE_ATTEMPTS, toRunResult, type JudgeInput, type PodView } from '../../../src/exec/kubernetes/judge.js';
 import { FRAME_PREFIX, parseRunnerLog, RUNNER_PY, type RunnerRequest } from '../../../src/exec/kubernetes/runner.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const base: JudgeInput = {
   job: null,
@@ -160,7 +160,7 @@ describe('toRunResult and the runner log', () => {
 });
 
 function runRunner(request: Partial<RunnerRequest>, files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'runner-test-'));
+  const dir = makeTempDir('runner-test-');
   try {
     const conf = join(dir, 'conf');
     execFileSync('mkdir', ['-p', conf, join(dir, 'work')]);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidRunRequestError } from '../../../src/exec/errors.js';
@@ -8,6 +7,7 @@ import { WORKSPACE_INIT_NAME } from '../../../src/exec/kubernetes/render.js';
 import { WorkspaceServer } from '../../../src/exec/kubernetes/workspace.js';
 import { createKubernetesExecutor } from '../../../src/exec/kubernetes/executor.js';
 import { startFakeKubeApi, type FakeKubeApi } from '../../helpers/fake-kube-api.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /**
  * Scenario: a Kubernetes run with the project's checkout. The worker offers the tree once under a one-time
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 function checkout(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-k8s-ws-'));
+  const dir = makeTempDir('repgen-k8s-ws-');
   dirs.push(dir);
   mkdirSync(join(dir, 'toylib'));
   writeFileSync(join(dir, 'toylib', '__init__.py'), 'def block(a, b):\n    return a + b[: len(b) - 1]\n');

@@ -11,8 +11,9 @@ import type { ScriptExecutor } from '../../../src/exec/types.js';
 import { fixtureFile } from '../executor-conformance.js';
 import { isAlive, killAllWith, livePidsWith } from '../proc-helpers.js';
 import { waitFor, type WaitOptions } from '../../helpers/poll.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-local-test-'));
+const workRoot = makeTempDir('repgen-local-test-');
 // The sandbox runs as an unprivileged uid when the tests run as root: it must be able to reach its work dirs.
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
@@ -34,23 +35,26 @@ async function expectTreeKilled(executor: ScriptExecutor, stopWith: 'timeout' | 
     },
     controller.signal,
   );
-  // The script, its two children and the orphaned grandchild: the python processes running the fixture file.
-  const scriptPids = (): number[] =>
-    livePidsWith(marker).filter((pid) => {
-      // Not bwrap or the launcher, whose command lines carry the script's argv too.
-      return readCmdline(pid).startsWith('/usr/bin/python3 sandbox-fork-and-sleep.py');
-    });
-  try {
+  // Every live process with the marker (bwrap and the launcher carry the script's argv too), read once: the wait
+  // returns this very list once it holds the script, its two children and the orphaned grandchild. A second look
+  // after the wait would read other moments' processes (on a busy machine, a different set).
+  const treeOnceStarted = (): number[] | null => {
+    const all = livePidsWith(marker);
+    const script = all.filter((pid) => readCmdline(pid).startsWith('/usr/bin/python3 sandbox-fork-and-sleep.py'));
     // Exactly 4 once the short-lived middle process of the double fork has exited.
-    await waitFor(() => scriptPids().length === 4, { what: 'the four processes of the script', test });
-    const seen = livePidsWith(marker);
-    expect(seen.length).toBeGreaterThanOrEqual(4);
+    return script.length === 4 ? all : null;
+  };
+  try {
+    const seen = await waitFor(treeOnceStarted, { what: 'the four processes of the script', test });
     if (stopWith === 'abort') controller.abort();
     const r = await run;
     if (stopWith === 'timeout') expect(r.timedOut).toBe(true);
     else expect(r.infra?.kind).toBe('aborted');
-    await waitFor(() => seen.every((pid) => !isAlive(pid)), { what: 'every process of the tree dead', test });
-    expect(livePidsWith(marker)).toEqual([]);
+    // What the wait saw, and whatever else carries the marker, dead: in one probe.
+    await waitFor(() => seen.every((pid) => !isAlive(pid)) && livePidsWith(marker).length === 0, {
+      what: 'every process of the tree dead',
+      test,
+    });
   } finally {
     killAllWith(marker);
   }

@@ -1,13 +1,12 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { fixtureFile } from '../executor-conformance.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /** A real Redis answers on 127.0.0.1:6379 here: the network namespace must hide it, and only it decides. */
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-net-test-'));
+const workRoot = makeTempDir('repgen-net-test-');
 // Searchable by the sandbox's unprivileged uid (bwrap runs as it when the tests run as root).
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));

@@ -1,10 +1,9 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chmodSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-threads-test-'));
+const workRoot = makeTempDir('repgen-threads-test-');
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { workDirUsage } from '../../../src/exec/local/work-dir-quota.js';
 import type { RunResult } from '../../../src/exec/types.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'repgen-work-quota-'));
+const root = makeTempDir('repgen-work-quota-');
 chmodSync(root, 0o755);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

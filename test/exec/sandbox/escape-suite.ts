@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
@@ -10,6 +9,7 @@ import { hostSeccompArch, SYSCALL_NUMBERS } from '../../../src/exec/sandbox/secc
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../../src/exec/types.js';
 import { killAllWith, livePidsWith } from '../proc-helpers.js';
 import { waitFor } from '../../helpers/poll.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 export type EscapePath = 'native' | 'python' | 'warm';
 
@@ -41,7 +41,7 @@ export function defineEscapeSuite(which: EscapePath): void {
   const arch = hostSeccompArch() ?? 'x86_64';
   const NR = { ...SYSCALL_NUMBERS[arch], pidfd_open: 434 };
 
-  const root = mkdtempSync(join(tmpdir(), 'repgen-escape-'));
+  const root = makeTempDir('repgen-escape-');
   chmodSync(root, 0o755);
   const workRoot = join(root, 'runs');
   mkdirSync(workRoot, { mode: 0o755 });

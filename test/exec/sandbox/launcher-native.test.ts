@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureNativeLauncher } from '../../../src/exec/sandbox/launcher-native.js';
 import { parseLauncherReport } from '../../../src/exec/sandbox/launcher.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const root = mkdtempSync(join(tmpdir(), 'repgen-native-launcher-'));
+const root = makeTempDir('repgen-native-launcher-');
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('ensureNativeLauncher', () => {

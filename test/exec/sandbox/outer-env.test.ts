@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { SAFE_PATH } from '../../../src/exec/sandbox/script-env.js';
 import type { ScriptExecutor } from '../../../src/exec/types.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /**
  * The environment of every process of a run (issue 12): the worker holds secrets and may carry loader variables.
@@ -32,7 +32,7 @@ const PLANTED: Record<string, string> = {
 };
 const REQUEST_LIB = `/nonexistent-request-${tag}`;
 
-const root = mkdtempSync(join(tmpdir(), 'repgen-outer-env-'));
+const root = makeTempDir('repgen-outer-env-');
 chmodSync(root, 0o755);
 const workRoot = join(root, 'runs');
 mkdirSync(workRoot, { mode: 0o755 });

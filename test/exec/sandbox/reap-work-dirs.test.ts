@@ -1,16 +1,16 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeOwnedDir, processStart, reapWorkDirs, removeOwnedDir, selfIdentity } from '../../../src/exec/sandbox/reap-work-dirs.js';
 import { silentLogger } from '../../../src/log.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 let root: string;
 let host: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'reap-root-'));
-  host = mkdtempSync(join(tmpdir(), 'reap-host-'));
+  root = makeTempDir('reap-root-');
+  host = makeTempDir('reap-host-');
 });
 afterEach(() => {
   rmSync(root, { recursive: true, force: true });

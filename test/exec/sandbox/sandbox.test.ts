@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SandboxUnavailableError } from '../../../src/exec/errors.js';
 import { buildSandboxArgv, findBinary, probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
 const layout = {
   rootLinks: [{ path: '/lib', target: 'usr/lib' }],
@@ -159,7 +158,7 @@ describe('probeSandbox on this host', () => {
   });
 
   it('a work root the sandbox uid cannot reach is refused up front with the fix, not a bare Permission denied', async () => {
-    const closed = mkdtempSync(join(tmpdir(), 'repgen-closed-'));
+    const closed = makeTempDir('repgen-closed-');
     try {
       if (process.geteuid?.() !== 0) return;
       const run = probeSandbox('auto', { workRoot: closed });

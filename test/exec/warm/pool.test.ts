@@ -1,20 +1,23 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
 import { createFrameReader, MAX_FRAME_BYTES, READY_SYNC } from '../../../src/exec/warm/fork-server-frames.js';
 import { waitFor } from '../../helpers/poll.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
 
-const workRoot = mkdtempSync(join(tmpdir(), 'repgen-warm-test-'));
+const workRoot = makeTempDir('repgen-warm-test-');
 chmodSync(workRoot, 0o755);
 afterAll(() => rmSync(workRoot, { recursive: true, force: true }));
 
 const script = (content: string, extra = {}) => ({ files: [{ path: 'main.py', content }], entry: 'main.py', ...extra });
 
-/** Host pids of this file's fork servers (the server's source in their argv, a parent that is not one), or of the runs forked from them. */
-function serverProcesses(which: 'servers' | 'runs'): number[] {
+/**
+ * Host pids of this file's fork servers (the server's source in their argv, a parent that is not one) and of the runs
+ * forked from them, from one look at /proc: a test that waits on the runs acts on the servers of the same moment.
+ */
+function warmProcesses(): { servers: number[]; runs: number[] } {
   const procs: { pid: number; ppid: number; source: boolean }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -34,11 +37,10 @@ function serverProcesses(which: 'servers' | 'runs'): number[] {
   }
   const sourced = new Set(procs.filter((p) => p.source).map((p) => p.pid));
   const serverPids = procs.filter((p) => p.source && !sourced.has(p.ppid)).map((p) => p.pid);
-  if (which === 'servers') return serverPids;
   // A forked run shows its own argv (the server writes it over its own), so it is found by its parent.
-  return procs.filter((p) => serverPids.includes(p.ppid)).map((p) => p.pid);
+  return { servers: serverPids, runs: procs.filter((p) => serverPids.includes(p.ppid)).map((p) => p.pid) };
 }
-const servers = (): number[] => serverProcesses('servers');
+const servers = (): number[] => warmProcesses().servers;
 
 function frame(kind: string, payload: Buffer | string): Buffer {
   const body = Buffer.from(payload);
@@ -200,8 +202,14 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     expect(killer.exitCode).toBeNull();
     // Killed from outside while a run is in it: the same, the script ran once.
     const slow = ex.run(script('import time\nprint("start", flush=True)\ntime.sleep(3)\nprint("done")'));
-    await waitFor(() => serverProcesses('runs').length >= 1, { what: 'a warm server serving runs' });
-    for (const pid of servers()) process.kill(pid, 'SIGKILL');
+    const serving = await waitFor(
+      () => {
+        const seen = warmProcesses();
+        return seen.runs.length >= 1 ? seen.servers : null;
+      },
+      { what: 'a warm server serving runs' },
+    );
+    for (const pid of serving) process.kill(pid, 'SIGKILL');
     const afterKill = await slow;
     expect(afterKill.notes?.some((n) => n.startsWith('cold start'))).toBe(false);
     expect(afterKill.infra?.kind).toBe('sandbox_failed');

@@ -28,7 +28,6 @@ import { runGit } from '../../../host/git.js';
 import { referencedModules } from '../../../plan/index.js';
 import type { EnvSettings } from '../../run-spec.js';
 import { DEFAULT_MAX_CANDIDATES, type EnvPorts } from './index.js';
-import { kubernetesEnvBuilder } from './kubernetes-env-build.js';
 
 const run = promisify(execFile);
 
@@ -49,6 +48,8 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
   const makeBuilder = async (): Promise<UvEnvBuilder> => {
     await ensureDir(settings.sandbox.workRoot);
     if (settings.kubernetes) {
+      // Loaded here, not at the top: the Kubernetes client costs a local run half a second of start (issue 42).
+      const { kubernetesEnvBuilder } = await import('./kubernetes-env-build.js');
       const k8s = { config: settings.kubernetes, cacheRoot: settings.cacheRoot, uv, basePython: settings.basePython, log };
       return kubernetesEnvBuilder({ ...k8s, workRoot: settings.sandbox.workRoot });
     }

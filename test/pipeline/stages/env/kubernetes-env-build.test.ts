@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
   startLoopbackIndex,
   type LoopbackIndex,
 } from '../../../helpers/loopback-pypi.js';
+import { makeTempDir } from '../../../helpers/temp-dir.js';
 
 // The env builder on the Kubernetes executor: real uv and Python, each step run by the fake API's kubelet as the
 // build Job's container (the claim is the cache folder itself, as the worker and the build pods share one volume),
@@ -41,7 +42,7 @@ describe('the env builder with its steps as Kubernetes Jobs', () => {
   const saved = { token: process.env.GITHUB_TOKEN, key: process.env.PRIVATE_KEY };
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'repgen-k8s-envbuild-'));
+    root = makeTempDir('repgen-k8s-envbuild-');
     chmodSync(root, 0o711); // as root, RepGen hands the cache to the build pods' uid, which must reach it
     const dists = join(root, 'dists');
     mkdirSync(dists);
