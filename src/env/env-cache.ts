@@ -94,7 +94,8 @@ export async function openBuildScope(
   scope: string,
   owner: { uid: number; gid: number } | null,
 ): Promise<EnvCachePaths> {
-  const work = join(paths.work, `s-${scope.slice(0, 32)}`);
+  // 16 hex digits (64 bits) name a scope: the index proxy's socket lives under it, and a socket's path holds 107 bytes.
+  const work = join(paths.work, `s-${scope.slice(0, 16)}`);
   await ensurePrivateDir(work, owner, { sandboxes: true });
   const uvCache = join(work, 'uv-cache');
   await ensurePrivateDir(uvCache, owner, { sandboxes: true });

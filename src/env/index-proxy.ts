@@ -37,7 +37,16 @@ function hostKey(host: string, port: string | number): string {
   return `${host.replace(/^\[|\]$/g, '')}:${port}`;
 }
 
+/** The longest path a Unix socket may have (sun_path is 108 bytes with its NUL). */
+const MAX_SOCKET_PATH = 107;
+
 export async function startIndexProxy(socketPath: string, allowed: string[]): Promise<IndexProxy> {
+  // A Unix socket's path holds at most 107 bytes; a longer one is cut by the kernel and the socket made elsewhere.
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH)
+    throw new Error(
+      `the index proxy's socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes (a Unix socket's limit): ` +
+        'put the env cache (REPGEN_ENV_CACHE) on a shorter path',
+    );
   const allow = new Set(allowed);
   const refused: string[] = [];
   const sockets = new Set<Socket>();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 /**
  * A hostile working folder (the Action runs RepGen in the repository's checkout): each file there would run code
@@ -43,7 +44,7 @@ describe('the static check never runs code from the working folder (issue 25 ite
   const env = { ...process.env };
   afterEach(() => {
     process.chdir(cwd);
-    process.env = { ...env };
+    restoreEnv(env);
   });
 
   it('pyflakes and pylint -E run from a hostile folder (with PYTHONPATH and PYLINTRC pointing at it): nothing there runs', async () => {

@@ -1,15 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gitBisectSource, MAX_BISECT_COMMITS, parseFirstParentLog } from '../../src/bisect/git-bisect-source.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
 /** A linear history of `n` commits on main (git fast-import: seconds, not minutes), each subject `c<i> ` + `subject`. */
 function longHistory(n: number, subject: (i: number) => string): { dir: string; shas: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'repgen-bisect-log-'));
+  const dir = makeTempDir('repgen-bisect-log-');
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir, env });
   const parts: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -78,7 +79,7 @@ describe('gitBisectSource.commits reads the whole range, or refuses', () => {
 
 describe('gitBisectSource.changedFiles', () => {
   it('reads paths NUL-separated: a path holding a newline is one path (it was two)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'repgen-bisect-files-'));
+    const dir = makeTempDir('repgen-bisect-files-');
     const git = (...args: string[]): string =>
       execFileSync('git', ['-c', 'user.name=a', '-c', 'user.email=a@b', ...args], { cwd: dir, env, encoding: 'utf8' });
     git('init', '-q', '-b', 'main');

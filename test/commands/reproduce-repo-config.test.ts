@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
@@ -14,6 +13,7 @@ import { fixAdvice } from '../../src/pipeline/stages/env/fix-advice.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { CRASH_ISSUE, simulate } from '../fakes/repro-fixtures.js';
 import { git } from '../helpers/git.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 // `repgen reproduce --repo` reads the checkout's .github/repgen.yml at the ref, as the App and the Action read the
 // repository's (issue 39, item 5), and takes the env's settings as flags.
@@ -42,7 +42,7 @@ function io(cwd: string): CliIo & { err: string } {
 let root: string;
 let repo: string;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'repgen-repo-config-'));
+  root = makeTempDir('repgen-repo-config-');
   repo = join(root, 'repo');
   await mkdir(join(repo, '.github'), { recursive: true });
   await mkdir(join(repo, 'toylib'));

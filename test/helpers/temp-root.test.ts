@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir, removeTempDirs } from './temp-dir.js';
@@ -16,7 +15,9 @@ afterEach(() => {
 describe('the test run temp root (vitest globalSetup)', () => {
   it('points TMPDIR at a fresh root of its own, writable by every uid like /tmp, and removes it at the end', () => {
     const teardown = setupTempRoot();
-    const root = tmpdir();
+    // TMPDIR as the run's processes read it (os.tmpdir() reads the C environment, which an earlier file in this
+    // worker may have cut off from process.env by assigning it a copy).
+    const root = process.env.TMPDIR ?? '';
     expect(root).toBe(join(runTmp ?? '', `repgen-test-${process.pid}`));
     expect(statSync(root).mode & 0o7777).toBe(0o1777);
     // A test that removes what it makes, and the caches kept on purpose.
@@ -31,7 +32,7 @@ describe('the test run temp root (vitest globalSetup)', () => {
 
   it('fails the run and names what a test left behind, and still removes it', () => {
     const teardown = setupTempRoot();
-    const root = tmpdir();
+    const root = process.env.TMPDIR ?? '';
     mkdirSync(join(root, 'repgen-judge-abc123'));
     writeFileSync(join(root, 'repgen-judge-abc123', 'out.txt'), 'x');
     writeFileSync(join(root, 'stray.txt'), 'x');

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 
 /**
  * What is kept under the temp folder across runs on purpose, and so is no test's leak: the product's default caches
- * (src/config, src/context, src/workspace) and its compiled sandbox launcher (src/exec/sandbox), which a test running
+ * (src/config, src/context, src/workspace, src/pipeline/run-spec.ts: the env cache) and its compiled sandbox launcher (src/exec/sandbox), which a test running
  * the product with its defaults makes; tsx's compile cache (tsx-<uid>), which every process started through
  * bin/repgen.js or tsx makes; pytest's pytest-of-<user>, where pytest keeps its last three runs' temp folders.
  */
 export const KEPT = [
   /^repgen-probe-cache$/,
   /^repgen-checkouts$/,
+  /^repgen-envs$/,
   /^repgen-context-cache$/,
   /^repgen-launcher-\d+$/,
   /^tsx-\d+$/,

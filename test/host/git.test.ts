@@ -6,6 +6,7 @@ import { gitIdentity } from '../../src/context/index/cache.js';
 import { walkRepo } from '../../src/context/walk-repo.js';
 import { gitEnv, repoCommandKeys, runGit, withoutSubmodules } from '../../src/host/git.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
@@ -57,7 +58,7 @@ function hostileRepo(): { dir: string; marker: string } {
 describe('git on a folder RepGen did not make runs nothing from its config (issue 25 item 2)', () => {
   const saved = { ...process.env };
   afterEach(() => {
-    process.env = { ...saved };
+    restoreEnv(saved);
   });
 
   it("the context cache's identity (status, diff), the file walk and runGit: no probe runs, no secret leaks", async () => {

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
 import { cutAtBoundary, tableCell } from '../../src/publish/neutralize.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** Issue 40, item 6 (c, d, e): the comment says the fix check, a hand rerun that works, and cuts no word or code span. */
 function outcome(over: Partial<ReproOutcome> = {}): ReproOutcome {
@@ -48,7 +48,7 @@ describe('the fix check in the comment (6c)', () => {
 });
 
 describe('the hand-rerun line (6d): it works for a flat layout and a src/ layout alike', () => {
-  const root = mkdtempSync(join(tmpdir(), 'repgen-rerun-'));
+  const root = makeTempDir('repgen-rerun-');
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   /** Runs the comment's command in a scratch folder with `<checkout>` replaced, as a maintainer would. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPyflakesChecker } from '../../src/agent/pyflakes-checker.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { restoreEnv } from '../helpers/restore-env.js';
 
 /**
  * The static check runs on the host, outside the sandbox, in whatever folder RepGen was started in: in the Action,
@@ -78,7 +79,7 @@ describe('hostile working folder: the static check runs nothing of it', () => {
     try {
       await createPyflakesChecker({ pylint: true }).check('x = 1\n');
     } finally {
-      process.env = saved;
+      restoreEnv(saved);
     }
     expect(existsSync(marker('PWNED-site'))).toBe(false);
     expect(existsSync(marker('PWNED'))).toBe(false);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,7 +140,7 @@ describe('hostile repository: git runs none of its programs', () => {
     expect(r.stderr + r.stdout).toMatch(/wrote .*evidence\.json/);
     expect(existsSync(join(cwd, 'PWNED'))).toBe(false);
     expect(repo.ran()).toEqual([]);
-  });
+  }, 240_000);
 });
 
 /**
@@ -174,7 +174,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
     await withSecrets(async () => {
       const head = await gitRefLookup(repo.dir).defaultHead();
       expect(await gitTree(repo.dir, head.sha).read('model.py')).toContain('torch');
-      const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-co-'));
+      const cacheDir = makeTempDir('repgen-co-');
       const co = await checkoutAt({ source: repo.dir, sha: head.sha, cacheDir, repo: 'o/hostile-sub' });
       expect(readFileSync(join(co.dir, 'model.py'), 'utf8')).toContain('torch');
       const bisect = gitBisectSource({
@@ -202,7 +202,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
   it('reproduce --repo on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout): 0 runs', async () => {
     const repo = hostileSubmoduleRepo();
     await withSecrets(async () => {
-      const cacheDir = mkdtempSync(join(tmpdir(), 'repgen-co-'));
+      const cacheDir = makeTempDir('repgen-co-');
       const prepared = await prepareWorkspace({ repoDir: repo.dir, issueText: 'it fails', cacheDir });
       expect(prepared.workspace.hostPath).toBe(repo.dir);
       const action = await prepareCheckout({
@@ -222,7 +222,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
 
   it('repgen bench on a case whose repo/ is the work tree (context, env, checkout): 0 runs', { timeout: 240_000 }, async () => {
     const repo = hostileSubmoduleRepo();
-    const root = mkdtempSync(join(tmpdir(), 'repgen-bench-sub-'));
+    const root = makeTempDir('repgen-bench-sub-');
     mkdirSync(join(root, 'cases', 'c1'), { recursive: true });
     writeFileSync(join(root, 'cases', 'c1', 'issue.md'), readFileSync(SO046, 'utf8'));
     renameSync(repo.dir, join(root, 'cases', 'c1', 'repo'));
@@ -252,7 +252,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
 
   it('repgen reproduce --repo, the real binary, with secrets in its environment: 0 runs', () => {
     const repo = hostileSubmoduleRepo();
-    const cwd = mkdtempSync(join(tmpdir(), 'repgen-hostile-sub-cwd-'));
+    const cwd = makeTempDir('repgen-hostile-sub-cwd-');
     const r = spawnSync(
       process.execPath,
       [BIN, 'reproduce', '--issue', SO046, '--repo', repo.dir, '--out', join(cwd, 'o'), '--llm', 'none'],

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir } from '../helpers/temp-dir.js';
 
 export interface HostileSubmoduleRepo {
   /** The superproject's work tree, dirty inside its submodule `sub/` (and outside it). */
@@ -21,7 +21,7 @@ export interface HostileSubmoduleRepo {
  * to every file and a file in it is modified, so any git that looks into the submodule's work tree runs them.
  */
 export function hostileSubmoduleRepo(): HostileSubmoduleRepo {
-  const root = mkdtempSync(join(tmpdir(), 'repgen-hostile-sub-'));
+  const root = makeTempDir('repgen-hostile-sub-');
   chmodSync(root, 0o755);
   const dir = join(root, 'repo');
   const origin = join(root, 'sub-origin');

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readOperatorEnv } from '../../../../src/config/operator-env.js';
@@ -10,6 +9,7 @@ import { resolveRunSpec } from '../../../../src/pipeline/run-spec.js';
 import { defaultEnvPorts } from '../../../../src/pipeline/stages/env/default-env-ports.js';
 import { prepareEnv } from '../../../../src/pipeline/stages/env/index.js';
 import { envFailedEvidence } from '../../../../src/pipeline/env-evidence.js';
+import { makeTempDir } from '../../../helpers/temp-dir.js';
 
 const ISSUE = { title: 'it fails', body: 'RuntimeError: boom' };
 
@@ -20,17 +20,13 @@ function recordingLog(): Logger & { lines: Array<{ obj: Record<string, unknown>;
 }
 
 function portsFor(repoConfig: Parameters<typeof resolveRunSpec>[1]) {
-  const spec = resolveRunSpec(
-    readOperatorEnv({ REPGEN_PYLINT: '0', REPGEN_ENV_CACHE: mkdtempSync(join(tmpdir(), 'repgen-envc-')) }),
-    repoConfig,
-    {},
-  );
+  const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0', REPGEN_ENV_CACHE: makeTempDir('repgen-envc-') }), repoConfig, {});
   return spec.env;
 }
 
 describe('the default env ports read what repgen.yml names and never fail in silence (issue 38)', () => {
   it("environment.requirements: ['ci/deps.txt'] is read by that name, with the file it includes (it was reported missing)", async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'repgen-cfgreq-'));
+    const repo = makeTempDir('repgen-cfgreq-');
     mkdirSync(join(repo, 'ci'));
     writeFileSync(join(repo, 'ci', 'deps.txt'), '-r base.txt\nabsl-py>=1.0\n');
     writeFileSync(join(repo, 'ci', 'base.txt'), 'tqdm\n');
@@ -46,7 +42,7 @@ describe('the default env ports read what repgen.yml names and never fail in sil
   });
 
   it('a spec that fails (1.77 M requirements through a -r chain) is logged with its message and said in the outcome', async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'repgen-hugereq-'));
+    const repo = makeTempDir('repgen-hugereq-');
     for (let i = 0; i < 51; i++)
       writeFileSync(join(repo, `req${i}.txt`), `${i < 50 ? `-r req${i + 1}.txt\n` : ''}${'torch==1.0\n'.repeat(34_700)}`);
     writeFileSync(join(repo, 'requirements.txt'), '-r req0.txt\n');
