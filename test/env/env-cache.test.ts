@@ -16,7 +16,7 @@ describe('env cache folders', () => {
     const paths = await openEnvCache(join(base, 'c'), null);
     for (const dir of [paths.root, paths.work, paths.envs, paths.locks]) expect(statSync(dir).mode & 0o777).toBe(0o700);
     const scope = await openBuildScope(paths, 'a'.repeat(64), null);
-    expect(scope.work).toBe(join(paths.work, `s-${'a'.repeat(32)}`));
+    expect(scope.work).toBe(join(paths.work, `s-${'a'.repeat(16)}`));
     for (const dir of [scope.work, scope.uvCache]) expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
