@@ -124,32 +124,17 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   applyReportedVersions(reported.versions, reqs, own, notes, input.policy.gpu);
   // 3b. Keras runs on a backend it does not declare: the one the report sets, else TensorFlow (Keras 2 has no other).
   kerasBackend(input.report, reqs, notes);
-  // 4. repgen.yml's packages beat everything.
-  for (const p of envCfg?.packages ?? []) {
-    const r = parseRequirement(p);
-    if (!r) notes.push(`repgen.yml environment.packages: ${clip(p, 100)} is not a requirement (PEP 508), left out`);
-    else
-      reqs.set(r.name, {
-        name: r.name,
-        specifier: r.specifier,
-        extras: r.extras,
-        source: 'config',
-        why: `repgen.yml environment.packages: ${clip(p, 200)}`,
-      });
-  }
-  // 4b. The user's pins where they run RepGen beat repgen.yml's too.
-  for (const p of input.userPins?.packages ?? []) {
-    const r = parseRequirement(p);
-    if (!r) notes.push(`${input.userPins?.label} ${clip(p, 100)} is not a requirement (PEP 508), left out`);
-    else
-      reqs.set(r.name, {
-        name: r.name,
-        specifier: r.specifier,
-        extras: r.extras,
-        source: 'config',
-        why: `${input.userPins?.label} ${clip(p, 200)}`,
-      });
-  }
+  // 4. repgen.yml's packages beat everything but 4b, the user's pins where they run RepGen (the later set wins).
+  const pinned = [
+    { label: 'repgen.yml environment.packages:', packages: envCfg?.packages ?? [] },
+    { label: input.userPins?.label ?? '', packages: input.userPins?.packages ?? [] },
+  ];
+  for (const { label, packages } of pinned)
+    for (const p of packages) {
+      const r = parseRequirement(p);
+      if (!r) notes.push(`${label} ${clip(p, 100)} is not a requirement (PEP 508), left out`);
+      else reqs.set(r.name, { name: r.name, specifier: r.specifier, extras: r.extras, source: 'config', why: `${label} ${clip(p, 200)}` });
+    }
   // 5. The era: what nothing above pinned is capped at the series current at the ref's commit.
   if (input.era) applyEra(reqs, input.era, target);
 

@@ -230,25 +230,17 @@ function blockOracles(lines: readonly Line[]): OracleAssertion[] {
     const parts = splitTop(unwrap(cond), ' or ').map(unwrap);
     const eitherFlag = parts.map((p) => flags.get(p)).find((f) => f !== undefined);
     const eitherRecord = parts.some((p) => [...records].some((r) => new RegExp(`\\b${r}\\b`).test(p)));
-    if (parts.length > 1 && eitherFlag && eitherRecord)
+    const either = parts.length > 1 && eitherFlag !== undefined && eitherRecord;
+    const expected = either ? eitherFlag : flag;
+    if (expected)
       out.push({
         form: 'raises',
         start: l.start,
         end: l.end,
         text: l.text,
         actual: unwrap(cond),
-        expected: eitherFlag,
-        either: true,
-        ...(message ? { message } : {}),
-      });
-    else if (flag)
-      out.push({
-        form: 'raises',
-        start: l.start,
-        end: l.end,
-        text: l.text,
-        actual: unwrap(cond),
-        expected: flag,
+        expected,
+        ...(either ? { either: true } : {}),
         ...(message ? { message } : {}),
       });
     else if ([...records].some((r) => new RegExp(`\\b${r}\\b`).test(cond)))
