@@ -16,6 +16,8 @@ const PATTERNS: Array<{ kind: UvProblem['kind']; re: RegExp }> = [
   { kind: 'missing-version', re: /only ([A-Za-z0-9._-]+)[<>=!~]{1,2}\S+ is available and you require \1==([^\s,]+)/ },
   { kind: 'missing-version', re: /([A-Za-z0-9._-]+) was not found in the (?:package registry|provided package locations)/ },
   { kind: 'no-wheel', re: /([A-Za-z0-9._-]+)==([^\s,]+) has no (?:usable )?wheels/ },
+  // A range with no wheels at all (detectron2's `fvcore>=0.1.5,<0.1.6`: sdists only): no version to move, only a build.
+  { kind: 'no-wheel', re: /([A-Za-z0-9._-]+)(?:[<>!~]=?|===)[^\s,]+ has no (?:usable )?wheels/ },
   { kind: 'python', re: /current Python version \([^)]*\) does not satisfy Python[^ ]* and ([A-Za-z0-9._-]+)==([^\s,]+) depends on/ },
   { kind: 'python', re: /([A-Za-z0-9._-]+)==([^\s,]+) depends on Python/ },
   { kind: 'build', re: /Failed to build `([A-Za-z0-9._-]+)(?:==([^\s`]+))?/ },

@@ -65,6 +65,12 @@ describe('readUvProblem (uv 0.13 wording)', () => {
       '1.99.0',
     ],
     ['  cause: Because numpy==1.21.0 has no usable wheels and you require numpy==1.21.0, we can', 'no-wheel', 'numpy', '1.21.0'],
+    [
+      '  cause: Because fvcore>=0.1.5.post20210327 has no usable wheels and only the following versions of fvcore are available:',
+      'no-wheel',
+      'fvcore',
+      null,
+    ],
     ['  × Failed to build `broken==1.0`\n  ├─▶ The build backend returned an error', 'build', 'broken', '1.0'],
     ['  cause: error sending request for url (https://pypi.org/simple/six/)', 'network', null, null],
     [
