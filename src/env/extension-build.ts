@@ -4,7 +4,7 @@ import { handWorkdirToSandbox, type SandboxPlan } from '../exec/sandbox/sandbox.
 import { SAFE_PATH } from '../exec/sandbox/script-env.js';
 import { runSandboxed, type BuildStepRunner } from './sandboxed-command.js';
 import type { BuiltEnv, EnvBuildFailure, ProjectInstall } from './types.js';
-import { logTail } from './uv-errors.js';
+import { compileLogTail } from './uv-errors.js';
 
 export interface ExtensionBuildInput {
   plan: SandboxPlan;
@@ -78,7 +78,7 @@ export async function buildExtensions(input: ExtensionBuildInput): Promise<EnvBu
       message: timedOut
         ? `building the project's extensions (${project.extensions.slice(0, 3).join(', ')}) passed its time ceiling`
         : `building the project's extensions (${project.extensions.slice(0, 3).join(', ')}) failed`,
-      logTail: logTail(`${out.stdout}\n${out.stderr}`),
+      logTail: compileLogTail(`${out.stdout}\n${out.stderr}`),
       configKey: 'environment.build',
     };
   } finally {

@@ -42,3 +42,21 @@ export function logTail(text: string, lines = 40, chars = 8000): string {
   const tail = text.trimEnd().split('\n').slice(-lines).join('\n');
   return tail.length > chars ? tail.slice(tail.length - chars) : tail;
 }
+
+/**
+ * A compile's log for a person: the compiler's first error lines (a C/C++/CUDA `error:`, each with the line before
+ * it, which names the file), then the log's tail. A build through ninja ends in a long Python traceback that fills
+ * the plain tail and hides the one line that says what went wrong. Pure.
+ */
+export function compileLogTail(text: string, errors = 12): string {
+  const lines = text.split('\n');
+  const picked: string[] = [];
+  for (let i = 0; i < lines.length && picked.length < errors * 2; i++) {
+    if (!/\b(?:fatal )?error\b[:(]/.test(lines[i] ?? '') || /^\s*(?:File |raise |RuntimeError: Error compiling)/.test(lines[i] ?? ''))
+      continue;
+    if (i > 0 && !picked.includes(lines[i - 1] ?? '')) picked.push(lines[i - 1] ?? '');
+    picked.push(lines[i] ?? '');
+  }
+  const tail = logTail(text, 20, 4000);
+  return picked.length ? `${logTail(picked.join('\n'), errors * 2, 4000)}\n…\n${tail}` : logTail(text);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Requirement } from '../../src/env/types.js';
-import { readUvProblem } from '../../src/env/uv-errors.js';
+import { compileLogTail, readUvProblem } from '../../src/env/uv-errors.js';
 import {
   dropUnavailableLocals,
   localPins,
@@ -113,5 +113,28 @@ describe('an overlay lock (what only the base’s packages pull in is left out)'
     );
     // Without annotations (a lock cached before they were kept) only the provided package itself goes.
     expect(withoutProvided(lock, ['torch'])).toContain('triton==3.9.0');
+  });
+});
+
+describe('compileLogTail', () => {
+  it("puts the compiler's error lines, with the line naming the file, before the traceback that ends a ninja build", () => {
+    const log = [
+      '[1/11] c++ -c box_iou_rotated_cpu.cpp',
+      'FAILED: box_iou_rotated_cpu.o',
+      'In file included from detectron2/layers/csrc/vision.cpp:3:',
+      'detectron2/layers/csrc/box_iou_rotated/box_iou_rotated.h:2:10: fatal error: ATen/ATen.h: No such file or directory',
+      'compilation terminated.',
+      'Traceback (most recent call last):',
+      ...Array.from({ length: 60 }, (_, i) => `  File "x.py", line ${i}, in f`),
+      'RuntimeError: Error compiling objects for extension',
+    ].join('\n');
+    const tail = compileLogTail(log);
+    expect(tail).toContain('fatal error: ATen/ATen.h: No such file or directory');
+    expect(tail).toContain('In file included from detectron2/layers/csrc/vision.cpp:3:');
+    expect(tail.trimEnd().endsWith('RuntimeError: Error compiling objects for extension')).toBe(true);
+  });
+
+  it('is the plain tail when the log has no compiler error', () => {
+    expect(compileLogTail('a\nb')).toBe('a\nb');
   });
 });
