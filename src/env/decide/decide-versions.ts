@@ -6,8 +6,8 @@
 // multi-GB CUDA build from the index. Pure: the adapter (src/pipeline/stages/env/default-env-ports.ts) reads the base,
 // the wheel folders and the release dates.
 import { compareVersions, nearestVersion, parseVersion, satisfies } from '../pep440.js';
-import { needsExtensionBuild } from '../project-build.js';
-import type { ReleaseInfo } from '../era.js';
+import { needsExtensionBuild } from '../read/project-layout.js';
+import type { ReleaseInfo } from './era.js';
 import type { DecisionSource, EnvSpec, Requirement, VersionDecision } from '../types.js';
 
 /** What the base interpreter (REPGEN_PYTHON) is and holds. */
