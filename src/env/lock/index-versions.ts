@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { satisfies } from '../pep440.js';
+import { satisfies } from '../compare-versions.js';
 import { parseWheelName, sdistVersion, wheelFits, type WheelName } from './uv-lock.js';
 
 /**

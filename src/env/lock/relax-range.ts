@@ -3,7 +3,7 @@
 // range that still holds (numpy 1.23, the oldest with cp311 wheels: still before 1.24 removed `np.float`). And a
 // resolution conflict that the era's cap on a package causes (tensorboard needs a protobuf newer than the commit's)
 // drops that cap. Pure.
-import { compareVersions, parseVersion, satisfies } from '../pep440.js';
+import { compareVersions, parseVersion, satisfies } from '../compare-versions.js';
 import type { Requirement } from '../types.js';
 
 function clauses(specifier: string): string[] {
@@ -33,7 +33,7 @@ export function nearestOutsideRange(specifier: string, available: readonly strin
   const finals = available
     .filter((v) => {
       const p = parseVersion(v);
-      return p !== null && !p.pre && p.dev === null;
+      return p !== null && !p.is_prerelease;
     })
     .sort((a, b) => compareVersions(parseVersion(a)!, parseVersion(b)!));
   if (finals.some((v) => holds(v, cs))) return null;

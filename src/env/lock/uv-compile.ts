@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EnvironmentConfigKey } from '../../config/repo-config.js';
 import { listAvailableVersions } from './index-versions.js';
-import { nearestVersion } from '../pep440.js';
+import { nearestVersion } from '../compare-versions.js';
 import { eraCapsInConflict, nearestOutsideRange } from './relax-range.js';
 import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from '../types.js';
 import { logTail, readUvProblem, type UvProblem } from './uv-errors.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dropLocal, parseVersion, satisfies } from '../pep440.js';
+import { dropLocal, parseVersion, satisfies } from '../compare-versions.js';
 import type { ProjectInstall, Requirement, Substitution } from '../types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, dropLocal, nearestVersion, parseVersion, satisfies } from '../../src/env/pep440.js';
+import { compareVersions, dropLocal, nearestVersion, parseVersion, satisfies } from '../../src/env/compare-versions.js';
 
 describe('pep440', () => {
   it.each([
