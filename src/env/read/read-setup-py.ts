@@ -1,4 +1,4 @@
-import { parsePythonStatements, type PyExpr, type PyStatement } from './python-literal.js';
+import { readPythonStatements, type PyExpr, type PyStatement } from './read-python-statements.js';
 import { normalizeName, parseRequirement } from './requirement-line.js';
 
 /**
@@ -37,7 +37,7 @@ export function readSetupPy(src: string): SetupPyDeps {
 }
 
 function readSetupPyUnguarded(src: string): SetupPyDeps {
-  const stmts = parsePythonStatements(src);
+  const stmts = readPythonStatements(src);
   const vars = collectVariables(stmts);
   const pool = requirementPool(stmts);
   const readsFiles: string[] = [];
