@@ -100,6 +100,15 @@ describe('readSetupPy (static, never executed)', () => {
     expect(readSetupPy('print("hello")')).toMatchObject({ name: null, installRequires: null, extras: {} });
   });
 
+  it('reads past a raw string with an escaped quote (certifi), and claims no list it cannot follow (a comprehension)', () => {
+    const certifi = ["version_regex = r'__version__ = [\"\\']([^\"\\']*)[\"\\']'", 'setup(name="certifi", python_requires=">=3.6")'].join(
+      '\n',
+    );
+    expect(readSetupPy(certifi)).toMatchObject({ name: 'certifi', pythonRequires: '>=3.6' });
+    const filtered = 'REQUIRED = ["numpy", None]\nREQUIRED = [p for p in REQUIRED if p is not None]\nsetup(install_requires=REQUIRED)';
+    expect(readSetupPy(filtered).installRequires).toBeNull();
+  });
+
   it('survives hostile files: brackets nested past the stack, self-references, an unterminated call', () => {
     const nested = `x = ${'['.repeat(50_000)}${']'.repeat(50_000)}\nsetup(install_requires=x)`;
     expect(readSetupPy(nested)).toMatchObject({ installRequires: null, extras: {} });
