@@ -21,18 +21,16 @@ export function compareVersions(a: Version, b: Version): number {
 }
 
 /**
- * Whether `version` satisfies a comma-separated specifier set ('' admits everything; a set the library cannot read
- * admits it too: uv, which reads every requirement, is the judge of those).
+ * Whether `version` satisfies a comma-separated specifier set ('' admits everything; a clause the library cannot
+ * read admits it too: uv, which reads every requirement, is the judge of those).
  */
 export function satisfies(version: string, specifier: string): boolean {
   if (!parseVersion(version)) return false;
   const clauses = specifier
     .split(',')
     .map((c) => c.trim())
-    .filter(Boolean)
-    .join(',');
-  if (clauses === '' || !validRange(clauses)) return true;
-  return satisfiesRange(version.trim(), clauses, { prereleases: true });
+    .filter((c) => c !== '' && validRange(c));
+  return clauses.length === 0 || satisfiesRange(version.trim(), clauses.join(','), { prereleases: true });
 }
 
 /** `2.8.0+cu129` → `2.8.0`. */
