@@ -26,6 +26,14 @@ describe('pep440', () => {
     expect(satisfies(v, spec)).toBe(want);
   });
 
+  it('reads ranges as PEP 440 does: an exclusive bound leaves out its own pre- and post-releases; an unreadable clause is left out', () => {
+    expect(satisfies('1.0rc1', '>=0.9,<1.0')).toBe(false);
+    expect(satisfies('1.0.post1', '>1.0')).toBe(false);
+    expect(satisfies('1!1.0', '>=2.0')).toBe(true);
+    expect(satisfies('0.9', '>=1.0,junk')).toBe(false);
+    expect(satisfies('1.2', '>=1.0,junk')).toBe(true);
+  });
+
   it('drops a local label', () => {
     expect(dropLocal('2.8.0+cu129')).toBe('2.8.0');
     expect(dropLocal('1.0')).toBe('1.0');
