@@ -15,8 +15,8 @@ export const SLOW_SUITES = [
   'test/exec/kubernetes/conformance.test.ts',
   // Environments built with uv, and scripts run in them.
   'test/env/env-run.test.ts',
-  'test/env/extension-build.test.ts',
-  'test/env/project-build.test.ts',
+  'test/env/build/extension-build.test.ts',
+  'test/env/build/project-build.test.ts',
   'test/env/uv-builder.test.ts',
   'test/pipeline/stages/env/import-ladder.test.ts',
   // Hostile builds (issue 38): uv, bwrap and Python under attack from a package's or a build command's code.

@@ -1,5 +1,5 @@
 // Issue 38 item 4: what copying (UV_LINK_MODE=copy) instead of hard-linking, a uv cache per build scope, and sealing a
-// finished env (src/env/seal-env.ts) cost. Plain uv on the host (link mode and cache are uv's own costs, the sandbox
+// finished env (src/env/build/seal-env.ts) cost. Plain uv on the host (link mode and cache are uv's own costs, the sandbox
 // adds the same to each), the wheel from a local folder, no network:
 //   npx tsx scripts/bench/env-cache-modes.ts [--wheel /opt/wheels/torch-…whl] [--runs 3]
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { sealBroken, sealEnv } from '../../src/env/seal-env.js';
+import { sealBroken, sealEnv } from '../../src/env/build/seal-env.js';
 import { PINNED_UV } from '../../src/env/uv-builder.js';
 
 const { values } = parseArgs({

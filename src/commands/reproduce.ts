@@ -8,7 +8,7 @@ import { prepareOutDir } from '../cli/validate-input.js';
 import { scriptPython } from '../config/env/exec-env.js';
 import { CHECKOUT_CONFIG_PATH, readCheckoutRepoConfig } from '../config/read-checkout-repo-config.js';
 import type { RepoConfig } from '../config/repo-config.js';
-import { parseRequirement } from '../env/requirement-line.js';
+import { parseRequirement } from '../env/read/requirement-line.js';
 import { readOperatorEnv, type OperatorEnv } from '../config/operator-env.js';
 import { CancelledError, UsageError } from '../errors.js';
 import type { ScriptExecutor } from '../exec/types.js';

@@ -1,5 +1,5 @@
-import { computeEnvSpec, eraPackages, type EnvSpecInput } from './compute-env-spec.js';
-import type { ReleaseDates, ReleaseInfo } from './era.js';
+import { computeEnvSpec, eraPackages, type EnvSpecInput } from './decide/compute-env-spec.js';
+import type { ReleaseDates, ReleaseInfo } from './decide/era.js';
 import type { EnvSpec } from './types.js';
 
 /**
@@ -21,13 +21,13 @@ export async function resolveEnvSpec(
   return computeEnvSpec({ ...rest, era: { commitDate, releases } });
 }
 
-export { computeEnvSpec, eraPackages, type EnvPolicy, type EnvSpecInput } from './compute-env-spec.js';
-export { ERA_SENSITIVE, eraCap, wheelFits, type ReleaseDates, type ReleaseInfo } from './era.js';
-export { distributionsForImports, importedModules } from './import-names.js';
-export { loadImportNameTables } from './load-import-names.js';
-export { pypiReleaseDates } from './pypi-release-dates.js';
-export { readCheckoutFiles } from './read-checkout-files.js';
-export { reportSetupEnv } from './report-setup-env.js';
-export { readReportVersions, type ReportEnvironment, type ReportedVersion } from './read-report-versions.js';
-export type { RepoFiles } from './read-repo-deps.js';
+export { computeEnvSpec, eraPackages, type EnvPolicy, type EnvSpecInput } from './decide/compute-env-spec.js';
+export { ERA_SENSITIVE, eraCap, wheelFits, type ReleaseDates, type ReleaseInfo } from './decide/era.js';
+export { distributionsForImports, importedModules } from './read/import-names.js';
+export { loadImportNameTables } from './read/load-import-names.js';
+export { pypiReleaseDates } from './decide/pypi-release-dates.js';
+export { readCheckoutFiles } from './read/read-checkout-files.js';
+export { reportSetupEnv } from './prove/report-setup-env.js';
+export { readReportVersions, type ReportEnvironment, type ReportedVersion } from './read/read-report-versions.js';
+export type { RepoFiles } from './read/read-repo-deps.js';
 export * from './types.js';

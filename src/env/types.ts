@@ -162,7 +162,7 @@ export type EnvBuildFailure = z.infer<typeof EnvBuildFailure>;
 
 export type EnvBuildResult = { ok: true; env: BuiltEnv } | { ok: false; failure: EnvBuildFailure };
 
-/** The project's checkout made importable with its extensions compiled (src/env/project-build.ts). */
+/** The project's checkout made importable with its extensions compiled (src/env/build/project-build.ts). */
 export type ProjectBuildResult =
   | {
       ok: true;
@@ -193,13 +193,13 @@ export interface EnvBuilder {
    */
   buildProject?(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult>;
   /**
-   * Imports modules in a built env (src/env/prove-imports.ts): the import proof of the env stage's ladder. Absent: a
+   * Imports modules in a built env (src/env/prove/prove-imports.ts): the import proof of the env stage's ladder. Absent: a
    * builder that cannot, whose envs are accepted unproved (and said so).
    */
   proveImports?(env: BuiltEnv, req: ImportProofRequest, signal: AbortSignal): Promise<ImportProof>;
 }
 
-/** What one import proof imports, and how (src/env/prove-imports.ts). */
+/** What one import proof imports, and how (src/env/prove/prove-imports.ts). */
 export interface ImportProofRequest {
   /** Top-level modules: the project's packages and the report's imports that the env provides. */
   modules: string[];
@@ -222,3 +222,14 @@ export interface ProofFailure {
 
 /** The proof's answer: the modules that failed (empty: proved), or null when the proof itself could not run. */
 export type ImportProof = { failures: ProofFailure[] } | null;
+
+/** The env cache's folders (src/env/build/env-cache.ts lays them out and opens them). */
+export interface EnvCachePaths {
+  root: string;
+  /** The folder a build writes: `<root>/work`, or a scope's folder under it (openBuildScope). */
+  work: string;
+  /** uv's cache: a scope's, under `work`. */
+  uvCache: string;
+  envs: string;
+  locks: string;
+}

@@ -4,17 +4,17 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
-import { localWheels } from './index-versions.js';
-import { findEnv, newBuildDir, openBuildScope, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './env-cache.js';
-import { allowedHostsFor, startIndexProxy, type IndexProxy } from './index-proxy.js';
-import { buildProjectCheckout } from './project-build.js';
-import { overlayImportFailures, shadowedBase } from './overlay-check.js';
-import { readBaseInterpreter, type PythonInfo } from './read-base-interpreter.js';
-import { proveImportsIn } from './prove-imports.js';
-import { withoutUnbuildable } from './unbuildable.js';
-import { compileLock, failureFrom } from './uv-compile.js';
-import type { BuildStepRunner } from './sandboxed-command.js';
-import { logTail } from './uv-errors.js';
+import { localWheels } from './lock/index-versions.js';
+import { findEnv, newBuildDir, openBuildScope, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './build/env-cache.js';
+import { allowedHostsFor, startIndexProxy, type IndexProxy } from './sandboxed/index-proxy.js';
+import { buildProjectCheckout } from './build/project-build.js';
+import { overlayImportFailures, shadowedBase } from './prove/overlay-check.js';
+import { readBaseInterpreter, type PythonInfo } from './build/read-base-interpreter.js';
+import { proveImportsIn } from './prove/prove-imports.js';
+import { withoutUnbuildable } from './build/unbuildable.js';
+import { compileLock, failureFrom } from './lock/uv-compile.js';
+import type { BuildStepRunner } from './sandboxed/sandboxed-command.js';
+import { logTail } from './lock/uv-errors.js';
 import {
   dropUnavailableLocals,
   envKey,
@@ -26,8 +26,8 @@ import {
   projectPthLines,
   requirementLine,
   sha256,
-} from './uv-lock.js';
-import { indexArgs, runInBuild, runUv, type UvContext } from './uv-run.js';
+} from './lock/uv-lock.js';
+import { indexArgs, runInBuild, runUv, type UvContext } from './sandboxed/uv-run.js';
 import type {
   BuiltEnv,
   EnvBuilder,
@@ -47,7 +47,7 @@ const run = promisify(execFile);
 export const PINNED_UV = '/usr/local/lib/repgen-uv/bin/uv';
 
 export interface UvBuilderOptions {
-  /** Folder of the env cache (src/env/env-cache.ts lays it out); private to RepGen and the sandbox's uid. */
+  /** Folder of the env cache (src/env/build/env-cache.ts lays it out); private to RepGen and the sandbox's uid. */
   cacheRoot: string;
   /** The pinned uv binary ({@link PINNED_UV}). */
   uv: string;
@@ -244,7 +244,7 @@ export class UvEnvBuilder implements EnvBuilder {
   }
 
   /**
-   * A cold overlay's import check (src/env/overlay-check.ts): the base packages the lock's own modules fail to import
+   * A cold overlay's import check (src/env/prove/overlay-check.ts): the base packages the lock's own modules fail to import
    * with, which the next build installs at the lock's version, each said as a substitution. Null when none.
    */
   private async tooOldInBase(
@@ -274,12 +274,12 @@ export class UvEnvBuilder implements EnvBuilder {
     return { names, notes };
   }
 
-  /** The env's import proof (src/env/prove-imports.ts), in the build sandbox with the base interpreter's binds. */
+  /** The env's import proof (src/env/prove/prove-imports.ts), in the build sandbox with the base interpreter's binds. */
   async proveImports(env: BuiltEnv, req: ImportProofRequest, signal: AbortSignal): Promise<ImportProof> {
     return proveImportsIn({ ...this.opts, readOnlyPaths: await this.readOnlyPaths(await this.pythonInfo(), []) }, env, req, signal);
   }
 
-  /** The checkout with the project's extensions compiled in a copy under the cache (src/env/project-build.ts). */
+  /** The checkout with the project's extensions compiled in a copy under the cache (src/env/build/project-build.ts). */
   buildProject(spec: EnvSpec, env: BuiltEnv, checkout: string, signal: AbortSignal): Promise<ProjectBuildResult> {
     const { cacheRoot, plan, extensionTimeoutMs, runner } = this.opts;
     return buildProjectCheckout(

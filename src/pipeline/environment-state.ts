@@ -1,4 +1,4 @@
-import { readEnvImportFailure, type EnvImportFailure } from '../env/import-failure.js';
+import { readEnvImportFailure, type EnvImportFailure } from '../env/prove/import-failure.js';
 import type { EnvironmentProbe } from '../plan/types.js';
 import type { Symptom } from '../symptoms/types.js';
 import { fixAdvice, type FixAdviceFor } from './stages/env/fix-advice.js';
@@ -76,7 +76,7 @@ export interface EnvImportVerdict extends EnvImportFailure {
  * The one source of truth for "a run failed at an import the environment should have made work" (issue 27, item
  * 5): the project's own package does not import (the probe), or a run stopped at an import of the project, of a
  * declared or pinned dependency, or one made inside the project's or an installed package's code
- * (src/env/import-failure.ts reads the traceback). Either is an environment failure (exit_env) naming the module
+ * (src/env/prove/import-failure.ts reads the traceback). Either is an environment failure (exit_env) naming the module
  * and the repgen.yml key that fixes it, never a reproduction or a mismatch. When the report itself shows an import
  * failure (or, for the project's import, the same exception), that may be the bug, and it is not called the
  * environment's. The script's own import of a module nobody declared is left to the agent. Pure.

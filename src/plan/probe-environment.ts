@@ -77,7 +77,7 @@ const VALID_MODULE = /^[A-Za-z_][\w]*$/;
 export interface ProbeOptions {
   store?: ProbeStore;
   /**
-   * The report's setup lines' variables (src/env/report-setup-env.ts), set for the probe as the report's script sets
+   * The report's setup lines' variables (src/env/prove/report-setup-env.ts), set for the probe as the report's script sets
    * them before its imports: Keras 3 imports the backend KERAS_BACKEND names. @defaultValue {}
    */
   env?: Record<string, string>;

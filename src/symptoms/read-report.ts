@@ -15,8 +15,8 @@ import { clip } from './text.js';
 import { isWrapperMessage } from './framework-output.js';
 import { expectationSymptoms, readExpectations } from './read-expectations.js';
 import { regexLines } from '../regex.js';
-import { readReportVersions } from '../env/read-report-versions.js';
-import { normalizeName } from '../env/requirement-line.js';
+import { readReportVersions } from '../env/read/read-report-versions.js';
+import { normalizeName } from '../env/read/requirement-line.js';
 
 /**
  * Reads a bug report (markdown issue body) deterministically: code blocks, pasted output, tracebacks,

@@ -30,6 +30,27 @@ const CONTEXT: RoomRules = {
   chooser: ['src/context/index.ts', 'src/context/query.ts'],
 };
 
+/**
+ * src/env/: the port and its types, the entry (`index.ts`: the spec from the inputs) and the builder (`uv-builder.ts`:
+ * lock, build, prove, in that order) at the root; below them one room per step. read/ (the inputs: the report, the
+ * checkout's dependency files, import names) and sandboxed/ (every command a build runs, in the sandbox, through the
+ * index proxy) know no other room; decide/ (the versions and their sources) reads the inputs; lock/ (uv's resolution
+ * and the lock) runs uv sandboxed; build/ (the env cache, the sealed env, the project's extensions) installs a lock;
+ * prove/ (the import proof, its failure and the next candidate) runs in a built env.
+ */
+const ENV: RoomRules = {
+  base: 'src/env',
+  rooms: {
+    read: [],
+    sandboxed: [],
+    decide: ['read'],
+    lock: ['sandboxed'],
+    build: ['read', 'sandboxed', 'lock'],
+    prove: ['sandboxed', 'lock', 'build'],
+  },
+  chooser: ['src/env/index.ts', 'src/env/uv-builder.ts'],
+};
+
 /** Every room of `rules.base` that holds a file but is not declared (a new room must say what it may import). */
 function undeclaredRooms(root: string, rules: RoomRules): string[] {
   const rooms = listSourceFiles(root, rules.base).map((f) => roomOf(rules.base, f));
@@ -56,6 +77,12 @@ describe('the rooms of src/context', () => {
     const graph = expectRoomsHold(CONTEXT, 'index');
     const port = graph.edges.filter((e) => e.from === 'src/context/lexical-index.ts');
     expect(port.filter((e) => roomOf(CONTEXT.base, e.to) === 'index')).toEqual([]);
+  });
+});
+
+describe('the rooms of src/env', () => {
+  it('import only downward: read and sandboxed nothing, decide read, lock sandboxed, build the lock, prove the build', () => {
+    expectRoomsHold(ENV, 'read');
   });
 });
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { EnvironmentConfig } from '../../src/config/repo-config.js';
-import { configKeyFor } from '../../src/env/uv-compile.js';
+import { configKeyFor } from '../../src/env/lock/uv-compile.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 // docs/development.md's layout block is where a newcomer learns the house: every entry of src/ and every room of
-// src/exec/ and src/context/ must be named there, so a new folder or entry point cannot land unexplained.
+// src/exec/, src/context/ and src/env/ must be named there, so a new folder or entry point cannot land unexplained.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** The fenced block under "## Layout". */
@@ -33,8 +33,8 @@ describe('the layout in docs/development.md', () => {
     expect(missing).toEqual([]);
   });
 
-  it('names every room of src/exec/ and src/context/', () => {
-    const rooms = ['src/exec', 'src/context'].flatMap((d) =>
+  it('names every room of src/exec/, src/context/ and src/env/', () => {
+    const rooms = ['src/exec', 'src/context', 'src/env'].flatMap((d) =>
       entries(d)
         .filter((e) => e.endsWith('/'))
         .map((e) => `${d}/${e}`),

@@ -7,7 +7,7 @@ import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { createLocalExecutor, type LocalExecutor } from '../../src/exec/local/executor.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
-import { removeTree } from '../../src/env/seal-env.js';
+import { removeTree } from '../../src/env/build/seal-env.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 // A built env as runs use it: the local executor runs a script with the env's interpreter in the usual sandbox,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UvEnvBuilder } from '../../src/env/uv-builder.js';
 import { findBinary, probeSandbox } from '../../src/exec/sandbox/sandbox.js';
 import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../helpers/loopback-pypi.js';
-import { removeTree } from '../../src/env/seal-env.js';
+import { removeTree } from '../../src/env/build/seal-env.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 // Real uv (scripts/ensure-system.sh installs 0.13.9), real bwrap, real Python; the only index is a loopback one

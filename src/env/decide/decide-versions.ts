@@ -5,9 +5,9 @@
 // `torch.xpu`. On a CPU run the operator's wheelhouse (REPGEN_ENV_FIND_LINKS) gives torch, so uv never takes a
 // multi-GB CUDA build from the index. Pure: the adapter (src/pipeline/stages/env/default-env-ports.ts) reads the base,
 // the wheel folders and the release dates.
-import { compareVersions, nearestVersion, parseVersion, satisfies } from '../pep440.js';
-import { needsExtensionBuild } from '../project-build.js';
-import type { ReleaseInfo } from '../era.js';
+import { compareVersions, nearestVersion, parseVersion, satisfies } from '../compare-versions.js';
+import { needsExtensionBuild } from '../read/project-layout.js';
+import type { ReleaseInfo } from './era.js';
 import type { DecisionSource, EnvSpec, Requirement, VersionDecision } from '../types.js';
 
 /** What the base interpreter (REPGEN_PYTHON) is and holds. */
@@ -58,7 +58,7 @@ export function newestReleaseBefore(releases: readonly ReleaseInfo[], commitDate
   let best: string | null = null;
   for (const r of releases) {
     const v = parseVersion(r.version);
-    if (!v || r.yanked || v.pre || v.dev !== null || Date.parse(r.uploaded) > date) continue;
+    if (!v || r.yanked || v.is_prerelease || Date.parse(r.uploaded) > date) continue;
     if (!best || compareVersions(v, parseVersion(best) as NonNullable<ReturnType<typeof parseVersion>>) > 0) best = r.version;
   }
   return best;

@@ -21,7 +21,7 @@ export const ENV_BUILD_ROLE_LABEL = 'repgen.dev/role';
 export const ENV_BUILD_NETWORK = 'env-build';
 const CACHE_VOLUME = 'env-cache';
 
-/** What one build step is, as the builder describes it (src/env/sandboxed-command.ts SandboxedCommand, less the local sandbox). */
+/** What one build step is, as the builder describes it (src/env/sandboxed/sandboxed-command.ts SandboxedCommand, less the local sandbox). */
 export interface EnvBuildStep {
   argv: string[];
   env: Record<string, string>;

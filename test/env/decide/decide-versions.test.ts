@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideVersions, newestReleaseBefore, TORCH_CPU_INDEX, type DecideVersionsInput } from '../../../src/env/decide/decide-versions.js';
-import { computeEnvSpec } from '../../../src/env/compute-env-spec.js';
-import type { ImportNameTables } from '../../../src/env/import-names.js';
+import { computeEnvSpec } from '../../../src/env/decide/compute-env-spec.js';
+import type { ImportNameTables } from '../../../src/env/read/import-names.js';
 import type { Requirement, RequirementSource } from '../../../src/env/types.js';
 import { envSpec } from '../../fakes/env-spec.js';
 

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSandboxed, type SandboxedCommand } from '../../../src/env/sandboxed-command.js';
+import { runSandboxed, type SandboxedCommand } from '../../../src/env/sandboxed/sandboxed-command.js';
 import { probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
 
 // Issue 38 item 6: with no usable cgroup, a build step forked 600 processes, allocated 3 GiB and wrote 800 MB into the

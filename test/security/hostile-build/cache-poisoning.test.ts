@@ -2,12 +2,12 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEnvCache } from '../../../src/env/env-cache.js';
+import { openEnvCache } from '../../../src/env/build/env-cache.js';
 import type { BuiltEnv } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, SANDBOX_INNER_ID } from '../../../src/exec/sandbox/sandbox.js';
 import { backendSource, indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../../helpers/loopback-pypi.js';
-import { removeTree } from '../../../src/env/seal-env.js';
+import { removeTree } from '../../../src/env/build/seal-env.js';
 
 // Issue 38 item 4: one project's build code (an sdist's setup.py, a repgen.yml build command) must not change what
 // another project's env runs. Real uv, bwrap and Python; the only index is a loopback one serving what is built here.

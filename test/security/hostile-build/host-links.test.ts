@@ -15,7 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProjectCheckout } from '../../../src/env/project-build.js';
+import { buildProjectCheckout } from '../../../src/env/build/project-build.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';

@@ -1,5 +1,5 @@
 // Runs mount the project with its extensions compiled: every checkout a run names (the ref, the fixing ref,
-// a bisection step) is swapped for its built copy (src/env/project-build.ts), built once per checkout and job.
+// a bisection step) is swapped for its built copy (src/env/build/project-build.ts), built once per checkout and job.
 import type { ProjectBuildResult } from '../../../env/types.js';
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../../exec/types.js';
 

@@ -15,12 +15,12 @@ import {
   type EnvSpec,
   type ReleaseDates,
 } from '../../../env/index.js';
-import { projectLayout } from '../../../env/project-layout.js';
-import { readRepoDeps } from '../../../env/read-repo-deps.js';
-import { reportSetupEnv } from '../../../env/report-setup-env.js';
-import { runSandboxed } from '../../../env/sandboxed-command.js';
+import { projectLayout } from '../../../env/read/project-layout.js';
+import { readRepoDeps } from '../../../env/read/read-repo-deps.js';
+import { reportSetupEnv } from '../../../env/prove/report-setup-env.js';
+import { runSandboxed } from '../../../env/sandboxed/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
-import { parseWheelName, wheelFits } from '../../../env/uv-lock.js';
+import { parseWheelName, wheelFits } from '../../../env/lock/uv-lock.js';
 import { ensureDir } from '../../../exec/sandbox/fs.js';
 import { findBinary, probeSandbox } from '../../../exec/sandbox/sandbox.js';
 import type { Logger } from '../../../log.js';

@@ -1,11 +1,11 @@
 // Stage 0b, environment: the project's own environment for every run of the job (issue 27). The spec comes from
 // the report, the checkout and repgen.yml (src/env's spec function); the builder makes or reuses the env; what
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
-import { classifyProofFailure } from '../../../env/import-failure.js';
-import { nextCandidate } from '../../../env/next-candidate.js';
-import { needsExtensionBuild } from '../../../env/project-build.js';
-import { normaliseName, projectPthLines } from '../../../env/uv-lock.js';
-import { LEFT_OUT } from '../../../env/unbuildable.js';
+import { classifyProofFailure } from '../../../env/prove/import-failure.js';
+import { nextCandidate } from '../../../env/prove/next-candidate.js';
+import { needsExtensionBuild } from '../../../env/read/project-layout.js';
+import { normaliseName, projectPthLines } from '../../../env/lock/uv-lock.js';
+import { LEFT_OUT } from '../../../env/build/unbuildable.js';
 import type {
   BuiltEnv,
   EnvBuilder,
@@ -26,11 +26,11 @@ export interface EnvProofInput {
   projectPackages: string[];
   /** Top-level modules the report's code imports; each is proved when the env is to provide it. */
   reportModules: string[];
-  /** The report's setup lines' variables (src/env/report-setup-env.ts). */
+  /** The report's setup lines' variables (src/env/prove/report-setup-env.ts). */
   setupEnv: Record<string, string>;
   /** The distribution a top-level module comes from (`sklearn` → `scikit-learn`). */
   distributionOf: (module: string) => string | null;
-  /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove-imports.ts). */
+  /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove/prove-imports.ts). */
   checkoutKey?: string;
 }
 
@@ -70,8 +70,8 @@ export type EnvStageResult =
 
 /**
  * Builds (or reuses) the job's env, and proves it by import: the project and the report's imports must import in it
- * under the report's setup lines. A failed proof is classified (src/env/import-failure.ts) and the next candidate
- * built (src/env/next-candidate.ts), at most `maxCandidates` in all, each cached by its lock. An env no candidate
+ * under the report's setup lines. A failed proof is classified (src/env/prove/import-failure.ts) and the next candidate
+ * built (src/env/prove/next-candidate.ts), at most `maxCandidates` in all, each cached by its lock. An env no candidate
  * proves is still used (the first, or the one with fewest failures), and every candidate is in the evidence. A
  * builder that throws is a failed build, said as one, never a crash of the run.
  */

@@ -2,7 +2,7 @@
 // commands) runs as a Job in the repro namespace on the env cache's RWX claim (src/exec/kubernetes/env-build-runner.ts),
 // never in the worker's pod, which holds RepGen's secrets and cannot run bubblewrap under a restricted policy.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { BUILD_MEMORY_BYTES, type BuildStepRunner } from '../../../env/sandboxed-command.js';
+import { BUILD_MEMORY_BYTES, type BuildStepRunner } from '../../../env/sandboxed/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import type { KubernetesConfig } from '../../../exec/kubernetes/config.js';
 import { createKubernetesBuildRunner } from '../../../exec/kubernetes/env-build-runner.js';

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { classifyProofFailure, readEnvImportFailure, type ImportContext } from '../../../src/env/prove/import-failure.js';
+
+const ctx: ImportContext = {
+  pins: { torch: '2.13.0+cpu', numpy: '2.4.6' },
+  declared: ['absl-py', 'numpy', 'lightning-utilities'],
+  projectPackages: ['keras', 'detectron2', 'lightning'],
+  workspaceMount: '/workspace',
+};
+
+function tb(frames: string[], last: string): string {
+  return ['Traceback (most recent call last):', ...frames.map((f) => `  File "${f}", line 3, in <module>\n    import x`), last].join('\n');
+}
+
+describe('readEnvImportFailure', () => {
+  it('a missing module that the project’s own code imports (Keras: absl) is the environment’s', () => {
+    const err = tb(
+      ['/tmp/w/main.py', '/workspace/keras/__init__.py', '/workspace/keras/src/utils.py'],
+      "ModuleNotFoundError: No module named 'absl'",
+    );
+    expect(readEnvImportFailure(err, { ...ctx, declared: [] })).toMatchObject({ module: 'absl', configKey: 'environment.packages' });
+  });
+
+  it('a declared dependency that does not import is the environment’s, wherever the import is', () => {
+    const err = tb(['/tmp/w/main.py'], "ModuleNotFoundError: No module named 'lightning_utilities.core'");
+    expect(readEnvImportFailure(err, ctx)).toMatchObject({
+      module: 'lightning_utilities.core',
+      why: expect.stringMatching(/declared dependency/),
+    });
+  });
+
+  it('an unbuilt extension (detectron2 _C) points at the build key', () => {
+    const err = tb(
+      ['/tmp/w/main.py', '/workspace/detectron2/layers/nms.py'],
+      "ImportError: cannot import name '_C' from 'detectron2' (/workspace/detectron2/__init__.py)",
+    );
+    expect(readEnvImportFailure(err, ctx)).toEqual({
+      module: 'detectron2._C',
+      why: expect.stringMatching(/extension _C/),
+      configKey: 'environment.build',
+    });
+  });
+
+  it('the project that does not import at all (a src/ layout not on sys.path) is the environment’s', () => {
+    const err = tb(['/tmp/w/main.py'], "ModuleNotFoundError: No module named 'lightning'");
+    expect(readEnvImportFailure(err, ctx)).toMatchObject({ module: 'lightning', configKey: 'environment.build' });
+  });
+
+  it('a missing module inside an installed package is the environment’s', () => {
+    const err = tb(
+      ['/tmp/w/main.py', '/cache/envs/k/lib/python3.11/site-packages/torchvision/io.py'],
+      "ModuleNotFoundError: No module named 'av'",
+    );
+    expect(readEnvImportFailure(err, ctx)).toMatchObject({ module: 'av', why: expect.stringMatching(/installed package/) });
+  });
+
+  it('the script’s own import of a module nobody declared is left to the agent', () => {
+    expect(readEnvImportFailure(tb(['/tmp/w/main.py'], "ModuleNotFoundError: No module named 'made_up_helpers'"), ctx)).toBeNull();
+    expect(readEnvImportFailure('RuntimeError: shape mismatch', ctx)).toBeNull();
+  });
+});
+
+describe('classifyProofFailure (the import ladder’s reading of a failed import)', () => {
+  const c = { pins: { torch: '1.13.1', numpy: '1.24.2' }, projectPackages: ['diffusers', 'detectron2'] };
+  const fail = (module: string, error: string, versions: Record<string, string> = {}) => ({ module, error, versions });
+
+  it('a framework attribute or submodule missing is a framework too old (torch.xpu, torch._dynamo, torch.float8_e4m3fn)', () => {
+    expect(classifyProofFailure(fail('diffusers', "AttributeError: module 'torch' has no attribute 'xpu'"), c)).toMatchObject({
+      kind: 'framework-too-old',
+      package: 'torch',
+      constraint: '>1.13.1',
+    });
+    expect(classifyProofFailure(fail('lightning', "ModuleNotFoundError: No module named 'torch._dynamo'"), c)).toMatchObject({
+      kind: 'framework-too-old',
+      package: 'torch',
+      constraint: '>1.13.1',
+    });
+    // Taken from the base (not in the pins): the version the proof read from the interpreter is used.
+    const base = fail('diffusers', "AttributeError: module 'torch' has no attribute 'float8_e4m3fn'", { torch: '1.13.1' });
+    expect(classifyProofFailure(base, { ...c, pins: {} })).toMatchObject({ kind: 'framework-too-old', constraint: '>1.13.1' });
+  });
+
+  it('a removed API is a release too new (np.float, torch.solve, torch._six)', () => {
+    const np = fail(
+      'fairseq',
+      "AttributeError: module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias for the builtin `float`.",
+    );
+    expect(classifyProofFailure(np, c)).toMatchObject({ kind: 'api-removed', package: 'numpy', constraint: '<1.24' });
+    expect(
+      classifyProofFailure(fail('old', "AttributeError: module 'torch' has no attribute 'solve'"), { ...c, pins: { torch: '2.1.0' } }),
+    ).toMatchObject({ kind: 'api-removed', package: 'torch', constraint: '<2.1' });
+    expect(
+      classifyProofFailure(fail('old', "AttributeError: module 'numpy' has no attribute 'float_'"), { ...c, pins: { numpy: '2.1.0' } }),
+    ).toMatchObject({ kind: 'api-removed', constraint: '<2' });
+    expect(
+      classifyProofFailure(fail('apex', "ModuleNotFoundError: No module named 'torch._six'"), { ...c, pins: { torch: '2.1.0' } }),
+    ).toMatchObject({
+      kind: 'api-removed',
+      constraint: '<2.1',
+    });
+  });
+
+  it('reads the NumPy C-API mismatch both ways, and the SystemError it shows as inside __import__', () => {
+    const newer = fail(
+      'tensorflow',
+      'ImportError: numpy.core.multiarray failed to import\nRuntimeError: module was compiled against NumPy C-API version 0x12 (NumPy 2.0) but this version of numpy is 0x10',
+    );
+    expect(classifyProofFailure(newer, c)).toMatchObject({ kind: 'numpy-abi', package: 'numpy', constraint: '>=2.0' });
+    const older = fail(
+      'tensorflow',
+      'A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.1.0 as it may crash.\nImportError: _ARRAY_API not found',
+    );
+    expect(classifyProofFailure(older, { ...c, pins: { numpy: '2.1.0' } })).toMatchObject({ kind: 'numpy-abi', constraint: '<2' });
+    const sys = fail('keras', 'SystemError: <built-in function __import__> returned a result with an exception set', { numpy: '1.24.2' });
+    expect(classifyProofFailure(sys, { ...c, pins: {} })).toMatchObject({ kind: 'numpy-abi', constraint: '>=2' });
+  });
+
+  it('a top-level module nothing installed is missing (Keras 3’s default backend); the project’s extension is its build', () => {
+    const tf = fail('keras', "ModuleNotFoundError: No module named 'tensorflow'");
+    expect(classifyProofFailure(tf, c)).toMatchObject({ kind: 'missing-module', package: 'tensorflow', constraint: '' });
+    const ext = fail('detectron2', "ImportError: cannot import name '_C' from 'detectron2' (/w/detectron2/__init__.py)");
+    expect(classifyProofFailure(ext, c)).toMatchObject({ kind: 'extension-unbuilt', constraint: null });
+    expect(classifyProofFailure(fail('x', 'RuntimeError: something else'), c)).toMatchObject({ kind: 'other', constraint: null });
+  });
+});
