@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
+import { detectCgroups } from '../../../src/exec/sandbox/cgroup.js';
+import { findBinary } from '../../../src/exec/sandbox/sandbox.js';
 import { hostSeccompArch, SYSCALL_NUMBERS } from '../../../src/exec/sandbox/seccomp.js';
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../../src/exec/types.js';
 import { killAllWith, livePidsWith } from '../proc-helpers.js';
@@ -117,9 +119,44 @@ def writable(path):
     }
   }
 
+  /** The note every result carries when its run had no cgroup (src/exec/sandbox/sandbox.ts). */
+  const NO_CGROUP_NOTE = /^no cgroup \(.*\): memory is limited per process \(RLIMIT_DATA\), shared memory is not counted$/;
+
+  /**
+   * Shared memory (MAP_SHARED, memfd) is bounded by the run's cgroup only. Where RepGen gets none (not root, or no
+   * writable hierarchy), docs/sandbox.md promises no bound on it, but a note in every result that says so and a
+   * per-process RLIMIT_DATA: the note is on the run, and a private allocation stops at the limit within 10 %.
+   */
+  async function expectNoCgroupSaid(r: RunResult, limitMb: number): Promise<void> {
+    expect(
+      r.isolation.notes.filter((n) => NO_CGROUP_NOTE.test(n)),
+      JSON.stringify(r.isolation.notes),
+    ).toHaveLength(1);
+    const { found, r: priv } = await hostile(
+      `
+chunks = []
+try:
+    for i in range(100):
+        chunks.append(bytearray(16 << 20))
+        print("allocated", (i + 1) * 16, flush=True)
+except MemoryError:
+    report(err="MemoryError")
+else:
+    report(err=None)`,
+      { limits: { memoryMb: limitMb } },
+    );
+    expect(found.err).toBe('MemoryError');
+    expect(lastCount(priv.stdout, 'allocated')).toBeLessThanOrEqual(limitMb * 1.1);
+  }
+
   describe(`escape suite (${which}): hostile scripts stay in the box`, () => {
     let server: Server;
     let port = 0;
+    /** Whether this host gives runs a cgroup (RepGen as root, a writable hierarchy, setpriv), as the sandbox decides. */
+    let cgroup = false;
+    beforeAll(async () => {
+      cgroup = (await detectCgroups()).support !== null && findBinary('setpriv') !== null;
+    });
     afterAll(() => rmSync(root, { recursive: true, force: true }));
     beforeAll(async () => {
       // A service on the host's loopback, which an isolated script must not reach.
@@ -448,6 +485,8 @@ for i in range(0, 1500 << 20, 4096):
 report(all=True)`,
         { limits: { memoryMb: limitMb } },
       );
+      if (!cgroup) return expectNoCgroupSaid(r, limitMb);
+      expect(r.isolation.notes.filter((n) => NO_CGROUP_NOTE.test(n))).toEqual([]);
       const touched = lastCount(r.stdout, 'touched');
       expect(r.stdout).not.toContain('REPORT');
       expect(touched).toBeLessThanOrEqual(limitMb * 1.1);
@@ -467,6 +506,8 @@ for i in range(100):
 report(all=True)`,
         { limits: { memoryMb: limitMb } },
       );
+      if (!cgroup) return expectNoCgroupSaid(r, limitMb);
+      expect(r.isolation.notes.filter((n) => NO_CGROUP_NOTE.test(n))).toEqual([]);
       const wrote = lastCount(r.stdout, 'wrote');
       expect(r.stdout).not.toContain('REPORT');
       expect(wrote).toBeLessThanOrEqual(limitMb * 1.1);

@@ -7,7 +7,6 @@ import {
   mkdtempSync,
   readFileSync,
   readlinkSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -16,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectCheckout } from '../../../src/env/build/project-build.js';
+import { removeTree } from '../../../src/env/build/seal-env.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
@@ -30,7 +30,8 @@ import { SETUP_PY, writeCExtensionProject } from '../../helpers/c-extension.js';
 
 const root = mkdtempSync(join(tmpdir(), 'repgen-host-links-'));
 chmodSync(root, 0o755);
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// Sealed envs' folders are read-only: rmSync removes them only as root, who passes every mode bit.
+afterAll(() => removeTree(root));
 
 interface Victim {
   path: string;
