@@ -72,16 +72,39 @@ export async function buildExtensions(input: ExtensionBuildInput): Promise<EnvBu
     });
     if (out.code === 0) return null;
     const timedOut = out.timedOut || out.aborted;
+    const log = `${out.stdout}\n${out.stderr}`;
+    const hint = timedOut ? null : missingHeadersHint(log);
     return {
       step: timedOut ? 'timeout' : 'extensions',
       package: project.distribution,
       message: timedOut
         ? `building the project's extensions (${project.extensions.slice(0, 3).join(', ')}) passed its time ceiling`
-        : `building the project's extensions (${project.extensions.slice(0, 3).join(', ')}) failed`,
-      logTail: compileLogTail(`${out.stdout}\n${out.stderr}`),
+        : `building the project's extensions (${project.extensions.slice(0, 3).join(', ')}) failed${hint ? `: ${hint}` : ''}`,
+      logTail: compileLogTail(log),
       configKey: 'environment.build',
     };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/** Header folders that come with the machine, not the project: where Debian puts each (its torch ships none itself). */
+const SYSTEM_HEADERS: Array<{ re: RegExp; what: string; debian: string }> = [
+  { re: /fatal error: (?:torch|ATen|c10|caffe2)\/[^:]*: No such file or directory/, what: "torch's C++ headers", debian: 'libtorch-dev' },
+  { re: /fatal error: pybind11\/[^:]*: No such file or directory/, what: "pybind11's headers", debian: 'pybind11-dev' },
+  { re: /fatal error: Python\.h: No such file or directory/, what: "Python's headers", debian: 'python3-dev' },
+];
+
+/**
+ * What the machine lacks when a compile stops at a header of the interpreter's torch, pybind11 or Python (Debian's
+ * python3-torch links its include folder to libtorch-dev's, which it does not pull in): an operator's fix, said as
+ * one, rather than a fault of the project's. Null when the log names none. Pure.
+ */
+export function missingHeadersHint(log: string): string | null {
+  const missing = SYSTEM_HEADERS.filter((h) => h.re.test(log));
+  if (missing.length === 0) return null;
+  return (
+    `the interpreter lacks ${missing.map((h) => h.what).join(' and ')} (a machine package, not the project's: ` +
+    `on Debian, apt-get install ${missing.map((h) => h.debian).join(' ')})`
+  );
 }

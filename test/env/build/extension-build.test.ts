@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildExtensions } from '../../../src/env/build/extension-build.js';
+import { buildExtensions, missingHeadersHint } from '../../../src/env/build/extension-build.js';
 import { writeCExtensionProject } from '../../helpers/c-extension.js';
 import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
@@ -81,5 +81,23 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
     const dir = checkout('plain');
     expect(await buildExtensions({ plan, env, project: { ...project, mode: 'pth', extensions: [] }, checkout: dir, signal })).toBeNull();
     expect(existsSync(join(dir, 'pkg', '_C.so'))).toBe(false);
+  });
+});
+
+describe('missingHeadersHint: a compile that stops at a header the machine should hold', () => {
+  it("names Debian's packages for torch's and pybind11's headers (detectron2 v0.6 on python3-torch)", () => {
+    const log = [
+      'box_iou_rotated.h:3:10: fatal error: torch/types.h: No such file or directory',
+      'cocoeval.h:4:10: fatal error: pybind11/numpy.h: No such file or directory',
+    ].join('\n');
+    expect(missingHeadersHint(log)).toBe(
+      "the interpreter lacks torch's C++ headers and pybind11's headers (a machine package, not the project's: " +
+        'on Debian, apt-get install libtorch-dev pybind11-dev)',
+    );
+  });
+
+  it("says nothing for the project's own errors (a missing header of its own, a syntax error)", () => {
+    expect(missingHeadersHint('src/a.c:1:10: fatal error: mylib/a.h: No such file or directory')).toBeNull();
+    expect(missingHeadersHint("src/a.c:3:1: error: expected ';' before '}' token")).toBeNull();
   });
 });
