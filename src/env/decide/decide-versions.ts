@@ -103,10 +103,21 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
     // Without a checkout (a snippet) a version only the report names does not reject the base that has the package:
     // the comment's version flags say where they differ.
     if (!input.checkout && r.source === 'report') return true;
-    const floor = floors.get(r.name)?.floor ?? '';
-    return safeSatisfies(have, r.specifier) && safeSatisfies(have, floor);
+    // The era's floor alone does not reject the base: it is a guess at what the code calls, and a venv of its own
+    // trades the base's matching torch/torchvision pair (and its setuptools, packaging…) for a guess; on a CPU machine
+    // the index's torchvision beside a CPU torch does not import (timm at its 2023 commits went 4/4 → 2/4 that way).
+    // The env is built on the base instead and proved by import: code that calls what the base's torch lacks
+    // (`torch.xpu`) fails the proof as "framework too old", and the ladder (prove/next-candidate.ts) moves it up.
+    return safeSatisfies(have, r.specifier);
   };
   const unmet = new Set(requirements.filter((r) => !baseFits(r)).map((r) => r.name));
+  // Frameworks the base has in the project's range but older than the era's: an env is built (an overlay), so the
+  // import proof runs on it.
+  const belowEra = requirements.filter((r) => {
+    const have = baseVersion(r);
+    const floor = floors.get(r.name)?.floor;
+    return have !== undefined && floor !== undefined && baseFits(r) && !safeSatisfies(have, floor);
+  });
 
   // 2. Whether an env is built at all: asked for, a project to compile or to put on sys.path by a `.pth`, or a
   // requirement the base misses (absent, or outside any source's range).
@@ -115,6 +126,7 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
     input.configured ||
     (input.checkout && needsExtensionBuild(input.spec)) ||
     (input.checkout && project?.importRoots.some((r) => r !== project.root) === true) ||
+    (input.checkout && belowEra.length > 0) ||
     unmet.size > 0;
 
   // 3. The overlay: what the base holds that no requirement needs in another version is taken from it. Its torchvision
@@ -184,9 +196,12 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
         version: have,
         source: 'base',
         why: clip(
-          safeSatisfies(have, r.specifier)
-            ? `the base interpreter's ${have} satisfies ${bounds.length ? bounds.join(' and ') : 'the request'}`
-            : `the base interpreter's ${have}: with no checkout, the report's ${r.specifier} alone does not replace it`,
+          floor && !safeSatisfies(have, floor.floor)
+            ? `the base interpreter's ${have} satisfies ${r.specifier ? `${r.specifier} (${FROM[r.source]})` : 'the request'}; ` +
+                `older than the era's ${floor.floor} (${floor.why}): kept while the import proof passes`
+            : safeSatisfies(have, r.specifier)
+              ? `the base interpreter's ${have} satisfies ${bounds.length ? bounds.join(' and ') : 'the request'}`
+              : `the base interpreter's ${have}: with no checkout, the report's ${r.specifier} alone does not replace it`,
         ),
       });
       continue;
