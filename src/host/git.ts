@@ -11,6 +11,16 @@ export interface GitResult {
   truncated: boolean;
 }
 
+export interface GitOptions {
+  cwd: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  git?: string;
+  maxBytes?: number;
+  /** Written to git's stdin (a `--stdin` list of paths); stdin is closed when unset. */
+  input?: string;
+}
+
 /**
  * Settings that make git run nothing but itself, whatever a repository's own `.git/config` (or a file it includes)
  * says: no fsmonitor hook, no hooks, no external diff or pager, no `ext::` transport, no untracked cache written.
@@ -90,10 +100,7 @@ export function gitEnv(extra: ReadonlyArray<readonly [string, string]> = []): No
  * Runs git in `cwd`; resolves with its exit code (a missing git binary is a SetupError). Every folder is treated
  * as one RepGen did not make (runGitUntrusted): a `--repo`, a bench mirror and a cache checkout alike.
  */
-export function runGit(
-  args: string[],
-  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
-): Promise<GitResult> {
+export function runGit(args: string[], opts: GitOptions): Promise<GitResult> {
   return runGitUntrusted(args, opts);
 }
 
@@ -103,11 +110,8 @@ export function runGit(
  * `status`, a textconv, an fsmonitor hook, set directly or through an include) is blanked on the command line, and
  * the command runs with gitEnv. Use it for every git command on such a folder.
  */
-export async function runGitUntrusted(
-  args: string[],
-  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
-): Promise<GitResult> {
-  const listed = await spawnGit(['config', '--list', '-z', '--includes'], opts, gitEnv());
+export async function runGitUntrusted(args: string[], opts: GitOptions): Promise<GitResult> {
+  const listed = await spawnGit(['config', '--list', '-z', '--includes'], { ...opts, input: undefined }, gitEnv());
   const keys = listed.code === 0 ? repoCommandKeys(listed.stdout) : [];
   return spawnGit(withoutSubmodules(args), opts, gitEnv(keys));
 }
@@ -147,18 +151,15 @@ export function repoCommandKeys(listZ: string): Array<readonly [string, string]>
   return out;
 }
 
-function spawnGit(
-  args: string[],
-  opts: { cwd: string; signal?: AbortSignal; timeoutMs?: number; git?: string; maxBytes?: number },
-  env: NodeJS.ProcessEnv,
-): Promise<GitResult> {
+function spawnGit(args: string[], opts: GitOptions, env: NodeJS.ProcessEnv): Promise<GitResult> {
   const git = opts.git ?? 'git';
   const max = opts.maxBytes ?? 1_000_000;
   return new Promise((resolve, reject) => {
     const child = spawn(git, args, {
       cwd: opts.cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // stdin is a pipe closed at once (or after `input`): git reads an empty input, as from /dev/null.
+      stdio: ['pipe', 'pipe', 'pipe'],
       signal: opts.signal,
       timeout: opts.timeoutMs ?? 300_000,
     });
@@ -174,6 +175,9 @@ function spawnGit(
       while (size - (chunks[0]?.length ?? 0) >= max && chunks.length > 1) size -= (chunks.shift() as Buffer).length;
     });
     child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-8000)));
+    // A git that exits before reading all of its input closes the pipe: its exit code says what went wrong.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input);
     child.on('error', (err) => {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') reject(new SetupError(`git is not installed (${git})`));
       else reject(err);

@@ -1,6 +1,7 @@
 // Stage 0 for `repgen reproduce` and `repgen bench`: the issue is a file's text, the project a local repository
 // (a clone, a mirror or a plain folder) checked out at the ref the flags or the report name.
 import { localBisectSource } from '../bisect/local-bisect-source.js';
+import { missingFilesNote } from '../workspace/find-missing-files.js';
 import { checkoutRef, prepareWorkspace } from '../workspace/prepare-workspace.js';
 import type { IssueSource, ProjectCheckout } from '../pipeline/ports.js';
 
@@ -85,7 +86,9 @@ export async function checkoutLocal(project: LocalProject, issueText: string, si
           python: project.python,
         })
       : null;
-  const ref = bisect?.notes.length ? { ...prepared.ref, notes: [...prepared.ref.notes, ...bisect.notes] } : prepared.ref;
+  const fixNotes = fix?.missing.length ? [missingFilesNote(fix.missing, `the fixing ref ${project.verifyFix}`)] : [];
+  const extraNotes = [...(bisect?.notes ?? []), ...fixNotes];
+  const ref = extraNotes.length ? { ...prepared.ref, notes: [...prepared.ref.notes, ...extraNotes] } : prepared.ref;
   return {
     repoDir: prepared.workspace.hostPath,
     workspace: prepared.workspace,

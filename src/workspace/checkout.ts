@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { access, chmod, mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { access, chmod, mkdtemp, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { RefNotFoundError, WorkspaceError } from './errors.js';
+import { findMissingFiles } from './find-missing-files.js';
 import { runGit } from '../host/git.js';
 import { distrust, ensureOwnedDir } from '../host/owned-dir.js';
-import { readBounded } from '../host/read-bounded.js';
+import { readBounded, ReadBoundedError } from '../host/read-bounded.js';
 import type { RefLookup } from './resolve-ref.js';
 
 /**
@@ -75,11 +76,26 @@ export interface CheckoutOptions {
   signal?: AbortSignal;
 }
 
+/** In a checkout's .git: the paths its tree has that were not checked out (missing from the source), NUL-separated. */
+const MISSING_RECORD = 'repgen-missing-files';
+
+export interface Checkout {
+  dir: string;
+  sha: string;
+  cached: boolean;
+  /** Files of the tree at `sha` the source lacks the content of, so not in `dir` (sorted; [] for a whole tree). */
+  missing: string[];
+}
+
 /**
  * The project's tree at `sha`, from the cache or made now (`git clone --shared --no-checkout` + a
  * detached checkout: no object is copied, the source's history is borrowed). Returns the folder.
+ *
+ * A source that lacks some files' content (a partial mirror, a blob fetched lazily and never) still gives a
+ * checkout: every file it has is written, the others are marked skip-worktree (so git sees no deletion) and listed
+ * in `missing`. A run that needs one of them fails on it, as it would on any file the project lacks.
  */
-export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: string; sha: string; cached: boolean }> {
+export async function checkoutAt(options: CheckoutOptions): Promise<Checkout> {
   if (!/^[0-9a-f]{40}$/.test(options.sha))
     throw new WorkspaceError(`checkoutAt needs a full commit SHA, got '${options.sha.slice(0, 60)}'`);
   const parent = join(options.cacheDir, repoSlug(options.repo ?? options.source));
@@ -90,7 +106,7 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
   await ensureOwnedDir(parent, 'REPGEN_CHECKOUT_CACHE_DIR');
   if (await exists(join(dir, '.git'))) {
     const why = (await distrust(dir)) ?? (await distrust(join(dir, '.git')));
-    if (why === null) return { dir, sha: options.sha, cached: true };
+    if (why === null) return { dir, sha: options.sha, cached: true, missing: await readMissingRecord(dir) };
     throw new WorkspaceError(`the cached checkout '${dir}' ${why}: RepGen will not use it; remove it`);
   }
   const scratch = await mkdtemp(join(parent, `.tmp-${options.sha.slice(0, 12)}-`));
@@ -100,14 +116,21 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
       signal: options.signal,
     });
     if (clone.code !== 0) throw new WorkspaceError(`cannot clone '${options.source}': ${lastLine(clone.stderr)}`);
-    const co = await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', options.sha, '--'], {
-      cwd: scratch,
-      signal: options.signal,
-    });
-    if (co.code !== 0) {
-      if (/reference is not a tree|did not match|unknown revision|bad object/i.test(co.stderr))
-        throw new RefNotFoundError(`the commit ${options.sha} is not in '${options.source}'`);
-      throw new WorkspaceError(`git checkout ${options.sha.slice(0, 12)} failed: ${lastLine(co.stderr)}`);
+    // null: git cannot walk the commit; the checkout below says why.
+    const missing = (await findMissingFiles(scratch, options.sha, options.signal)) ?? [];
+    if (missing.length > 0) {
+      await checkoutPresent(scratch, options.sha, missing, options.signal);
+      await writeFile(join(scratch, '.git', MISSING_RECORD), missing.join('\0'), { mode: 0o644 });
+    } else {
+      const co = await runGit(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', '--detach', options.sha, '--'], {
+        cwd: scratch,
+        signal: options.signal,
+      });
+      if (co.code !== 0) {
+        if (/reference is not a tree|did not match|unknown revision|bad object/i.test(co.stderr))
+          throw new RefNotFoundError(`the commit ${options.sha} is not in '${options.source}'`);
+        throw new WorkspaceError(`git checkout ${options.sha.slice(0, 12)} failed: ${lastLine(co.stderr)}`);
+      }
     }
     if (options.python) await compileTree(options.python, scratch, options.signal);
     // mkdtemp makes 0700; the sandbox runs scripts as an unprivileged uid that must read the tree.
@@ -120,10 +143,40 @@ export async function checkoutAt(options: CheckoutOptions): Promise<{ dir: strin
         throw new WorkspaceError(`cannot move the checkout into '${dir}': ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       await rm(scratch, { recursive: true, force: true });
     }
-    return { dir, sha: options.sha, cached: false };
+    return { dir, sha: options.sha, cached: false, missing };
   } catch (err) {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     throw err;
+  }
+}
+
+/**
+ * A detached checkout of `sha` in a fresh `--no-checkout` clone that writes every file but `missing`: HEAD and the
+ * index are set from the commit (neither reads a blob), the missing paths are marked skip-worktree in one call, and
+ * checkout-index writes the rest (it skips those entries, so git never reaches for an object it lacks).
+ */
+async function checkoutPresent(scratch: string, sha: string, missing: readonly string[], signal?: AbortSignal): Promise<void> {
+  const steps: Array<{ args: string[]; input?: string }> = [
+    { args: ['update-ref', '--no-deref', 'HEAD', sha] },
+    { args: ['read-tree', sha] },
+    // --stdin must come last; -z: a path may hold a newline.
+    { args: ['update-index', '-z', '--skip-worktree', '--stdin'], input: `${missing.join('\0')}\0` },
+    { args: ['checkout-index', '--all', '-u'] },
+  ];
+  for (const step of steps) {
+    const r = await runGit(step.args, { cwd: scratch, signal, input: step.input });
+    if (r.code !== 0) throw new WorkspaceError(`git ${step.args[0]} at ${sha.slice(0, 12)} failed: ${lastLine(r.stderr)}`);
+  }
+}
+
+/** The missing paths a cached checkout recorded; [] when it recorded none (its tree was whole). */
+async function readMissingRecord(dir: string): Promise<string[]> {
+  try {
+    const raw = await readBounded(join(dir, '.git', MISSING_RECORD), { maxBytes: 64 << 20, noFollow: true });
+    return raw.toString('utf8').split('\0').filter(Boolean);
+  } catch (err) {
+    if (err instanceof ReadBoundedError && err.reason === 'missing') return [];
+    throw new WorkspaceError(`the cached checkout '${dir}' has an unreadable list of missing files: ${(err as Error).message}`);
   }
 }
 

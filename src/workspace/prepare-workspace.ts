@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Workspace } from '../exec/types.js';
 import { checkoutAt, diskTree, gitRefLookup, gitTree, isGitRepo, projectPackages } from './checkout.js';
 import { WorkspaceError } from './errors.js';
+import { missingFilesNote, missingFilesRecord } from './find-missing-files.js';
 import { runGit } from '../host/git.js';
 import { refCandidates, resolveRef, type RepoName, type ResolvedRef } from './resolve-ref.js';
 
@@ -16,8 +17,10 @@ export const RefRecord = z.object({
   sha: z.string().nullable(),
   source: z.enum(['explicit', 'link', 'version', 'default']),
   why: z.string(),
-  /** What the report named that the repository lacks (a released version without a tag). */
+  /** What the report named that the repository lacks (a released version without a tag), what the checkout lacks. */
   notes: z.array(z.string()),
+  /** Files of the tree at `sha` the checkout lacks (missing from the mirror): how many, and the first 50. */
+  missing: z.object({ count: z.number().int(), paths: z.array(z.string()) }).optional(),
 });
 export type RefRecord = z.infer<typeof RefRecord>;
 
@@ -114,13 +117,23 @@ export async function prepareWorkspace(input: {
     python: input.python,
     signal: input.signal,
   });
+  const ref: RefRecord = {
+    repo: repoLabel,
+    ref: resolved.ref,
+    sha: resolved.sha,
+    source: resolved.source,
+    why: resolved.why,
+    notes: resolved.notes,
+  };
   return {
     workspace: { hostPath: co.dir, project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})`, packages },
-    ref: { repo: repoLabel, ref: resolved.ref, sha: resolved.sha, source: resolved.source, why: resolved.why, notes: resolved.notes },
+    ref: co.missing.length
+      ? { ...ref, notes: [...ref.notes, missingFilesNote(co.missing, resolved.ref)], missing: missingFilesRecord(co.missing) }
+      : ref,
   };
 }
 
-/** A second checkout of the same repository at another ref (the fixing one), for `--verify-fix`. */
+/** A second checkout of the same repository at another ref (the fixing one), for `--verify-fix`; `missing` as checkoutAt's. */
 export async function checkoutRef(input: {
   repoDir: string;
   repo?: string | null;
@@ -128,7 +141,7 @@ export async function checkoutRef(input: {
   cacheDir: string;
   python?: string;
   signal?: AbortSignal;
-}): Promise<{ workspace: Workspace; sha: string }> {
+}): Promise<{ workspace: Workspace; sha: string; missing: string[] }> {
   if (!(await isGitRepo(input.repoDir)))
     throw new WorkspaceError(`'${input.repoDir}' is not a git repository, so it has no ref ${input.ref}`);
   const resolved = await resolveRef(refCandidates({ explicit: input.ref, text: '' }), gitRefLookup(input.repoDir));
@@ -141,5 +154,5 @@ export async function checkoutRef(input: {
     python: input.python,
     signal: input.signal,
   });
-  return { workspace: { hostPath: co.dir }, sha: resolved.sha };
+  return { workspace: { hostPath: co.dir }, sha: resolved.sha, missing: co.missing };
 }

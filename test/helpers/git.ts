@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** git in `cwd` with a fixed identity and no user or system config: test repositories that behave the same everywhere. */
@@ -70,4 +70,15 @@ export async function makeRegressionRepo(repo: string, bug: string = BAD_CODE): 
     shas.push(git(repo, 'rev-parse', 'HEAD'));
   }
   return { repo, shas, head: git(repo, 'rev-parse', 'HEAD') };
+}
+
+/**
+ * Removes the content of `paths` at `rev` from `repo` (their blobs' loose object files), as a mirror that never
+ * fetched them lacks it; returns the blobs' ids. The repository must not have packed them (a fresh one has not).
+ */
+export async function dropBlobs(repo: string, rev: string, paths: string[]): Promise<string[]> {
+  const objects = git(repo, 'rev-parse', '--git-path', 'objects');
+  const ids = paths.map((p) => git(repo, 'rev-parse', `${rev}:${p}`));
+  for (const id of ids) await unlink(join(repo, objects, id.slice(0, 2), id.slice(2)));
+  return ids;
 }

@@ -1,9 +1,9 @@
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileIssueSource } from '../../src/intake/file-issue-source.js';
 import { WorkspaceError } from '../../src/workspace/errors.js';
-import { makeToyRepo } from '../helpers/git.js';
+import { dropBlobs, git, makeToyRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
@@ -43,6 +43,33 @@ describe('fileIssueSource', () => {
     expect(await readFile(join(co?.repoDir ?? '', 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 1\n');
     expect(co?.fix?.sha).toBe(second);
     expect(await readFile(join(co?.fix?.workspace.hostPath ?? '', 'toylib', '__init__.py'), 'utf8')).toBe('VALUE = 2\n');
+  });
+
+  it('a fixing checkout that lacks a file the mirror never got says so in the notes', async () => {
+    const lacking = join(root, 'lacking');
+    await makeToyRepo(lacking);
+    await mkdir(join(lacking, 'docs'));
+    await writeFile(join(lacking, 'docs', 'guide.md'), '# Guide\n');
+    git(lacking, 'add', '-A');
+    git(lacking, 'commit', '-qm', 'docs');
+    await dropBlobs(lacking, 'HEAD', ['docs/guide.md']);
+    const source = fileIssueSource({
+      label: 'issue.md',
+      text: 'toylib breaks',
+      project: {
+        repoDir: lacking,
+        ref: 'v0.1.0',
+        verifyFix: 'main',
+        cacheDir: join(root, 'cache-lacking'),
+        python: '/usr/bin/python3',
+        bisect: false,
+      },
+    });
+    const co = await source.checkout(await source.readIssue(signal), signal);
+    expect(co?.ref?.missing).toBeUndefined();
+    expect(co?.ref?.notes).toContain(
+      'The checkout lacks 1 file the repository has at the fixing ref main (missing from the mirror, so not checked out): docs/guide.md.',
+    );
   });
 
   it('a ref that does not exist, or one that reads as an option, fails before any run (WorkspaceError)', async () => {

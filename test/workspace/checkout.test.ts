@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutAt, compileTree, diskTree, findMirror, gitRefLookup, gitTree, projectPackages } from '../../src/workspace/checkout.js';
 import { RefNotFoundError, WorkspaceError } from '../../src/workspace/errors.js';
-import { git, makeToyRepo } from '../helpers/git.js';
+import { dropBlobs, git, makeToyRepo } from '../helpers/git.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 let root: string;
@@ -98,6 +98,66 @@ describe('checkoutAt', () => {
 
   it('a source that is not a repository is a WorkspaceError', async () => {
     await expect(checkoutAt({ source: join(root, 'nowhere'), sha: first, cacheDir: join(root, 'c2') })).rejects.toThrow(/cannot clone/);
+  });
+});
+
+describe('checkoutAt from a source that lacks some files (issue 39 item 9)', () => {
+  /** A repository whose docs page and one module are committed but whose content the mirror never got. */
+  async function lackingRepo(dir: string): Promise<string> {
+    const { second: head } = await makeToyRepo(dir, {});
+    await mkdir(join(dir, 'docs'), { recursive: true });
+    await writeFile(join(dir, 'docs', 'guide.md'), `# Guide\n${'Long text. '.repeat(40)}\n`);
+    await writeFile(join(dir, 'docs', 'index.md'), '# toylib\n');
+    await writeFile(join(dir, 'toylib', 'util.py'), 'from toylib import VALUE\nDOUBLE = VALUE * 2\n');
+    await writeFile(join(dir, 'toylib', 'plugins.py'), 'NAME = "plugins"\n');
+    await writeFile(join(dir, 'toylib', 'data.txt'), 'payload\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'docs and helpers');
+    git(dir, 'tag', 'v0.2.0');
+    expect(head).not.toBe(git(dir, 'rev-parse', 'HEAD'));
+    return git(dir, 'rev-parse', 'HEAD');
+  }
+
+  const python = (dir: string, code: string) =>
+    execFileSync('/usr/bin/python3', ['-I', '-c', `import sys; sys.path.insert(0, ${JSON.stringify(dir)})\n${code}`], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).toString();
+
+  it('writes every file it has, lists the others, and git sees no deletion; a run needing a missing module still fails on it', async () => {
+    const src = join(root, 'lacking');
+    const sha = await lackingRepo(src);
+    await dropBlobs(src, sha, ['docs/guide.md', 'toylib/plugins.py']);
+    const cacheDir = join(root, 'cache-lacking');
+    const co = await checkoutAt({ source: src, sha, cacheDir, repo: 'acme/lacking', python: '/usr/bin/python3' });
+    expect(co.missing).toEqual(['docs/guide.md', 'toylib/plugins.py']);
+    expect(await readFile(join(co.dir, 'docs', 'index.md'), 'utf8')).toBe('# toylib\n');
+    expect(await readFile(join(co.dir, 'toylib', 'data.txt'), 'utf8')).toBe('payload\n');
+    await expect(readFile(join(co.dir, 'docs', 'guide.md'))).rejects.toThrow(/ENOENT/);
+    expect(git(co.dir, 'rev-parse', 'HEAD')).toBe(sha);
+    expect(git(co.dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
+    expect(python(co.dir, 'import toylib.util; print(toylib.util.DOUBLE)').trim()).toBe('4');
+    expect(() => python(co.dir, 'import toylib.plugins')).toThrow(/No module named 'toylib.plugins'/);
+    // The cached checkout says the same.
+    expect(await checkoutAt({ source: src, sha, cacheDir, repo: 'acme/lacking' })).toEqual({ ...co, cached: true });
+    // Where nothing is missing, the checkout is whole and says so.
+    const whole = await checkoutAt({ source: src, sha: git(src, 'rev-parse', 'v0.1.0'), cacheDir, repo: 'acme/lacking' });
+    expect(whole.missing).toEqual([]);
+  });
+
+  it('checks out a partial clone (`--filter=blob:limit`) whose remote is gone', async () => {
+    const upstream = join(root, 'lacking-upstream');
+    const sha = await lackingRepo(upstream);
+    git(upstream, 'config', 'uploadpack.allowFilter', 'true');
+    const mirror = join(root, 'mirrors-partial', 'acme+partial', 'repo');
+    await mkdir(join(root, 'mirrors-partial'), { recursive: true });
+    // Blobs over 200 bytes stay on the remote: the long docs page.
+    git(root, 'clone', '-q', '--bare', '--filter=blob:limit=200', `file://${upstream}`, mirror);
+    await rm(upstream, { recursive: true, force: true });
+    const co = await checkoutAt({ source: mirror, sha, cacheDir: join(root, 'cache-partial'), repo: 'acme/partial' });
+    expect(co.missing).toEqual(['docs/guide.md']);
+    expect(python(co.dir, 'import toylib.plugins; print(toylib.plugins.NAME)').trim()).toBe('plugins');
+    expect(git(co.dir, 'status', '--porcelain', '--untracked-files=no')).toBe('');
   });
 });
 
