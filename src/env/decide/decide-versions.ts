@@ -97,9 +97,23 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
     });
   }
   const baseVersion = (r: Requirement): string | undefined => base.installed.get(r.name);
+  // A CPU run whose report (or era) asks for a torch nothing here has: the base's is kept when it is the nearest to
+  // what was asked (kornia-1563's "PyTorch 1.8.2": the base's 1.13 with its matching torchvision, not the wheel
+  // folder's 2.13 beside PyPI's CUDA torchvision, which does not import).
+  const nearestIsBase = (r: Requirement, have: string): boolean => {
+    if (input.gpu || r.name !== 'torch' || !(r.source === 'report' || r.source === 'era' || r.source === 'script')) return false;
+    const wanted = /^==\s*(\d+(?:\.\d+)*)/.exec(r.specifier.trim())?.[1];
+    const wheels = input.wheelhouse['torch'] ?? [];
+    // Only against the operator's CPU wheels: with none named, the index may well have the version asked.
+    if (!wanted || wheels.length === 0 || wheels.some((v) => safeSatisfies(v, r.specifier))) return false;
+    // Debian's torch is `1.13.0a0+gitunknown`, a pre-release by its spelling: its release is what is compared.
+    const release = parseVersion(have)?.release.join('.');
+    return release !== undefined && nearestVersion(wanted, [...wheels, release]) === release;
+  };
   const baseFits = (r: Requirement): boolean => {
     const have = baseVersion(r);
     if (have === undefined) return false;
+    if (nearestIsBase(r, have)) return true;
     // Without a checkout (a snippet) a version only the report names does not reject the base that has the package:
     // the comment's version flags say where they differ.
     if (!input.checkout && r.source === 'report') return true;
@@ -111,6 +125,13 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
     return safeSatisfies(have, r.specifier);
   };
   const unmet = new Set(requirements.filter((r) => !baseFits(r)).map((r) => r.name));
+  for (const r of requirements) {
+    const have = baseVersion(r);
+    if (have !== undefined && nearestIsBase(r, have))
+      notes.push(
+        `torch ${r.specifier} was asked (${clip(r.why, 160)}); none is at hand, and the base interpreter's ${have} is the nearest`,
+      );
+  }
   // Frameworks the base has in the project's range but older than the era's: an env is built (an overlay), so the
   // import proof runs on it.
   const belowEra = requirements.filter((r) => {

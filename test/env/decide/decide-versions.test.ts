@@ -176,6 +176,24 @@ describe("a CPU run's torch", () => {
     expect(d.spec.notes.join('\n')).toContain('the CPU build 2.8.0+cpu');
   });
 
+  it("keeps the base's torch when it is nearer than any wheel to the report's, which nothing here has (kornia-1563: PyTorch 1.8.2)", () => {
+    const d = decideVersions(
+      input({
+        requirements: [req('torch', '==1.8.2', 'report', 'the report: PyTorch version: 1.8.2')],
+        wheelhouse: { torch: ['2.13.0+cpu'] },
+      }),
+    );
+    expect(d.spec.requirements[0]?.specifier).toBe('==1.8.2');
+    expect(d.spec.baseProvides).toContain('torch');
+    expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', version: '1.13.0a0+gitunknown', source: 'base' });
+    expect(d.spec.notes.join('\n')).toContain("none is at hand, and the base interpreter's 1.13.0a0+gitunknown is the nearest");
+    // A GPU run is not this case: the index has the CUDA builds.
+    const gpu = decideVersions(
+      input({ requirements: [req('torch', '==1.8.2', 'report')], wheelhouse: { torch: ['2.13.0+cpu'] }, gpu: true }),
+    );
+    expect(gpu.spec.baseProvides).toBeUndefined();
+  });
+
   it("keeps the project's range and the user's pin: then PyTorch's CPU index when the operator allows it, else it says why", () => {
     const kept = decideVersions(
       input({
