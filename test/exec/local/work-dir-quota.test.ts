@@ -126,8 +126,10 @@ describe.each([
       '    print("errno", e.errno, os.path.getsize("big.bin") >> 20, flush=True)',
     ].join('\n');
     const r = await executor.run({ files: [{ path: 'big.py', content: `${script}\n` }], entry: 'big.py' });
-    // The file stopped at 64 MB. (With the script beside it, the folder is then just past the limit: the watch may
-    // stop the run right after, which is the limit working too.)
-    expect(r.stdout.trim()).toBe('errno 27 64');
+    // The file stopped at 64 MB. With the script and the run's folders beside it, the work folder is then just past
+    // the limit, and the watch may stop the run between the failed write and the print (CI under load saw that): the
+    // limit holding too, said in the notes, and then the file was never let past it (no print shows a bigger one).
+    if (r.stdout.trim() === '') expect(r.notes).toContain('stopped: the work folder passed its 64 MB limit (REPGEN_WORK_MAX_MB)');
+    else expect(r.stdout.trim()).toBe('errno 27 64');
   });
 });
