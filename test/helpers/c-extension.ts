@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { EnvSpec, ProjectInstall } from '../../src/env/types.js';
 
 // A project with a C extension whose setup.py compiles it with gcc directly (no setuptools on a loopback-only
 // machine), built in place by the env's interpreter inside the sandbox, as detectron2's `_C` would be.
@@ -26,4 +27,21 @@ export function writeCExtensionProject(dir: string): string {
   writeFileSync(join(dir, 'csrc', 'ext.c'), EXT_C);
   writeFileSync(join(dir, 'pkg', '__init__.py'), '');
   return dir;
+}
+
+/** An env spec with nothing to resolve (its index unreachable on purpose): only the project, built from its checkout. */
+export function projectOnlySpec(project: ProjectInstall, extra: Partial<EnvSpec> = {}): EnvSpec {
+  return {
+    python: null,
+    pythonWhy: null,
+    requirements: [],
+    project,
+    indexUrl: 'http://127.0.0.1:9/simple',
+    extraIndexUrls: [],
+    findLinks: [],
+    excludeNewer: null,
+    buildCommands: [],
+    notes: [],
+    ...extra,
+  };
 }

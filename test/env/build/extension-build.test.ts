@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtensions, missingHeadersHint } from '../../../src/env/build/extension-build.js';
-import { writeCExtensionProject } from '../../helpers/c-extension.js';
-import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
+import { writeCExtensionProject, projectOnlySpec } from '../../helpers/c-extension.js';
+import type { BuiltEnv, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
 import { removeTree } from '../../../src/env/build/seal-env.js';
@@ -29,18 +29,7 @@ describe('buildExtensions (setup.py build_ext --inplace in the sandbox)', () => 
     const uv = findBinary('uv');
     if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
     const builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan });
-    const spec: EnvSpec = {
-      python: null,
-      pythonWhy: null,
-      requirements: [],
-      project,
-      indexUrl: 'http://127.0.0.1:9/simple',
-      extraIndexUrls: [],
-      findLinks: [],
-      excludeNewer: null,
-      buildCommands: [],
-      notes: [],
-    };
+    const spec = projectOnlySpec(project);
     const built = await builder.build(spec, { checkout: null, signal });
     if (!built.ok) throw new Error(JSON.stringify(built.failure));
     env = built.env;

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectCheckout, treeFingerprint } from '../../../src/env/build/project-build.js';
-import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
+import type { BuiltEnv, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { findBinary, probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { removeTree } from '../../../src/env/build/seal-env.js';
+import { projectOnlySpec } from '../../helpers/c-extension.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 
 // A project whose setup.py compiles a C extension with setuptools (the base interpreter's, seen through the
@@ -52,19 +53,7 @@ describe('buildProjectCheckout (a copy of the checkout with its C extension comp
   let otherPort = 0;
   const signal = new AbortController().signal;
   const project: ProjectInstall = { root: '', importRoots: [''], mode: 'build', distribution: 'pkg', extensions: ['csrc/ext.c'] };
-  const spec: EnvSpec = {
-    python: null,
-    pythonWhy: null,
-    requirements: [],
-    project,
-    indexUrl: 'http://127.0.0.1:9/simple',
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: [],
-    baseProvides: ['setuptools'],
-  };
+  const spec = projectOnlySpec(project, { baseProvides: ['setuptools'] });
   const opts = () => ({ cacheRoot: join(root, 'cache'), plan });
 
   function checkout(name: string, c = EXT_C): string {

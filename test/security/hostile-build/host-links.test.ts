@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProjectCheckout } from '../../../src/env/build/project-build.js';
 import { removeTree } from '../../../src/env/build/seal-env.js';
-import type { BuiltEnv, EnvSpec, ProjectInstall } from '../../../src/env/types.js';
+import type { BuiltEnv, ProjectInstall } from '../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../src/env/uv-builder.js';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { findBinary, handWorkdirToSandbox, probeSandbox, type SandboxPlan } from '../../../src/exec/sandbox/sandbox.js';
-import { SETUP_PY, writeCExtensionProject } from '../../helpers/c-extension.js';
+import { SETUP_PY, writeCExtensionProject, projectOnlySpec } from '../../helpers/c-extension.js';
 
 // Issue 38, item 1 and 3: the host never writes or chowns through a link it did not make, in a folder a sandbox
 // could write (a warm server's work dir) or in a copy of a checkout (a committed link). Each test plants a link to a
@@ -126,18 +126,7 @@ describe('an extension build copies a committed link as a link and never chowns 
   let env: BuiltEnv;
   const signal = new AbortController().signal;
   const project: ProjectInstall = { root: '', importRoots: [''], mode: 'build', distribution: 'pkg', extensions: ['csrc/ext.c'] };
-  const spec: EnvSpec = {
-    python: null,
-    pythonWhy: null,
-    requirements: [],
-    project,
-    indexUrl: 'http://127.0.0.1:9/simple',
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: [],
-  };
+  const spec = projectOnlySpec(project);
 
   beforeAll(async () => {
     plan = await probeSandbox('bwrap', { workRoot: root });
