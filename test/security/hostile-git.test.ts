@@ -80,22 +80,7 @@ describe('hostile repository: git runs none of its programs', () => {
 
   it('reproduce --repo on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout) run nothing of it', async () => {
     const repo = hostileRepo();
-    await withSecrets(async () => {
-      const cacheDir = makeTempDir('repgen-co-');
-      const prepared = await prepareWorkspace({ repoDir: repo.dir, issueText: 'it fails', cacheDir });
-      expect(prepared.workspace.hostPath).toBe(repo.dir);
-      const action = await prepareCheckout({
-        workspace: repo.dir,
-        repository: 'o/hostile',
-        ref: null,
-        cloneUrl: repo.dir,
-        defaultBranch: 'main',
-        token: SECRETS.GITHUB_TOKEN,
-        issueText: 'it fails',
-        scratch: cacheDir,
-      });
-      expect(action.sha).toMatch(/^[0-9a-f]{40}$/);
-    });
+    await prepareBothWays(repo.dir, 'o/hostile');
     expect(repo.ran()).toEqual([]);
   });
 
@@ -201,22 +186,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
 
   it('reproduce --repo on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout): 0 runs', async () => {
     const repo = hostileSubmoduleRepo();
-    await withSecrets(async () => {
-      const cacheDir = makeTempDir('repgen-co-');
-      const prepared = await prepareWorkspace({ repoDir: repo.dir, issueText: 'it fails', cacheDir });
-      expect(prepared.workspace.hostPath).toBe(repo.dir);
-      const action = await prepareCheckout({
-        workspace: repo.dir,
-        repository: 'o/hostile-sub',
-        ref: null,
-        cloneUrl: repo.dir,
-        defaultBranch: 'main',
-        token: SECRETS.GITHUB_TOKEN,
-        issueText: 'it fails',
-        scratch: cacheDir,
-      });
-      expect(action.sha).toMatch(/^[0-9a-f]{40}$/);
-    });
+    await prepareBothWays(repo.dir, 'o/hostile-sub');
     expect(repo.runs()).toBe(0);
   });
 
@@ -298,3 +268,23 @@ describe("the issue's item-1 command", () => {
     expect(existsSync(join(cwd, 'PWNED'))).toBe(false);
   });
 });
+
+/** `reproduce --repo` on a work tree (prepareWorkspace) and the Action on its checkout (prepareCheckout), with secrets set. */
+async function prepareBothWays(dir: string, repository: string): Promise<void> {
+  await withSecrets(async () => {
+    const cacheDir = makeTempDir('repgen-co-');
+    const prepared = await prepareWorkspace({ repoDir: dir, issueText: 'it fails', cacheDir });
+    expect(prepared.workspace.hostPath).toBe(dir);
+    const action = await prepareCheckout({
+      workspace: dir,
+      repository,
+      ref: null,
+      cloneUrl: dir,
+      defaultBranch: 'main',
+      token: SECRETS.GITHUB_TOKEN,
+      issueText: 'it fails',
+      scratch: cacheDir,
+    });
+    expect(action.sha).toMatch(/^[0-9a-f]{40}$/);
+  });
+}
