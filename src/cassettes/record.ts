@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { StaticChecker } from '../agent/static-checker.js';
 import type { RunRequestInput, ScriptExecutor } from '../exec/types.js';
 import type { LlmClient } from '../llm/types.js';
-import type { BuildContextFn, RunStages } from '../pipeline/ports.js';
+import type { BuildContextFn, ProjectExportsFn, RunStages } from '../pipeline/ports.js';
+import { readProjectExports } from '../workspace/project-exports.js';
 import type { ReproOutcome } from '../pipeline/types.js';
 import { cassetteLlmRequest, hashLlmRequest, hashRunRequest, hashText } from './hash.js';
 import {
@@ -24,7 +25,10 @@ export interface SessionRecorder {
   llm: LlmClient;
   executor: ScriptExecutor;
   checker: StaticChecker;
-  /** Wraps the pipeline's stages to keep the project's workspace and the context builder's answer, when there is a checkout. */
+  /**
+   * Wraps the pipeline's stages to keep the project's workspace, the context builder's answer and the exports tier 0
+   * read, when there is a checkout.
+   */
   stages(inner: RunStages): RunStages;
   cassette(args: {
     caseId: string;
@@ -55,7 +59,13 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
             return ctx;
           }
         : undefined;
-      return inner(input, { ...deps, ...(build ? { buildContext: build } : {}) }, signal);
+      const readExports = deps.projectExports ?? readProjectExports;
+      const projectExports: ProjectExportsFn = async (workspace) => {
+        const exports = await readExports(workspace);
+        if (exports) seen.exports = exports;
+        return exports;
+      };
+      return inner(input, { ...deps, ...(build ? { buildContext: build } : {}), projectExports }, signal);
     };
   const recordingChecker: StaticChecker = {
     async check(script, signal) {

@@ -108,6 +108,11 @@ export const CassetteProject = z
     repoDir: z.string(),
     workspace: Workspace.extend({ project: z.string().optional(), packages: z.array(z.string()).optional() }).strict(),
     context: ContextResult.nullable(),
+    /**
+     * What tier 0 read as the checkout's exports (name → module), when it completed the report's code against the
+     * project; absent in cassettes recorded before it was kept, or when tier 0 never asked.
+     */
+    exports: z.record(z.string(), z.string()).optional(),
   })
   .strict();
 export type CassetteProject = z.infer<typeof CassetteProject>;

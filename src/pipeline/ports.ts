@@ -147,6 +147,11 @@ export interface ReproInput {
   envAdvice?: FixAdviceFor;
 }
 
+/** The project's exports as tier 0 sees them: name → the module to import it from; undefined without a checkout's packages. */
+export type ProjectExportsFn = (
+  workspace: { hostPath: string; packages?: readonly string[] } | undefined,
+) => Promise<Record<string, string> | undefined>;
+
 /** The context builder as the pipeline sees it (src/context's buildContext with its deps bound). */
 export type BuildContextFn = (
   input: { repoDir: string; report: { title: string; body: string }; top: number; tokenBudget: number },
@@ -159,6 +164,11 @@ export interface ReproDeps {
   progress: ProgressFn;
   log: Logger;
   buildContext?: BuildContextFn;
+  /**
+   * What the checkout's packages export by name, for tier 0's completion (a name called without its import).
+   * @defaultValue src/workspace/project-exports.ts's readProjectExports (reads the checkout; a cassette serves its recorded answer)
+   */
+  projectExports?: ProjectExportsFn;
   /** Why there is no model, said in the outcome. @defaultValue 'no LLM configured' */
   llmReason?: string;
   /** @defaultValue pyflakes (+ pylint -E) under settings.staticPython */

@@ -210,7 +210,7 @@ async function runStages(
   if ((blocks.length && s.tier0) || deps.llm) warmRuns(deps.executor, { report: report.reading, settings: s, workspace }, deps.log);
   const reportText = `${intake.issue.title}\n${intake.issue.body}`;
   if (blocks.length) {
-    const exports = await readProjectExports(input.workspace);
+    const exports = await (deps.projectExports ?? readProjectExports)(input.workspace);
     snippet = await completeSnippet(
       { blocks, tracebackModuleLines: report.facts.tracebackModuleLines, reportText, packages: input.workspace?.packages, exports },
       { checker: firstChecker },

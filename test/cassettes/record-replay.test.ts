@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StaticChecker } from '../../src/agent/static-checker.js';
@@ -154,6 +154,23 @@ describe("recording a session against a project's checkout", () => {
     const c = rec.cassette({ caseId: 'p-1', issueText: 'b', settings: {}, outcome, judge: null });
     expect(c.project).toEqual({ repoDir: '/srv/checkouts/p', workspace: input.workspace, context });
     expect(Cassette.parse(JSON.parse(JSON.stringify(c))).project?.workspace.packages).toEqual(['p']);
+  });
+
+  it("keeps the exports tier 0 read from the checkout, so a replay needs no checkout to complete the report's code", async () => {
+    const dir = makeTempDir('cassette-exports-');
+    mkdirSync(join(dir, 'p'));
+    writeFileSync(join(dir, 'p', '__init__.py'), 'from .ops import parse_shape\n');
+    writeFileSync(join(dir, 'p', 'ops.py'), 'def parse_shape(x, pattern):\n    return {}\n');
+    const rec = recordSession(scriptedLlm([]), executor, checker);
+    const workspace = { hostPath: dir, packages: ['p'] };
+    let seen: unknown = null;
+    await rec.stages(async (_i, deps) => {
+      seen = await deps.projectExports?.(workspace);
+      return { outcome } as never;
+    })({ ...input, repoDir: dir, workspace }, {} as never, new AbortController().signal);
+    expect(seen).toEqual({ parse_shape: 'p' });
+    const c = Cassette.parse(JSON.parse(JSON.stringify(rec.cassette({ caseId: 'p-2', issueText: 'b', settings: {}, outcome, judge: null }))));
+    expect(c.project?.exports).toEqual({ parse_shape: 'p' });
   });
 
   it('a session with no checkout records no project', async () => {

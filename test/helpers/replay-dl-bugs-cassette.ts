@@ -12,6 +12,10 @@ export const DL_BUGS_CASSETTES = join(import.meta.dirname, '../../fixtures/casse
 export const DL_BUGS_KERAS_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/dl-bugs-keras');
 /** Those of the fail-to-pass cases, against timm's checkout at each case's buggy commit. */
 export const REPO_F2P_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/repo-f2p');
+/** The same cases recorded with tier 0 on (the product's default), issue 40's rules in place. */
+export const REPO_F2P_TIER0_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/repo-f2p-tier0');
+/** Those of the repo-env cases (einops, kornia, torchmetrics, …), each in the env RepGen built at the buggy commit. */
+export const REPO_ENV_CASSETTES = join(import.meta.dirname, '../../fixtures/cassettes/repo-env');
 
 /** Their file names, sorted. */
 export function dlBugsCassetteFiles(dir = DL_BUGS_CASSETTES): string[] {
@@ -37,6 +41,8 @@ export async function replayThroughPipeline(cassette: Cassette) {
     },
     {
       ...(project?.context ? { buildContext: async () => project.context as NonNullable<typeof project.context> } : {}),
+      // The checkout's exports as recorded (none when the recording kept none): the replay never reads the checkout.
+      ...(project ? { projectExports: async () => project.exports } : {}),
       executor: replay.executor,
       llm: replay.llm,
       llmReason: 'cassette',
