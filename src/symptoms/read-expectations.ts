@@ -102,6 +102,48 @@ const SHOULD_WORK = new RegExp(
   ].join('|'),
   'gi',
 );
+/**
+ * "`ops.reshape(x, -1)` wasn't working on torch", "X doesn't work with Y", "stopped working", "is broken": the report
+ * says in words that a call fails. The negative of "should work": read as one only when the report says nothing else
+ * about what went wrong (no traceback, quoted message, value or printed output), see {@link notWorkingExpectations}.
+ */
+const NOT_WORKING = new RegExp(
+  [
+    String.raw`\b(?:does|did|is|was|are|were|wo)(?:n['’]t|\s+not)\s+(?:work(?:s|ing)?|run(?:ning)?)\b`,
+    String.raw`\bno\s+longer\s+(?:works?|working|runs?|running)\b`,
+    String.raw`\bstopped\s+(?:working|running)\b`,
+    String.raw`\b(?:is|was|are|were|seems?)\s+(?:to\s+be\s+)?broken\b`,
+  ].join('|'),
+  'gi',
+);
+/** Python words that are no call a report names (`if (…)`, `print(…)` aside, a call's name is an identifier). */
+const NOT_A_CALL = new Set(['if', 'for', 'while', 'with', 'return', 'and', 'or', 'not', 'in', 'is', 'print', 'e', 'i', 'eg', 'ie']);
+
+/** The call a "doesn't work" sentence is about: the last `name(` before the phrase, else a backticked name; as a regex over a frame. */
+function notWorkingCall(before: string): string | undefined {
+  const calls = [...before.matchAll(/([A-Za-z_]\w*)\(/g)].map((m) => m[1] ?? '').filter((n) => !NOT_A_CALL.has(n.toLowerCase()));
+  const named = calls.at(-1) ?? [...before.matchAll(/`(?:[A-Za-z_][\w]*\.)*([A-Za-z_]\w*)`/g)].map((m) => m[1] ?? '').at(-1);
+  return named && named.length >= 2 ? String.raw`\b${named}\b` : undefined;
+}
+
+/**
+ * "X doesn't work" sentences of a report's prose as `should_work` expectations (issue 40 item 2: a run that raises
+ * inside the call the sentence names is the report's expectation failing); a sentence that names no call is none. The
+ * caller reads them only when the report shows nothing else (src/symptoms/read-report.ts). Pure.
+ */
+export function notWorkingExpectations(prose: string): Expectation[] {
+  const out: Expectation[] = [];
+  for (const m of prose.slice(0, 200_000).matchAll(NOT_WORKING)) {
+    const at = m.index ?? 0;
+    const quote = sentenceAround(prose, at, m[0].length);
+    const start = prose.lastIndexOf(quote.slice(0, 40), at);
+    const call = notWorkingCall(prose.slice(start >= 0 ? start : Math.max(0, at - 400), at));
+    // "It does not work well, please help" names nothing a run could be held to.
+    if (call) add(out, { kind: 'should_work', quote, subject: call });
+  }
+  return out;
+}
+
 /** A sentence that states what should happen or what is wrong, in words: what an oracle may cite. */
 const STATED =
   /\b(?:should(?:n't|\s+not)?|expect(?:ed|s|ing)?|supposed\s+to|instead\s+of|rather\s+than|actually|wrong(?:ly)?|incorrect(?:ly)?|but\s+it)\b/i;

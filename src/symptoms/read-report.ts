@@ -13,7 +13,7 @@ import {
 import { isMetricLine, parseMetricPoints, seriesOf, toMetricSeries } from './parse-metrics.js';
 import { clip } from './text.js';
 import { isWrapperMessage } from './framework-output.js';
-import { expectationSymptoms, readExpectations } from './read-expectations.js';
+import { expectationSymptoms, notWorkingExpectations, readExpectations } from './read-expectations.js';
 import { regexLines } from '../regex.js';
 import { readReportVersions } from '../env/read/read-report-versions.js';
 import { normalizeName } from '../env/read/requirement-line.js';
@@ -344,6 +344,11 @@ export function readReport(markdown: string): ReportReading {
     if (expected.length === 0 && last) expected.push({ kind: 'wrong_values', category: 'silent', evidence: clip(last.trim()) });
   }
   // No traceback, output or marked assert, but the report says in words what it expected or saw: that is checkable.
+  // Nothing but words at all (no code, no output, no other statement): "X doesn't work" is the report's expectation that
+  // X works, failing. Beside code it may as well mean a wrong result ("`apply_to_collection` doesn't work for cached
+  // properties", whose code shows stale values): that report is read by its code and its other words.
+  if (expected.length === 0 && blocks.length === 0 && !expectations.some((e) => e.kind !== 'stated'))
+    expectations.push(...notWorkingExpectations(`${title}\n${prose}`));
   if (expected.length === 0) expected.push(...expectationSymptoms(expectations));
   const codeBlocks: CodeBlock[] = blocks.filter((b) => b.kind === 'code' || b.kind === 'other').map(({ lang, code }) => ({ lang, code }));
   const outputText = [pasted, ...errorLines.filter((l) => !pasted.includes(l))].filter((s) => s.trim() !== '').join('\n');

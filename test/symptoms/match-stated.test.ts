@@ -261,3 +261,83 @@ describe('"should work" beside printed values (torchmetrics)', () => {
     expect(m.reasons.join(' ')).not.toMatch(/raised no exception/);
   });
 });
+
+describe('"X doesn\'t work" is the same expectation, said of the bug (item 2)', () => {
+  it('keras: "ops.reshape(tensor, -1) wasn\'t working on torch backend" is held to reshape', () => {
+    const report = readReport(
+      [
+        '# Fix torch reshape',
+        '',
+        "ops.reshape(tensor, -1) wasn't working on torch backend. It's a fairly common numpy-ism.",
+      ].join('\n'),
+    );
+    expect(report.expected).toEqual([expect.objectContaining({ category: 'crash', raisedIn: String.raw`\breshape\b` })]);
+    const raised = runOutput(
+      'y = ops.reshape(x, -1)',
+      "TypeError: reshape(): argument 'shape' (position 2) must be tuple of ints, not int",
+      '/work/checkout/keras/src/backend/torch/numpy.py',
+      'reshape',
+    );
+    expect(matchRun(report, readRun(raised), { output: raised }).verdict).toBe('reproduced');
+    const other = runOutput('y = ops.transpose(x)', 'TypeError: bad axes', '/work/checkout/keras/src/ops/numpy.py', 'transpose');
+    expect(matchRun(report, readRun(other), { output: other }).verdict).toBe('partial');
+    expect(matchRun(report, readRun('(6,)\n'), { output: '(6,)\n' }).verdict).toBe('not_reproduced');
+  });
+
+  it('torchmetrics: "`MeanAveragePrecision` does not work …" names the class; lightning: "`apply_to_collection` is broken …"', () => {
+    const tm = readReport(
+      ['# mAP with empty targets', '`MeanAveragePrecision` does not work when an image has no ground-truth boxes.'].join('\n'),
+    );
+    expect(tm.expected).toEqual([expect.objectContaining({ raisedIn: String.raw`\bMeanAveragePrecision\b` })]);
+    const lu = readReport(
+      ['# frozen dataclasses', 'Since 0.9 `apply_to_collection` is broken for frozen dataclasses.'].join('\n'),
+    );
+    expect(lu.expected).toEqual([expect.objectContaining({ category: 'crash', raisedIn: String.raw`\bapply_to_collection\b` })]);
+    const inProject = runOutput(
+      'apply_to_collection(data, torch.Tensor, move)',
+      'AttributeError: cannot set attribute',
+      '/work/checkout/src/lightning_utilities/core/apply_func.py',
+      'apply_to_collection',
+    );
+    expect(matchRun(lu, readRun(inProject), { output: inProject }).verdict).toBe('reproduced');
+    const elsewhere = runOutput('data = Frozen(a=torch.ones(1))', 'TypeError: bad field', '/work/checkout/tests/helpers.py', 'make');
+    expect(matchRun(lu, readRun(elsewhere), { output: elsewhere }).verdict).toBe('partial');
+    // A sentence that names no call is nothing a run could be held to.
+    expect(readReport('# My model is weird\n\nIt does not work well, please help.\n').expected).toEqual([]);
+  });
+
+  it('is no symptom beside what the report shows: code, a traceback, a value it expected, or a quoted message decide', () => {
+    // Beside code it may mean a wrong result (lightning-utilities: stale cached properties, no crash): the code decides.
+    const withCode = readReport(
+      [
+        '# `apply_to_collection` doesn\'t work for cached properties',
+        'When running `apply_to_collection` on a `dataclass`, cached properties do not get modified.',
+        '```py',
+        'new_data = apply_to_collection(data, Tensor, lambda x: x.to(torch.float64))',
+        'print(new_data.b.dtype)',
+        '```',
+      ].join('\n'),
+    );
+    expect(withCode.expected.some((s) => s.raisedIn !== undefined)).toBe(false);
+    const withValue = readReport(
+      ['# r2 score', '```python', 'print(r2(p, t))  # tensor(82685.5)', '```', 'R2Score does not work: it returns 82685.5, expected 0.'].join(
+        '\n',
+      ),
+    );
+    expect(withValue.expected.some((s) => s.raisedIn !== undefined)).toBe(false);
+    const withTrace = readReport(
+      [
+        '# parse_shape does not work for scalars',
+        '```',
+        'Traceback (most recent call last):',
+        '  File "x.py", line 1, in <module>',
+        'ValueError: not enough values to unpack (expected 1, got 0)',
+        '```',
+        "parse_shape doesn't work with a 0-d tensor.",
+      ].join('\n'),
+    );
+    expect(withTrace.expected).toEqual([expect.objectContaining({ exception: expect.objectContaining({ type: 'ValueError' }) })]);
+    // "I can't run it on GPU" says nothing about the call.
+    expect(readReport('# slow\nI cannot run this on my GPU, so I tried CPU. The loss should go down faster.').expected).toEqual([]);
+  });
+});
