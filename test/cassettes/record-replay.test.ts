@@ -169,7 +169,9 @@ describe("recording a session against a project's checkout", () => {
       return { outcome } as never;
     })({ ...input, repoDir: dir, workspace }, {} as never, new AbortController().signal);
     expect(seen).toEqual({ parse_shape: 'p' });
-    const c = Cassette.parse(JSON.parse(JSON.stringify(rec.cassette({ caseId: 'p-2', issueText: 'b', settings: {}, outcome, judge: null }))));
+    const c = Cassette.parse(
+      JSON.parse(JSON.stringify(rec.cassette({ caseId: 'p-2', issueText: 'b', settings: {}, outcome, judge: null }))),
+    );
     expect(c.project?.exports).toEqual({ parse_shape: 'p' });
   });
 

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  dlBugsCassetteFiles,
-  expectReplayAsRecorded,
-  readDlBugsCassette,
-  REPO_ENV_CASSETTES,
-} from '../helpers/replay-dl-bugs-cassette.js';
+import { dlBugsCassetteFiles, expectReplayAsRecorded, readDlBugsCassette, REPO_ENV_CASSETTES } from '../helpers/replay-dl-bugs-cassette.js';
 
 /**
  * The repo-env cases (fixtures/bench/repo-env: real issues of einops, kornia, torchmetrics, Lightning utilities,

@@ -43,8 +43,6 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 on)', () 
     );
     for (const f of files) expect(summaries[f]!.status, f).toBe('reproduced');
     expect(summaries['timm-1078.json']!.summary).toContain("the report's expectation failing (expected 6)");
-    expect(summaries['timm-1910.json']!.summary).toContain(
-      "the report's expectation failing (expected '(tensor([4.]), tensor([5.]))')",
-    );
+    expect(summaries['timm-1910.json']!.summary).toContain("the report's expectation failing (expected '(tensor([4.]), tensor([5.]))')");
   });
 });

@@ -265,11 +265,7 @@ describe('"should work" beside printed values (torchmetrics)', () => {
 describe('"X doesn\'t work" is the same expectation, said of the bug (item 2)', () => {
   it('keras: "ops.reshape(tensor, -1) wasn\'t working on torch backend" is held to reshape', () => {
     const report = readReport(
-      [
-        '# Fix torch reshape',
-        '',
-        "ops.reshape(tensor, -1) wasn't working on torch backend. It's a fairly common numpy-ism.",
-      ].join('\n'),
+      ['# Fix torch reshape', '', "ops.reshape(tensor, -1) wasn't working on torch backend. It's a fairly common numpy-ism."].join('\n'),
     );
     expect(report.expected).toEqual([expect.objectContaining({ category: 'crash', raisedIn: String.raw`\breshape\b` })]);
     const raised = runOutput(
@@ -289,9 +285,7 @@ describe('"X doesn\'t work" is the same expectation, said of the bug (item 2)', 
       ['# mAP with empty targets', '`MeanAveragePrecision` does not work when an image has no ground-truth boxes.'].join('\n'),
     );
     expect(tm.expected).toEqual([expect.objectContaining({ raisedIn: String.raw`\bMeanAveragePrecision\b` })]);
-    const lu = readReport(
-      ['# frozen dataclasses', 'Since 0.9 `apply_to_collection` is broken for frozen dataclasses.'].join('\n'),
-    );
+    const lu = readReport(['# frozen dataclasses', 'Since 0.9 `apply_to_collection` is broken for frozen dataclasses.'].join('\n'));
     expect(lu.expected).toEqual([expect.objectContaining({ category: 'crash', raisedIn: String.raw`\bapply_to_collection\b` })]);
     const inProject = runOutput(
       'apply_to_collection(data, torch.Tensor, move)',
@@ -310,7 +304,7 @@ describe('"X doesn\'t work" is the same expectation, said of the bug (item 2)', 
     // Beside code it may mean a wrong result (lightning-utilities: stale cached properties, no crash): the code decides.
     const withCode = readReport(
       [
-        '# `apply_to_collection` doesn\'t work for cached properties',
+        "# `apply_to_collection` doesn't work for cached properties",
         'When running `apply_to_collection` on a `dataclass`, cached properties do not get modified.',
         '```py',
         'new_data = apply_to_collection(data, Tensor, lambda x: x.to(torch.float64))',
@@ -320,9 +314,13 @@ describe('"X doesn\'t work" is the same expectation, said of the bug (item 2)', 
     );
     expect(withCode.expected.some((s) => s.raisedIn !== undefined)).toBe(false);
     const withValue = readReport(
-      ['# r2 score', '```python', 'print(r2(p, t))  # tensor(82685.5)', '```', 'R2Score does not work: it returns 82685.5, expected 0.'].join(
-        '\n',
-      ),
+      [
+        '# r2 score',
+        '```python',
+        'print(r2(p, t))  # tensor(82685.5)',
+        '```',
+        'R2Score does not work: it returns 82685.5, expected 0.',
+      ].join('\n'),
     );
     expect(withValue.expected.some((s) => s.raisedIn !== undefined)).toBe(false);
     const withTrace = readReport(

@@ -136,3 +136,60 @@ describe('an expectation that names no mechanism accepts any observable that mee
     expect(matchRun(report, readRun(out2), { script: wrong, output: out2 }).verdict).toBe('not_reproduced');
   });
 });
+
+describe("a report whose only expectation is a sentence in words (item 4: the report's own sentence backs an assertion)", () => {
+  const report = (title: string, code: string[], sentence: string) =>
+    readReport([`# ${title}`, '```python', ...code, '```', sentence].join('\n'));
+
+  it('torchmetrics: "should never be above 1" backs `assert score <= 1`; a number the sentence never states is refused by name', () => {
+    const r = report(
+      'r2_score larger than 1 with a constant target',
+      ['import torch', 'from torchmetrics.functional import r2_score', 'print(r2_score(p, t))'],
+      'The `r2_score` should never be above 1.',
+    );
+    expect(r.expected).toEqual([]);
+    const backed = 'assert score <= 1, f"r2_score is {score}; the report says it should never be above 1"';
+    const out = failedAt(5, backed, 'r2_score is 82685.53125; the report says it should never be above 1');
+    expect(matchRun(r, readRun(out), { script: ['', '', '', '', backed].join('\n'), output: out }).verdict).toBe('reproduced');
+    const unbacked = 'assert score < -1000, f"r2_score is {score}"';
+    const out2 = failedAt(5, unbacked, 'r2_score is 82685.53125');
+    const m = matchRun(r, readRun(out2), { script: ['', '', '', '', unbacked].join('\n'), output: out2 });
+    expect(m.verdict).toBe('not_reproduced');
+    expect(m.reasons.join(' ')).toMatch(/never states/);
+    // The assertion holding is the expected behaviour (as at the fix), not "no symptom".
+    const held = matchRun(r, readRun('tensor(0.)\n'), { script: ['', '', '', '', backed].join('\n'), output: 'tensor(0.)\n' });
+    expect(held.verdict).toBe('not_reproduced');
+    expect(held.reasons.join(' ')).toMatch(/expectation holds/);
+  });
+
+  it('kornia: "should stay in the range 0 to 1" backs `assert out.max() <= 1`; einops: "should reject" backs a raises assertion', () => {
+    const k = report(
+      'ycbcr_to_rgb returns values outside the image range',
+      ['import torch', 'from kornia.color import ycbcr_to_rgb', 'print(ycbcr_to_rgb(torch.rand(1, 3, 4, 4)))'],
+      'For an input in range, the RGB output should stay in the range 0 to 1.',
+    );
+    const kAssert = 'assert out.max() <= 1, f"max is {out.max()}, the report expects at most 1"';
+    const kOut = failedAt(4, kAssert, 'max is 1.3865, the report expects at most 1');
+    expect(matchRun(k, readRun(kOut), { script: ['', '', '', kAssert].join('\n'), output: kOut }).verdict).toBe('reproduced');
+    const e = report(
+      'parse_shape accepts repeated axes',
+      ['import numpy as np', 'from einops import parse_shape', "print(parse_shape(np.zeros((10, 20, 30)), 'b b c'))"],
+      'I would expect parse_shape to reject this pattern with an error rather than return a dict.',
+    );
+    expect(e.expected).toEqual([]);
+    const eAssert = "with pytest.raises(Exception): parse_shape(np.zeros((10, 20, 30)), 'b b c')";
+    const eOut = [
+      'Traceback (most recent call last):',
+      '  File "/tmp/w/repro.py", line 4, in <module>',
+      `    ${eAssert}`,
+      "Failed: DID NOT RAISE <class 'Exception'>",
+      '',
+    ].join('\n');
+    const m = matchRun(e, readRun(eOut), {
+      script: ['import numpy as np', 'import pytest', 'from einops import parse_shape', eAssert].join('\n'),
+      output: eOut,
+    });
+    expect(m.verdict).toBe('reproduced');
+    expect(m.oracle?.form).toBe('raises');
+  });
+});
