@@ -13,10 +13,12 @@ import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackInd
 
 const issue = { title: 't', body: 'b' } as Parameters<typeof prepareEnv>[0]['issue'];
 const project = { root: '', importRoots: [''], mode: 'pth' as const, distribution: 'proj', extensions: [] };
+const fakeRelease = (version: string, uploaded: string) => ({ version, uploaded, wheels: [], yanked: false });
 
 describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () => {
   let root: string;
   let checkout: string;
+  let oldCheckout: string;
   let index: LoopbackIndex;
   let builder: UvEnvBuilder;
   const signal = new AbortController().signal;
@@ -34,6 +36,10 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
       { name: 'numpy', version: '1.20.0', init: "__version__ = '1.20.0'\nfloat = float\n" },
       { name: 'numpy', version: '2.0.0', init: "__version__ = '2.0.0'\n" },
       { name: 'oldcode', version: '1.0', requires: ['numpy'], init: 'import numpy\nnumpy.float\n' },
+      // A library whose later release removed a name the project's code of its time imports (huggingface-hub 0.26
+      // removed `cached_download`, which diffusers of 2024 imports).
+      { name: 'hub', version: '1.0', init: "__version__ = '1.0'\ncached_download = object()\n" },
+      { name: 'hub', version: '2.0', init: "__version__ = '2.0'\n" },
       // Keras 3's way: the backend it imports is the one the environment names, else one that is not installed.
       {
         name: 'backended',
@@ -47,6 +53,10 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     mkdirSync(join(checkout, 'proj'), { recursive: true });
     writeFileSync(join(checkout, 'proj', '__init__.py'), 'import fw\nfw.xpu\n');
     for (const d of [checkout, join(checkout, 'proj')]) chmodSync(d, 0o755);
+    oldCheckout = join(root, 'old-checkout');
+    mkdirSync(join(oldCheckout, 'oldproj'), { recursive: true });
+    writeFileSync(join(oldCheckout, 'oldproj', '__init__.py'), 'from hub import cached_download\n');
+    for (const d of [oldCheckout, join(oldCheckout, 'oldproj')]) chmodSync(d, 0o755);
     const uv = findBinary('uv');
     if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
     const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
@@ -89,6 +99,36 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     if (one.kind !== 'built') throw new Error(JSON.stringify(one));
     expect(one.env.pins).toEqual({ fw: '1.0' });
     expect(one.candidates?.map((c) => c.outcome)).toEqual(['rejected']);
+  });
+
+  it('moves a library down to the commit’s series when a release newer than the commit lacks a name the project imports', async () => {
+    const oldProject = { ...project, distribution: 'oldproj' };
+    const spec = indexSpec(index, [requirement('hub')], { project: oldProject });
+    const dates = { hub: [fakeRelease('1.0', '2023-06-01T00:00:00Z'), fakeRelease('2.0', '2025-06-01T00:00:00Z')] };
+    const era = { commitDate: '2024-01-02T11:16:21+05:30', releases: (name: string) => Promise.resolve(dates[name as 'hub'] ?? null) };
+    const stage = await prepareEnv(
+      { issue, repoDir: oldCheckout, checkout: oldCheckout },
+      ports(spec, { projectPackages: ['oldproj'], era }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ hub: '1.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({ outcome: 'rejected', change: '', why: expect.stringContaining('a later release removed it') }),
+      expect.objectContaining({ outcome: 'accepted', change: 'hub <1.1', why: 'imports oldproj' }),
+    ]);
+    // Without the commit's date the same failure reads as "too old", and no newer hub exists to try.
+    const blind = await prepareEnv(
+      { issue, repoDir: oldCheckout, checkout: oldCheckout },
+      ports(spec, { projectPackages: ['oldproj'] }),
+      () => undefined,
+      signal,
+    );
+    expect(blind.kind === 'built' && blind.candidates?.map((c) => [c.outcome, c.change])).toEqual([
+      ['rejected', ''],
+      ['build-failed', 'hub >2.0'],
+    ]);
   });
 
   it('builds the next candidate with an older numpy when the report’s import uses an API numpy 2 removed (np.float)', async () => {
