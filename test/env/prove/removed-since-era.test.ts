@@ -16,7 +16,8 @@ const HUB = [
 // What the proof of diffusers at its commit of 2024-01-02 read in an env with an unpinned hub.
 const failure = {
   module: 'diffusers',
-  error: "ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/env/lib/python3.11/site-packages/huggingface_hub/__init__.py)",
+  error:
+    "ImportError: cannot import name 'cached_download' from 'huggingface_hub' (/env/lib/python3.11/site-packages/huggingface_hub/__init__.py)",
   versions: { 'huggingface-hub': '2.4.0' },
 };
 const classified = classifyProofFailure(failure, { pins: { 'huggingface-hub': '2.4.0' }, projectPackages: ['diffusers'] });
@@ -31,7 +32,12 @@ describe('removedSinceEra', () => {
   });
 
   it('keeps "too old" for a release of the commit’s time or older (torch 1.13 has no torch.xpu; code of 2025)', () => {
-    const torch: ProofVerdict = { kind: 'framework-too-old', package: 'torch', constraint: '>1.13.0', why: 'torch 1.13.0 has no torch.xpu' };
+    const torch: ProofVerdict = {
+      kind: 'framework-too-old',
+      package: 'torch',
+      constraint: '>1.13.0',
+      why: 'torch 1.13.0 has no torch.xpu',
+    };
     const dates = [rel('1.13.0', '2022-10-28T00:00:00Z'), rel('2.6.0', '2025-01-29T00:00:00Z')];
     expect(removedSinceEra(torch, '1.13.0a0+gitunknown', dates, '2025-02-12T20:33:56+00:00')).toBe(torch);
     // The env's release is the newest of the era itself: nothing newer removed anything.
