@@ -13,6 +13,9 @@ export interface ProofEra {
   releases(name: string): Promise<readonly ReleaseInfo[] | null>;
 }
 
+/** A PEP 503 normalised distribution name, of a sane length. */
+const DIST_NAME = /^[a-z0-9](?:[a-z0-9._-]{0,98}[a-z0-9])?$/;
+
 export async function eraVerdict(
   verdict: ProofVerdict,
   failure: ProofFailure,
@@ -21,6 +24,8 @@ export async function eraVerdict(
 ): Promise<ProofVerdict> {
   if (!era || verdict.kind !== 'framework-too-old' || !verdict.package) return verdict;
   const dist = verdict.package;
+  // The name comes from an import error the checkout's code raised: only a distribution name is looked up.
+  if (!DIST_NAME.test(dist)) return verdict;
   const version = pins[dist] ?? Object.entries(failure.versions).find(([d]) => normaliseName(d) === dist)?.[1] ?? null;
   const releases = await era.releases(dist).catch(() => null);
   return removedSinceEra(verdict, version, releases, era.commitDate);
