@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvSpec } from '../../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../../src/env/uv-builder.js';
+import { runSandboxed } from '../../../../src/env/sandboxed/sandboxed-command.js';
 import { findBinary, probeSandbox } from '../../../../src/exec/sandbox/sandbox.js';
 import { prepareEnv, type EnvPorts, type EnvProofInput } from '../../../../src/pipeline/stages/env/index.js';
 import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../../../helpers/loopback-pypi.js';
@@ -21,6 +22,7 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
   let oldCheckout: string;
   let index: LoopbackIndex;
   let builder: UvEnvBuilder;
+  let builderOpts: ConstructorParameters<typeof UvEnvBuilder>[0];
   const signal = new AbortController().signal;
 
   beforeAll(async () => {
@@ -60,7 +62,8 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     const uv = findBinary('uv');
     if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
     const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
-    builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan });
+    builderOpts = { cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan };
+    builder = new UvEnvBuilder(builderOpts);
   }, 60_000);
 
   afterAll(async () => {
@@ -166,6 +169,8 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     expect(proofs()).toHaveLength(kept);
     // Without them the default backend is imported, which is missing: the next candidate adds it, cannot be built
     // (the index has none), and the first env is used, with both candidates in the evidence.
+    const fails = (): string[] => readdirSync(join(root, 'cache', 'proofs')).filter((f) => f.endsWith('.fail'));
+    const failsBefore = fails().length;
     const without = await prepareEnv(
       { issue, repoDir: null, checkout: null },
       ports(spec, { reportModules: ['backended'], distributionOf: (m) => (m === 'tensorflow' ? 'tensorflow' : null) }),
@@ -180,5 +185,27 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     ]);
     expect(without.spec.notes.at(-1)).toMatch(/no candidate env imported everything/);
     expect(proofs()).toHaveLength(kept);
+    // A proof that failed as an import fails (No module named 'tensorflow') is kept too: the same job again reuses the
+    // answer and imports nothing.
+    expect(fails()).toHaveLength(failsBefore + 1);
+    const steps: string[] = [];
+    const counting = new UvEnvBuilder({
+      ...builderOpts,
+      runner: (cmd) => {
+        steps.push(cmd.argv.join(' '));
+        return runSandboxed(cmd);
+      },
+    });
+    const again2 = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      {
+        ...ports(spec, { reportModules: ['backended'], distributionOf: (m) => (m === 'tensorflow' ? 'tensorflow' : null) }),
+        builder: counting,
+      },
+      () => undefined,
+      signal,
+    );
+    expect(again2.kind === 'built' && again2.candidates).toEqual(without.candidates);
+    expect(steps.filter((s) => s.includes('REPGEN_PROOF'))).toEqual([]);
   });
 });
