@@ -73,7 +73,9 @@ export async function proveImportsIn(
   // cannot change: no checkout on sys.path, or one the caller names by its commit (`req.checkoutKey`). So is one that
   // failed only as an import fails the same way every time (keptFailures): a job whose ladder rejected candidates
   // before the accepted one reuses their answers instead of importing torch again for each.
-  const key = req.importRoots.length === 0 || req.checkoutKey ? join(paths.root, 'proofs', proofKey(env, req)) : null;
+  // The sandbox's binds are part of the answer too: an import that failed for want of one (a base venv outside /usr) is
+  // asked again once the operator binds it.
+  const key = req.importRoots.length === 0 || req.checkoutKey ? join(paths.root, 'proofs', proofKey(env, req, opts.readOnlyPaths)) : null;
   const memo = key ? `${key}.ok` : null;
   if (memo && (await readFile(memo, 'utf8').catch(() => null)) !== null) return { failures: [] };
   const failed = key ? readKeptFailures(await readFile(`${key}.fail`, 'utf8').catch(() => null)) : null;
@@ -122,8 +124,8 @@ export async function proveImports(ctx: UvContext, buildDir: string, python: str
   }
 }
 
-/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit. */
-function proofKey(env: BuiltEnv, req: ImportProofRequest): string {
+/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit, the binds. */
+function proofKey(env: BuiltEnv, req: ImportProofRequest, binds: readonly string[]): string {
   const { modules, setupEnv, importRoots, checkoutKey } = req;
   // The commit names what the roots hold; where the checkout lies on this host does not change what imports.
   const roots = checkoutKey ? importRoots.length : importRoots;
@@ -135,6 +137,7 @@ function proofKey(env: BuiltEnv, req: ImportProofRequest): string {
       setupEnv: Object.entries(setupEnv).sort(),
       roots,
       checkoutKey,
+      binds: [...new Set([...binds, ...env.readOnlyPaths])].sort(),
     }),
   );
 }
