@@ -5,9 +5,26 @@
 // `huggingface_hub.cached_download`, which huggingface-hub 0.26 removed; an unpinned hub resolves to a release of 2026).
 // The next candidate then caps the library at the series that was current at the commit. Pure.
 import { compareVersions, dropLocal, parseVersion } from '../compare-versions.js';
-import { newestReleaseBefore } from '../decide/decide-versions.js';
-import type { ReleaseInfo } from '../decide/era.js';
 import type { ProofVerdict } from './import-failure.js';
+
+/** A release as the index dates it (decide/era.ts's ReleaseInfo has this shape; prove/ does not import decide/). */
+export interface DatedRelease {
+  version: string;
+  /** First upload, ISO 8601. */
+  uploaded: string;
+  yanked: boolean;
+}
+
+/** The newest final, unyanked release uploaded by `date` (ms); null when none. */
+function newestBefore(releases: readonly DatedRelease[], date: number): string | null {
+  let best: { text: string; v: NonNullable<ReturnType<typeof parseVersion>> } | null = null;
+  for (const r of releases) {
+    const v = parseVersion(r.version);
+    if (!v || r.yanked || v.is_prerelease || !(Date.parse(r.uploaded) <= date)) continue;
+    if (!best || compareVersions(v, best.v) > 0) best = { text: r.version, v };
+  }
+  return best?.text ?? null;
+}
 
 /**
  * The verdict with its direction decided by the release dates: a `framework-too-old` verdict on a release uploaded after
@@ -17,7 +34,7 @@ import type { ProofVerdict } from './import-failure.js';
 export function removedSinceEra(
   verdict: ProofVerdict,
   envVersion: string | null,
-  releases: readonly ReleaseInfo[] | null,
+  releases: readonly DatedRelease[] | null,
   commitDate: string,
 ): ProofVerdict {
   if (verdict.kind !== 'framework-too-old' || !verdict.package || !envVersion || !releases) return verdict;
@@ -29,7 +46,7 @@ export function removedSinceEra(
     return v !== null && compareVersions(v, have) === 0;
   });
   if (!mine || Number.isNaN(Date.parse(mine.uploaded)) || Date.parse(mine.uploaded) <= date) return verdict;
-  const eraNewest = newestReleaseBefore(releases, commitDate);
+  const eraNewest = newestBefore(releases, date);
   const newest = eraNewest ? parseVersion(eraNewest) : null;
   // The env's release is not newer than the era's (a back-port uploaded late): the name may really be newer.
   if (!eraNewest || !newest || compareVersions(newest, have) >= 0) return verdict;
