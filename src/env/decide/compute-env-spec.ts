@@ -1,6 +1,7 @@
 import { satisfies } from '@renovatebot/pep440';
 import type { EnvironmentConfig } from '../../config/repo-config.js';
 import { ERA_SENSITIVE, eraCap, type ReleaseInfo } from './era.js';
+import { FRAMEWORK_DISTRIBUTIONS, frameworkOfExtras } from './framework-extra.js';
 import { distributionsForImports, type ImportNameTables } from '../read/import-names.js';
 import { indexUrlAllowed } from './match-index-url.js';
 import { projectLayout } from '../read/project-layout.js';
@@ -107,6 +108,15 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
           [extra],
         );
     } else for (const d of needed) fromDeclared(d, 'repo', [extra]);
+  }
+  // 1b. A framework the project declares only as an extra named after it (diffusers[torch]), when nothing names one.
+  const namedFrameworks = FRAMEWORK_DISTRIBUTIONS.filter(
+    (fw) => reqs.has(fw) || scriptDists.some((s) => s.distribution === fw) || reported.versions.some((v) => v.name === fw),
+  );
+  const extraFramework = frameworkOfExtras(repo?.extras ?? {}, namedFrameworks);
+  if (extraFramework) {
+    const { extra, declared } = extraFramework;
+    fromDeclared({ ...declared, where: `${declared.where} (the project's framework, an extra named after it)` }, 'repo', [extra]);
   }
   // 2. repgen.yml's requirement files, then the script's own imports.
   for (const f of envCfg?.requirements ?? []) {

@@ -4,6 +4,7 @@
 // runs, only `import` of the names.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { newBuildDir, openEnvCache } from '../build/env-cache.js';
 import type { BuiltEnv, ImportProof, ImportProofRequest, ProofFailure } from '../types.js';
 import type { SandboxPlan } from '../../exec/sandbox/sandbox.js';
@@ -69,9 +70,16 @@ export async function proveImportsIn(
   const owner = opts.plan.runAs;
   const paths = await openEnvCache(opts.cacheRoot, owner);
   // A proof that passed is kept: importing torch takes seconds, and a reused env must stay fast. Only where the answer
-  // cannot change: no checkout on sys.path, or one the caller names by its commit (`req.checkoutKey`).
-  const memo = req.importRoots.length === 0 || req.checkoutKey ? join(paths.root, 'proofs', `${proofKey(env, req)}.ok`) : null;
+  // cannot change: no checkout on sys.path, or one the caller names by its commit (`req.checkoutKey`). So is one that
+  // failed only as an import fails the same way every time (keptFailures): a job whose ladder rejected candidates
+  // before the accepted one reuses their answers instead of importing torch again for each.
+  // The sandbox's binds are part of the answer too: an import that failed for want of one (a base venv outside /usr) is
+  // asked again once the operator binds it.
+  const key = req.importRoots.length === 0 || req.checkoutKey ? join(paths.root, 'proofs', proofKey(env, req, opts.readOnlyPaths)) : null;
+  const memo = key ? `${key}.ok` : null;
   if (memo && (await readFile(memo, 'utf8').catch(() => null)) !== null) return { failures: [] };
+  const failed = key ? readKeptFailures(await readFile(`${key}.fail`, 'utf8').catch(() => null)) : null;
+  if (failed) return { failures: failed };
   const buildDir = await newBuildDir(paths, owner);
   try {
     const ctx: UvContext = {
@@ -91,6 +99,9 @@ export async function proveImportsIn(
     if (memo && proof && proof.failures.length === 0) {
       await mkdir(join(paths.root, 'proofs'), { recursive: true, mode: 0o700 });
       await writeFile(memo, `${new Date().toISOString()}\n`);
+    } else if (key && proof && keptFailures(proof.failures)) {
+      await mkdir(join(paths.root, 'proofs'), { recursive: true, mode: 0o700 });
+      await writeFile(`${key}.fail`, `${JSON.stringify(proof.failures)}\n`, { mode: 0o600 });
     }
     return proof;
   } finally {
@@ -113,8 +124,8 @@ export async function proveImports(ctx: UvContext, buildDir: string, python: str
   }
 }
 
-/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit. */
-function proofKey(env: BuiltEnv, req: ImportProofRequest): string {
+/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit, the binds. */
+function proofKey(env: BuiltEnv, req: ImportProofRequest, binds: readonly string[]): string {
   const { modules, setupEnv, importRoots, checkoutKey } = req;
   // The commit names what the roots hold; where the checkout lies on this host does not change what imports.
   const roots = checkoutKey ? importRoots.length : importRoots;
@@ -126,6 +137,34 @@ function proofKey(env: BuiltEnv, req: ImportProofRequest): string {
       setupEnv: Object.entries(setupEnv).sort(),
       roots,
       checkoutKey,
+      binds: [...new Set([...binds, ...env.readOnlyPaths])].sort(),
     }),
   );
+}
+
+/**
+ * Failures that repeat on every import of the same env and checkout: the module, or a name in it, is not there
+ * (ImportError, ModuleNotFoundError, AttributeError) or does not compile (SyntaxError). A timeout, memory or any other
+ * error may not repeat: such a proof is run again next time.
+ */
+const REPEATS = /^(?:ImportError|ModuleNotFoundError|AttributeError|SyntaxError|IndentationError): /;
+
+export function keptFailures(failures: readonly ProofFailure[]): boolean {
+  return failures.length > 0 && failures.every((f) => REPEATS.test(f.error));
+}
+
+const KeptFailures = z
+  .array(z.object({ module: z.string().max(200), error: z.string().max(4000), versions: z.record(z.string(), z.string()) }))
+  .min(1)
+  .max(200);
+
+/** A kept failed answer, or null when there is none or it does not read as one (it is then run again). */
+function readKeptFailures(text: string | null): ProofFailure[] | null {
+  if (text === null) return null;
+  try {
+    const parsed = KeptFailures.safeParse(JSON.parse(text));
+    return parsed.success && keptFailures(parsed.data) ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }

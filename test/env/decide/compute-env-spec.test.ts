@@ -80,6 +80,40 @@ describe('computeEnvSpec', () => {
     expect(pure.requirements.map((r) => r.name)).not.toContain('cython');
   });
 
+  it('a project whose framework is only an extra named after it (diffusers[torch]) gets that framework, unless something names one', () => {
+    // diffusers' setup.py: install_requires has no torch; extras "torch" and "flax" carry the frameworks.
+    const setupPy = [
+      'from setuptools import setup',
+      'setup(',
+      '    name="difflib_x",',
+      '    install_requires=["huggingface-hub>=0.27.0", "numpy", "safetensors>=0.3.1"],',
+      '    extras_require={"torch": ["torch>=1.4", "accelerate>=0.31.0"], "flax": ["jax>=0.4.1", "flax>=0.4.1"], "test": ["pytest"]},',
+      ')',
+    ].join('\n');
+    const repoFiles = { paths: ['setup.py', 'difflib_x/__init__.py'], texts: new Map([['setup.py', setupPy]]) };
+    const spec = computeEnvSpec(base({ repoFiles, report: 'Scheduler sigma index out-of-bounds' }));
+    expect(byName(spec.requirements)).toEqual({
+      'huggingface-hub': '>=0.27.0 (repo)',
+      numpy: ' (repo)',
+      safetensors: '>=0.3.1 (repo)',
+      torch: '>=1.4 (repo)',
+    });
+    expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe(
+      "setup.py extras_require[torch] (the project's framework, an extra named after it): torch>=1.4",
+    );
+    // The report's code imports jax: its extra comes in as before, and torch does not.
+    const jax = computeEnvSpec(base({ repoFiles, scriptImports: ['jax'] }));
+    expect(jax.requirements.map((r) => r.name)).toContain('jax');
+    expect(jax.requirements.map((r) => r.name)).not.toContain('torch');
+    // The report states a framework of its own: that one, not the extra's.
+    const stated = computeEnvSpec(base({ repoFiles, report: '- Tensorflow version (GPU?): 2.15.0 (False)' }));
+    expect(stated.requirements.map((r) => r.name)).not.toContain('torch');
+    // Two extras named after frameworks: which one is for the report to say.
+    const both = setupPy.replace('"flax": ["jax>=0.4.1"', '"jax": ["jax>=0.4.1"');
+    const two = computeEnvSpec(base({ repoFiles: { ...repoFiles, texts: new Map([['setup.py', both]]) } }));
+    expect(two.requirements.map((r) => r.name)).not.toContain('torch');
+  });
+
   it('a src/ layout: the report’s versions beat the ranges, the extra the script needs comes in, repgen.yml applies', async () => {
     const repoFiles = await readCheckoutFiles(join(REPOS, 'diffusion-src'), ['requirements/dev.txt']);
     const config = parseRepoConfig(readFileSync(join(REPOS, 'diffusion-src/.github/repgen.yml'), 'utf8'));
@@ -148,7 +182,9 @@ describe('computeEnvSpec', () => {
       }),
     );
     expect(spec.requirements.map((r) => r.name)).toEqual(expect.arrayContaining(['datasets', 'tensorboard']));
-    expect(spec.requirements.map((r) => r.name)).not.toContain('torch');
+    // The other extras stay out; of the `torch` extra only the framework's own line comes in (the project's framework).
+    expect(spec.requirements.map((r) => r.name)).not.toContain('accelerate');
+    expect(spec.requirements.find((r) => r.name === 'torch')?.specifier).toBe('>=1.4');
     expect(spec).toMatchObject({ extraIndexUrls: ['https://download.pytorch.org/whl/cpu'], buildCommands: ['make ext'], notes: [] });
   });
 

@@ -186,6 +186,10 @@ describe("a CPU run's torch", () => {
     expect(d.spec.requirements[0]?.specifier).toBe('==1.8.2');
     expect(d.spec.baseProvides).toContain('torch');
     expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', version: '1.13.0a0+gitunknown', source: 'base' });
+    // The decision says why the base was kept: the nearest, not "no checkout" (there is one; transformers-21089's 1.12.1).
+    expect(d.spec.decisions?.[0]?.why).toBe(
+      "==1.8.2 (report) has no CPU build here; the base interpreter's 1.13.0a0+gitunknown is the nearest to it",
+    );
     expect(d.spec.notes.join('\n')).toContain("none is at hand, and the base interpreter's 1.13.0a0+gitunknown is the nearest");
     // A GPU run is not this case: the index has the CUDA builds.
     const gpu = decideVersions(

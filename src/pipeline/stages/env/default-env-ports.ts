@@ -89,7 +89,17 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
         const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
         const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
         const checkoutKey = repoDir ? await cleanCommitOf(repoDir) : null;
-        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf, ...(checkoutKey ? { checkoutKey } : {}) };
+        const commitDate = repoDir ? await commitDateOf(repoDir, new AbortController().signal) : null;
+        // A name the code imports that a release newer than the commit lacks was removed since (era-verdict.ts).
+        const era = commitDate ? { era: { commitDate, releases: (name: string) => releaseDates.releases(name) } } : {};
+        return {
+          projectPackages,
+          reportModules,
+          setupEnv: reportSetupEnv(code),
+          distributionOf,
+          ...(checkoutKey ? { checkoutKey } : {}),
+          ...era,
+        };
       },
       async specFor({ issue, repoDir }, signal) {
         base ??= baseInterpreter(settings.basePython);

@@ -18,6 +18,7 @@ import type {
 } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
 import type { BuildCheckout } from './built-workspace.js';
+import { eraVerdict, type ProofEra } from './era-verdict.js';
 import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
 /** What the import proof of the stage's envs imports, and under which setup lines (issue 39, item 3). */
@@ -32,6 +33,11 @@ export interface EnvProofInput {
   distributionOf: (module: string) => string | null;
   /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove/prove-imports.ts). */
   checkoutKey?: string;
+  /**
+   * The ref's commit date and release dates: a name the code imports that a release newer than the commit lacks was
+   * removed since, so the next candidate moves that library down to the commit's series, not up (era-verdict.ts).
+   */
+  era?: ProofEra;
 }
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
@@ -125,7 +131,10 @@ export async function prepareEnv(
       return { ...stage, candidates };
     }
     const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf };
-    const verdicts = answer.failures.map((f) => ({ f, v: classifyProofFailure(f, ctx) }));
+    const verdicts = await Promise.all(
+      answer.failures.map(async (f) => ({ f, v: await eraVerdict(classifyProofFailure(f, ctx), f, stage.env.pins, proof.era) })),
+    );
+    signal.throwIfAborted();
     const why = verdicts.map(({ f, v }) => `${f.module}: ${v.why}`).join('; ');
     candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'rejected', why: clip(why) });
     tried.push({ stage, failures: answer.failures.length });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvSpec } from '../../../../src/env/types.js';
 import { UvEnvBuilder } from '../../../../src/env/uv-builder.js';
+import { runSandboxed } from '../../../../src/env/sandboxed/sandboxed-command.js';
 import { findBinary, probeSandbox } from '../../../../src/exec/sandbox/sandbox.js';
 import { prepareEnv, type EnvPorts, type EnvProofInput } from '../../../../src/pipeline/stages/env/index.js';
 import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackIndex } from '../../../helpers/loopback-pypi.js';
@@ -13,12 +14,15 @@ import { indexSpec, makeDists, requirement, startLoopbackIndex, type LoopbackInd
 
 const issue = { title: 't', body: 'b' } as Parameters<typeof prepareEnv>[0]['issue'];
 const project = { root: '', importRoots: [''], mode: 'pth' as const, distribution: 'proj', extensions: [] };
+const fakeRelease = (version: string, uploaded: string) => ({ version, uploaded, wheels: [], yanked: false });
 
 describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () => {
   let root: string;
   let checkout: string;
+  let oldCheckout: string;
   let index: LoopbackIndex;
   let builder: UvEnvBuilder;
+  let builderOpts: ConstructorParameters<typeof UvEnvBuilder>[0];
   const signal = new AbortController().signal;
 
   beforeAll(async () => {
@@ -34,6 +38,10 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
       { name: 'numpy', version: '1.20.0', init: "__version__ = '1.20.0'\nfloat = float\n" },
       { name: 'numpy', version: '2.0.0', init: "__version__ = '2.0.0'\n" },
       { name: 'oldcode', version: '1.0', requires: ['numpy'], init: 'import numpy\nnumpy.float\n' },
+      // A library whose later release removed a name the project's code of its time imports (huggingface-hub 0.26
+      // removed `cached_download`, which diffusers of 2024 imports).
+      { name: 'hub', version: '1.0', init: "__version__ = '1.0'\ncached_download = object()\n" },
+      { name: 'hub', version: '2.0', init: "__version__ = '2.0'\n" },
       // Keras 3's way: the backend it imports is the one the environment names, else one that is not installed.
       {
         name: 'backended',
@@ -47,10 +55,15 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     mkdirSync(join(checkout, 'proj'), { recursive: true });
     writeFileSync(join(checkout, 'proj', '__init__.py'), 'import fw\nfw.xpu\n');
     for (const d of [checkout, join(checkout, 'proj')]) chmodSync(d, 0o755);
+    oldCheckout = join(root, 'old-checkout');
+    mkdirSync(join(oldCheckout, 'oldproj'), { recursive: true });
+    writeFileSync(join(oldCheckout, 'oldproj', '__init__.py'), 'from hub import cached_download\n');
+    for (const d of [oldCheckout, join(oldCheckout, 'oldproj')]) chmodSync(d, 0o755);
     const uv = findBinary('uv');
     if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
     const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
-    builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan });
+    builderOpts = { cacheRoot: join(root, 'cache'), uv, basePython: '/usr/bin/python3', plan };
+    builder = new UvEnvBuilder(builderOpts);
   }, 60_000);
 
   afterAll(async () => {
@@ -91,6 +104,36 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     expect(one.candidates?.map((c) => c.outcome)).toEqual(['rejected']);
   });
 
+  it('moves a library down to the commit’s series when a release newer than the commit lacks a name the project imports', async () => {
+    const oldProject = { ...project, distribution: 'oldproj' };
+    const spec = indexSpec(index, [requirement('hub')], { project: oldProject });
+    const dates = { hub: [fakeRelease('1.0', '2023-06-01T00:00:00Z'), fakeRelease('2.0', '2025-06-01T00:00:00Z')] };
+    const era = { commitDate: '2024-01-02T11:16:21+05:30', releases: (name: string) => Promise.resolve(dates[name as 'hub'] ?? null) };
+    const stage = await prepareEnv(
+      { issue, repoDir: oldCheckout, checkout: oldCheckout },
+      ports(spec, { projectPackages: ['oldproj'], era }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ hub: '1.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({ outcome: 'rejected', change: '', why: expect.stringContaining('a later release removed it') }),
+      expect.objectContaining({ outcome: 'accepted', change: 'hub <1.1', why: 'imports oldproj' }),
+    ]);
+    // Without the commit's date the same failure reads as "too old", and no newer hub exists to try.
+    const blind = await prepareEnv(
+      { issue, repoDir: oldCheckout, checkout: oldCheckout },
+      ports(spec, { projectPackages: ['oldproj'] }),
+      () => undefined,
+      signal,
+    );
+    expect(blind.kind === 'built' && blind.candidates?.map((c) => [c.outcome, c.change])).toEqual([
+      ['rejected', ''],
+      ['build-failed', 'hub >2.0'],
+    ]);
+  });
+
   it('builds the next candidate with an older numpy when the report’s import uses an API numpy 2 removed (np.float)', async () => {
     const spec = indexSpec(index, [requirement('oldcode')]);
     const stage = await prepareEnv(
@@ -126,6 +169,8 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     expect(proofs()).toHaveLength(kept);
     // Without them the default backend is imported, which is missing: the next candidate adds it, cannot be built
     // (the index has none), and the first env is used, with both candidates in the evidence.
+    const fails = (): string[] => readdirSync(join(root, 'cache', 'proofs')).filter((f) => f.endsWith('.fail'));
+    const failsBefore = fails().length;
     const without = await prepareEnv(
       { issue, repoDir: null, checkout: null },
       ports(spec, { reportModules: ['backended'], distributionOf: (m) => (m === 'tensorflow' ? 'tensorflow' : null) }),
@@ -140,5 +185,27 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     ]);
     expect(without.spec.notes.at(-1)).toMatch(/no candidate env imported everything/);
     expect(proofs()).toHaveLength(kept);
+    // A proof that failed as an import fails (No module named 'tensorflow') is kept too: the same job again reuses the
+    // answer and imports nothing.
+    expect(fails()).toHaveLength(failsBefore + 1);
+    const steps: string[] = [];
+    const counting = new UvEnvBuilder({
+      ...builderOpts,
+      runner: (cmd) => {
+        steps.push(cmd.argv.join(' '));
+        return runSandboxed(cmd);
+      },
+    });
+    const again2 = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      {
+        ...ports(spec, { reportModules: ['backended'], distributionOf: (m) => (m === 'tensorflow' ? 'tensorflow' : null) }),
+        builder: counting,
+      },
+      () => undefined,
+      signal,
+    );
+    expect(again2.kind === 'built' && again2.candidates).toEqual(without.candidates);
+    expect(steps.filter((s) => s.includes('REPGEN_PROOF'))).toEqual([]);
   });
 });
