@@ -5,7 +5,16 @@ import { promisify } from 'node:util';
 import { unreachableBy, type SandboxPlan } from '../exec/sandbox/sandbox.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import { localWheels } from './lock/index-versions.js';
-import { findEnv, newBuildDir, openBuildScope, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './build/env-cache.js';
+import {
+  dropScopeCache,
+  findEnv,
+  newBuildDir,
+  openBuildScope,
+  openEnvCache,
+  publishEnv,
+  readCachedLock,
+  writeCachedLock,
+} from './build/env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './sandboxed/index-proxy.js';
 import { buildProjectCheckout } from './build/project-build.js';
 import { overlayImportFailures, shadowedBase } from './prove/overlay-check.js';
@@ -71,6 +80,8 @@ export interface UvBuilderOptions {
   lockMaxAgeMs?: number;
   /** Where the steps run (a Job per step on Kubernetes). @defaultValue the local sandbox (`plan`) */
   runner?: BuildStepRunner;
+  /** Keep a scope's uv cache after its venv is published (REPGEN_ENV_KEEP_UV_CACHE). @defaultValue false: dropped (dropScopeCache) */
+  keepUvCache?: boolean;
 }
 
 /**
@@ -148,6 +159,7 @@ export class UvEnvBuilder implements EnvBuilder {
     const paths = await openBuildScope(cache, sha256(JSON.stringify({ inputKey, build: spec.buildCommands })), owner);
     let proxy: Promise<IndexProxy> | null = null;
     const buildDir = await newBuildDir(paths, owner);
+    let published = false;
     // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
     const proxySocket = async (): Promise<string | null> => {
       if (this.opts.plan.kind !== 'bwrap') return null;
@@ -236,10 +248,12 @@ export class UvEnvBuilder implements EnvBuilder {
         project,
         builtAt: new Date().toISOString(),
       });
+      published = true;
       return result(dir, false);
     } finally {
       if (proxy) await (await (proxy as Promise<IndexProxy>).catch(() => null))?.close();
       await rm(buildDir, { recursive: true, force: true });
+      if (published && !this.opts.keepUvCache) await dropScopeCache(paths, buildDir).catch(() => false);
     }
   }
 

@@ -89,6 +89,8 @@ export interface EnvSettings {
   maxCandidates?: number;
   /** Disk a build's folder may hold (REPGEN_ENV_BUILD_MAX_MB). */
   buildMaxMb: number;
+  /** Keep a scope's uv cache once its env is built (REPGEN_ENV_KEEP_UV_CACHE). @defaultValue false */
+  keepUvCache?: boolean;
   findLinks: string[];
   allowedIndexes: string[];
   /** The interpreter every venv is made from, and runs use when no env is built (REPGEN_PYTHON). */
@@ -178,6 +180,7 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     extensionTimeoutMs: op.REPGEN_ENV_EXTENSION_MINUTES * 60_000,
     maxCandidates: op.REPGEN_ENV_MAX_CANDIDATES,
     buildMaxMb: op.REPGEN_ENV_BUILD_MAX_MB,
+    keepUvCache: op.REPGEN_ENV_KEEP_UV_CACHE,
     findLinks: op.REPGEN_ENV_FIND_LINKS ?? pipFindLinks(),
     allowedIndexes: allowedIndexes(op),
     basePython: local.python,

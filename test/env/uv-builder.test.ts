@@ -53,6 +53,7 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
   let other: Server;
   let otherHits = 0;
   let builder: UvEnvBuilder;
+  let builderOptions: ConstructorParameters<typeof UvEnvBuilder>[0];
   const signal = new AbortController().signal;
 
   beforeAll(async () => {
@@ -121,7 +122,8 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     const uv = findBinary('uv');
     if (!uv) throw new Error('uv not found: run scripts/ensure-system.sh');
     const plan = await probeSandbox('bwrap', { workRoot: tmpdir() });
-    builder = new UvEnvBuilder({ cacheRoot: join(root, 'cache'), uv, basePython: PYTHON, plan });
+    builderOptions = { cacheRoot: join(root, 'cache'), uv, basePython: PYTHON, plan };
+    builder = new UvEnvBuilder(builderOptions);
   }, 60_000);
 
   afterAll(async () => {
@@ -155,15 +157,29 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(index.requests.length).toBe(before);
   });
 
-  it('builds a second venv of the same lock (another project layout) from its scope’s uv cache with no request to the index', async () => {
-    // A requirement no earlier test built: the first build installs into this scope's cache (builds of another
-    // compile input have caches of their own).
+  it("drops the scope's uv cache once the venv is published: the venv is what is reused, the cache a second copy", async () => {
+    const s = spec(index, [req('beta', '==1.1')]);
+    const scopes = (): string[] => readdirSync(join(root, 'cache', 'work')).filter((n) => n.startsWith('s-'));
+    const before = new Set(scopes());
+    const built = await builder.build(s, { checkout: null, signal });
+    if (!built.ok) throw new Error(JSON.stringify(built.failure));
+    const mine = scopes().filter((n) => !before.has(n));
+    expect(mine).toHaveLength(1);
+    expect(readdirSync(join(root, 'cache', 'work', mine[0] as string))).toEqual([]);
+    const again = await builder.build(s, { checkout: null, signal });
+    expect(again.ok && again.env.cached).toBe(true);
+  });
+
+  it('builds a second venv of the same lock (another project layout) from its scope’s uv cache with no request to the index, when the cache is kept', async () => {
+    // REPGEN_ENV_KEEP_UV_CACHE: the scope's cache outlives its first venv. A requirement no earlier test built: the
+    // first build installs into this scope's cache (builds of another compile input have caches of their own).
+    const keeping = new UvEnvBuilder({ ...builderOptions, keepUvCache: true });
     const base = spec(index, [req('alpha', '==1.0')]);
-    const first = await builder.build(base, { checkout: null, signal });
+    const first = await keeping.build(base, { checkout: null, signal });
     if (!first.ok) throw new Error(JSON.stringify(first.failure));
     const before = index.requests.length;
     const project = { root: '', importRoots: ['src'], mode: 'pth' as const, distribution: 'myproj', extensions: [] };
-    const withProject = await builder.build(
+    const withProject = await keeping.build(
       { ...base, project, requirements: [...base.requirements, req('myproj')] },
       { checkout: null, signal },
     );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, intRange } from './define.js';
+import { doc, flag, intRange } from './define.js';
 
 /** PyPI's simple index: allowed unless the operator's list leaves it out. */
 export const PYPI_INDEX = 'https://pypi.org/simple';
@@ -23,6 +23,11 @@ export const EnvironmentEnv = z.object({
     description:
       "disk an env build's folder may hold, in MB (its uv cache and the venv being built): a build step past it is stopped and " +
       'the failure says so (each step also has rlimits on processes, memory, file size and CPU time, cgroup or not)',
+  }),
+  REPGEN_ENV_KEEP_UV_CACHE: doc(flag().default(false), {
+    description:
+      "keep each build scope's uv cache after its env is built (`1`): a rebuild of the same scope then downloads nothing, at the cost " +
+      'of a second, unpacked copy of every wheel on disk; by default it is dropped once the env is published (the env is what jobs reuse)',
   }),
   REPGEN_ENV_EXTENSION_MINUTES: doc(intRange(1, 240).default(15), {
     description:

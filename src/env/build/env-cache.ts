@@ -13,7 +13,8 @@ import { chownDir } from '../../host/untrusted-tree.js';
  *
  *   <root>/work/s-<scope>/           one build scope, the only folder a build's steps can write (the sandbox's uid owns it):
  *   <root>/work/s-<scope>/uv-cache   uv's cache, shared only by builds of the same scope (the same compile input and
- *                                    build commands, so the same third-party code); venvs copy from it, never link
+ *                                    build commands, so the same third-party code); venvs copy from it, never link;
+ *                                    dropped once the scope's venv is published (dropScopeCache) unless kept by setting
  *   <root>/work/s-<scope>/b-XXXX/    one build: its venv and temp files
  *   <root>/work/b-XXXX/              one build of a project's extensions (src/env/build/project-build.ts)
  *   <root>/envs/<key>/               finished venvs, moved out of reach of the builds and sealed (src/env/build/seal-env.ts);
@@ -97,6 +98,37 @@ export async function openBuildScope(
   const now = new Date();
   await utimes(work, now, now).catch(() => undefined);
   return { ...paths, work, uvCache };
+}
+
+/**
+ * Drops a scope's uv cache once a build of that scope has published its venv and no other build of the scope is under
+ * way: the sealed venv is what later jobs reuse, and a cache kept per scope (issue 38) holds every wheel of the env a
+ * second time, unpacked (a torch env: about 0.8 GB more per scope, where the env itself is about 1 GB). A build that
+ * starts in the scope afterwards gets an empty cache (uv makes it in the scope's folder, which the build writes) and
+ * downloads again. The cache is renamed away first and the scope's builds counted after, so a build that started in
+ * between keeps it. `ownBuildDir` is the finishing build's folder, already removed or about to be.
+ */
+export async function dropScopeCache(paths: EnvCachePaths, ownBuildDir: string): Promise<boolean> {
+  if (paths.work === join(paths.root, 'work')) return false;
+  const tomb = join(paths.work, `uv-cache.dropped-${process.pid}-${Date.now()}`);
+  try {
+    await rename(paths.uvCache, tomb);
+  } catch {
+    return false;
+  }
+  const others = (await readdir(paths.work).catch(() => [] as string[])).filter(
+    (n) => n.startsWith('b-') && join(paths.work, n) !== ownBuildDir,
+  );
+  if (others.length > 0) {
+    // Another build of this scope is under way: give it its cache back (unless uv already made a new one).
+    const back = await rename(tomb, paths.uvCache).then(
+      () => true,
+      () => false,
+    );
+    if (back) return false;
+  }
+  await removeTree(tomb);
+  return true;
 }
 
 /** How old a build folder must be before it counts as left by a crashed process. */

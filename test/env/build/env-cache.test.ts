@@ -1,7 +1,15 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findEnv, newBuildDir, openBuildScope, openEnvCache, pruneEnvs, publishEnv } from '../../../src/env/build/env-cache.js';
+import {
+  dropScopeCache,
+  findEnv,
+  newBuildDir,
+  openBuildScope,
+  openEnvCache,
+  pruneEnvs,
+  publishEnv,
+} from '../../../src/env/build/env-cache.js';
 import { removeTree } from '../../../src/env/build/seal-env.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 
@@ -45,6 +53,28 @@ describe('env cache folders', () => {
     expect(second).toBe(first);
     expect(await findEnv(paths, 'k')).toBe(first);
     expect(existsSync(join(first, 'marker'))).toBe(false);
+  });
+
+  it("drops a scope's uv cache once its last build is done, and keeps it while another build of the scope runs", async () => {
+    const paths = await openEnvCache(join(base, 'c'), null);
+    const scope = await openBuildScope(paths, 'b'.repeat(64), null);
+    writeFileSync(join(scope.uvCache, 'wheel'), 'x'.repeat(1000));
+    const mine = await newBuildDir(scope, null);
+    const other = await newBuildDir(scope, null);
+    // Another build of the scope is under way: its cache stays where it is, whole.
+    expect(await dropScopeCache(scope, mine)).toBe(false);
+    expect(existsSync(join(scope.uvCache, 'wheel'))).toBe(true);
+    await removeTree(other);
+    expect(await dropScopeCache(scope, mine)).toBe(true);
+    expect(existsSync(scope.uvCache)).toBe(false);
+    expect(readdirSync(scope.work).filter((n) => n.startsWith('uv-cache'))).toEqual([]);
+    // A later build of the scope gets its folders again.
+    const again = await openBuildScope(paths, 'b'.repeat(64), null);
+    expect(statSync(again.uvCache).isDirectory()).toBe(true);
+    // The cache root's own folder is never a scope's, so nothing there is dropped.
+    mkdirSync(paths.uvCache, { recursive: true });
+    expect(await dropScopeCache(paths, mine)).toBe(false);
+    expect(existsSync(paths.uvCache)).toBe(true);
   });
 
   it('reaps build folders a crashed process left a day ago, and only those', async () => {

@@ -67,6 +67,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       extraReadOnlyPaths: settings.sandbox.readOnlyPaths ?? [],
       // The local sandbox, each step's disk ceiling the operator's (REPGEN_ENV_BUILD_MAX_MB).
       runner: (cmd) => runSandboxed({ ...cmd, diskMb: cmd.diskMb ?? settings.buildMaxMb }),
+      keepUvCache: settings.keepUvCache ?? false,
     });
   };
   const builder: EnvBuilder = {
