@@ -123,6 +123,7 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
         executor: executor.name,
         issueText,
         settings,
+        candidateFix: settings.suggestFix === true,
         calls,
         runs,
         checks,

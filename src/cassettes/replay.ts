@@ -92,6 +92,14 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
   return { llm, executor, checker, drift, callsServed: () => Math.min(nextCall, cassette.calls.length) };
 }
 
+/**
+ * The settings a replay runs under: the recorded ones, with the candidate-fix step as the recording had it (off for a
+ * cassette that does not say: it was recorded before the step, and one more model call would exhaust its replies). Pure.
+ */
+export function replaySettings(cassette: Pick<Cassette, 'settings' | 'candidateFix'>): Record<string, unknown> {
+  return { ...cassette.settings, suggestFix: cassette.candidateFix ?? false };
+}
+
 /** Where a request first differs from the recorded one, in a line. Pure. */
 export function describeRequestDrift(
   recorded: Cassette['calls'][number]['request'],

@@ -128,6 +128,11 @@ export const Cassette = z
     issueText: z.string(),
     /** The reproduction settings the run used (ReproSettings), so a replay runs under the same budget. */
     settings: z.record(z.string(), z.unknown()),
+    /**
+     * Whether the candidate-fix step (issue 41) ran after the reproduction: its model call and runs are then in the
+     * recording. Absent (every cassette recorded before the step): off, and a replay turns it off.
+     */
+    candidateFix: z.boolean().optional(),
     calls: z.array(CassetteLlmCall),
     runs: z.array(CassetteRun),
     checks: z.array(CassetteCheck),
