@@ -49,7 +49,10 @@ export function readCandidateAnswer(text: string): { ok: true; value: CandidateA
   }));
   const diff = blocks.find((b) => b.lang === 'diff' || b.lang === 'patch')?.body ?? blocks.find((b) => /^--- /m.test(b.body))?.body;
   const check = blocks.find((b) => b.lang === 'python' || b.lang === 'py')?.body ?? null;
-  const parsed = CandidateAnswer.safeParse({ diff: diff ?? '', check: check?.trim() ? check : null });
+  const parsed = CandidateAnswer.safeParse({
+    diff: diff ? `${diff.replace(/\n*$/, '')}\n` : '',
+    check: check?.trim() ? `${check.replace(/\n*$/, '')}\n` : null,
+  });
   if (!parsed.success)
     return { ok: false, why: diff ? `the answer's diff is unusable: ${z.prettifyError(parsed.error)}` : 'the answer has no ```diff block' };
   return { ok: true, value: parsed.data };
@@ -86,7 +89,7 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
   let usage: LlmUsage = NO_USAGE;
   let notTried: string | null = null;
   const ceiling = Math.min(STEP_MAX_TOKENS, input.budget.tokens);
-  const sources = await projectSources(input, deps.copies);
+  const sources = await projectSources(input, deps.copies).catch(() => '(the files could not be read)');
   let feedback = '';
   const unpatchedChecks = new Map<string, { outcome: ExpectationCheck['unpatched']; excerpt: string }>();
   for (let n = 1; n <= MAX_PATCHES; n++) {
@@ -116,7 +119,23 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
       else deps.log.warn({ error: err.message }, 'the second candidate fix got no answer');
       break;
     }
-    const attempt = await tryCandidate(n, text, input, deps, unpatchedChecks, signal);
+    const attempt = await tryCandidate(n, text, input, deps, unpatchedChecks, signal).catch((err: unknown): CandidateAttempt => {
+      // A step that fails (a copy that cannot be made, a runner that refuses it) is no evidence, never the run's failure.
+      if (signal?.aborted || err instanceof CancelledError) throw err;
+      const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      deps.log.warn({ error: message }, 'a candidate fix could not be tried');
+      return {
+        n,
+        result: 'no_evidence',
+        noEvidence: 'infra',
+        reason: `the candidate could not be tried: ${message.slice(0, 300)}`,
+        diff: readCandidateAnswer(text).ok ? (readCandidateAnswer(text) as { value: CandidateAnswer }).value.diff : '',
+        files: [],
+        runs: [],
+        check: null,
+        importFailure: null,
+      };
+    });
     attempts.push(attempt);
     await deps.progress?.(`candidate fix ${n}: ${attempt.result.replace('_', ' ')}: ${attempt.reason}`);
     if (attempt.result === 'fix_sensitive' || attempt.result === 'oracle_suspect') break;
@@ -168,7 +187,7 @@ async function tryCandidate(
   const copy = await deps.copies.make(input.workspace, files, (originals) => applyAll(parsed.files, originals));
   try {
     if (!copy.ok) return noEvidence('does_not_apply', `the patch does not apply: ${copy.why}`, diff, files);
-    const patched = { ...input.workspace, hostPath: copy.workspace.hostPath };
+    const patched = runWorkspace(input.workspace, copy.workspace.hostPath);
     const limits = input.settings;
     const importFailure = await importCheck(files, input.workspace.packages ?? [], patched, deps.executor, limits, signal);
     if (importFailure)
@@ -200,7 +219,7 @@ async function tryCandidate(
     if (script && runs.length && runs.every((r) => r.outcome === 'reproduces')) {
       let unpatched = unpatchedChecks.get(script);
       if (!unpatched) {
-        const r = await runCheck(script, input.workspace, deps.executor, limits, input.final.seed, signal);
+        const r = await runCheck(script, runWorkspace(input.workspace), deps.executor, limits, input.final.seed, signal);
         unpatched = { outcome: checkOutcome(r), excerpt: outputTail(r, 1500) };
         unpatchedChecks.set(script, unpatched);
       }
@@ -219,6 +238,11 @@ async function tryCandidate(
   } finally {
     await copy.dispose();
   }
+}
+
+/** The workspace as a run request takes it (the executor's schema is strict): the checkout's, or the copy's, path and mount. */
+function runWorkspace(ws: Workspace, hostPath = ws.hostPath): Workspace {
+  return { hostPath, ...(ws.mountPath ? { mountPath: ws.mountPath } : {}) };
 }
 
 /** Every file patch applied to its original, or the first that does not apply. Pure. */
