@@ -397,14 +397,15 @@ async function runStages(
 
   // 5b candidate fix (issue 41): does the reproduction pass once the bug is fixed? A model's patch, in a scratch copy.
   let candidate: CandidateFixRecord | null = null;
-  if (s.suggestFix && agent.status === 'reproduced' && agent.final && runOutcome(decisionInput(null)).status === 'reproduced') {
-    const why = !input.workspace
-      ? 'the run has no checkout of the project to patch'
-      : !deps.llm
-        ? `no model (${llmReason})`
-        : now() >= started + s.wallClockMs
-          ? "the run's time is spent"
-          : null;
+  // Only a run against the project's checkout has library code of its own to patch: without one the step does not apply.
+  if (
+    s.suggestFix &&
+    input.workspace &&
+    agent.status === 'reproduced' &&
+    agent.final &&
+    runOutcome(decisionInput(null)).status === 'reproduced'
+  ) {
+    const why = !deps.llm ? `no model (${llmReason})` : now() >= started + s.wallClockMs ? "the run's time is spent" : null;
     if (why)
       candidate = {
         answer: 'not_tried',
@@ -415,7 +416,7 @@ async function runStages(
         usage: NO_USAGE,
         durationMs: 0,
       };
-    else if (input.workspace && deps.llm) {
+    else if (deps.llm) {
       const spent = addUsage(usage, agent.usage);
       const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
       candidate = await runCandidateFix(
