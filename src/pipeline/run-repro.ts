@@ -397,15 +397,17 @@ async function runStages(
 
   // 5b candidate fix (issue 41): does the reproduction pass once the bug is fixed? A model's patch, in a scratch copy.
   let candidate: CandidateFixRecord | null = null;
-  // Only a run against the project's checkout has library code of its own to patch: without one the step does not apply.
+  // Only a run against the project's checkout has library code of its own to patch, and only a model writes a patch:
+  // without either the step does not apply (no row in the comment).
   if (
     s.suggestFix &&
     input.workspace &&
+    deps.llm &&
     agent.status === 'reproduced' &&
     agent.final &&
     runOutcome(decisionInput(null)).status === 'reproduced'
   ) {
-    const why = !deps.llm ? `no model (${llmReason})` : now() >= started + s.wallClockMs ? "the run's time is spent" : null;
+    const why = now() >= started + s.wallClockMs ? "the run's time is spent" : null;
     if (why)
       candidate = {
         answer: 'not_tried',
@@ -416,7 +418,7 @@ async function runStages(
         usage: NO_USAGE,
         durationMs: 0,
       };
-    else if (deps.llm) {
+    else {
       const spent = addUsage(usage, agent.usage);
       const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
       candidate = await runCandidateFix(

@@ -169,10 +169,10 @@ describe('buildResultComment: the candidate fix (issue 41)', () => {
     expect(none).not.toContain('<summary>A change');
     const notTried = buildResultComment(
       outcome({
-        candidateFix: { answer: 'not_tried', result: null, summary: 'no candidate fix: no model (no LLM configured)', diff: null },
+        candidateFix: { answer: 'not_tried', result: null, summary: 'no candidate fix: the model did not answer (overloaded)', diff: null },
       }),
     );
-    expect(notTried).toContain(row('not tried: no model (no LLM configured)'));
+    expect(notTried).toContain(row('not tried: the model did not answer (overloaded)'));
     expect(buildResultComment(outcome())).not.toContain('candidate change');
   });
 
