@@ -157,7 +157,9 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     suggestFix: op.REPGEN_SUGGEST_FIX && repoConfig?.suggestFix !== false && req.suggestFix !== false,
   });
   if (op.REPGEN_SUGGEST_FIX && !settings.suggestFix)
-    notes.push(`no candidate fix: turned off by ${repoConfig?.suggestFix === false ? 'the repository config (suggestFix: false)' : 'the request'}`);
+    notes.push(
+      `no candidate fix: turned off by ${repoConfig?.suggestFix === false ? 'the repository config (suggestFix: false)' : 'the request'}`,
+    );
   let llm = llmSettingsFrom(op, { provider: req.provider, model: req.model });
   if (caps.costUsd.value === 0 && llm.provider !== 'none') {
     const reason = `no LLM: caps.costUsd is 0 (${caps.costUsd.from === 'repo' ? 'the repository config' : 'the request'})`;

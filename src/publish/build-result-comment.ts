@@ -292,7 +292,21 @@ function askSection(outcome: ReproOutcome): string {
 
 function assemble(p: Parts): string {
   return (
-    [p.head, p.table, p.fixCheck, p.compared, p.ask, p.chart, p.output, p.script, p.candidate, p.bisect, p.environment, p.attempts, p.footer]
+    [
+      p.head,
+      p.table,
+      p.fixCheck,
+      p.compared,
+      p.ask,
+      p.chart,
+      p.output,
+      p.script,
+      p.candidate,
+      p.bisect,
+      p.environment,
+      p.attempts,
+      p.footer,
+    ]
       .filter(Boolean)
       .join('\n\n') + '\n'
   );
