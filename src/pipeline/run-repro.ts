@@ -407,44 +407,35 @@ async function runStages(
     agent.final &&
     runOutcome(decisionInput(null)).status === 'reproduced'
   ) {
-    const why = now() >= started + s.wallClockMs ? "the run's time is spent" : null;
-    if (why)
-      candidate = {
-        answer: 'not_tried',
-        result: null,
-        summary: `no candidate fix: ${why}`,
-        attempts: [],
-        diff: null,
-        usage: NO_USAGE,
-        durationMs: 0,
-      };
-    else {
-      const spent = addUsage(usage, agent.usage);
-      const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
-      candidate = await runCandidateFix(
-        {
-          final: agent.final,
-          confirmedSeeds: (confirm?.runs ?? []).filter((r) => r.verdict === 'reproduced').map((r) => r.seed),
-          report,
-          bundles,
-          workspace: input.workspace,
-          settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
-          budget: { tokens: s.maxTokens - spent.inputTokens - spent.outputTokens, costUsd: s.maxCostUsd - spent.costUsd },
+    const spent = addUsage(usage, agent.usage);
+    const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
+    candidate = await runCandidateFix(
+      {
+        final: agent.final,
+        confirmedSeeds: (confirm?.runs ?? []).filter((r) => r.verdict === 'reproduced').map((r) => r.seed),
+        report,
+        bundles,
+        workspace: input.workspace,
+        settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
+        budget: {
+          tokens: s.maxTokens - spent.inputTokens - spent.outputTokens,
+          costUsd: s.maxCostUsd - spent.costUsd,
+          deadline: started + s.wallClockMs,
         },
-        {
-          llm: deps.llm,
-          executor: deps.executor,
-          prompt,
-          copies: deps.patchedCopies ?? createPatchedCopies(),
-          log: deps.log,
-          progress: (m) => deps.progress('confirm', m),
-          now,
-        },
-        signal,
-      );
-      usage = addUsage(usage, candidate.usage);
-    }
-    notes.push(`Candidate fix: ${candidate?.summary}.`);
+      },
+      {
+        llm: deps.llm,
+        executor: deps.executor,
+        prompt,
+        copies: deps.patchedCopies ?? createPatchedCopies(),
+        log: deps.log,
+        progress: (m) => deps.progress('confirm', m),
+        now,
+      },
+      signal,
+    );
+    usage = addUsage(usage, candidate.usage);
+    notes.push(`Candidate fix: ${candidate.summary}.`);
   }
   checkAbort(signal);
 

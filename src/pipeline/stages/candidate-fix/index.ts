@@ -67,8 +67,8 @@ export interface CandidateFixInput {
   bundles: ContextBundle[];
   workspace: Workspace & { packages?: string[] };
   settings: RunLimitsSettings;
-  /** What the run's budget has left for the model. */
-  budget: { tokens: number; costUsd: number };
+  /** What the run's budget has left for the model, and when its wall clock ends (ms since the epoch). */
+  budget: { tokens: number; costUsd: number; deadline?: number };
 }
 
 export interface CandidateFixDeps {
@@ -96,6 +96,10 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
     const spent = usage.inputTokens + usage.outputTokens;
     if (ceiling - spent < ANSWER_MAX_TOKENS * 2 || input.budget.costUsd - usage.costUsd <= 0) {
       if (n === 1) notTried = `the run's model budget has too little left (${Math.max(0, ceiling - spent)} tokens)`;
+      break;
+    }
+    if (input.budget.deadline !== undefined && now() >= input.budget.deadline) {
+      if (n === 1) notTried = "the run's time is spent";
       break;
     }
     await deps.progress?.(`candidate fix ${n}/${MAX_PATCHES}: asking the model for a patch`);
