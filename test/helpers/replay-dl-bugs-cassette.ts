@@ -41,6 +41,7 @@ export async function replayThroughPipeline(cassette: Cassette) {
       llm: replay.llm,
       llmReason: 'cassette',
       checker: replay.checker,
+      patchedCopies: replay.copies,
       progress: () => undefined,
       log: silentLogger,
     },
