@@ -28,6 +28,7 @@ export const SLOW_SUITES = [
   'test/action/run-action.test.ts',
   'test/pipeline/real-executor.test.ts',
   'test/pipeline/workspace-tier1.test.ts',
+  'test/pipeline/stages/candidate-fix/candidate-fix.test.ts',
   'test/commands/run.test.ts',
   'test/commands/bench.test.ts',
   'test/commands/bench-f2p.test.ts',

@@ -6,10 +6,12 @@ import type { LlmClient } from '../llm/types.js';
 import type { BuildContextFn, ProjectExportsFn, RunStages } from '../pipeline/ports.js';
 import { readProjectExports } from '../workspace/project-exports.js';
 import type { ReproOutcome } from '../pipeline/types.js';
+import { createPatchedCopies, type PatchedCopies } from '../pipeline/stages/candidate-fix/scratch-copy.js';
 import { cassetteLlmRequest, hashLlmRequest, hashRunRequest, hashText } from './hash.js';
 import {
   Cassette,
   type CassetteCheck,
+  type CassetteCopyOp,
   type CassetteLlmCall,
   type CassetteOutcome,
   type CassetteProject,
@@ -46,9 +48,27 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
   const runs: CassetteRun[] = [];
   const checks: CassetteCheck[] = [];
   let project: CassetteProject | undefined;
+  const copyOps: CassetteCopyOp[] = [];
   const stages =
     (inner: RunStages): RunStages =>
-    async (input, deps, signal) => {
+    async (input, given, signal) => {
+      // The candidate fix's reads of the checkout and its copies' outcomes, so a replay needs no checkout.
+      const copies = given.patchedCopies ?? createPatchedCopies();
+      const deps = {
+        ...given,
+        patchedCopies: {
+          async read(workspace, paths) {
+            const texts = await copies.read(workspace, paths);
+            copyOps.push({ op: 'read', texts: Object.fromEntries(texts) });
+            return texts;
+          },
+          async make(workspace, paths, patch) {
+            const made = await copies.make(workspace, paths, patch);
+            copyOps.push({ op: 'make', paths: [...paths], ok: made.ok, ...(made.ok ? {} : { why: made.why }) });
+            return made;
+          },
+        } satisfies PatchedCopies,
+      };
       if (!input.workspace || !input.repoDir) return inner(input, deps, signal);
       const seen: CassetteProject = { repoDir: input.repoDir, workspace: input.workspace, context: null };
       project = seen;
@@ -133,6 +153,8 @@ export function recordSession(llm: LlmClient, executor: ScriptExecutor, checker:
         executor: executor.name,
         issueText,
         settings,
+        candidateFix: settings.suggestFix === true,
+        ...(copyOps.length ? { candidateCopies: copyOps } : {}),
         calls,
         runs,
         checks,

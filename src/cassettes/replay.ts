@@ -4,6 +4,7 @@ import { LlmBadResponseError, LlmError } from '../llm/errors.js';
 import type { LlmClient, LlmResponse } from '../llm/types.js';
 import { hashLlmRequest, hashRunRequest, hashText } from './hash.js';
 import type { Cassette } from './schema.js';
+import type { PatchedCopies } from '../pipeline/stages/candidate-fix/scratch-copy.js';
 
 /**
  * Replays a cassette through the real pipeline. The model's replies are served in recorded order — the
@@ -16,7 +17,7 @@ import type { Cassette } from './schema.js';
  */
 
 export interface Drift {
-  port: 'llm' | 'executor' | 'checker';
+  port: 'llm' | 'executor' | 'checker' | 'copies';
   /** Which call (1-based) of that port. */
   index: number;
   message: string;
@@ -24,6 +25,8 @@ export interface Drift {
 
 export interface CassetteReplay {
   llm: LlmClient;
+  /** The candidate fix's checkout reads and copies, served in recorded order (no checkout needed). */
+  copies: PatchedCopies;
   executor: ScriptExecutor;
   checker: StaticChecker;
   /** What did not match the recording, in the order it happened. */
@@ -89,7 +92,40 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       return Promise.resolve({ findings: [], undefinedNames: [], tools: ['none: script not in the cassette'] });
     },
   };
-  return { llm, executor, checker, drift, callsServed: () => Math.min(nextCall, cassette.calls.length) };
+  const ops = [...(cassette.candidateCopies ?? [])];
+  let copyCount = 0;
+  const copies: PatchedCopies = {
+    read(_workspace, paths) {
+      copyCount++;
+      const op = ops.shift();
+      if (op?.op !== 'read')
+        drift.push({ port: 'copies', index: copyCount, message: `read ${copyCount} of the checkout is not in the recording` });
+      const texts = op?.op === 'read' ? op.texts : {};
+      return Promise.resolve(new Map(paths.map((p) => [p, texts[p] ?? null])));
+    },
+    make(workspace, paths) {
+      copyCount++;
+      const op = ops.shift();
+      const dispose = (): Promise<void> => Promise.resolve();
+      if (op?.op !== 'make' || op.paths.join('\0') !== paths.join('\0')) {
+        drift.push({ port: 'copies', index: copyCount, message: `copy ${copyCount} (${paths.join(', ')}) is not in the recording` });
+        return Promise.resolve({ ok: false, why: 'this copy was not made when the cassette was recorded', dispose });
+      }
+      // Nothing is written: the runs against the copy are served from the recording by what they run.
+      if (op.ok)
+        return Promise.resolve({ ok: true, workspace: { ...workspace, hostPath: `${workspace.hostPath}-cassette-copy` }, dispose });
+      return Promise.resolve({ ok: false, why: op.why ?? 'the patch did not apply', dispose });
+    },
+  };
+  return { llm, copies, executor, checker, drift, callsServed: () => Math.min(nextCall, cassette.calls.length) };
+}
+
+/**
+ * The settings a replay runs under: the recorded ones, with the candidate-fix step as the recording had it (off for a
+ * cassette that does not say: it was recorded before the step, and one more model call would exhaust its replies). Pure.
+ */
+export function replaySettings(cassette: Pick<Cassette, 'settings' | 'candidateFix'>): Record<string, unknown> {
+  return { ...cassette.settings, suggestFix: cassette.candidateFix ?? false };
 }
 
 /** Where a request first differs from the recorded one, in a line. Pure. */

@@ -117,6 +117,13 @@ export const CassetteProject = z
   .strict();
 export type CassetteProject = z.infer<typeof CassetteProject>;
 
+/** One call of the candidate fix's PatchedCopies port: the files it read, or a copy it made (applied or why not). */
+export const CassetteCopyOp = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('read'), texts: z.record(z.string(), z.string().nullable()) }).strict(),
+  z.object({ op: z.literal('make'), paths: z.array(z.string()), ok: z.boolean(), why: z.string().optional() }).strict(),
+]);
+export type CassetteCopyOp = z.infer<typeof CassetteCopyOp>;
+
 export const Cassette = z
   .object({
     version: z.literal(1),
@@ -133,6 +140,16 @@ export const Cassette = z
     issueText: z.string(),
     /** The reproduction settings the run used (ReproSettings), so a replay runs under the same budget. */
     settings: z.record(z.string(), z.unknown()),
+    /**
+     * Whether the candidate-fix step (issue 41) ran after the reproduction: its model call and runs are then in the
+     * recording. Absent (every cassette recorded before the step): off, and a replay turns it off.
+     */
+    candidateFix: z.boolean().optional(),
+    /**
+     * What the candidate-fix step read from the checkout (the prompt's source files) and whether each patch applied to
+     * its scratch copy, in order: a replay serves them without the checkout. Absent: the step did not run.
+     */
+    candidateCopies: z.array(CassetteCopyOp).optional(),
     calls: z.array(CassetteLlmCall),
     runs: z.array(CassetteRun),
     checks: z.array(CassetteCheck),

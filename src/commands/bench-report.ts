@@ -33,8 +33,28 @@ export const BenchCase = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * The candidate fix (issue 41), when the step ran: its result, whether it touches the real fix's files and functions
+   * (null without a known fix), and what it added to the case's tokens and time.
+   */
+  candidate: z
+    .object({
+      result: z.string(),
+      sameFiles: z.boolean().nullable(),
+      sameFunctions: z.boolean().nullable(),
+      tokens: z.number().int(),
+      durationMs: z.number(),
+    })
+    .nullable()
+    .optional(),
 });
 export type BenchCase = z.infer<typeof BenchCase>;
+
+/** The candidate fix in words, for a case's row. Pure. */
+export function candidateCell(c: NonNullable<BenchCase['candidate']>): string {
+  const touch = c.sameFiles === null ? '' : `; real fix's file ${c.sameFiles ? 'yes' : 'no'}, function ${c.sameFunctions ? 'yes' : 'no'}`;
+  return `candidate: ${c.result.replace('_', ' ')}${touch}; +${c.tokens} tokens, +${(c.durationMs / 1000).toFixed(1)} s`;
+}
 
 /** The table cell of a fail-to-pass case: the tool's verdicts, then what the hand runs said. Pure. */
 export function f2pCell(f: NonNullable<BenchCase['f2p']>): string {
@@ -109,7 +129,7 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
       (c) =>
         `| ${c.id} | ${c.symptom} (${c.kind}) | ${c.status} | ${c.confirmation} | ${c.attempts} | ` +
         `${(c.durationMs / 1000).toFixed(1)} s | ${c.tokens} | $${c.costUsd.toFixed(4)} | ` +
-        `${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')} |` : ''}`,
+        `${cell(c.judge ?? '—')} |${f2p ? ` ${cell(c.f2p ? f2pCell(c.f2p) : '—')}${c.candidate ? `; ${cell(candidateCell(c.candidate))}` : ''} |` : ''}`,
     ),
     '',
     '| symptom | cases | reproduced |',
@@ -132,10 +152,27 @@ export function benchMarkdown(cases: BenchCase[], meta: { dir: string; llm: stri
             `${t.falseClaims.length ? t.falseClaims.join(', ') : 'none'}.`,
         ]
       : []),
+    ...candidateTotals(cases),
     '',
     '| case | summary |',
     '|---|---|',
     ...cases.map((c) => `| ${c.id} | ${cell(c.summary)} |`),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The candidate fixes over a bench (issue 41): how many were fix-sensitive, and any the real fix contradicts. Pure. */
+function candidateTotals(cases: BenchCase[]): string[] {
+  const tried = cases.filter((c) => c.candidate);
+  if (!tried.length) return [];
+  const sensitive = tried.filter((c) => c.candidate?.result === 'fix_sensitive');
+  // Fix-sensitive where the real fix does not make the reproduction pass: the claim the measurement must never make.
+  const contradicted = sensitive.filter((c) => c.f2p && c.f2p.fixCheck !== 'fixed').map((c) => c.id);
+  const tokens = tried.reduce((n, c) => n + (c.candidate?.tokens ?? 0), 0);
+  const base = tried.reduce((n, c) => n + c.tokens - (c.candidate?.tokens ?? 0), 0);
+  return [
+    `Candidate fixes: ${sensitive.length}/${tried.length} fix-sensitive (${tried.map((c) => `${c.id} ${c.candidate?.result}`).join(', ')}); ` +
+      `fix-sensitive where the real fix leaves the reproduction failing: ${contradicted.length ? contradicted.join(', ') : 'none'}; ` +
+      `tokens added: ${tokens} (${base > 0 ? `+${Math.round((tokens / base) * 100)} %` : 'no base'}).`,
+  ];
 }

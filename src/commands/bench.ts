@@ -264,6 +264,16 @@ export async function runBenchCommand(argv: string[], io: CliIo, wiring: Reprodu
         judgeReproduced,
         blockers: o.blockers ?? [],
         f2p: f2pResult,
+        candidate:
+          evidence.candidateFix && evidence.candidateFix.answer !== 'not_tried'
+            ? {
+                result: evidence.candidateFix.result ?? 'not_tried',
+                sameFiles: evidence.candidateFix.comparison ? evidence.candidateFix.comparison.sameFiles.length > 0 : null,
+                sameFunctions: evidence.candidateFix.comparison ? evidence.candidateFix.comparison.sameFunctions.length > 0 : null,
+                tokens: evidence.candidateFix.usage.inputTokens + evidence.candidateFix.usage.outputTokens,
+                durationMs: evidence.candidateFix.durationMs,
+              }
+            : null,
       };
       progress.caseFinished(id, `${o.status}${judgeLine ? `; judge: ${judgeLine}` : ''}${f2pResult ? `; f2p: ${f2pCell(f2pResult)}` : ''}`);
     }

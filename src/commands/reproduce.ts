@@ -27,8 +27,8 @@ import { WorkspaceError } from '../workspace/errors.js';
 import { SAFE_REF } from '../workspace/resolve-ref.js';
 import { hostSecrets, readIssueFile } from './reproduce-files.js';
 
-const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF] [--bisect GOOD|--no-bisect]] [--out DIR]
-                        [--with REQ]... [--python 3.X] [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
+const HELP = `usage: repgen reproduce --issue ISSUE_MD [--repo DIR [--ref REF] [--verify-fix REF] [--bisect GOOD|--no-bisect]
+                        [--no-suggest-fix]] [--out DIR] [--with REQ]... [--python 3.X] [--llm none|anthropic|openai] [--model M] [--max-attempts N] [--json]
 
 Reproduces the deep-learning bug an issue reports: reads the report, plans, runs the report's own code
 completed by recorded edits (tier 0, no model), then generates, checks, runs and refines scripts with a
@@ -49,6 +49,9 @@ options:
                      and the issue's ref along first parents; without it, the version or commit the report says
                      worked, if the repository has it (REPGEN_BISECT_MAX_STEPS, REPGEN_BISECT_MAX_MINUTES)
   --no-bisect        never bisect
+  --no-suggest-fix   no candidate fix: by default, after a reproduction against --repo, the model proposes a patch,
+                     the reproduction runs against it in a scratch copy, and evidence.json's candidateFix says
+                     whether it passes with it (fix-sensitive); with --verify-fix it is compared with the real fix
   --out DIR          where the files go (default ./repgen-out)
   --with REQ         a package of the env, PEP 508 ("torch==2.7.*"); repeatable. It beats every inferred version
                      (the report's, the project's, the commit's era, the base interpreter's) and repgen.yml's
@@ -82,7 +85,7 @@ export interface ReproduceWiring {
  */
 export function cliRunSpec(
   operator: OperatorEnv,
-  flags: { llm?: string; model?: string; maxAttempts?: number; with?: string[]; python?: string },
+  flags: { llm?: string; model?: string; maxAttempts?: number; with?: string[]; python?: string; suggestFix?: boolean },
   repoConfig: RepoConfig | null = null,
 ): RunSpec {
   if (flags.llm !== undefined && !['none', 'anthropic', 'openai'].includes(flags.llm))
@@ -90,6 +93,7 @@ export function cliRunSpec(
   const request: RunRequestInput = {
     ...(flags.llm ? { provider: flags.llm as LlmProvider } : {}),
     ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.suggestFix === false ? { suggestFix: false } : {}),
   };
   const spec = resolveRunSpec(
     flags.maxAttempts !== undefined ? { ...operator, REPGEN_MAX_ATTEMPTS: flags.maxAttempts } : operator,
@@ -129,6 +133,7 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
     'verify-fix': { type: 'string' },
     bisect: { type: 'string' },
     'no-bisect': { type: 'boolean' },
+    'no-suggest-fix': { type: 'boolean' },
     out: { type: 'string' },
     llm: { type: 'string' },
     model: { type: 'string' },
@@ -168,7 +173,13 @@ export async function runReproduceCommand(argv: string[], io: CliIo, wiring: Rep
   const operator = readOperatorEnv(io.env);
   // Before any run (and before the checkout byte-compiles with it): a program that is not a Python 3 is a setup error.
   await checkPython(scriptPython(operator), { setting: 'REPGEN_PYTHON', path: io.env.PATH });
-  const flags = { llm: v.llm, model: v.model, maxAttempts, ...envFlags(v.with, v.python) };
+  const flags = {
+    llm: v.llm,
+    model: v.model,
+    maxAttempts,
+    ...envFlags(v.with, v.python),
+    ...(v['no-suggest-fix'] ? { suggestFix: false } : {}),
+  };
   // Checked before the checkout (a bad --llm fails in a second); made again below with the checkout's repgen.yml.
   let spec = cliRunSpec(operator, flags);
   // The refs first: a typo in --ref or --verify-fix fails in a second, not after the whole run.

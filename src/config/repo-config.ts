@@ -154,6 +154,17 @@ export const RepoConfig = z
       })
       .strict()
       .default({}),
+    /**
+     * After a reproduction, a candidate fix from the model, run against the reproduction in a scratch copy of the
+     * checkout; the comment says whether it makes the reproduction pass and shows the diff, folded (issue 41).
+     * `false` turns it off; the operator's REPGEN_SUGGEST_FIX can only turn it off too. @defaultValue true
+     */
+    suggestFix: z
+      .boolean()
+      .default(true)
+      .describe(
+        'After a reproduction, ask the model for a candidate fix and say whether the reproduction passes with it (the diff is shown folded, unreviewed).',
+      ),
     /** Regression-test PR: `off`, on `/repgen pr` only (`command`), or opened for every reproduced run (`auto`). @defaultValue 'command' */
     pr: z
       .enum(['off', 'command', 'auto'])

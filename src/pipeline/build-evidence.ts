@@ -9,6 +9,7 @@ import type { FixCheck } from '../workspace/fix-verdict.js';
 import type { RefRecord } from '../workspace/prepare-workspace.js';
 import { dropFrameworkNoise } from '../symptoms/framework-output.js';
 import type { SpecSummary } from './types.js';
+import type { CandidateFixRecord } from './stages/candidate-fix/types.js';
 import type { ConfirmResult } from './stages/confirm/index.js';
 import type { OutcomeDecision } from './stages/outcome/index.js';
 import type { ReproOutcome } from './types.js';
@@ -47,6 +48,8 @@ export interface ReproEvidence {
   ref?: RefRecord;
   /** The confirmed repro re-run at a fixing ref (`--verify-fix`, a fixing PR). */
   fixCheck?: FixCheck;
+  /** The candidate fix and the reproduction's runs against it (issue 41); absent when the step was off or nothing reproduced. */
+  candidateFix?: CandidateFixRecord;
   /** The run spec's caps (with who set each), executor, model and notes (set by reproduceIssue). */
   spec?: SpecSummary;
 }

@@ -13,6 +13,7 @@ import type { ReproEvidence } from './build-evidence.js';
 import type { ReproSettings } from './settings.js';
 import type { IssueInput, ProgressFn, SpecSummary, StageName } from './types.js';
 import type { FixAdviceFor } from './stages/env/fix-advice.js';
+import type { PatchedCopies } from './stages/candidate-fix/scratch-copy.js';
 
 export type { SpecSummary } from './types.js';
 
@@ -178,4 +179,6 @@ export interface ReproDeps {
   /** Where probe answers outlive the process. @defaultValue a folder store at settings.probeCacheDir, none when null */
   probeStore?: ProbeStore;
   now?: () => number;
+  /** Where a candidate fix is applied (a scratch copy of the checkout). @defaultValue createPatchedCopies() under os.tmpdir() */
+  patchedCopies?: PatchedCopies;
 }

@@ -13,7 +13,8 @@ import { defaultEnvPorts } from './stages/env/default-env-ports.js';
 import { envExecutor, envExecutorAt } from './stages/env/env-at.js';
 import { prepareEnv, type EnvStageResult } from './stages/env/index.js';
 import type { Published, ReproPorts, RunReport, SpecSummary } from './ports.js';
-import { runReproWithEvidence, type BuildContextFn } from './run-repro.js';
+import { runReproWithEvidence, type BuildContextFn, type ReproEvidence } from './run-repro.js';
+import { compareWithRealFix } from './stages/candidate-fix/index.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface ReproduceResult extends RunReport {
@@ -78,6 +79,8 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     if (checkout?.fix) {
       await progress('confirm', `checking the fix at ${checkout.fix.ref} (${checkout.fix.sha.slice(0, 12)})`);
       evidence = await checkFix(evidence, { ...checkout.fix, settings: spec.settings, executor }, signal);
+      if (evidence.candidateFix && checkout.workspace)
+        evidence = await withFixComparison(evidence, checkout.workspace.hostPath, checkout.fix, log);
     }
     if (checkout?.bisect && spec.settings.bisectMaxSteps > 0) {
       await progress('confirm', `bisecting from ${checkout.bisect.good.ref} (${checkout.bisect.good.why})`);
@@ -100,6 +103,35 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
     return { ...report, published };
   } finally {
     await built?.close?.().catch(() => undefined);
+  }
+}
+
+/** The candidate fix beside the real one (issue 41 item 5): files, functions, both verdicts; a tree that cannot be read is a note. */
+async function withFixComparison(
+  evidence: ReproEvidence,
+  buggy: string,
+  fix: { ref: string; workspace: { hostPath: string } },
+  log: Logger,
+): Promise<ReproEvidence> {
+  const record = evidence.candidateFix;
+  if (!record) return evidence;
+  try {
+    const comparison = await compareWithRealFix(record, {
+      buggy,
+      fixed: fix.workspace.hostPath,
+      ref: fix.ref,
+      fixVerdict: evidence.fixCheck?.verdict ?? null,
+    });
+    if (!comparison) return evidence;
+    const note =
+      `Candidate fix beside the real fix at ${fix.ref}: same files ${comparison.sameFiles.length ? comparison.sameFiles.join(', ') : 'none'} ` +
+      `(the fix changes ${comparison.fixFiles.length}), same functions ${comparison.sameFunctions.length ? comparison.sameFunctions.join(', ') : 'none'}; ` +
+      `the reproduction at the fix: ${comparison.fixVerdict ?? 'not run'}, with the candidate: ${comparison.candidateResult.replace('_', ' ')}.`;
+    const o = evidence.outcome;
+    return { ...evidence, candidateFix: { ...record, comparison }, outcome: { ...o, notes: [...(o.notes ?? []), note] } };
+  } catch (err) {
+    log.warn({ error: err instanceof Error ? err.message : String(err) }, 'the candidate fix could not be compared with the real fix');
+    return evidence;
   }
 }
 

@@ -1,4 +1,4 @@
-// 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  6 outcome
+// 0 intake  1 context  2 report  3 plan  4 agent (tier 0, then tier 1)  5 confirm  5b candidate fix  6 outcome
 // The pipeline knows no GitHub and no Redis: the CLI and the worker wire the same deps and call runRepro.
 import {
   completeSnippet,
@@ -29,6 +29,7 @@ import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { hasEvidence, runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
+import { createPatchedCopies, runCandidateFix, type CandidateFixRecord } from './stages/candidate-fix/index.js';
 import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
@@ -50,6 +51,13 @@ function checkAbort(signal?: AbortSignal): void {
 async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
   const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
   return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
+}
+
+/** The evidence with the candidate fix's record, and its one-line answer in the outcome for the comment. */
+function withCandidateFix(evidence: ReproEvidence, candidate: CandidateFixRecord | null): ReproEvidence {
+  if (!candidate) return evidence;
+  const { answer, result, summary, diff } = candidate;
+  return { ...evidence, candidateFix: candidate, outcome: { ...evidence.outcome, candidateFix: { answer, result, summary, diff } } };
 }
 
 /** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts, SetupError on a broken install. */
@@ -387,11 +395,55 @@ async function runStages(
     await deps.progress('confirm', 'skipped: nothing reproduced');
   }
 
+  // 5b candidate fix (issue 41): does the reproduction pass once the bug is fixed? A model's patch, in a scratch copy.
+  let candidate: CandidateFixRecord | null = null;
+  // Only a run against the project's checkout has library code of its own to patch, and only a model writes a patch:
+  // without either the step does not apply (no row in the comment).
+  if (
+    s.suggestFix &&
+    input.workspace &&
+    deps.llm &&
+    agent.status === 'reproduced' &&
+    agent.final &&
+    runOutcome(decisionInput(null)).status === 'reproduced'
+  ) {
+    const spent = addUsage(usage, agent.usage);
+    const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
+    candidate = await runCandidateFix(
+      {
+        final: agent.final,
+        confirmedSeeds: (confirm?.runs ?? []).filter((r) => r.verdict === 'reproduced').map((r) => r.seed),
+        report,
+        bundles,
+        workspace: input.workspace,
+        settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
+        budget: {
+          tokens: s.maxTokens - spent.inputTokens - spent.outputTokens,
+          costUsd: s.maxCostUsd - spent.costUsd,
+          deadline: started + s.wallClockMs,
+        },
+      },
+      {
+        llm: deps.llm,
+        executor: deps.executor,
+        prompt,
+        copies: deps.patchedCopies ?? createPatchedCopies(),
+        log: deps.log,
+        progress: (m) => deps.progress('confirm', m),
+        now,
+      },
+      signal,
+    );
+    usage = addUsage(usage, candidate.usage);
+    notes.push(`Candidate fix: ${candidate.summary}.`);
+  }
+  checkAbort(signal);
+
   // 6 outcome (publishing is the caller's: the CLI writes files, the App edits its comment)
   if (lintDone && !lintLanded && !lintAbort.signal.aborted)
     await deps.progress('publish', 'waiting for pylint, whose findings can change the verdict');
   await lintDone;
-  const evidence = finish(null);
+  const evidence = withCandidateFix(finish(null), candidate);
   await deps.progress('publish', `${evidence.outcome.status}: ${evidence.outcome.summary}`);
   return evidence;
 }

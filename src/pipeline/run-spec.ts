@@ -50,6 +50,8 @@ export const RunRequest = z
     model: z.string().min(1).max(100).optional(),
     /** A GPU for this run (`/repgen --gpu`). */
     gpu: z.boolean().default(false),
+    /** `false`: no candidate fix after a reproduction (`--no-suggest-fix`). Absent: the repository's and operator's choice. */
+    suggestFix: z.boolean().optional(),
     /** The queue's job id: a label on every script run. */
     jobId: z.string().min(1).optional(),
   })
@@ -153,7 +155,13 @@ export function resolveRunSpec(operatorEnv: OperatorEnv, repoConfig: RepoConfig 
     // 0 dollars means no model (below); the budget itself must stay positive.
     maxCostUsd: caps.costUsd.value > 0 ? caps.costUsd.value : Number.MIN_VALUE,
     wallClockMs: Math.max(1, Math.round(caps.minutes.value * 60_000)),
+    // Off when the operator, the repository or the request says so: each may only turn it off.
+    suggestFix: op.REPGEN_SUGGEST_FIX && repoConfig?.suggestFix !== false && req.suggestFix !== false,
   });
+  if (op.REPGEN_SUGGEST_FIX && !settings.suggestFix)
+    notes.push(
+      `no candidate fix: turned off by ${repoConfig?.suggestFix === false ? 'the repository config (suggestFix: false)' : 'the request'}`,
+    );
   let llm = llmSettingsFrom(op, { provider: req.provider, model: req.model });
   if (caps.costUsd.value === 0 && llm.provider !== 'none') {
     const reason = `no LLM: caps.costUsd is 0 (${caps.costUsd.from === 'repo' ? 'the repository config' : 'the request'})`;

@@ -46,6 +46,12 @@ export const ReproSettings = z
      * (a bench of tier 1, recording its sessions); it never helps a real run. @defaultValue true
      */
     tier0: z.boolean().default(true),
+    /**
+     * After a reproduction against the project's checkout, ask the model for a candidate fix and run the reproduction
+     * against it in a scratch copy (issue 41: fix-sensitive or not). Its tokens count in maxTokens and maxCostUsd.
+     * @defaultValue true
+     */
+    suggestFix: z.boolean().default(true),
   })
   .strict();
 export type ReproSettings = z.infer<typeof ReproSettings>;
@@ -74,6 +80,7 @@ export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput 
     contextTop: e.REPGEN_CONTEXT_TOP,
     contextTokenBudget: e.REPGEN_CONTEXT_TOKENS,
     tier0: e.REPGEN_TIER0,
+    suggestFix: e.REPGEN_SUGGEST_FIX,
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   });
 }

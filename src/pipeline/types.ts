@@ -4,6 +4,7 @@ import { BisectResult } from '../bisect/types.js';
 import { EnvBuildFailure, EnvCandidate, Substitution, VersionDecision } from '../env/types.js';
 import { MatchResult, MetricSeries, Symptom } from '../symptoms/types.js';
 import type { Cap, CapName } from './run-spec.js';
+import { CandidateFixRecord } from './stages/candidate-fix/types.js';
 
 /**
  * The contract between the pipeline (stages 0-6) and whoever drives it: the CLI (`repgen reproduce`)
@@ -110,6 +111,11 @@ export const ReproOutcome = z.object({
       reason: z.string(),
     })
     .optional(),
+  /**
+   * The candidate fix's answer (issue 41): does a generated change make the reproduction pass? Its attempts and runs
+   * are in evidence.candidateFix; the diff is shown folded in the comment, generated and not reviewed.
+   */
+  candidateFix: CandidateFixRecord.pick({ answer: true, result: true, summary: true, diff: true }).optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

@@ -6,6 +6,7 @@ import { metricChart } from './metric-chart.js';
 import { cutAtBoundary, fenceFor, neutralizeMentions, redactSecrets, tableCell } from './neutralize.js';
 import { oracleSection, oracleShowedRow } from './oracle-section.js';
 import { fixCheckSection } from './fix-check-section.js';
+import { candidateFixRow, candidateFixSection } from './candidate-fix-section.js';
 import { handRerunLine } from './hand-rerun.js';
 
 /** GitHub rejects issue comments longer than this many characters. */
@@ -193,6 +194,7 @@ interface Parts {
   output: string;
   bisect: string;
   fixCheck: string;
+  candidate: string;
   environment: string;
   attempts: string;
   footer: string;
@@ -290,7 +292,21 @@ function askSection(outcome: ReproOutcome): string {
 
 function assemble(p: Parts): string {
   return (
-    [p.head, p.table, p.fixCheck, p.compared, p.ask, p.chart, p.output, p.script, p.bisect, p.environment, p.attempts, p.footer]
+    [
+      p.head,
+      p.table,
+      p.fixCheck,
+      p.compared,
+      p.ask,
+      p.chart,
+      p.output,
+      p.script,
+      p.candidate,
+      p.bisect,
+      p.environment,
+      p.attempts,
+      p.footer,
+    ]
       .filter(Boolean)
       .join('\n\n') + '\n'
   );
@@ -315,7 +331,10 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
     `| **The reporter saw** | ${tableCell(sawRow(outcome), 600)} |`,
     `| **They expected** | ${expected && expected !== 'not stated' ? tableCell(expected.replace(/^(?:>\s*)+/, ''), 400) : '_not stated in the report_'} |`,
     `| **RepGen's run showed** | ${tableCell(showedRow(outcome), 600)} |`,
-  ].join('\n');
+    candidateFixRow(outcome),
+  ]
+    .filter(Boolean)
+    .join('\n');
   const env = Object.entries(outcome.environment);
   const flags = outcome.scriptRan === false ? [] : versionFlags(outcome);
   const environment = env.length
@@ -348,6 +367,7 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
         output: outputSection(outcome, b.output),
         bisect: bisectSection(outcome),
         fixCheck: fixCheckSection(outcome),
+        candidate: candidateFixSection(outcome, b.script / 2),
         environment,
         attempts: attemptsSection(outcome, b.rows),
         footer,

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { StaticChecker } from '../../src/agent/static-checker.js';
-import { Cassette, hashLlmRequest, recordSession, replayCassette, writeCassette } from '../../src/cassettes/index.js';
+import { Cassette, hashLlmRequest, recordSession, replayCassette, replaySettings, writeCassette } from '../../src/cassettes/index.js';
 import { LlmBadResponseError, LlmTimeoutError, type LlmClient, type LlmRequest } from '../../src/llm/index.js';
 import type { ReproInput } from '../../src/pipeline/ports.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
@@ -183,5 +183,31 @@ describe("recording a session against a project's checkout", () => {
       new AbortController().signal,
     );
     expect(rec.cassette({ caseId: 'x', issueText: '', settings: {}, outcome, judge: null }).project).toBeUndefined();
+  });
+});
+
+describe('the candidate-fix step in a cassette (issue 41)', () => {
+  it('a recording says whether the step ran; a replay runs it as recorded, and off for a cassette that does not say', () => {
+    const on = recordSession(scriptedLlm([]), executor, checker).cassette({
+      caseId: 'c',
+      issueText: '',
+      settings: { suggestFix: true },
+      outcome,
+      judge: null,
+    });
+    const off = recordSession(scriptedLlm([]), executor, checker).cassette({
+      caseId: 'c',
+      issueText: '',
+      settings: { suggestFix: false },
+      outcome,
+      judge: null,
+    });
+    expect([on.candidateFix, off.candidateFix]).toEqual([true, false]);
+    expect(replaySettings(on)).toMatchObject({ suggestFix: true });
+    expect(replaySettings(off)).toMatchObject({ suggestFix: false });
+    // Recorded before the step existed: the field is absent and the settings do not name it, yet the default is on.
+    const before = Cassette.parse({ ...JSON.parse(JSON.stringify(off)), candidateFix: undefined, settings: { maxAttempts: 2 } });
+    expect(before.candidateFix).toBeUndefined();
+    expect(replaySettings(before)).toEqual({ maxAttempts: 2, suggestFix: false });
   });
 });

@@ -74,6 +74,24 @@ describe('repgen reproduce --repo reads the checkout’s .github/repgen.yml', ()
     expect(t.err).toContain("settings from the checkout's .github/repgen.yml");
   });
 
+  it('--no-suggest-fix turns the candidate fix off; without it the run has it on (issue 41)', async () => {
+    const seen: ReproInput[] = [];
+    for (const extra of [['--no-suggest-fix'], []]) {
+      await expect(
+        runReproduceCommand(
+          ['--issue', 'issue.md', '--repo', repo, '--ref', 'v0.1.0', '--llm', 'none', '--out', 'o4', ...extra],
+          io(root),
+          {
+            executor: new FakeExecutor(simulate),
+            llm: null,
+            stages: recording(seen),
+          },
+        ),
+      ).rejects.toThrow(Recorded);
+    }
+    expect(seen.map((i) => i.settings.suggestFix)).toEqual([false, true]);
+  });
+
   it('an invalid file is a one-line usage error that names the key', async () => {
     const bad = join(root, 'bad');
     await mkdir(join(bad, '.github'), { recursive: true });

@@ -26,6 +26,7 @@ describe('.github/repgen.yml', () => {
         python: '3.11',
         caps: { attempts: 8, tokens: 200_000, costUsd: 1.5, minutes: 20 },
         pr: 'auto',
+        suggestFix: false,
       },
     },
     {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { Cassette, cassetteOutcome, replayCassette } from '../../src/cassettes/index.js';
+import { Cassette, cassetteOutcome, replayCassette, replaySettings } from '../../src/cassettes/index.js';
 import { silentLogger } from '../../src/log.js';
 import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
@@ -36,7 +36,7 @@ export async function replayThroughPipeline(cassette: Cassette) {
   const evidence = await runReproWithEvidence(
     {
       issue: { title: '', body: cassette.issueText },
-      settings: ReproSettings.parse(cassette.settings),
+      settings: ReproSettings.parse(replaySettings(cassette)),
       ...(project ? { repoDir: project.repoDir, workspace: project.workspace } : {}),
     },
     {
@@ -47,6 +47,7 @@ export async function replayThroughPipeline(cassette: Cassette) {
       llm: replay.llm,
       llmReason: 'cassette',
       checker: replay.checker,
+      patchedCopies: replay.copies,
       progress: () => undefined,
       log: silentLogger,
     },

@@ -106,3 +106,16 @@ describe('readOperatorEnv', () => {
     ]);
   });
 });
+
+describe('resolveRunSpec: the candidate fix (issue 41)', () => {
+  it('is on by default, and the operator, the repository and the request can each only turn it off', () => {
+    expect(resolveRunSpec(operator(), null, {}).settings.suggestFix).toBe(true);
+    const byRepo = resolveRunSpec(operator(), RepoConfig.parse({ suggestFix: false }), {});
+    expect(byRepo.settings.suggestFix).toBe(false);
+    expect(byRepo.notes).toContain('no candidate fix: turned off by the repository config (suggestFix: false)');
+    expect(resolveRunSpec(operator(), null, { suggestFix: false }).settings.suggestFix).toBe(false);
+    const byOperator = resolveRunSpec(operator({ REPGEN_SUGGEST_FIX: '0' }), RepoConfig.parse({ suggestFix: true }), { suggestFix: true });
+    expect(byOperator.settings.suggestFix).toBe(false);
+    expect(byOperator.notes).toEqual([]);
+  });
+});

@@ -121,3 +121,64 @@ describe('buildProgressComment', () => {
     expect(md).toContain('- ⬜ **confirm**');
   });
 });
+
+describe('buildResultComment: the candidate fix (issue 41)', () => {
+  const diff =
+    '--- a/toylib/blocks.py\n+++ b/toylib/blocks.py\n@@ -3 +3 @@\n-    shortcut = list(xs)\n+    shortcut = list(xs) + [0] * (out - len(xs))\n';
+  const row = (text: string) => `| **A candidate change makes this reproduction pass** | ${text} |`;
+
+  it('yes: the row says fix-sensitive, and the diff is folded as generated and not reviewed', () => {
+    const text = buildResultComment(
+      outcome({ candidateFix: { answer: 'yes', result: 'fix_sensitive', summary: '1 candidate change: …', diff } }),
+    );
+    expect(text).toContain(row('yes: it passes with the generated change below and fails without it (fix-sensitive)'));
+    expect(text).toContain(
+      `<details><summary>A change that makes this reproduction pass (generated, not reviewed)</summary>\n\n\`\`\`diff\n${diff}\`\`\`\n\n</details>`,
+    );
+  });
+
+  it('no, with a suspect oracle: the row says why, and the diff is titled as one the reproduction does not pass with', () => {
+    const text = buildResultComment(
+      outcome({ candidateFix: { answer: 'no', result: 'oracle_suspect', summary: '1 candidate change: …', diff } }),
+    );
+    expect(text).toContain(
+      "no: it still fails with a generated change under which an independent check of the report's expectation passes",
+    );
+    expect(text).toContain(
+      '<summary>A change the model proposed (generated, not reviewed; the reproduction does not pass with it)</summary>',
+    );
+  });
+
+  it('no evidence and not tried: said as such, never as a no; no diff without one that ran', () => {
+    const none = buildResultComment(
+      outcome({
+        candidateFix: {
+          answer: 'no_evidence',
+          result: 'no_evidence',
+          summary:
+            '2 candidate changes, no evidence either way: the patch is refused: setup.py is a build or setup file; the patch does not apply: hunk 1 of a.py (at line 2) does not match the file: its context or removed lines are not there',
+          diff: null,
+        },
+      }),
+    );
+    expect(none).toContain(
+      row(
+        'no evidence either way: the patch is refused: setup.py is a build or setup file; the patch does not apply: hunk 1 of a.py (at line 2) does not match the file: its context or removed lines are not there',
+      ),
+    );
+    expect(none).not.toContain('<summary>A change');
+    const notTried = buildResultComment(
+      outcome({
+        candidateFix: { answer: 'not_tried', result: null, summary: 'no candidate fix: the model did not answer (overloaded)', diff: null },
+      }),
+    );
+    expect(notTried).toContain(row('not tried: the model did not answer (overloaded)'));
+    expect(buildResultComment(outcome())).not.toContain('candidate change');
+  });
+
+  it('a diff with backticks and a mention stays inside its fence', () => {
+    const hostile = '--- a/m.py\n+++ b/m.py\n@@ -1 +1 @@\n-x = 1\n+x = "```\\n@alice"\n';
+    const text = buildResultComment(outcome({ candidateFix: { answer: 'yes', result: 'fix_sensitive', summary: '', diff: hostile } }));
+    expect(text).toContain('````diff\n');
+  });
+});

@@ -95,6 +95,12 @@ export const PipelineEnv = z.object({
       'for measuring or recording the model alone (docs/cassettes.md)',
     shown: '`true`',
   }),
+  REPGEN_SUGGEST_FIX: doc(flag().default(true), {
+    description:
+      '`0`: no candidate fix after a reproduction against a checkout (issue 41); on, the model proposes a patch, run ' +
+      "against the reproduction in a scratch copy (fix-sensitive or not); its tokens count in the run's caps",
+    shown: '`true`',
+  }),
 });
 export type PipelineEnv = z.infer<typeof PipelineEnv>;
 
