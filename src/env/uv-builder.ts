@@ -225,7 +225,9 @@ export class UvEnvBuilder implements EnvBuilder {
           const kept = [...keep, ...shadow.names];
           const alone = ownVenvNeeded(kept, parseLock(cachedLock.lock), py.installed);
           const why = "; the base's packages built for its own fail beside another, so the env takes nothing from the base";
-          const notes = shadow.notes.map((n) => (alone && (n.name === 'numpy' || n.name === 'torch') ? { ...n, why: `${n.why}${why}` } : n));
+          const notes = shadow.notes.map((n) =>
+            alone && (n.name === 'numpy' || n.name === 'torch') ? { ...n, why: `${n.why}${why}` } : n,
+          );
           await writeCachedLock(paths, inputKey, { ...cachedLock, keep: kept, substitutions: [...cachedLock.substitutions, ...notes] });
           return await this.build(spec, opts);
         }
@@ -262,14 +264,12 @@ export class UvEnvBuilder implements EnvBuilder {
     const locked = parseLock(fullLock);
     const outside = baseOutsideLock(metadata, provided, py.installed, py.minor).filter((o) => locked[o.name] !== undefined);
     if (!outside.length) return null;
-    const notes = outside.map(
-      (o): Substitution => ({
-        name: o.name,
-        wanted: `${o.base} (the base interpreter’s)`,
-        got: locked[o.name] as string,
-        why: `${o.by} requires ${o.name}${o.required}, which the base's ${o.base} is not, so the env has its own`,
-      }),
-    );
+    const notes = outside.map((o): Substitution => ({
+      name: o.name,
+      wanted: `${o.base} (the base interpreter’s)`,
+      got: locked[o.name] as string,
+      why: `${o.by} requires ${o.name}${o.required}, which the base's ${o.base} is not, so the env has its own`,
+    }));
     return { names: outside.map((o) => o.name), notes };
   }
 

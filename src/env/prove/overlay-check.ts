@@ -129,7 +129,12 @@ export async function ownMetadata(sitePackages: string): Promise<string[]> {
   const texts = await Promise.all(
     entries
       .filter((e) => e.endsWith('.dist-info'))
-      .map((e) => readFile(join(sitePackages, e, 'METADATA'), 'utf8').then((t) => t.slice(0, 256 * 1024), () => '')),
+      .map((e) =>
+        readFile(join(sitePackages, e, 'METADATA'), 'utf8').then(
+          (t) => t.slice(0, 256 * 1024),
+          () => '',
+        ),
+      ),
   );
   return texts.filter(Boolean);
 }
@@ -139,7 +144,11 @@ export async function ownMetadata(sitePackages: string): Promise<string[]> {
  * torch, or a numpy of another major than the base's (NumPy 2's C-API beside extensions built for 1.x), takes nothing
  * from the base, and is a venv of its own. Pure.
  */
-export function ownVenvNeeded(keep: readonly string[], locked: Readonly<Record<string, string>>, base: Readonly<Record<string, string>>): boolean {
+export function ownVenvNeeded(
+  keep: readonly string[],
+  locked: Readonly<Record<string, string>>,
+  base: Readonly<Record<string, string>>,
+): boolean {
   const kept = new Set(keep.map(normaliseName));
   if (kept.has('torch')) return true;
   const major = (v: string | undefined): string | undefined => v?.split('.')[0];

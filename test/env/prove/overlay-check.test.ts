@@ -42,7 +42,7 @@ describe('baseOutsideLock (what the lock declares of the base-provided packages)
     ]);
   });
 
-  it("leaves out markers that do not hold here, extras, the description, a bare name, and what the base does not provide", () => {
+  it('leaves out markers that do not hold here, extras, the description, a bare name, and what the base does not provide', () => {
     expect(baseOutsideLock([tf], ['packaging', 'six', 'pillow', 'typing-extensions'], base, '3.11')).toEqual([]);
     expect(baseOutsideLock([tf], provided, { ...base, numpy: '1.26.4' }, '3.11')).toEqual([]);
     expect(baseOutsideLock([tf], provided, { packaging: '23.0' }, '3.11')).toEqual([]);

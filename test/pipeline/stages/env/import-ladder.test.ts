@@ -41,6 +41,10 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         init: 'import os\nif os.environ.get("BACKENDED_BACKEND") != "fw":\n    import tensorflow\nimport fw\n',
         requires: ['fw'],
       },
+      // setuptools' way: 82 dropped pkg_resources, which code of its era imports (torchmetrics 0.x).
+      { name: 'setuptools', version: '84.2.1' },
+      { name: 'setuptools', version: '81.0.0', files: { 'pkg_resources/__init__.py': 'def require(*a):\n    return []\n' } },
+      { name: 'usespkg', version: '1.0', requires: ['setuptools'], init: 'import pkg_resources\n' },
     ]);
     index = await startLoopbackIndex(dists);
     checkout = join(root, 'checkout');
@@ -108,6 +112,26 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         why: expect.stringContaining('numpy.float is gone from numpy 2.0.0'),
       }),
       expect.objectContaining({ outcome: 'accepted', change: 'numpy <2', key: { numpy: '1.20.0' } }),
+    ]);
+  });
+
+  it('moves a tool below the release that removed a module the code imports (pkg_resources, gone in setuptools 82)', async () => {
+    const spec = indexSpec(index, [requirement('usespkg')]);
+    const distributionOf = (m: string): string | null => (m === 'pkg_resources' ? 'setuptools' : null);
+    const stage = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      ports(spec, { reportModules: ['usespkg'], distributionOf }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ usespkg: '1.0', setuptools: '81.0.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        why: expect.stringContaining('pkg_resources is gone from setuptools 84.2.1 (removed in 82)'),
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'setuptools <82', why: 'imports usespkg' }),
     ]);
   });
 
