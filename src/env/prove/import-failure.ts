@@ -171,7 +171,16 @@ function versionOf(f: ProofFailure, dist: string): string | null {
 /** Classifies one proof failure. `pins` are the env's (distribution → version); `distributionOf` maps import names. Pure. */
 export function classifyProofFailure(
   f: ProofFailure,
-  ctx: { pins: Record<string, string>; projectPackages: readonly string[]; distributionOf?: (module: string) => string | null },
+  ctx: {
+    pins: Record<string, string>;
+    projectPackages: readonly string[];
+    distributionOf?: (module: string) => string | null;
+    /**
+     * Distributions of the env that nothing bounds (no version asked: the resolver took the newest it could): one that
+     * lacks a part the code uses cannot be too old, so a release removed it. @defaultValue []
+     */
+    free?: readonly string[];
+  },
 ): ProofVerdict {
   const text = f.error;
   const first = text.split('\n')[0] ?? '';
@@ -182,6 +191,16 @@ export function classifyProofFailure(
     const own = [normaliseName(top), normaliseName(top.replace(/_/g, '-'))].find((d) => ctx.pins[d] !== undefined || owned.includes(d));
     return own ?? normaliseName(ctx.distributionOf?.(top) ?? top);
   };
+  // A part missing from a framework is the framework too old, unless nothing bounded it (it is the newest): then too new.
+  const lacks = (dist: string, v: string, what: string): ProofVerdict =>
+    ctx.free?.includes(dist) && majorOf(v) !== null
+      ? {
+          kind: 'api-removed',
+          package: dist,
+          constraint: `<${majorOf(v)}`,
+          why: `${dist} ${v} has no ${what}, and nothing asked for that release (the newest): the code is of an older major`,
+        }
+      : { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${what}` };
   // 1. NumPy's C-API: an extension built for one major of numpy beside the other.
   const capi = /compiled against NumPy C-API version 0x[0-9a-f]+ \(NumPy (\d+)\.(\d+)\)/i.exec(text);
   if (capi) {
@@ -236,8 +255,7 @@ export function classifyProofFailure(
       return { kind: 'api-removed', package: dist, constraint, why: `${mod}.${name} is gone from ${dist} ${v} (${first.slice(0, 120)})` };
     }
     // 4. A framework that lacks what the code uses is too old (torch.xpu, torch.float8_e4m3fn).
-    if (v && !inProject(mod))
-      return { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${mod}.${name}` };
+    if (v && !inProject(mod)) return lacks(dist, v, `${mod}.${name}`);
   }
   if (missing) {
     const name = missing[1] as string;
@@ -274,21 +292,14 @@ export function classifyProofFailure(
         why: `${f.module} imports ${name}, which ${dist} ${v} no longer ships`,
       };
     // A submodule of an installed framework (torch._dynamo): the framework is too old.
-    if (name.includes('.') && v && !inProject(name))
-      return { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${name}` };
+    if (name.includes('.') && v && !inProject(name)) return lacks(dist, v, name);
     if (!name.includes('.') && !v && !inProject(name))
       return { kind: 'missing-module', package: dist, constraint: '', why: `${f.module} imports ${name}, which the env lacks` };
   }
   if (cannot && !inProject(cannot[2] as string)) {
     const dist = distOf(cannot[2] as string);
     const v = pinOf(dist);
-    if (v)
-      return {
-        kind: 'framework-too-old',
-        package: dist,
-        constraint: `>${release(v)}`,
-        why: `${dist} ${v} has no ${cannot[2]}.${cannot[1]}`,
-      };
+    if (v) return lacks(dist, v, `${cannot[2]}.${cannot[1]}`);
   }
   return { kind: 'other', package: null, constraint: null, why: first.slice(0, 200) };
 }

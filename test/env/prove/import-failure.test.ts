@@ -131,6 +131,20 @@ describe('classifyProofFailure (the import ladder’s reading of a failed import
     expect(classifyProofFailure(other, tool)).toMatchObject({ kind: 'api-removed', package: 'old-tool', constraint: '<5' });
   });
 
+  it('a part missing from a package nothing bounded (the newest) is a release too new: below its major (Keras 2 code on Keras 3)', () => {
+    const core = fail('from keras.layers.core import Dense', "ModuleNotFoundError: No module named 'keras.layers.core'");
+    const k3 = { ...c, pins: { keras: '3.12.0' } };
+    expect(classifyProofFailure(core, { ...k3, free: ['keras'] })).toMatchObject({
+      kind: 'api-removed',
+      package: 'keras',
+      constraint: '<3',
+    });
+    // Bounded (the report's keras==3.12.0 or a project's range): the old reading, a framework too old.
+    expect(classifyProofFailure(core, k3)).toMatchObject({ kind: 'framework-too-old', constraint: '>3.12.0' });
+    const name = fail('from keras.layers import CuDNNLSTM', "ImportError: cannot import name 'CuDNNLSTM' from 'keras.layers'");
+    expect(classifyProofFailure(name, { ...k3, free: ['keras'] })).toMatchObject({ kind: 'api-removed', constraint: '<3' });
+  });
+
   it('reads the NumPy C-API mismatch both ways, and the SystemError it shows as inside __import__', () => {
     const newer = fail(
       'tensorflow',

@@ -17,6 +17,7 @@ import type {
   VersionDecision,
 } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
+import type { ImportStatement } from '../../../env/prove/report-imports.js';
 import type { BuildCheckout } from './built-workspace.js';
 import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
@@ -32,6 +33,8 @@ export interface EnvProofInput {
   distributionOf: (module: string) => string | null;
   /** The checkout's commit, when it is a clean git work tree: a passed proof there is kept (src/env/prove/prove-imports.ts). */
   checkoutKey?: string;
+  /** The report's own import lines (src/env/prove/report-imports.ts); those of proved modules are imported as written. */
+  statements?: ImportStatement[];
 }
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
@@ -110,7 +113,17 @@ export async function prepareEnv(
     await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
     const roots =
       stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
-    const req = { modules, setupEnv: proof.setupEnv, importRoots: roots, ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}) };
+    // The report's lines of those modules, beyond the bare `import x` the modules already are.
+    const statements = (proof.statements ?? []).filter(
+      (st) => modules.includes(st.module.split('.')[0] as string) && (st.names.length > 0 || st.module.includes('.')),
+    );
+    const req = {
+      modules,
+      setupEnv: proof.setupEnv,
+      importRoots: roots,
+      ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}),
+      ...(statements.length ? { statements } : {}),
+    };
     // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
     const answer = await prove(stage.env, req, signal).catch(() => null);
     signal.throwIfAborted();
@@ -124,7 +137,7 @@ export async function prepareEnv(
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'accepted', why: clip(why) });
       return { ...stage, candidates };
     }
-    const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf };
+    const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf, free: freeOf(stage) };
     const verdicts = answer.failures.map((f) => ({ f, v: classifyProofFailure(f, ctx) }));
     const why = verdicts.map(({ f, v }) => `${f.module}: ${v.why}`).join('; ');
     candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'rejected', why: clip(why) });
@@ -174,6 +187,12 @@ function modulesToProve(stage: BuiltStage, proof: EnvProofInput, checkout: boole
   });
   const own = checkout ? proof.projectPackages : [];
   return [...new Set([...own, ...fromReport.filter((m) => !own.includes(m))])].filter((m) => /^[A-Za-z_]\w*$/.test(m));
+}
+
+/** The env's distributions no requirement bounds: the resolver took the newest it could of each. */
+function freeOf(stage: BuiltStage): string[] {
+  const bounded = new Set(stage.spec.requirements.filter((r) => r.specifier.trim() !== '').map((r) => normaliseName(r.name)));
+  return Object.keys(stage.env.pins).filter((d) => !bounded.has(normaliseName(d)));
 }
 
 /** No candidate proved: the one with the fewest failures (the first on a tie) is used, unproved, and said. */
