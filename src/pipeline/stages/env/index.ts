@@ -133,7 +133,10 @@ export async function prepareEnv(
       return { ...stage, candidates };
     }
     if (answer.failures.length === 0) {
-      const why = modules.length ? `imports ${modules.join(', ')}` : 'nothing to import';
+      const lines = statements.length
+        ? ` and the report's ${statements.length} import line${statements.length === 1 ? '' : 's'} of them`
+        : '';
+      const why = modules.length ? `imports ${modules.join(', ')}${lines}` : 'nothing to import';
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'accepted', why: clip(why) });
       return { ...stage, candidates };
     }
