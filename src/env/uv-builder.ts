@@ -8,7 +8,14 @@ import { localWheels } from './lock/index-versions.js';
 import { findEnv, newBuildDir, openBuildScope, openEnvCache, publishEnv, readCachedLock, writeCachedLock } from './build/env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './sandboxed/index-proxy.js';
 import { buildProjectCheckout } from './build/project-build.js';
-import { baseOutsideLock, overlayImportFailures, ownMetadata, ownVenvNeeded, shadowedBase } from './prove/overlay-check.js';
+import {
+  baseOutsideLock,
+  overlayImportFailures,
+  overlayNumpyCap,
+  ownMetadata,
+  ownVenvNeeded,
+  shadowedBase,
+} from './prove/overlay-check.js';
 import { readBaseInterpreter, type PythonInfo } from './build/read-base-interpreter.js';
 import { proveImportsIn } from './prove/prove-imports.js';
 import { withoutUnbuildable } from './build/unbuildable.js';
@@ -128,8 +135,11 @@ export class UvEnvBuilder implements EnvBuilder {
     const dropped = dropUnavailableLocals(reqs0, pins);
     substitutions.push(...dropped.substitutions);
     const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
+    const cap = overlayNumpyCap(spec, py.installed);
     const inputKey = sha256(
       JSON.stringify({
+        // An overlay's preference for the base's numpy major (resolved with it first).
+        ...(cap ? { overlayCap: cap } : {}),
         // A report's pin and an era's cap may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
         reqs: dropped.requirements
           .map((r) => `${requirementLine(r)}${r.source === 'report' || r.source === 'era' ? ` @${r.source}` : ''}`)
@@ -172,7 +182,12 @@ export class UvEnvBuilder implements EnvBuilder {
       const compiledNow = cachedLock === null;
       if (cachedLock === null) {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
-        const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
+        // An overlay keeps the base's numpy major where the lock can (scikit-learn's newest scipy wants NumPy 2, an older
+        // one does not): the base's packages built for it keep working. A constraint, so it adds no numpy to the lock;
+        // it gives way before anything else would: a capped lock that had to move a pin or a cap is not taken.
+        let compiled = cap ? await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor, [cap]) : null;
+        if (!compiled?.ok || compiled.substitutions.length > 0)
+          compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
         if (!compiled.ok) return fail(compiled.failure);
         cachedLock = { lock: compiled.lock, via: compiled.via, substitutions: compiled.substitutions };
         await writeCachedLock(paths, inputKey, cachedLock);

@@ -100,6 +100,9 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       { name: 'eta', version: '1.0', requires: ['numpy>=1.25,<2'], init: NEEDS_NUMPY('1.25') },
       { name: 'theta', version: '1.0', requires: ['numpy>=2'], init: NEEDS_NUMPY('2.0') },
       { name: 'numpy', version: '2.0.0', init: "__version__ = '2.0.0'\n" },
+      // scikit-learn's way: its newest wants NumPy 2 (through scipy), an older release runs on NumPy 1.
+      { name: 'iota', version: '2.0', requires: ['numpy>=2'] },
+      { name: 'iota', version: '1.0', requires: ['numpy>=1.25'] },
       {
         name: 'numpy',
         version: '1.26.0',
@@ -306,6 +309,21 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     ]);
     const seen = 'import theta, numpy, importlib.util as u; print(numpy.__version__, u.find_spec("pandas") is None)';
     expect(execFileSync(result.env.python, ['-I', '-c', seen], { encoding: 'utf8' }).trim()).toBe('2.0.0 True');
+  });
+
+  it("keeps an overlay in the base's numpy major where a release of the lock allows it (an older iota rather than NumPy 2)", async () => {
+    const overlay = await builder.build(spec(index, [req('iota')], { baseProvides: ['numpy', 'pandas'] }), { checkout: null, signal });
+    if (!overlay.ok) throw new Error(JSON.stringify(overlay.failure));
+    expect(overlay.env.pins).toEqual({ iota: '1.0', numpy: '1.26.0' });
+    expect(readFileSync(join(overlay.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = true/);
+    // No numpy from the base, or a requirement that names numpy: the newest, as asked.
+    const own = await builder.build(spec(index, [req('iota')]), { checkout: null, signal });
+    expect(own.ok && own.env.pins).toEqual({ iota: '2.0', numpy: '2.0.0' });
+    const named = await builder.build(spec(index, [req('iota'), req('numpy', '>=1.20')], { baseProvides: ['numpy'] }), {
+      checkout: null,
+      signal,
+    });
+    expect(named.ok && named.env.pins.iota).toBe('2.0');
   });
 
   it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {

@@ -10,6 +10,7 @@ import { satisfies } from '../compare-versions.js';
 import { markerHolds, parseRequirement } from '../read/requirement-line.js';
 import { runInBuild, type UvContext } from '../sandboxed/uv-run.js';
 import { normaliseName } from '../lock/uv-lock.js';
+import type { EnvSpec } from '../types.js';
 
 /** One module of the lock that failed to import, and the distributions its error names (whose module is missing a part). */
 export interface OverlayImportFailure {
@@ -153,4 +154,19 @@ export function ownVenvNeeded(
   if (kept.has('torch')) return true;
   const major = (v: string | undefined): string | undefined => v?.split('.')[0];
   return kept.has('numpy') && locked['numpy'] !== undefined && major(locked['numpy']) !== major(base['numpy']);
+}
+
+/**
+ * The resolution preference of an overlay on a base with numpy, as a constraint line: below the base's next major
+ * (`numpy<2`: its packages are built for NumPy 1), unless a requirement names numpy (its word stands). Null when the env
+ * takes no numpy from the base. Pure.
+ */
+export function overlayNumpyCap(
+  spec: Pick<EnvSpec, 'baseProvides' | 'requirements'>,
+  base: Readonly<Record<string, string>>,
+): string | null {
+  const major = Number(/^(\d+)\./.exec(base['numpy'] ?? '')?.[1]);
+  if (!spec.baseProvides?.map(normaliseName).includes('numpy') || Number.isNaN(major)) return null;
+  if (spec.requirements.some((r) => normaliseName(r.name) === 'numpy')) return null;
+  return `numpy<${major + 1}`;
 }

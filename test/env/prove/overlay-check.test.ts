@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseOutsideLock, ownVenvNeeded, shadowedBase } from '../../../src/env/prove/overlay-check.js';
+import { baseOutsideLock, overlayNumpyCap, ownVenvNeeded, shadowedBase } from '../../../src/env/prove/overlay-check.js';
 
 describe('shadowedBase (which base packages an overlay must install itself)', () => {
   const failures = [
@@ -64,5 +64,19 @@ describe('ownVenvNeeded (an env that takes nothing from the base)', () => {
     expect(ownVenvNeeded(['numpy'], { numpy: '1.26.4' }, base)).toBe(false);
     expect(ownVenvNeeded(['pyyaml'], { pyyaml: '6.0.2', numpy: '2.4.1' }, base)).toBe(false);
     expect(ownVenvNeeded([], { numpy: '2.4.1' }, base)).toBe(false);
+  });
+});
+
+describe("overlayNumpyCap (an overlay's preference for the base's numpy major)", () => {
+  const base = { numpy: '1.24.2' };
+  const tf = { name: 'tensorflow', specifier: '', extras: [], source: 'script' as const, why: 'x' };
+  it('caps numpy below the next major of the base when the env takes numpy from the base and nothing names numpy', () => {
+    expect(overlayNumpyCap({ baseProvides: ['numpy', 'pandas'], requirements: [tf] }, base)).toBe('numpy<2');
+  });
+  it('leaves a spec alone that names numpy, that takes nothing from the base, or a base with no numpy', () => {
+    const np = { ...tf, name: 'numpy', specifier: '==2.1.0', source: 'report' as const };
+    expect(overlayNumpyCap({ baseProvides: ['numpy'], requirements: [tf, np] }, base)).toBeNull();
+    expect(overlayNumpyCap({ requirements: [tf] }, base)).toBeNull();
+    expect(overlayNumpyCap({ baseProvides: ['numpy'], requirements: [tf] }, {})).toBeNull();
   });
 });
