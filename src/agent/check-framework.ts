@@ -33,13 +33,14 @@ export function missingSubjects(missing: readonly string[], subjects: readonly s
   return missing.filter((m) => subjects.some((s) => inSubject(m, s)));
 }
 
-/** Why no run here can be a reproduction when the environment lacks what the report is about. */
-export function lackedSubjectsSentence(lacked: readonly string[]): string {
+/** Why no run here can be a reproduction when the environment lacks what the report is about, or what its code calls. */
+export function lackedSubjectsSentence(lacked: readonly string[], subjects?: readonly string[]): string {
   const names = lacked.map((m) => `\`${m}\``).join(', ');
-  return (
-    `The environment lacks ${names}, which the report is about: no run here can show the bug, and a script in ` +
-    `another framework would not be a reproduction. Setting \`environment.packages\` in .github/repgen.yml can fix it.`
-  );
+  const about = !subjects || lacked.some((m) => subjects.some((s) => inSubject(m, s)));
+  const what = about
+    ? 'which the report is about: no run here can show the bug, and a script in another framework would not be a reproduction'
+    : "which the report's code calls: no run here can show the bug, and a script without it would not be the reporter's code";
+  return `The environment lacks ${names}, ${what}. Setting \`environment.packages\` in .github/repgen.yml can fix it.`;
 }
 
 export type FrameworkVerdict = { ok: true } | { ok: false; reason: string };
@@ -101,10 +102,13 @@ export interface FrameworkScreen {
  * of each subject its code calls into (`from tensorflow import keras` needs `tensorflow`). A framework the code
  * imports and never calls (`import transformers` above a torch-only snippet) is no part of the bug, so lacking it
  * stops nothing; one reached only through a conventional name it never imports (`tf.constant`) is needed by name.
+ * `reportPackages` are the other installable packages the report's code imports (`cv2`, `pandas`: the env's own
+ * reading of its imports, never the reporter's local modules): one its code calls into is needed as well.
  */
 export async function neededModules(
   facts: Pick<ReportFacts, 'frameworks' | 'pythonBlocks'>,
   projectPackages: readonly string[] = [],
+  reportPackages: readonly string[] = [],
 ): Promise<string[]> {
   const { imported, calls } = await resolveScriptCalls(facts.pythonBlocks.join('\n'));
   const roots = new Set<string>();
@@ -113,6 +117,8 @@ export async function neededModules(
     if (!via.length) roots.add(s);
     else if (calls.some((c) => inSubject(c.resolved, s))) for (const m of via) roots.add(m.split('.')[0] ?? m);
   }
+  // Any other package the report's code imports and calls into (`cv2.resize`, `pd.read_csv`) is the reporter's code too.
+  for (const p of reportPackages) if (imported.some((m) => inSubject(m, p)) && calls.some((c) => inSubject(c.resolved, p))) roots.add(p);
   return [...roots];
 }
 
@@ -126,14 +132,16 @@ export async function screenFramework(
   report: Pick<ReportResult, 'facts'>,
   projectPackages: readonly string[] | undefined,
   missing: readonly string[],
+  reportPackages: readonly string[] = [],
 ): Promise<FrameworkScreen | null> {
-  const verdict = await checkFramework(script, reportSubjects(report.facts, projectPackages));
+  const subjects = reportSubjects(report.facts, projectPackages);
+  const verdict = await checkFramework(script, subjects);
   if (!verdict.ok)
     return { outcome: 'irrelevant', stage: 'relevance (framework)', feedback: `Not relevant to the report: ${verdict.reason}.` };
-  const needed = await neededModules(report.facts, projectPackages);
+  const needed = await neededModules(report.facts, projectPackages, reportPackages);
   const lacked = missing.filter((m) => needed.includes(m));
   if (lacked.length)
-    return { outcome: 'unavailable_here', stage: 'environment', feedback: lackedSubjectsSentence(lacked), envLacks: lacked };
+    return { outcome: 'unavailable_here', stage: 'environment', feedback: lackedSubjectsSentence(lacked, subjects), envLacks: lacked };
   return null;
 }
 
@@ -145,8 +153,9 @@ export async function lackedReportSubjects(
   report: Pick<ReportResult, 'facts' | 'reading'>,
   missingOf: (modules: string[]) => Promise<string[]>,
   projectPackages: readonly string[] = [],
+  reportPackages: readonly string[] = [],
 ): Promise<string[]> {
   if (report.reading.expected.some((x) => x.kind === 'import_error')) return [];
-  const needed = await neededModules(report.facts, projectPackages);
+  const needed = await neededModules(report.facts, projectPackages, reportPackages);
   return needed.length ? (await missingOf(needed)).filter((m) => needed.includes(m)) : [];
 }

@@ -10,7 +10,7 @@ import { runTier0 } from './run-tier0.js';
 import type { StaticChecker } from './static-checker.js';
 import type { CompletedSnippet } from './tier0.js';
 import { runTier1, type AgentPrompts, type Budget } from './tier1.js';
-import { lackedReportSubjects, lackedSubjectsSentence } from './check-framework.js';
+import { lackedReportSubjects, lackedSubjectsSentence, reportSubjects } from './check-framework.js';
 import type { AgentStatus, AttemptRecord } from './types.js';
 
 export { completeSnippet, mapCudaToCpu, standInMissingModules, type CompletedSnippet, type SnippetEdit } from './tier0.js';
@@ -37,6 +37,11 @@ export interface AgentInput {
   tier0?: boolean;
   /** The project's own top-level packages: with the report's frameworks, what a tier-1 script must call into. @defaultValue [] */
   projectPackages?: string[];
+  /**
+   * Installable packages the report's code imports (`cv2`, `pandas`; the env's reading of its imports): one its code calls
+   * into that the interpreter lacks ends the run as the environment's, never as a model told to do without. @defaultValue []
+   */
+  reportPackages?: string[];
 }
 
 export interface AgentDeps {
@@ -80,8 +85,11 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
   const missingOf = async (modules: string[]): Promise<string[]> => [
     ...new Set([...input.plan.missingModules, ...(deps.checkImports ? await deps.checkImports(modules, signal) : [])]),
   ];
-  const lacked = await lackedReportSubjects(input.report, missingOf, input.projectPackages);
-  if (lacked.length) return { status: 'exit_env', reason: lackedSubjectsSentence(lacked), tier: null, attempts, final, usage: none };
+  const lacked = await lackedReportSubjects(input.report, missingOf, input.projectPackages, input.reportPackages);
+  if (lacked.length) {
+    const subjects = reportSubjects(input.report.facts, input.projectPackages);
+    return { status: 'exit_env', reason: lackedSubjectsSentence(lacked, subjects), tier: null, attempts, final, usage: none };
+  }
   if (snippet && input.tier0 !== false) {
     const t0 = await runTier0(
       { snippet, report: input.report, plan: input.plan, budget: input.budget },
@@ -148,6 +156,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       usageSoFar: input.usageSoFar,
       missingModules: input.plan.missingModules,
       ...(input.projectPackages ? { projectPackages: input.projectPackages } : {}),
+      ...(input.reportPackages ? { reportPackages: input.reportPackages } : {}),
     },
     {
       executor: deps.executor,

@@ -11,7 +11,7 @@ import type { ReportResult } from '../report/types.js';
 import { networkNeeds, importedModules } from '../plan/index.js';
 import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
-import { lackedSubjectsSentence, screenFramework } from './check-framework.js';
+import { screenFramework } from './check-framework.js';
 import { behaviouralExpectations, oracleHint, renderOracle } from '../symptoms/index.js';
 import { ATTEMPT_SEED, mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
@@ -51,6 +51,8 @@ export interface Tier1Input {
   missingModules: string[];
   /** The project's own top-level packages: with the report's frameworks, what a script must call into. @defaultValue [] */
   projectPackages?: string[];
+  /** Installable packages the report's code imports (`cv2`, `pandas`): lacking one it calls ends tier 1 as the env's. @defaultValue [] */
+  reportPackages?: string[];
 }
 
 export interface Tier1Deps extends RunCandidateDeps {
@@ -311,7 +313,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
       if (verdict.outcome === 'reproduced') return { status: 'reproduced', reason: verdict.feedback, attempts, final, usage };
       if (verdict.outcome === 'pattern_reproduced') return { status: 'not_reproduced', reason: verdict.feedback, attempts, final, usage };
       if (verdict.outcome === 'infra') return { status: 'exit_infra', reason: verdict.feedback, attempts, final, usage };
-      if (verdict.envLacks) return { status: 'exit_env', reason: lackedSubjectsSentence(verdict.envLacks), attempts, final, usage };
+      if (verdict.envLacks) return { status: 'exit_env', reason: verdict.feedback, attempts, final, usage };
       last = { answer, verdict };
     }
   }
@@ -354,7 +356,7 @@ async function judgeCandidate(script: string, input: Tier1Input, deps: Tier1Deps
   const imported = importedModules(script);
   const missing = deps.checkImports ? await deps.checkImports(imported, signal) : imported.filter((m) => input.missingModules.includes(m));
   // A script in another framework is never a reproduction (`import torch as K`); lacking the report's own is the env's.
-  const screened = await screenFramework(script, input.report, input.projectPackages, missing);
+  const screened = await screenFramework(script, input.report, input.projectPackages, missing, input.reportPackages);
   if (screened) return { ...screened, run: null };
   const network = networkNeeds(script);
   if (missing.length || network.length) {

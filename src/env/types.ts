@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ImportStatement } from './prove/report-imports.js';
 
 /**
  * The environment a run needs, and what building it gave. The contract between the pure spec function
@@ -209,6 +210,11 @@ export interface ImportProofRequest {
   importRoots: string[];
   /** The checkout's commit: a passed proof of the same env, modules and commit is not run again. Absent: never kept. */
   checkoutKey?: string;
+  /**
+   * The report's own import lines of those modules, as data (src/env/prove/report-imports.ts): `from keras.layers.core
+   * import Dense` fails on Keras 3 where `import keras` does not. @defaultValue []
+   */
+  statements?: ImportStatement[];
 }
 
 /** One module that did not import in a candidate env, as the proof reports it. */

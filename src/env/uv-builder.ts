@@ -17,7 +17,14 @@ import {
 } from './build/env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './sandboxed/index-proxy.js';
 import { buildProjectCheckout } from './build/project-build.js';
-import { overlayImportFailures, shadowedBase } from './prove/overlay-check.js';
+import {
+  baseOutsideLock,
+  overlayImportFailures,
+  overlayNumpyCap,
+  ownMetadata,
+  ownVenvNeeded,
+  shadowedBase,
+} from './prove/overlay-check.js';
 import { readBaseInterpreter, type PythonInfo } from './build/read-base-interpreter.js';
 import { proveImportsIn } from './prove/prove-imports.js';
 import { withoutUnbuildable } from './build/unbuildable.js';
@@ -139,8 +146,11 @@ export class UvEnvBuilder implements EnvBuilder {
     const dropped = dropUnavailableLocals(reqs0, pins);
     substitutions.push(...dropped.substitutions);
     const mount = this.opts.workspaceMount ?? DEFAULT_WORKSPACE_MOUNT;
+    const cap = overlayNumpyCap(spec, py.installed);
     const inputKey = sha256(
       JSON.stringify({
+        // An overlay's preference for the base's numpy major (resolved with it first).
+        ...(cap ? { overlayCap: cap } : {}),
         // A report's pin and an era's cap may be relaxed on a conflict, a repository's never: where a pin comes from is part of the key.
         reqs: dropped.requirements
           .map((r) => `${requirementLine(r)}${r.source === 'report' || r.source === 'era' ? ` @${r.source}` : ''}`)
@@ -184,7 +194,12 @@ export class UvEnvBuilder implements EnvBuilder {
       const compiledNow = cachedLock === null;
       if (cachedLock === null) {
         opts.onProgress?.({ phase: 'resolving', packages: dropped.requirements.length });
-        const compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
+        // An overlay keeps the base's numpy major where the lock can (scikit-learn's newest scipy wants NumPy 2, an older
+        // one does not): the base's packages built for it keep working. A constraint, so it adds no numpy to the lock;
+        // it gives way before anything else would: a capped lock that had to move a pin or a cap is not taken.
+        let compiled = cap ? await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor, [cap]) : null;
+        if (!compiled?.ok || compiled.substitutions.length > 0)
+          compiled = await compileLock(ctx, buildDir, spec, dropped.requirements, pins, py.minor);
         if (!compiled.ok) return fail(compiled.failure);
         cachedLock = { lock: compiled.lock, via: compiled.via, substitutions: compiled.substitutions };
         await writeCachedLock(paths, inputKey, cachedLock);
@@ -192,13 +207,16 @@ export class UvEnvBuilder implements EnvBuilder {
       // An overlay takes what the base interpreter provides from it: only the rest of the lock is installed, and what an
       // earlier build of this lock found too old in the base (`keep`) is installed at the lock's version instead.
       const keep = new Set((cachedLock.keep ?? []).map(normaliseName));
-      // A lock that needs its own torch takes nothing from the base: the base's torchvision, built for the base's torch,
-      // hangs or aborts beside another (as a project that declares another torch gets a venv of its own).
-      const provided = keep.has('torch') ? [] : (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
+      // A lock that needs its own torch, or its own numpy of another major, takes nothing from the base: the base's
+      // torchvision, built for the base's torch, hangs or aborts beside another, and its pandas or torch built for NumPy 1
+      // fail beside NumPy 2 (as a project that declares another torch gets a venv of its own).
+      const own = ownVenvNeeded([...keep], parseLock(cachedLock.lock), py.installed);
+      const provided = own ? [] : (spec.baseProvides ?? []).filter((p) => !keep.has(normaliseName(p)));
       const lock = withoutProvided(cachedLock.lock, provided, cachedLock.via);
       substitutions.push(...cachedLock.substitutions);
       const pinsOut = parseLock(lock);
-      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay-import-checked' : ''}`;
+      // `overlay-checked-2`: an overlay checked by the lock's metadata as well as by import (an older one was not).
+      const layout = `${projectLayoutKey(project, mount)}\0${JSON.stringify(spec.buildCommands)}${provided.length ? '\0overlay-checked-2' : ''}`;
       // The base interpreter's identity, not only its version: a venv with torch 2.13 as REPGEN_PYTHON is not Debian's.
       const key = envKey(lock, `${py.version}\0${py.identity}`, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
@@ -227,13 +245,17 @@ export class UvEnvBuilder implements EnvBuilder {
         await writeFile(join(site, '_repgen_base_venv.pth'), `${py.venvSite.join('\n')}\n`, { mode: 0o644 });
       }
       if (provided.length) {
-        const shadow = await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided);
+        const shadow =
+          (await this.outsideLock(venv, py, cachedLock.lock, provided)) ??
+          (await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided));
         if (shadow) {
-          await writeCachedLock(paths, inputKey, {
-            ...cachedLock,
-            keep: [...keep, ...shadow.names],
-            substitutions: [...cachedLock.substitutions, ...shadow.notes],
-          });
+          const kept = [...keep, ...shadow.names];
+          const alone = ownVenvNeeded(kept, parseLock(cachedLock.lock), py.installed);
+          const why = "; the base's packages built for its own fail beside another, so the env takes nothing from the base";
+          const notes = shadow.notes.map((n) =>
+            alone && (n.name === 'numpy' || n.name === 'torch') ? { ...n, why: `${n.why}${why}` } : n,
+          );
+          await writeCachedLock(paths, inputKey, { ...cachedLock, keep: kept, substitutions: [...cachedLock.substitutions, ...notes] });
           return await this.build(spec, opts);
         }
       }
@@ -255,6 +277,29 @@ export class UvEnvBuilder implements EnvBuilder {
       await rm(buildDir, { recursive: true, force: true });
       if (published && !this.opts.keepUvCache) await dropScopeCache(paths, buildDir).catch(() => false);
     }
+  }
+
+  /**
+   * A cold overlay's metadata check (src/env/prove/overlay-check.ts): the base packages whose version is outside what
+   * the lock's own packages declare they need, which the next build installs at the lock's version. Null when none.
+   */
+  private async outsideLock(
+    venv: string,
+    py: PythonInfo,
+    fullLock: string,
+    provided: string[],
+  ): Promise<{ names: string[]; notes: Substitution[] } | null> {
+    const metadata = await ownMetadata(join(venv, 'lib', `python${py.minor}`, 'site-packages'));
+    const locked = parseLock(fullLock);
+    const outside = baseOutsideLock(metadata, provided, py.installed, py.minor).filter((o) => locked[o.name] !== undefined);
+    if (!outside.length) return null;
+    const notes = outside.map((o): Substitution => ({
+      name: o.name,
+      wanted: `${o.base} (the base interpreter’s)`,
+      got: locked[o.name] as string,
+      why: `${o.by} requires ${o.name}${o.required}, which the base's ${o.base} is not, so the env has its own`,
+    }));
+    return { names: outside.map((o) => o.name), notes };
   }
 
   /**

@@ -304,6 +304,14 @@ async function runStages(
       probe = { ...probe, modules: { ...probe.modules, ...Object.fromEntries(stood.substituted.map((m) => [m, 'stand-in'])) } };
   }
   plan = runPlan({ report, code: snippet?.script ?? code, probe });
+  // The installable packages the report's code imports, as the env stage reads them (never the reporter's local
+  // modules, the standard library or the project's own); a package with a stand-in here (tqdm) is not lacked.
+  const standIns = new Set(Object.entries(probe.modules).flatMap(([m, v]) => (v === 'stand-in' ? [m] : [])));
+  const reportPackages = distributionsForImports(importedModules(report.facts.pythonBlocks.join('\n')), loadImportNameTables(), [
+    ...projectPackages,
+  ])
+    .map((d) => d.module)
+    .filter((m) => !standIns.has(m));
   await deps.progress(
     'plan',
     `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`,
@@ -336,6 +344,7 @@ async function runStages(
       },
       usageSoFar: usage,
       projectPackages: [...projectPackages],
+      reportPackages,
     },
     {
       executor: deps.executor,

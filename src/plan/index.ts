@@ -1,4 +1,4 @@
-import { CONVENTIONAL_IMPORTS, isKerasCode, NETWORK_PATTERNS } from '../context/conventions.js';
+import { CONVENTIONAL_IMPORTS, conventionalImport, isKerasCode, NETWORK_PATTERNS } from '../context/conventions.js';
 import { KERAS_IMPORTS } from '../context/keras-conventions.js';
 import type { ReportResult } from '../report/types.js';
 import type { Blocker, EnvironmentProbe, PlanStep, ReproPlan } from './types.js';
@@ -86,16 +86,21 @@ export function importedModules(code: string): string[] {
 export function referencedModules(code: string): string[] {
   const bare = code.replace(/("|')(?:\\.|(?!\1)[^\\\n])*\1/g, '""').replace(/#[^\n]*/g, '');
   const mods = new Set<string>();
-  // Keras's names count where torch has none of that name, and its lower-case ones (`add`, `layers`) in Keras code only.
-  // A name the code binds itself (`class Model(nn.Module)`, `from x import Dense`) is its own, not Keras's.
+  const kerasCode = isKerasCode(code);
+  // A name the code binds itself (`class Model(nn.Module)`, `from keras import models`, `layers = …`) is its own, not
+  // a convention's: Keras code's `models.Sequential()` after `from keras import models` needs no torchvision.
   const bound = (n: string): boolean =>
     new RegExp(`^\\s*(?:class|def)\\s+${n}\\b|^\\s*${n}\\s*=[^=]|^\\s*(?:from|import)\\b[^\\n]*\\b${n}\\b`, 'm').test(bare);
-  const keras = Object.entries(KERAS_IMPORTS).filter(
-    ([n]) => !Object.hasOwn(CONVENTIONAL_IMPORTS, n) && (/^[A-Z]/.test(n) || isKerasCode(code)) && !bound(n),
-  );
-  for (const [name, statement] of [...Object.entries(CONVENTIONAL_IMPORTS), ...keras]) {
-    if (!new RegExp(`(?<![.\\w])${name}\\s*[.(]`).test(bare)) continue;
-    const top = /^\s*(?:from|import)\s+([\w]+)/.exec(statement)?.[1];
+  // Keras's lower-case names (`add`, `layers`) count in Keras code only; a name both worlds use goes to the one the
+  // code is written in (conventionalImport: `models` is Keras's in Keras code, torchvision's elsewhere).
+  const names = [
+    ...Object.keys(CONVENTIONAL_IMPORTS),
+    ...Object.keys(KERAS_IMPORTS).filter((n) => !Object.hasOwn(CONVENTIONAL_IMPORTS, n) && (/^[A-Z]/.test(n) || kerasCode)),
+  ];
+  for (const name of names) {
+    if (bound(name) || !new RegExp(`(?<![.\\w])${name}\\s*[.(]`).test(bare)) continue;
+    const statement = conventionalImport(name, code);
+    const top = statement ? /^\s*(?:from|import)\s+([\w]+)/.exec(statement)?.[1] : undefined;
     if (top && !STDLIB.has(top)) mods.add(top);
   }
   return [...mods];

@@ -174,6 +174,31 @@ describe('screenFramework: the tier-1 stage before a script runs', () => {
   });
 });
 
+describe("the report's other packages (reportPackages)", () => {
+  const md =
+    '# x\n\n```python\nimport cv2\nimport pandas as pd\nfrom model import Net\nimport torch\n' +
+    'img = cv2.imread("a.png")\nnet = Net()\nprint(net(torch.from_numpy(img)))\n```\n';
+
+  it('names one the code calls into and lacks, and never one it only imports nor a module not given as a package', async () => {
+    const r = await report(md);
+    expect(await lackedReportSubjects(r, async (mods) => mods.filter((m) => m !== 'torch'), [], ['cv2', 'pandas'])).toEqual(['cv2']);
+    // Without the list (no env reading of the imports), only the frameworks count, as before.
+    expect(await lackedReportSubjects(r, async (mods) => mods.filter((m) => m !== 'torch'))).toEqual([]);
+  });
+
+  it('ends tier 1 as the environment for a script importing it, in words that say the report calls it', async () => {
+    const s = await screenFramework(
+      'import cv2, torch\nprint(torch.tensor(cv2.imread("a.png")))\n',
+      await report(md),
+      [],
+      ['cv2'],
+      ['cv2'],
+    );
+    expect(s).toMatchObject({ outcome: 'unavailable_here', envLacks: ['cv2'] });
+    expect(s?.feedback).toMatch(/The environment lacks `cv2`, which the report's code calls/);
+  });
+});
+
 describe('lackedReportSubjects', () => {
   it('names what the report imports and the plan found missing, unless the report shows an import failure (the bug may be that)', async () => {
     const md = '# x\n\n```python\nfrom sklearn.metrics import f1_score\nprint(f1_score([0, 1], [0, 0]))\n```\n';

@@ -92,6 +92,24 @@ UndefinedMetricWarning: F-score is ill-defined and being set to 0.0 in labels wi
 \`\`\`
 `;
 
+/** A torch report whose code calls OpenCV (a package, not a framework) and imports pandas it never calls. */
+const CV2_ISSUE = `# Normalising a cv2-resized image gives NaN in the model's output
+
+\`\`\`python
+import cv2
+import numpy as np
+import pandas as pd
+import torch
+img = cv2.resize(np.zeros((64, 64, 3), dtype=np.uint8), (32, 32))
+x = torch.from_numpy(img).float() / img.std()
+print(x.mean())
+\`\`\`
+
+\`\`\`
+tensor(nan)
+\`\`\`
+`;
+
 /** The probe's answer with these modules importable (a version) or not (null). */
 function probe(modules: Record<string, string | null>): FakeRun {
   const all = { torch: '2.3.0', numpy: '1.26.4', ...modules };
@@ -184,6 +202,23 @@ describe('tier 1 runs the report own framework', () => {
     expect(evidence.outcome.summary).toMatch(/lacks `sklearn`, which the report is about/);
     expect(everythingSent()).not.toMatch(/sklearn\\?` is not installed|not installed here/);
     expect(server?.requests).toHaveLength(1);
+  });
+
+  it("a package the report's code calls (cv2) that the interpreter lacks ends the run as the environment's; the model is never told", async () => {
+    const llm = await llmOver([REPORT_ANSWER, answer('import torch\nprint(torch.zeros(3).mean())\n')]);
+    const executor = new FakeExecutor((req) =>
+      req.entry === 'probe.py' ? probe({ cv2: null, pandas: null }) : { stdout: 'tensor(0.)\n', exitCode: 0 },
+    );
+    const evidence = await runReproWithEvidence(
+      { issue: { title: '', body: CV2_ISSUE }, settings: ReproSettings.parse({ pylint: false }) },
+      { executor, llm, checker: createPyflakesChecker({ pylint: false }), log: silentLogger, progress: () => undefined },
+    );
+    expect(evidence.outcome.status).toBe('exit_env');
+    // Only cv2: pandas is imported and never called, no part of the bug.
+    expect(evidence.outcome.summary).toMatch(/The environment lacks `cv2`, which the report's code calls/);
+    expect(evidence.outcome.attempts).toEqual([]);
+    expect(everythingSent()).not.toMatch(/not installed here/);
+    expect(executor.requests.every((r) => r.entry === 'probe.py')).toBe(true);
   });
 
   it('with no model either, the lacking framework is the environment: exit_env, not "no model" or needs-info', async () => {

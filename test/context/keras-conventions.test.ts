@@ -23,4 +23,13 @@ describe("Keras's public API as conventional imports", () => {
     expect(referencedModules('y = add(1, 2)\n')).toEqual([]);
     expect(referencedModules('import tensorflow as tf\nl = layers.Dense(3)\n')).toEqual(['keras']);
   });
+
+  it("never reads a name the code binds itself as a convention's module (Keras code's own `models` needs no torchvision)", () => {
+    const keras = 'from keras import layers\nfrom keras import models\nmodel = models.Sequential()\nmodel.add(layers.Dense(1))\n';
+    expect(referencedModules(keras)).toEqual([]);
+    // Unbound, a name both worlds use is the one of the code's own framework.
+    expect(referencedModules('import tensorflow as tf\nm = models.Sequential()\n')).toEqual(['keras']);
+    expect(referencedModules('import torch\nm = models.resnet18()\n')).toEqual(['torchvision']);
+    expect(referencedModules('models = load_all()\nm = models.resnet18()\n')).toEqual([]);
+  });
 });

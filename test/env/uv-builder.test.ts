@@ -46,6 +46,11 @@ for _key, _path in (("base", BASE_FILE), ("envs", ENVS_FILE), ("host", HOST_FILE
 INIT = "SEEN = %r\\n" % (seen,)
 `;
 
+/** A module that fails as TensorFlow does beside too old a numpy: a SystemError inside `__import__`, naming nothing. */
+const NEEDS_NUMPY = (least: string): string =>
+  `import numpy\nif tuple(int(x) for x in numpy.__version__.split('.')[:2]) < (${least.split('.').map(Number).join(', ')},):\n` +
+  "    raise SystemError('<built-in function __import__> returned a result with an exception set')\n";
+
 describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
   let root: string;
   let dists: string;
@@ -90,7 +95,15 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
       { name: 'pb', version: '3.0' },
       // A package whose metadata admits the base's numpy (Debian's 1.24) but whose code needs numpy.exceptions (1.25),
       // as scipy 1.15 does, and a numpy on the index that has it.
-      { name: 'zeta', version: '1.0', requires: ['numpy>=1.19'], init: 'from numpy.exceptions import AxisError\n' },
+      { name: 'zeta', version: '1.0', requires: ['numpy>=1.19,<2'], init: 'from numpy.exceptions import AxisError\n' },
+      // TensorFlow 2.21's way: it declares numpy>=1.26.0, and beside an older numpy its import fails with a SystemError
+      // that names no package (the import check cannot blame numpy; the metadata can). theta needs NumPy 2.
+      { name: 'eta', version: '1.0', requires: ['numpy>=1.25,<2'], init: NEEDS_NUMPY('1.25') },
+      { name: 'theta', version: '1.0', requires: ['numpy>=2'], init: NEEDS_NUMPY('2.0') },
+      { name: 'numpy', version: '2.0.0', init: "__version__ = '2.0.0'\n" },
+      // scikit-learn's way: its newest wants NumPy 2 (through scipy), an older release runs on NumPy 1.
+      { name: 'iota', version: '2.0', requires: ['numpy>=2'] },
+      { name: 'iota', version: '1.0', requires: ['numpy>=1.25'] },
       {
         name: 'numpy',
         version: '1.26.0',
@@ -273,6 +286,60 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(again.env.cached).toBe(true);
     expect(again.env.python).toBe(result.env.python);
     expect(again.env.substitutions).toEqual(result.env.substitutions);
+  });
+
+  it("installs a base package outside what the lock's packages declare, at the lock's version, though its import names nothing", async () => {
+    const numpyBase = execFileSync(PYTHON, ['-I', '-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).trim();
+    expect(numpyBase).toMatch(/^1\.2[0-4]\./);
+    const result = await builder.build(spec(index, [req('eta')], { baseProvides: ['numpy', 'beta'] }), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ eta: '1.0', numpy: '1.26.0' });
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'numpy',
+        wanted: `${numpyBase} (the base interpreter’s)`,
+        got: '1.26.0',
+        why: expect.stringContaining(`eta 1.0 requires numpy>=1.25,<2, which the base's ${numpyBase} is not`),
+      }),
+    ]);
+    // Still an overlay: NumPy 1.26 keeps 1.x's C-API, so the base's packages built for its numpy still load beside it.
+    expect(readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = true/);
+    expect(execFileSync(result.env.python, ['-I', '-c', 'import eta, numpy; print(numpy.__version__)'], { encoding: 'utf8' }).trim()).toBe(
+      '1.26.0',
+    );
+    const again = await builder.build(spec(index, [req('eta')], { baseProvides: ['numpy', 'beta'] }), { checkout: null, signal });
+    if (!again.ok) throw new Error(JSON.stringify(again.failure));
+    expect(again.env.cached).toBe(true);
+  });
+
+  it("takes nothing from the base when the lock needs a numpy of another major (the base's packages are built for NumPy 1)", async () => {
+    const result = await builder.build(spec(index, [req('theta')], { baseProvides: ['numpy', 'pandas', 'beta'] }), {
+      checkout: null,
+      signal,
+    });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    expect(result.env.pins).toEqual({ theta: '1.0', numpy: '2.0.0' });
+    expect(readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = false/);
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({ name: 'numpy', got: '2.0.0', why: expect.stringContaining('the env takes nothing from the base') }),
+    ]);
+    const seen = 'import theta, numpy, importlib.util as u; print(numpy.__version__, u.find_spec("pandas") is None)';
+    expect(execFileSync(result.env.python, ['-I', '-c', seen], { encoding: 'utf8' }).trim()).toBe('2.0.0 True');
+  });
+
+  it("keeps an overlay in the base's numpy major where a release of the lock allows it (an older iota rather than NumPy 2)", async () => {
+    const overlay = await builder.build(spec(index, [req('iota')], { baseProvides: ['numpy', 'pandas'] }), { checkout: null, signal });
+    if (!overlay.ok) throw new Error(JSON.stringify(overlay.failure));
+    expect(overlay.env.pins).toEqual({ iota: '1.0', numpy: '1.26.0' });
+    expect(readFileSync(join(overlay.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = true/);
+    // No numpy from the base, or a requirement that names numpy: the newest, as asked.
+    const own = await builder.build(spec(index, [req('iota')]), { checkout: null, signal });
+    expect(own.ok && own.env.pins).toEqual({ iota: '2.0', numpy: '2.0.0' });
+    const named = await builder.build(spec(index, [req('iota'), req('numpy', '>=1.20')], { baseProvides: ['numpy'] }), {
+      checkout: null,
+      signal,
+    });
+    expect(named.ok && named.env.pins.iota).toBe('2.0');
   });
 
   it('moves a compiled package pinned to a version with no wheel for this Python to the nearest one with a wheel', async () => {

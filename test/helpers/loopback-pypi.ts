@@ -22,6 +22,8 @@ export interface DistSpec {
   backend?: string;
   /** The module's `__init__.py`. */
   init?: string;
+  /** More files of the wheel, by path (`pkg_resources/__init__.py`: a second top-level module). */
+  files?: Record<string, string>;
 }
 
 const MAKE_DISTS = String.raw`
@@ -55,6 +57,7 @@ for s in specs:
         dist + "/METADATA": metadata(s),
         dist + "/WHEEL": "Wheel-Version: 1.0\nGenerator: repgen-test\nRoot-Is-Purelib: true\nTag: %s\n" % s.get("tag", "py3-none-any"),
     }
+    files.update(s.get("files", {}))
     record = "".join("%s,%s,%d\n" % (n, record_hash(t.encode()), len(t.encode())) for n, t in files.items()) + dist + "/RECORD,,\n"
     files[dist + "/RECORD"] = record
     with zipfile.ZipFile(os.path.join(out, "%s-%s-%s.whl" % (mod, s["version"], s.get("tag", "py3-none-any"))), "w") as z:

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { sha256 } from '../lock/uv-lock.js';
+import { normaliseName, sha256 } from '../lock/uv-lock.js';
 
 const run = promisify(execFile);
 
@@ -17,6 +17,8 @@ export interface PythonInfo {
   venvSite: string[];
   /** sha256 of the interpreter's path, prefixes, version and installed distributions: part of every cache key. */
   identity: string;
+  /** The distributions it holds (PEP 503 name → version): an overlay takes one only where its version fits the lock. */
+  installed: Record<string, string>;
 }
 
 /**
@@ -42,6 +44,13 @@ export function readBaseInterpreter(python: string): Promise<PythonInfo> {
     const [prefix, venvPrefix] = await Promise.all([realpath(o.base), realpath(o.prefix)]);
     const venvSite = (await Promise.all(o.site.map((p) => realpath(p).catch(() => null)))).filter((p): p is string => !!p);
     const identity = sha256(JSON.stringify({ path: python, prefix, venvPrefix, version: o.version, dists: o.dists }));
-    return { version: o.version, minor: o.version.split('.').slice(0, 2).join('.'), prefix, venvPrefix, venvSite, identity };
+    const installed: Record<string, string> = {};
+    for (const d of o.dists) {
+      const i = d.indexOf('==');
+      const name = normaliseName(d.slice(0, i));
+      // A name listed twice (two copies on sys.path) keeps the first listed.
+      if (i > 0 && name && installed[name] === undefined) installed[name] = d.slice(i + 2);
+    }
+    return { version: o.version, minor: o.version.split('.').slice(0, 2).join('.'), prefix, venvPrefix, venvSite, identity, installed };
   });
 }

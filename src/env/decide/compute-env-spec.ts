@@ -208,6 +208,12 @@ function applyEra(reqs: Map<string, Requirement>, era: NonNullable<EnvSpecInput[
  */
 const FRAMEWORKS = new Set(['torch', 'tensorflow', 'jax']);
 
+/** Desktop builds and the server build of the same project and releases (no GUI libraries): a run has no display. */
+const HEADLESS_TWIN: Readonly<Record<string, string>> = {
+  'opencv-python': 'opencv-python-headless',
+  'opencv-contrib-python': 'opencv-contrib-python-headless',
+};
+
 function frameworkStated(v: ReportedVersion): Requirement {
   return { name: v.name, specifier: '', extras: [], source: 'report', why: '' };
 }
@@ -219,11 +225,14 @@ function applyReportedVersions(
   notes: string[],
   gpu: boolean,
 ): void {
-  for (const v of versions) {
-    if (own.has(v.name)) {
-      notes.push(`the report names ${v.name} ${v.version} (“${v.why}”); the checkout at the ref is used instead`);
+  for (const stated of versions) {
+    if (own.has(stated.name)) {
+      notes.push(`the report names ${stated.name} ${stated.version} (“${stated.why}”); the checkout at the ref is used instead`);
       continue;
     }
+    // The reporter's desktop build names the release of the server build the env takes (opencv-python 4.8.0.76).
+    const twin = HEADLESS_TWIN[stated.name];
+    const v = !reqs.has(stated.name) && twin && reqs.has(twin) ? { ...stated, name: twin } : stated;
     const prev = reqs.get(v.name) ?? (v.form === 'stated' && FRAMEWORKS.has(v.name) ? frameworkStated(v) : undefined);
     if (!prev) continue;
     if (prev.specifier && !safeSatisfies(v.version, prev.specifier)) {

@@ -74,6 +74,8 @@ export async function compileLock(
   requirements: Requirement[],
   pins: LocalPin[],
   pythonVersion: string,
+  /** Constraint lines that add no package (`numpy<2`: an overlay's preference); never relaxed here. @defaultValue [] */
+  preferences: readonly string[] = [],
 ): Promise<CompileResult> {
   let reqs = requirements;
   let constraints = pins;
@@ -85,7 +87,7 @@ export async function compileLock(
     const input = join(buildDir, 'requirements.in');
     const constraintFile = join(buildDir, 'constraints.txt');
     await writeFile(input, reqs.map((r) => `${requirementLine(r)}\n`).join(''));
-    await writeFile(constraintFile, constraints.map((p) => `${p.name}==${p.version}\n`).join(''));
+    await writeFile(constraintFile, [...constraints.map((p) => `${p.name}==${p.version}`), ...preferences].map((l) => `${l}\n`).join(''));
     const out = await runUv(ctx, buildDir, [
       'pip',
       'compile',

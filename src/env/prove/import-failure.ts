@@ -1,6 +1,7 @@
 import type { EnvironmentConfigKey } from '../../config/repo-config.js';
 import type { ProofFailure } from '../types.js';
 import { normaliseName } from '../lock/uv-lock.js';
+import { satisfies } from '../compare-versions.js';
 
 /**
  * Whether a run's import error is the environment's fault (issue 27, item 5): the project itself does not import,
@@ -132,8 +133,29 @@ const REMOVED: Record<string, { names: RegExp; before: (version: string) => stri
   },
 };
 
+/**
+ * Modules a release of their distribution removed, and the release that did: code importing one ran on an older
+ * release (setuptools 82 dropped `pkg_resources`, torch 2.0 `torch._six`, TensorFlow 2.0 `tensorflow.contrib`).
+ */
+const REMOVED_MODULES: Record<string, { dist: string; removedIn: string }> = {
+  pkg_resources: { dist: 'setuptools', removedIn: '82' },
+  'torch._six': { dist: 'torch', removedIn: '2.0' },
+  'tensorflow.contrib': { dist: 'tensorflow', removedIn: '2.0' },
+  'sklearn.externals.joblib': { dist: 'scikit-learn', removedIn: '0.23' },
+};
+
+function removedModule(name: string): { module: string; dist: string; removedIn: string } | null {
+  const hit = Object.entries(REMOVED_MODULES).find(([m]) => name === m || name.startsWith(`${m}.`));
+  return hit ? { module: hit[0], ...hit[1] } : null;
+}
+
 function minorOf(version: string): string {
   return version.split(/[+]/)[0]?.split('.').slice(0, 2).join('.') ?? version;
+}
+
+/** `84.2.1` → `84`; null when the version does not start with a number. */
+function majorOf(version: string): string | null {
+  return /^(\d+)/.exec(version)?.[1] ?? null;
 }
 
 function release(version: string): string {
@@ -149,7 +171,16 @@ function versionOf(f: ProofFailure, dist: string): string | null {
 /** Classifies one proof failure. `pins` are the env's (distribution → version); `distributionOf` maps import names. Pure. */
 export function classifyProofFailure(
   f: ProofFailure,
-  ctx: { pins: Record<string, string>; projectPackages: readonly string[]; distributionOf?: (module: string) => string | null },
+  ctx: {
+    pins: Record<string, string>;
+    projectPackages: readonly string[];
+    distributionOf?: (module: string) => string | null;
+    /**
+     * Distributions of the env that nothing bounds (no version asked: the resolver took the newest it could): one that
+     * lacks a part the code uses cannot be too old, so a release removed it. @defaultValue []
+     */
+    free?: readonly string[];
+  },
 ): ProofVerdict {
   const text = f.error;
   const first = text.split('\n')[0] ?? '';
@@ -160,6 +191,16 @@ export function classifyProofFailure(
     const own = [normaliseName(top), normaliseName(top.replace(/_/g, '-'))].find((d) => ctx.pins[d] !== undefined || owned.includes(d));
     return own ?? normaliseName(ctx.distributionOf?.(top) ?? top);
   };
+  // A part missing from a framework is the framework too old, unless nothing bounded it (it is the newest): then too new.
+  const lacks = (dist: string, v: string, what: string): ProofVerdict =>
+    ctx.free?.includes(dist) && majorOf(v) !== null
+      ? {
+          kind: 'api-removed',
+          package: dist,
+          constraint: `<${majorOf(v)}`,
+          why: `${dist} ${v} has no ${what}, and nothing asked for that release (the newest): the code is of an older major`,
+        }
+      : { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${what}` };
   // 1. NumPy's C-API: an extension built for one major of numpy beside the other.
   const capi = /compiled against NumPy C-API version 0x[0-9a-f]+ \(NumPy (\d+)\.(\d+)\)/i.exec(text);
   if (capi) {
@@ -214,31 +255,51 @@ export function classifyProofFailure(
       return { kind: 'api-removed', package: dist, constraint, why: `${mod}.${name} is gone from ${dist} ${v} (${first.slice(0, 120)})` };
     }
     // 4. A framework that lacks what the code uses is too old (torch.xpu, torch.float8_e4m3fn).
-    if (v && !inProject(mod))
-      return { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${mod}.${name}` };
+    if (v && !inProject(mod)) return lacks(dist, v, `${mod}.${name}`);
   }
   if (missing) {
     const name = missing[1] as string;
+    // A module its distribution's release removed: below that release (the lock's setuptools 84 has no pkg_resources).
+    const gone = removedModule(name);
+    const goneV = gone ? pinOf(gone.dist) : null;
+    if (gone && goneV && satisfies(goneV, `>=${gone.removedIn}`))
+      return {
+        kind: 'api-removed',
+        package: gone.dist,
+        constraint: `<${gone.removedIn}`,
+        why: `${gone.module} is gone from ${gone.dist} ${goneV} (removed in ${gone.removedIn})`,
+      };
+    // Not installed at all (a venv of its own has no setuptools): added at a release that still has it.
+    if (gone && !goneV && !name.includes('.'))
+      return {
+        kind: 'missing-module',
+        package: gone.dist,
+        constraint: `<${gone.removedIn}`,
+        why: `${f.module} imports ${name}, which the env lacks (${gone.dist} before ${gone.removedIn} has it)`,
+      };
     const dist = distOf(name);
     const v = pinOf(dist);
     if (/\._?six$/.test(name) && v)
       return { kind: 'api-removed', package: dist, constraint: `<${minorOf(v)}`, why: `${name} is gone from ${dist} ${v}` };
+    // A top-level module of a distribution the env holds, which that release no longer ships: a release too new, and
+    // a module leaves with a major release.
+    const ownDist = distOf(f.module);
+    if (!name.includes('.') && v && dist !== ownDist && !inProject(name) && majorOf(v) !== null)
+      return {
+        kind: 'api-removed',
+        package: dist,
+        constraint: `<${majorOf(v)}`,
+        why: `${f.module} imports ${name}, which ${dist} ${v} no longer ships`,
+      };
     // A submodule of an installed framework (torch._dynamo): the framework is too old.
-    if (name.includes('.') && v && !inProject(name))
-      return { kind: 'framework-too-old', package: dist, constraint: `>${release(v)}`, why: `${dist} ${v} has no ${name}` };
+    if (name.includes('.') && v && !inProject(name)) return lacks(dist, v, name);
     if (!name.includes('.') && !v && !inProject(name))
       return { kind: 'missing-module', package: dist, constraint: '', why: `${f.module} imports ${name}, which the env lacks` };
   }
   if (cannot && !inProject(cannot[2] as string)) {
     const dist = distOf(cannot[2] as string);
     const v = pinOf(dist);
-    if (v)
-      return {
-        kind: 'framework-too-old',
-        package: dist,
-        constraint: `>${release(v)}`,
-        why: `${dist} ${v} has no ${cannot[2]}.${cannot[1]}`,
-      };
+    if (v) return lacks(dist, v, `${cannot[2]}.${cannot[1]}`);
   }
   return { kind: 'other', package: null, constraint: null, why: first.slice(0, 200) };
 }

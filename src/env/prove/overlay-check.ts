@@ -1,10 +1,16 @@
-// An overlay env takes packages from the base interpreter (Debian's numpy 1.24 beside its torch). A package the lock
-// adds may need more of them than its metadata says: scipy 1.15 declares numpy >= 1.23.5 and imports
-// numpy.exceptions (numpy 1.25). Declared ranges cannot tell, an import can: right after a cold overlay build, the
-// lock's own top-level modules are imported once in the sandbox; a base package that their errors name is then
-// installed in the env at the lock's version, shadowing the base's, and the env is built again.
+// An overlay env takes packages from the base interpreter (Debian's numpy 1.24 beside its torch). Right after a cold
+// overlay build two checks say which of them the env must hold itself instead, at the lock's version, shadowing the
+// base's (and the env is built again): first what the lock's packages declare (TensorFlow 2.21's `numpy>=1.26.0`:
+// the base's numpy is outside it, whatever an import shows), then an import, for a package that needs more than its
+// metadata says: scipy 1.15 declares numpy >= 1.23.5 and imports numpy.exceptions (numpy 1.25); the lock's own
+// top-level modules are imported once in the sandbox, and a base package that their errors name is held by the env.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { satisfies } from '../compare-versions.js';
+import { markerHolds, parseRequirement } from '../read/requirement-line.js';
 import { runInBuild, type UvContext } from '../sandboxed/uv-run.js';
 import { normaliseName } from '../lock/uv-lock.js';
+import type { EnvSpec } from '../types.js';
 
 /** One module of the lock that failed to import, and the distributions its error names (whose module is missing a part). */
 export interface OverlayImportFailure {
@@ -74,4 +80,93 @@ export function shadowedBase(
   const base = new Set(provided.map(normaliseName));
   const blamed = failures.flatMap((f) => f.dists.map(normaliseName)).filter((d) => base.has(d) && locked[d] !== undefined);
   return [...new Set(blamed)].sort();
+}
+
+/** A base-provided distribution whose version is outside what a package of the lock declares it needs. */
+export interface BaseOutsideLock {
+  /** PEP 503 name (`numpy`). */
+  name: string;
+  /** The base interpreter's version (`1.24.2`). */
+  base: string;
+  /** What the lock's package requires (`>=1.26.0`). */
+  required: string;
+  /** The package that requires it, with its version (`tensorflow 2.21.0`). */
+  by: string;
+}
+
+/**
+ * The base-provided distributions a lock's own packages declare another version of (their `Requires-Dist`, markers read
+ * for this Python, no extras): TensorFlow 2.21 declares `numpy>=1.26.0`, and beside Debian's numpy 1.24 it fails inside
+ * `__import__` with a SystemError that names no package, which the import check cannot blame. `metadata` are the
+ * METADATA texts of the env's own distributions. Pure.
+ */
+export function baseOutsideLock(
+  metadata: readonly string[],
+  provided: readonly string[],
+  base: Readonly<Record<string, string>>,
+  python: string,
+): BaseOutsideLock[] {
+  const from = new Set(provided.map(normaliseName));
+  const out = new Map<string, BaseOutsideLock>();
+  for (const text of metadata) {
+    const head = text.split(/\r?\n\r?\n/, 1)[0] ?? '';
+    const field = (key: string): string[] =>
+      [...head.matchAll(new RegExp(`^${key}:[ \\t]*(.+)$`, 'gim'))].map((m) => (m[1] ?? '').trim()).filter(Boolean);
+    const by = `${field('Name')[0] ?? '?'} ${field('Version')[0] ?? ''}`.trim();
+    for (const line of field('Requires-Dist')) {
+      const r = parseRequirement(line);
+      if (!r || !r.specifier || !from.has(r.name) || !markerHolds(r.marker, { python, extras: [] })) continue;
+      const have = base[r.name];
+      if (have === undefined || satisfies(have, r.specifier) || out.has(r.name)) continue;
+      out.set(r.name, { name: r.name, base: have, required: r.specifier, by });
+    }
+  }
+  return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The METADATA texts of the distributions a venv holds itself (its own site-packages; text only, nothing run). */
+export async function ownMetadata(sitePackages: string): Promise<string[]> {
+  const entries = await readdir(sitePackages).catch(() => [] as string[]);
+  const texts = await Promise.all(
+    entries
+      .filter((e) => e.endsWith('.dist-info'))
+      .map((e) =>
+        readFile(join(sitePackages, e, 'METADATA'), 'utf8').then(
+          (t) => t.slice(0, 256 * 1024),
+          () => '',
+        ),
+      ),
+  );
+  return texts.filter(Boolean);
+}
+
+/**
+ * Packages of the base compiled against its numpy or its torch abort or fail beside another: a lock that needs its own
+ * torch, or a numpy of another major than the base's (NumPy 2's C-API beside extensions built for 1.x), takes nothing
+ * from the base, and is a venv of its own. Pure.
+ */
+export function ownVenvNeeded(
+  keep: readonly string[],
+  locked: Readonly<Record<string, string>>,
+  base: Readonly<Record<string, string>>,
+): boolean {
+  const kept = new Set(keep.map(normaliseName));
+  if (kept.has('torch')) return true;
+  const major = (v: string | undefined): string | undefined => v?.split('.')[0];
+  return kept.has('numpy') && locked['numpy'] !== undefined && major(locked['numpy']) !== major(base['numpy']);
+}
+
+/**
+ * The resolution preference of an overlay on a base with numpy, as a constraint line: below the base's next major
+ * (`numpy<2`: its packages are built for NumPy 1), unless a requirement names numpy (its word stands). Null when the env
+ * takes no numpy from the base. Pure.
+ */
+export function overlayNumpyCap(
+  spec: Pick<EnvSpec, 'baseProvides' | 'requirements'>,
+  base: Readonly<Record<string, string>>,
+): string | null {
+  const major = Number(/^(\d+)\./.exec(base['numpy'] ?? '')?.[1]);
+  if (!spec.baseProvides?.map(normaliseName).includes('numpy') || Number.isNaN(major)) return null;
+  if (spec.requirements.some((r) => normaliseName(r.name) === 'numpy')) return null;
+  return `numpy<${major + 1}`;
 }

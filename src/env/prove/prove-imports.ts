@@ -15,32 +15,52 @@ import { runInBuild, type UvContext } from '../sandboxed/uv-run.js';
 const PROOF = String.raw`
 import contextlib, importlib, importlib.metadata as m, io, json, re, sys
 roots, mods = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+stmts = json.loads(sys.argv[3]) if len(sys.argv) > 3 else []
 sys.path[:0] = roots
 pd = m.packages_distributions()
 out = []
+def failed(label, top, e, buf):
+    msg = "%s: %s" % (type(e).__name__, e)
+    c = e.__cause__ or (None if e.__suppress_context__ else e.__context__)
+    if c is not None:
+        msg += "\n(from %s: %s)" % (type(c).__name__, c)
+    msg = (msg[:1500] + "\n" + buf.getvalue()[-1500:]).strip()
+    named = re.findall(r"No module named '([\w.]+)'", msg) + re.findall(r"from '([\w.]+)'", msg)
+    named += re.findall(r"module '([\w.]+)' has no attribute", msg) + [top]
+    if re.search(r"NumPy|numpy", msg):
+        named.append("numpy")
+    dists = sorted({x for n in named for x in pd.get(n.split(".")[0], [])})
+    versions = {}
+    for d in dists:
+        try:
+            versions[d] = m.version(d)
+        except Exception:
+            pass
+    out.append({"module": label, "error": msg, "versions": versions})
 for t in mods:
     buf = io.StringIO()
     try:
         with contextlib.redirect_stderr(buf):
             importlib.import_module(t)
     except BaseException as e:
-        msg = "%s: %s" % (type(e).__name__, e)
-        c = e.__cause__ or e.__context__
-        if c is not None:
-            msg += "\n(from %s: %s)" % (type(c).__name__, c)
-        msg = (msg[:1500] + "\n" + buf.getvalue()[-1500:]).strip()
-        named = re.findall(r"No module named '([\w.]+)'", msg) + re.findall(r"from '([\w.]+)'", msg)
-        named += re.findall(r"module '([\w.]+)' has no attribute", msg) + [t]
-        if re.search(r"NumPy|numpy", msg):
-            named.append("numpy")
-        dists = sorted({x for n in named for x in pd.get(n.split(".")[0], [])})
-        versions = {}
-        for d in dists:
-            try:
-                versions[d] = m.version(d)
-            except Exception:
-                pass
-        out.append({"module": t, "error": msg, "versions": versions})
+        failed(t, t, e, buf)
+# The report's own import lines, as data: "from a.b import c" is a.b imported, then c read from it or imported as a.b.c.
+for st in stmts:
+    mod_name, names = st["module"], st["names"]
+    label = "from %s import %s" % (mod_name, ", ".join(names)) if names else "import %s" % mod_name
+    buf = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(buf):
+            mod = importlib.import_module(mod_name)
+            for n in names:
+                if hasattr(mod, n):
+                    continue
+                try:
+                    importlib.import_module(mod_name + "." + n)
+                except ModuleNotFoundError:
+                    raise ImportError("cannot import name '%s' from '%s'" % (n, mod_name)) from None
+    except BaseException as e:
+        failed(label, mod_name, e, buf)
 print("REPGEN_PROOF " + json.dumps(out))
 `;
 
@@ -111,8 +131,16 @@ export async function proveImportsIn(
 
 /** Imports `req.modules` one by one with the env's interpreter in the build sandbox. */
 export async function proveImports(ctx: UvContext, buildDir: string, python: string, req: ImportProofRequest): Promise<ImportProof> {
-  if (req.modules.length === 0) return { failures: [] };
-  const argv = [python, '-I', '-c', PROOF, JSON.stringify(req.importRoots), JSON.stringify(req.modules)];
+  if (req.modules.length === 0 && !req.statements?.length) return { failures: [] };
+  const argv = [
+    python,
+    '-I',
+    '-c',
+    PROOF,
+    JSON.stringify(req.importRoots),
+    JSON.stringify(req.modules),
+    JSON.stringify(req.statements ?? []),
+  ];
   const out = await runInBuild(ctx, buildDir, argv, req.setupEnv, true);
   const line = out.stdout.split('\n').find((l) => l.startsWith('REPGEN_PROOF '));
   if (!line) return null;
@@ -124,9 +152,9 @@ export async function proveImports(ctx: UvContext, buildDir: string, python: str
   }
 }
 
-/** What a proof's answer depends on: the env, the modules, the setup variables, the checkout's roots and commit, the binds. */
+/** What a proof's answer depends on: the env, the modules and import lines, the setup variables, the checkout's roots and commit, the binds. */
 function proofKey(env: BuiltEnv, req: ImportProofRequest, binds: readonly string[]): string {
-  const { modules, setupEnv, importRoots, checkoutKey } = req;
+  const { modules, setupEnv, importRoots, checkoutKey, statements } = req;
   // The commit names what the roots hold; where the checkout lies on this host does not change what imports.
   const roots = checkoutKey ? importRoots.length : importRoots;
   return sha256(
@@ -134,6 +162,7 @@ function proofKey(env: BuiltEnv, req: ImportProofRequest, binds: readonly string
       python: env.python,
       lock: env.lockHash,
       modules,
+      ...(statements?.length ? { statements } : {}),
       setupEnv: Object.entries(setupEnv).sort(),
       roots,
       checkoutKey,

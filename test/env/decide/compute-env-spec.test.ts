@@ -148,7 +148,7 @@ describe('computeEnvSpec', () => {
       accelerate: '>=0.31.0 (repo)',
       pytest: ' (config)',
       ruff: ' (config)',
-      'opencv-python': ' (script)',
+      // cv2 is the headless build's: repgen.yml's range on it stands, and no second OpenCV is installed beside it.
       'opencv-python-headless': '<5 (config)',
     });
     expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe('the report: “- PyTorch version (GPU?): 2.8.0+cu129 (True)”');
@@ -220,6 +220,11 @@ describe('computeEnvSpec', () => {
     );
     expect(byName(spec.requirements)).toEqual({ torch: '==1.13.1 (report)', numpy: '==1.21.6 (report)', 'scikit-learn': ' (script)' });
     expect(spec.project).toBeNull();
+  });
+
+  it("a snippet's cv2 is OpenCV's headless build, at the version the report's desktop build names", () => {
+    const spec = computeEnvSpec(base({ report: '```\nopencv-python==4.8.0.76\nnumpy==1.26.4\n```\n', scriptImports: ['cv2', 'numpy'] }));
+    expect(byName(spec.requirements)).toEqual({ 'opencv-python-headless': '==4.8.0.76 (report)', numpy: '==1.26.4 (report)' });
   });
 
   it('repgen.yml’s python and packages win over the report; the era leaves what they pin alone', () => {

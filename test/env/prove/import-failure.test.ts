@@ -96,8 +96,53 @@ describe('classifyProofFailure (the import ladder’s reading of a failed import
       classifyProofFailure(fail('apex', "ModuleNotFoundError: No module named 'torch._six'"), { ...c, pins: { torch: '2.1.0' } }),
     ).toMatchObject({
       kind: 'api-removed',
-      constraint: '<2.1',
+      constraint: '<2.0',
     });
+  });
+
+  it("a module a tool's release removed is that release too new: below the release that removed it (pkg_resources, setuptools 82)", () => {
+    const pkg = fail('torchmetrics', "ModuleNotFoundError: No module named 'pkg_resources'");
+    const setuptools = (v: string) => ({
+      ...c,
+      pins: { setuptools: v },
+      distributionOf: (m: string) => (m === 'pkg_resources' ? 'setuptools' : null),
+    });
+    expect(classifyProofFailure(pkg, setuptools('84.2.1'))).toMatchObject({
+      kind: 'api-removed',
+      package: 'setuptools',
+      constraint: '<82',
+      why: expect.stringContaining('pkg_resources is gone from setuptools 84.2.1 (removed in 82)'),
+    });
+    // A venv of its own with no setuptools at all: added at a release that still has the module.
+    expect(classifyProofFailure(pkg, { ...setuptools('0'), pins: {} })).toMatchObject({
+      kind: 'missing-module',
+      package: 'setuptools',
+      constraint: '<82',
+    });
+    expect(
+      classifyProofFailure(fail('old', "ModuleNotFoundError: No module named 'tensorflow.contrib'"), {
+        ...c,
+        pins: { tensorflow: '2.15.1' },
+      }),
+    ).toMatchObject({ kind: 'api-removed', package: 'tensorflow', constraint: '<2.0' });
+    // A module no table names that an installed distribution no longer ships: below that distribution's major.
+    const other = fail('x', "ModuleNotFoundError: No module named 'oldmod'");
+    const tool = { ...c, pins: { 'old-tool': '5.1.0' }, distributionOf: (m: string) => (m === 'oldmod' ? 'old-tool' : null) };
+    expect(classifyProofFailure(other, tool)).toMatchObject({ kind: 'api-removed', package: 'old-tool', constraint: '<5' });
+  });
+
+  it('a part missing from a package nothing bounded (the newest) is a release too new: below its major (Keras 2 code on Keras 3)', () => {
+    const core = fail('from keras.layers.core import Dense', "ModuleNotFoundError: No module named 'keras.layers.core'");
+    const k3 = { ...c, pins: { keras: '3.12.0' } };
+    expect(classifyProofFailure(core, { ...k3, free: ['keras'] })).toMatchObject({
+      kind: 'api-removed',
+      package: 'keras',
+      constraint: '<3',
+    });
+    // Bounded (the report's keras==3.12.0 or a project's range): the old reading, a framework too old.
+    expect(classifyProofFailure(core, k3)).toMatchObject({ kind: 'framework-too-old', constraint: '>3.12.0' });
+    const name = fail('from keras.layers import CuDNNLSTM', "ImportError: cannot import name 'CuDNNLSTM' from 'keras.layers'");
+    expect(classifyProofFailure(name, { ...k3, free: ['keras'] })).toMatchObject({ kind: 'api-removed', constraint: '<3' });
   });
 
   it('reads the NumPy C-API mismatch both ways, and the SystemError it shows as inside __import__', () => {

@@ -33,7 +33,7 @@ describe('import names → distributions', () => {
       ['difflib_x'],
     );
     expect(got.map((d) => [d.module, d.distribution, d.via])).toEqual([
-      ['cv2', 'opencv-python', 'mapping'],
+      ['cv2', 'opencv-python-headless', 'mapping'],
       ['sklearn', 'scikit-learn', 'mapping'],
       ['PIL', 'pillow', 'mapping'],
       ['yaml', 'pyyaml', 'mapping'],

@@ -18,6 +18,7 @@ import {
 import { projectLayout } from '../../../env/read/project-layout.js';
 import { readRepoDeps } from '../../../env/read/read-repo-deps.js';
 import { reportSetupEnv } from '../../../env/prove/report-setup-env.js';
+import { reportImportStatements, type ImportStatement } from '../../../env/prove/report-imports.js';
 import { runSandboxed } from '../../../env/sandboxed/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { parseWheelName, wheelFits } from '../../../env/lock/uv-lock.js';
@@ -98,6 +99,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
           reportModules,
           setupEnv: reportSetupEnv(code),
           distributionOf,
+          statements: reportImportStatements(code).filter((st) => !reportedImportFailure(report, st)),
           ...(checkoutKey ? { checkoutKey } : {}),
           ...era,
         };
@@ -144,6 +146,16 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       },
     },
   };
+}
+
+/**
+ * Whether the report shows this import line failing (`No module named 'keras.layers.core'`, `cannot import name 'Dense'`):
+ * that failure may be the bug, so the proof never moves the env until the line imports.
+ */
+function reportedImportFailure(report: string, st: ImportStatement): boolean {
+  const missing = [...report.matchAll(/No module named '([\w.]+)'/g)].map((m) => m[1] as string);
+  const cannot = [...report.matchAll(/cannot import name '(\w+)'/g)].map((m) => m[1] as string);
+  return missing.some((m) => st.module === m || st.module.startsWith(`${m}.`)) || st.names.some((n) => cannot.includes(n));
 }
 
 /** The checkout's own top-level packages, as the spec function reads its layout. */

@@ -17,6 +17,7 @@ import type {
   VersionDecision,
 } from '../../../env/types.js';
 import type { IssueInput, ProgressFn } from '../../types.js';
+import type { ImportStatement } from '../../../env/prove/report-imports.js';
 import type { BuildCheckout } from './built-workspace.js';
 import { eraVerdict, type ProofEra } from './era-verdict.js';
 import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
@@ -38,6 +39,8 @@ export interface EnvProofInput {
    * removed since, so the next candidate moves that library down to the commit's series, not up (era-verdict.ts).
    */
   era?: ProofEra;
+  /** The report's own import lines (src/env/prove/report-imports.ts); those of proved modules are imported as written. */
+  statements?: ImportStatement[];
 }
 
 /** What the stage needs: the spec function over the checkout, and a builder. */
@@ -116,7 +119,17 @@ export async function prepareEnv(
     await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
     const roots =
       stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
-    const req = { modules, setupEnv: proof.setupEnv, importRoots: roots, ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}) };
+    // The report's lines of those modules, beyond the bare `import x` the modules already are.
+    const statements = (proof.statements ?? []).filter(
+      (st) => modules.includes(st.module.split('.')[0] as string) && (st.names.length > 0 || st.module.includes('.')),
+    );
+    const req = {
+      modules,
+      setupEnv: proof.setupEnv,
+      importRoots: roots,
+      ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}),
+      ...(statements.length ? { statements } : {}),
+    };
     // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
     const answer = await prove(stage.env, req, signal).catch(() => null);
     signal.throwIfAborted();
@@ -126,11 +139,14 @@ export async function prepareEnv(
       return { ...stage, candidates };
     }
     if (answer.failures.length === 0) {
-      const why = modules.length ? `imports ${modules.join(', ')}` : 'nothing to import';
+      const lines = statements.length
+        ? ` and the report's ${statements.length} import line${statements.length === 1 ? '' : 's'} of them`
+        : '';
+      const why = modules.length ? `imports ${modules.join(', ')}${lines}` : 'nothing to import';
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'accepted', why: clip(why) });
       return { ...stage, candidates };
     }
-    const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf };
+    const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf, free: freeOf(stage) };
     const verdicts = await Promise.all(
       answer.failures.map(async (f) => ({ f, v: await eraVerdict(classifyProofFailure(f, ctx), f, stage.env.pins, proof.era) })),
     );
@@ -183,6 +199,12 @@ function modulesToProve(stage: BuiltStage, proof: EnvProofInput, checkout: boole
   });
   const own = checkout ? proof.projectPackages : [];
   return [...new Set([...own, ...fromReport.filter((m) => !own.includes(m))])].filter((m) => /^[A-Za-z_]\w*$/.test(m));
+}
+
+/** The env's distributions no requirement bounds: the resolver took the newest it could of each. */
+function freeOf(stage: BuiltStage): string[] {
+  const bounded = new Set(stage.spec.requirements.filter((r) => r.specifier.trim() !== '').map((r) => normaliseName(r.name)));
+  return Object.keys(stage.env.pins).filter((d) => !bounded.has(normaliseName(d)));
 }
 
 /** No candidate proved: the one with the fewest failures (the first on a tie) is used, unproved, and said. */

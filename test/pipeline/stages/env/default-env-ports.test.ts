@@ -61,3 +61,29 @@ describe('the default env ports read what repgen.yml names and never fail in sil
     ]);
   });
 });
+
+describe("the default env ports' proof input: the report's own import lines (issue 39)", () => {
+  it('gives the proof the import lines as data, leaving out one the report shows failing (that failure may be the bug)', async () => {
+    const { ports } = await defaultEnvPorts(portsFor(null), recordingLog());
+    const body = [
+      '```python',
+      'import os',
+      'os.environ["KERAS_BACKEND"] = "jax"',
+      'from keras.layers.core import Dense',
+      'from keras.wrappers.scikit_learn import KerasClassifier',
+      'import numpy as np; np.system("x")',
+      '```',
+      '```',
+      "ModuleNotFoundError: No module named 'keras.wrappers'",
+      '```',
+    ].join('\n');
+    const proof = await ports!.proofFor!({ issue: { title: 'keras 2 code', body }, repoDir: null });
+    expect(proof?.statements).toEqual([
+      { module: 'os', names: [] },
+      { module: 'keras.layers.core', names: ['Dense'] },
+      // The import before the `;` is one, as Python reads it; what follows is never taken.
+      { module: 'numpy', names: [] },
+    ]);
+    expect(proof?.setupEnv).toEqual({ KERAS_BACKEND: 'jax' });
+  });
+});

@@ -49,6 +49,17 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         init: 'import os\nif os.environ.get("BACKENDED_BACKEND") != "fw":\n    import tensorflow\nimport fw\n',
         requires: ['fw'],
       },
+      // setuptools' way: 82 dropped pkg_resources, which code of its era imports (torchmetrics 0.x).
+      { name: 'setuptools', version: '84.2.1' },
+      { name: 'setuptools', version: '81.0.0', files: { 'pkg_resources/__init__.py': 'def require(*a):\n    return []\n' } },
+      { name: 'usespkg', version: '1.0', requires: ['setuptools'], init: 'import pkg_resources\n' },
+      // Keras 3's way: its 3.0 dropped the `layers.core` module Keras 2 code imports, though `import kerasx` works on both.
+      {
+        name: 'kerasx',
+        version: '2.0',
+        files: { 'kerasx/layers/__init__.py': 'from .core import Dense\n', 'kerasx/layers/core.py': 'Dense = object\n' },
+      },
+      { name: 'kerasx', version: '3.0', files: { 'kerasx/layers/__init__.py': 'Dense = object\n' } },
     ]);
     index = await startLoopbackIndex(dists);
     checkout = join(root, 'checkout');
@@ -152,6 +163,57 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
       }),
       expect.objectContaining({ outcome: 'accepted', change: 'numpy <2', key: { numpy: '1.20.0' } }),
     ]);
+  });
+
+  it('moves a tool below the release that removed a module the code imports (pkg_resources, gone in setuptools 82)', async () => {
+    const spec = indexSpec(index, [requirement('usespkg')]);
+    const distributionOf = (m: string): string | null => (m === 'pkg_resources' ? 'setuptools' : null);
+    const stage = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      ports(spec, { reportModules: ['usespkg'], distributionOf }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ usespkg: '1.0', setuptools: '81.0.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        why: expect.stringContaining('pkg_resources is gone from setuptools 84.2.1 (removed in 82)'),
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'setuptools <82', why: 'imports usespkg' }),
+    ]);
+  });
+
+  it("imports the report's own import lines, and moves a package nothing bounded below the major that dropped one (Keras 2 code)", async () => {
+    const spec = indexSpec(index, [{ ...requirement('kerasx'), source: 'script' }]);
+    const statements = [
+      { module: 'kerasx.layers.core', names: ['Dense'] },
+      { module: 'kerasx.layers', names: ['Dense'] },
+    ];
+    const stage = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      ports(spec, { reportModules: ['kerasx'], statements }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ kerasx: '2.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        why: expect.stringMatching(/from kerasx\.layers\.core import Dense: kerasx 3\.0 has no kerasx\.layers\.core, and nothing asked/),
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'kerasx <3', why: "imports kerasx and the report's 2 import lines of them" }),
+    ]);
+    // `import kerasx` alone proves 3.0: only the line tells.
+    const bare = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      ports(spec, { reportModules: ['kerasx'] }),
+      () => undefined,
+      signal,
+    );
+    expect(bare.kind === 'built' && bare.env.pins).toEqual({ kerasx: '3.0' });
   });
 
   it('proves the report’s imports under its own setup lines (the backend variable its script sets before importing)', async () => {
