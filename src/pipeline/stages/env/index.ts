@@ -147,9 +147,14 @@ export async function prepareEnv(
       return { ...stage, candidates };
     }
     const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf, free: freeOf(stage) };
-    const verdicts = await Promise.all(
-      answer.failures.map(async (f) => ({ f, v: await eraVerdict(classifyProofFailure(f, ctx), f, stage.env.pins, proof.era) })),
-    );
+    // The commit's era, where it decides (a release newer than the commit removed the name), is more precise than reading
+    // an unbounded package as of a newer major than the code (`free`): the era's series first, that rule after.
+    const verdictOf = async (f: (typeof answer.failures)[number]): Promise<ReturnType<typeof classifyProofFailure>> => {
+      const plain = classifyProofFailure(f, { ...ctx, free: [] });
+      const dated = await eraVerdict(plain, f, stage.env.pins, proof.era);
+      return dated !== plain ? dated : classifyProofFailure(f, ctx);
+    };
+    const verdicts = await Promise.all(answer.failures.map(async (f) => ({ f, v: await verdictOf(f) })));
     signal.throwIfAborted();
     const why = verdicts.map(({ f, v }) => `${f.module}: ${v.why}`).join('; ');
     candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'rejected', why: clip(why) });
