@@ -18,6 +18,7 @@ import {
 import { projectLayout } from '../../../env/read/project-layout.js';
 import { readRepoDeps } from '../../../env/read/read-repo-deps.js';
 import { reportSetupEnv } from '../../../env/prove/report-setup-env.js';
+import { withKerasBackend } from '../../../env/read/keras-backend.js';
 import { runSandboxed } from '../../../env/sandboxed/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { parseWheelName, wheelFits } from '../../../env/lock/uv-lock.js';
@@ -89,7 +90,10 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
         const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
         const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
         const checkoutKey = repoDir ? await cleanCommitOf(repoDir) : null;
-        return { projectPackages, reportModules, setupEnv: reportSetupEnv(code), distributionOf, ...(checkoutKey ? { checkoutKey } : {}) };
+        // Keras imports the backend the report ran on, which its words may name where its code sets none.
+        const importsKeras = projectPackages.includes('keras') || reportModules.includes('keras');
+        const setupEnv = withKerasBackend(reportSetupEnv(code), issue, importsKeras);
+        return { projectPackages, reportModules, setupEnv, distributionOf, ...(checkoutKey ? { checkoutKey } : {}) };
       },
       async specFor({ issue, repoDir }, signal) {
         base ??= baseInterpreter(settings.basePython);
