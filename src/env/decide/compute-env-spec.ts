@@ -7,6 +7,7 @@ import { projectLayout } from '../read/project-layout.js';
 import type { DeclaredRequirement } from '../read/read-requirement-files.js';
 import { readRequirementsFile } from '../read/read-requirement-files.js';
 import { readRepoDeps, type RepoDeps, type RepoFiles } from '../read/read-repo-deps.js';
+import { frameworkRangeInRequirementFiles } from '../read/framework-range.js';
 import { reportKerasBackend } from '../read/keras-backend.js';
 import { readReportVersions, type ReportedVersion } from '../read/read-report-versions.js';
 import { markerHolds, normalizeName, parseRequirement } from '../read/requirement-line.js';
@@ -125,6 +126,9 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   applyReportedVersions(reported.versions, reqs, own, notes, input.policy.gpu);
   // 3b. Keras runs on a backend it does not declare: the one the report sets, else TensorFlow (Keras 2 has no other).
   kerasBackend(input.report, reqs, notes, own.has('keras'));
+  // 3c. A framework the report brings in with no version, that the project's metadata does not declare, takes the
+  // range the project's own requirement files give it (Keras 3's requirements.txt: torch>=2.1.0).
+  if (input.repoFiles) rangeFromRequirementFiles(input.repoFiles, reqs, { python: target, gpu: input.policy.gpu });
   // 4. repgen.yml's packages beat everything but 4b, the user's pins where they run RepGen (the later set wins).
   const pinned = [
     { label: 'repgen.yml environment.packages:', packages: envCfg?.packages ?? [] },
@@ -330,3 +334,12 @@ function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: str
   notes.push(`${backend}${specifier ? ` ${specifier}` : ''} added as Keras's backend: ${why}`);
 }
 
+function rangeFromRequirementFiles(files: RepoFiles, reqs: Map<string, Requirement>, opts: { python: string; gpu: boolean }): void {
+  for (const name of FRAMEWORKS) {
+    const r = reqs.get(name);
+    if (!r || r.source !== 'report' || r.specifier) continue;
+    const d = frameworkRangeInRequirementFiles(files, name, opts);
+    if (!d) continue;
+    reqs.set(name, { ...r, specifier: d.req.specifier, source: 'repo', why: clip(`${r.why || 'the report'}; ${d.where}: ${d.text}`) });
+  }
+}

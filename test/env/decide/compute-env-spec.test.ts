@@ -289,7 +289,7 @@ describe("Keras's backend (issue 29 item 1)", () => {
     expect(byName(pinned.requirements)).toMatchObject({ tensorflow: '==2.15.* (script)' });
   });
 
-  it("the project is Keras 3: the backend the report's words name comes in", () => {
+  it("the project is Keras 3: the backend the report's words name comes in, in the range the project's requirements.txt gives it", () => {
     const repoFiles = {
       paths: ['pyproject.toml', 'requirements.txt', 'requirements-torch-cuda.txt'],
       texts: new Map([
@@ -300,8 +300,10 @@ describe("Keras's backend (issue 29 item 1)", () => {
     };
     const report = 'averagePooling2D calculates wrongly with torch backend\n\nAveragePooling2D generate an output with wrong shape.';
     const spec = computeEnvSpec(base({ report, repoFiles, scriptImports: ['keras'] }));
-    expect(byName(spec.requirements)).toEqual({ 'absl-py': ' (repo)', 'ml-dtypes': ' (repo)', torch: ' (report)' });
-    expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe("the report's Keras runs on torch (KERAS_BACKEND=torch)");
+    expect(byName(spec.requirements)).toEqual({ 'absl-py': ' (repo)', 'ml-dtypes': ' (repo)', torch: '>=2.1.0 (repo)' });
+    expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe(
+      "the report's Keras runs on torch (KERAS_BACKEND=torch); requirements.txt:2: torch>=2.1.0",
+    );
     // No backend named: Keras's default, TensorFlow (requirements.txt gives it no range here).
     const plain = computeEnvSpec(base({ report: 'Dense is slow\n\nIt is slow.', repoFiles, scriptImports: ['keras'] }));
     expect(byName(plain.requirements)).toMatchObject({ tensorflow: ' (report)' });

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { frameworkRangeInRequirementFiles } from '../../../src/env/read/framework-range.js';
+
+// Keras 3's files as its checkouts of 2024 hold them: no framework in pyproject.toml, its CI's in requirements*.txt.
+const files = {
+  paths: ['pyproject.toml', 'requirements.txt', 'requirements-common.txt', 'requirements-torch-cuda.txt'],
+  texts: new Map([
+    ['pyproject.toml', '[project]\nname = "keras"\ndependencies = ["absl-py", "numpy"]\n'],
+    [
+      'requirements.txt',
+      "tensorflow-cpu~=2.16.2;sys_platform != 'darwin'\ntensorflow~=2.16.2;sys_platform == 'darwin'\n" +
+        '--extra-index-url https://download.pytorch.org/whl/cpu\ntorch>=2.1.0\ntorchvision>=0.16.0\njax[cpu]\n-r requirements-common.txt\n',
+    ],
+    ['requirements-common.txt', 'numpy\nml-dtypes\n'],
+    ['requirements-torch-cuda.txt', 'torch==2.3.1+cu121\njax[cpu]\n'],
+  ]),
+};
+
+describe('frameworkRangeInRequirementFiles', () => {
+  it("gives the range the project's requirements.txt declares, with where it is said", () => {
+    const torch = frameworkRangeInRequirementFiles(files, 'torch', { python: '3.11', gpu: false });
+    expect(torch).toMatchObject({ req: { name: 'torch', specifier: '>=2.1.0' }, where: 'requirements.txt:4' });
+  });
+
+  it('skips files of an accelerator on a CPU run, local-version pins, and declarations with no range', () => {
+    const cuda = { ...files, texts: new Map([...files.texts].filter(([p]) => p !== 'requirements.txt')) };
+    expect(frameworkRangeInRequirementFiles(cuda, 'torch', { python: '3.11', gpu: false })).toBeNull();
+    expect(frameworkRangeInRequirementFiles(cuda, 'torch', { python: '3.11', gpu: true })).toBeNull();
+    expect(frameworkRangeInRequirementFiles(files, 'jax', { python: '3.11', gpu: false })).toBeNull();
+  });
+});
