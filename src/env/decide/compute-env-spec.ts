@@ -303,7 +303,8 @@ function chooseIndexes(cfg: EnvironmentConfig | undefined, policy: EnvPolicy, no
  * Keras (its checkout declares no framework either).
  */
 function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: string[], projectIsKeras: boolean): void {
-  const keras = reqs.get('keras') ?? (projectIsKeras ? { name: 'keras', specifier: '', extras: [], source: 'repo' as const, why: '' } : null);
+  const keras =
+    reqs.get('keras') ?? (projectIsKeras ? { name: 'keras', specifier: '', extras: [], source: 'repo' as const, why: '' } : null);
   if (!keras) return;
   const pinned = /^==\s*(\d+)\.(\d+)/.exec(keras.specifier.trim());
   const major = pinned ? Number(pinned[1]) : null;

@@ -6,9 +6,12 @@ describe('reportKerasBackend', () => {
     expect(reportKerasBackend('averagePooling2D calculates wrongly with torch backend', 'AveragePooling2D generate an output…')).toBe(
       'torch',
     );
-    expect(reportKerasBackend('Predict fails on a model containing the Attention layer.', '- Keras 3.6.0\n- Backend is Torch with GPU support (2.5.1+cu124)\n')).toBe(
-      'torch',
-    );
+    expect(
+      reportKerasBackend(
+        'Predict fails on a model containing the Attention layer.',
+        '- Keras 3.6.0\n- Backend is Torch with GPU support (2.5.1+cu124)\n',
+      ),
+    ).toBe('torch');
     expect(reportKerasBackend('Bug', 'backend: jax\n')).toBe('jax');
     expect(reportKerasBackend('Bug', 'Running on the TensorFlow backend')).toBe('tensorflow');
   });
