@@ -11,6 +11,7 @@ import {
 import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
 import { distributionsForImports, loadImportNameTables, reportSetupEnv } from '../env/index.js';
+import { withKerasBackend } from '../env/read/keras-backend.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
@@ -240,9 +241,11 @@ async function runStages(
   }
   const code = snippet?.script ?? '';
   const store = deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined);
-  // The report's setup lines (KERAS_BACKEND…) are set for the probe as its script sets them before its imports.
-  const probeOptions = { store, env: reportSetupEnv(code) };
+  // The report's setup lines (KERAS_BACKEND…) are set for the probe as its script sets them before its imports, and
+  // Keras's backend as the report's words name it where the code sets none (as the env's import proof does).
   const wanted = [...importedModules(code), ...referencedModules(code)];
+  const importsKeras = (input.workspace?.packages ?? []).includes('keras') || wanted.some((m) => m.split('.')[0] === 'keras');
+  const probeOptions = { store, env: withKerasBackend(reportSetupEnv(code), intake.issue, importsKeras) };
   const probed = await probeEnvironment(deps.executor, wanted, signal, workspace, probeOptions);
   checkAbort(signal);
   if (!probed.probe) {

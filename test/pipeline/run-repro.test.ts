@@ -513,3 +513,22 @@ describe('runRepro: the late pylint -E check (default checker)', () => {
     }
   });
 });
+
+describe("runRepro: the environment probe under the report's setup lines", () => {
+  const respond: FakeResponder = (req) => (req.entry === 'probe.py' ? probeRun() : { stdout: 'ok\n', exitCode: 0 });
+  const code = '```python\nimport keras\nprint(keras.layers.Dense(2))\n```\n';
+
+  it("imports Keras on the backend the report's words name when its code sets none, as the env's proof does", async () => {
+    const { executor } = await reproduce({ issue: `Dense is wrong with the torch backend.\n\n${code}`, respond });
+    const probes = executor.requests.filter((r) => r.entry === 'probe.py');
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.every((r) => r.env?.KERAS_BACKEND === 'torch')).toBe(true);
+  });
+
+  it('sets no backend where the report names none', async () => {
+    const { executor } = await reproduce({ issue: `Dense is wrong.\n\n${code}`, respond });
+    const probes = executor.requests.filter((r) => r.entry === 'probe.py');
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.some((r) => r.env && 'KERAS_BACKEND' in r.env)).toBe(false);
+  });
+});
