@@ -93,7 +93,9 @@ export function referencedModules(code: string): string[] {
   const keras = Object.entries(KERAS_IMPORTS).filter(
     ([n]) => !Object.hasOwn(CONVENTIONAL_IMPORTS, n) && (/^[A-Z]/.test(n) || isKerasCode(code)) && !bound(n),
   );
-  for (const [name, statement] of [...Object.entries(CONVENTIONAL_IMPORTS), ...keras]) {
+  // A conventional name the code binds itself (`import keras`: Keras 3, not `from tensorflow import keras`) is its own.
+  const conventional = Object.entries(CONVENTIONAL_IMPORTS).filter(([n]) => !bound(n));
+  for (const [name, statement] of [...conventional, ...keras]) {
     if (!new RegExp(`(?<![.\\w])${name}\\s*[.(]`).test(bare)) continue;
     const top = /^\s*(?:from|import)\s+([\w]+)/.exec(statement)?.[1];
     if (top && !STDLIB.has(top)) mods.add(top);
