@@ -8,13 +8,14 @@ import { markerHolds, normalizeName } from './requirement-line.js';
 
 /** Requirement files at the checkout's root (or its requirements/ folder), `requirements.txt` first. */
 const FILE = /^(?:requirements\/)?[^/]*requirements?[^/]*\.(?:txt|in)$/i;
-/** Files for an accelerator's build (`requirements-torch-cuda.txt`): their pins are CUDA/ROCm/TPU builds. */
-const ACCELERATOR = /(?:cuda|gpu|rocm|tpu|xpu|cu\d{2,3})/i;
+/** A local version of an accelerator's build (`+cu121`, `+rocm6.0`): not what a CPU run installs. */
+const ACCELERATOR_BUILD = /\+(?:cu\d|rocm|xpu|tpu)/i;
 
 /**
  * The first declaration of `name` with a version range in the checkout's requirement files, whose marker holds on
- * `python`; null when none bounds it. Files for an accelerator are read only on a GPU run. Local versions
- * (`==2.3.1+cu121`) are left out: a CPU run takes the CPU build.
+ * `python`; null when none bounds it. An accelerator's build (`==2.3.1+cu121`) counts only on a GPU run. An exact pin
+ * (`torch==2.6.0+cpu`, what the project's CI installs) is read as the floor of its series (`>=2.6`): the code needs
+ * at least that, and a CPU wheel at hand of a newer series is not refused for it.
  */
 export function frameworkRangeInRequirementFiles(
   files: RepoFiles,
@@ -22,9 +23,7 @@ export function frameworkRangeInRequirementFiles(
   opts: { python: string; gpu: boolean },
 ): DeclaredRequirement | null {
   const wanted = normalizeName(name);
-  const paths = [...files.texts.keys()]
-    .filter((p) => FILE.test(p) && (opts.gpu || !ACCELERATOR.test(p)))
-    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  const paths = [...files.texts.keys()].filter((p) => FILE.test(p)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   for (const path of paths) {
     let declared: DeclaredRequirement[];
     try {
@@ -34,9 +33,10 @@ export function frameworkRangeInRequirementFiles(
       throw err;
     }
     for (const d of declared) {
-      if (d.req.name !== wanted || !d.req.specifier || d.req.specifier.includes('+')) continue;
+      if (d.req.name !== wanted || !d.req.specifier || (!opts.gpu && ACCELERATOR_BUILD.test(d.req.specifier))) continue;
       if (!markerHolds(d.req.marker, { python: opts.python, extras: [] })) continue;
-      return d;
+      const pinned = /^===?\s*(\d+)\.(\d+)[^,]*$/.exec(d.req.specifier.trim());
+      return pinned ? { ...d, req: { ...d.req, specifier: `>=${pinned[1]}.${pinned[2]}` } } : d;
     }
   }
   return null;

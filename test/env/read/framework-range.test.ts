@@ -22,10 +22,22 @@ describe('frameworkRangeInRequirementFiles', () => {
     expect(torch).toMatchObject({ req: { name: 'torch', specifier: '>=2.1.0' }, where: 'requirements.txt:4' });
   });
 
-  it('skips files of an accelerator on a CPU run, local-version pins, and declarations with no range', () => {
+  it("skips an accelerator's build on a CPU run; reads a CI pin as the floor of its series; nothing for no range", () => {
     const cuda = { ...files, texts: new Map([...files.texts].filter(([p]) => p !== 'requirements.txt')) };
     expect(frameworkRangeInRequirementFiles(cuda, 'torch', { python: '3.11', gpu: false })).toBeNull();
-    expect(frameworkRangeInRequirementFiles(cuda, 'torch', { python: '3.11', gpu: true })).toBeNull();
+    expect(frameworkRangeInRequirementFiles(cuda, 'torch', { python: '3.11', gpu: true })?.req.specifier).toBe('>=2.3');
+    // Keras of 2025: torch==2.6.0+cpu in requirements-jax-cuda.txt (its CI's CPU torch), torch+cu121 elsewhere.
+    const keras2025 = {
+      paths: ['requirements-jax-cuda.txt', 'requirements-torch-cuda.txt'],
+      texts: new Map([
+        ['requirements-jax-cuda.txt', '--extra-index-url https://download.pytorch.org/whl/cpu\ntorch==2.6.0+cpu\n'],
+        ['requirements-torch-cuda.txt', 'torch==2.5.1+cu121\n'],
+      ]),
+    };
+    expect(frameworkRangeInRequirementFiles(keras2025, 'torch', { python: '3.11', gpu: false })).toMatchObject({
+      req: { specifier: '>=2.6' },
+      where: 'requirements-jax-cuda.txt:2',
+    });
     expect(frameworkRangeInRequirementFiles(files, 'jax', { python: '3.11', gpu: false })).toBeNull();
   });
 });
