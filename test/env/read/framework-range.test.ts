@@ -41,3 +41,21 @@ describe('frameworkRangeInRequirementFiles', () => {
     expect(frameworkRangeInRequirementFiles(files, 'jax', { python: '3.11', gpu: false })).toBeNull();
   });
 });
+
+describe('frameworkRangeInRequirementFiles on a hostile checkout', () => {
+  it('a self-including file, a path outside the checkout and a -r chain past the limit give no range and no throw', () => {
+    const chain = new Map(
+      Array.from({ length: 30 }, (_, i) => [`requirements-${i}.txt`, `-r requirements-${i + 1}.txt\n`] as [string, string]),
+    );
+    const texts = new Map<string, string>([
+      ['requirements.txt', '-r requirements.txt\n-r ../../etc/passwd\n-r /etc/passwd\n'],
+      ...chain,
+      ['requirements-30.txt', 'torch>=2.1\n'],
+    ]);
+    const files = { paths: [...texts.keys()], texts };
+    // Only requirements-30.txt itself declares torch, read as its own file; the chain past the include limit is skipped.
+    expect(frameworkRangeInRequirementFiles(files, 'torch', { python: '3.11', gpu: false })?.where).toBe('requirements-30.txt:1');
+    texts.delete('requirements-30.txt');
+    expect(frameworkRangeInRequirementFiles({ paths: [...texts.keys()], texts }, 'torch', { python: '3.11', gpu: false })).toBeNull();
+  });
+});
