@@ -8,7 +8,7 @@ import {
   type AgentResult,
   type CandidateRun,
 } from '../agent/index.js';
-import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
+import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, withReportedSetup, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
 import { distributionsForImports, loadImportNameTables, reportSetupEnv } from '../env/index.js';
 import { withKerasBackend } from '../env/read/keras-backend.js';
@@ -285,6 +285,10 @@ async function runStages(
     ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
   );
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
+  // Keras's backend the report names only in words: the script sets it as the reporter's shell did (and the probe).
+  const ownSetup = reportSetupEnv(code);
+  const wordsOnly = Object.fromEntries(Object.entries(probeOptions.env).filter(([k]) => !(k in ownSetup)));
+  if (snippet) snippet = withReportedSetup(snippet, wordsOnly) ?? snippet;
   if (snippet) {
     snippet = mapWeightsOffline(snippet, report.reading.expected) ?? snippet;
     // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.
