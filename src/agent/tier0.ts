@@ -144,3 +144,35 @@ export function standInMissingModules(
     substituted: first.substituted,
   };
 }
+
+/**
+ * The report's setup the reporter made outside the code (Keras's backend set in a shell or `keras.json`, named only in
+ * the report's words): set at the top of the script with `os.environ.setdefault`, before its imports, as the env's import
+ * proof set it, and recorded as an edit. Names and values are the caller's fixed words (`KERAS_BACKEND`, `torch`), never
+ * the report's text. Null when there is nothing to set.
+ */
+export function withReportedSetup(snippet: CompletedSnippet, vars: Readonly<Record<string, string>>): CompletedSnippet | null {
+  const entries = Object.entries(vars).filter(([k, v]) => /^[A-Z_][A-Z0-9_]{0,63}$/.test(k) && /^[\w.,:-]{0,100}$/.test(v));
+  if (!entries.length) return null;
+  const added = [
+    'import os  # added by RepGen',
+    ...entries.map(([k, v]) => `os.environ.setdefault(${JSON.stringify(k)}, ${JSON.stringify(v)})  # added by RepGen`),
+  ];
+  const f = (s: string): string => {
+    const lines = s.split('\n');
+    // After a shebang, an encoding line and `from __future__` imports, which must stay first.
+    let at = 0;
+    while (at < lines.length && /^(?:#!|#.*coding[:=]|from\s+__future__\s+import\b)/.test(lines[at] as string)) at++;
+    return [...lines.slice(0, at), ...added, ...lines.slice(at)].join('\n');
+  };
+  return {
+    ...mapScripts(snippet, f),
+    edits: [
+      ...snippet.edits,
+      {
+        action: 'harness',
+        detail: `set ${entries.map(([k, v]) => `${k}=${v}`).join(', ')} before the imports: the report names it in words, its code sets none`,
+      },
+    ],
+  };
+}

@@ -8,9 +8,10 @@ import {
   type AgentResult,
   type CandidateRun,
 } from '../agent/index.js';
-import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, type CompletedSnippet } from '../agent/tier0.js';
+import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, withReportedSetup, type CompletedSnippet } from '../agent/tier0.js';
 import { CancelledError, SetupError } from '../errors.js';
 import { distributionsForImports, loadImportNameTables, reportSetupEnv } from '../env/index.js';
+import { withKerasBackend } from '../env/read/keras-backend.js';
 import { DEFAULT_WORKSPACE_MOUNT } from '../exec/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import { addUsage, NO_USAGE } from '../llm/usage.js';
@@ -248,9 +249,11 @@ async function runStages(
   }
   const code = snippet?.script ?? '';
   const store = deps.probeStore ?? (s.probeCacheDir ? createDiskProbeStore(s.probeCacheDir) : undefined);
-  // The report's setup lines (KERAS_BACKEND…) are set for the probe as its script sets them before its imports.
-  const probeOptions = { store, env: reportSetupEnv(code) };
+  // The report's setup lines (KERAS_BACKEND…) are set for the probe as its script sets them before its imports, and
+  // Keras's backend as the report's words name it where the code sets none (as the env's import proof does).
   const wanted = [...importedModules(code), ...referencedModules(code)];
+  const importsKeras = (input.workspace?.packages ?? []).includes('keras') || wanted.some((m) => m.split('.')[0] === 'keras');
+  const probeOptions = { store, env: withKerasBackend(reportSetupEnv(code), intake.issue, importsKeras) };
   const probed = await probeEnvironment(deps.executor, wanted, signal, workspace, probeOptions);
   checkAbort(signal);
   if (!probed.probe) {
@@ -290,6 +293,10 @@ async function runStages(
     ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
   );
   if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
+  // Keras's backend the report names only in words: the script sets it as the reporter's shell did (and the probe).
+  const ownSetup = reportSetupEnv(code);
+  const wordsOnly = Object.fromEntries(Object.entries(probeOptions.env).filter(([k]) => !(k in ownSetup)));
+  if (snippet) snippet = withReportedSetup(snippet, wordsOnly) ?? snippet;
   if (snippet) {
     snippet = mapWeightsOffline(snippet, report.reading.expected) ?? snippet;
     // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.

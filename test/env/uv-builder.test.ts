@@ -382,6 +382,24 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     expect(own.ok).toBe(false);
   });
 
+  it('moves an era cap no release of which installs on this Python to the nearest release that does, not the newest (numpy<1.20 on 3.11)', async () => {
+    const capped = { ...req('delta', '<1.1'), source: 'era' as const, why: 'capped <1.1: the ref is of 2020' };
+    const result = await builder.build(spec(index, [capped]), { checkout: null, signal });
+    if (!result.ok) throw new Error(JSON.stringify(result.failure));
+    // 1.0 has a wheel for Python 3.8 only; 1.2 is the nearest with one for 3.11 (the newest is 1.3).
+    expect(result.env.pins).toEqual({ delta: '1.2' });
+    expect(result.env.substitutions).toEqual([
+      expect.objectContaining({
+        name: 'delta',
+        wanted: '<1.1 (the era of the commit)',
+        got: '1.2',
+        why: expect.stringMatching(
+          /no release in the era's cap delta<1\.1 installs on Python 3\.11.*; 1\.2, the nearest release that does/,
+        ),
+      }),
+    ]);
+  });
+
   it('drops a CUDA local version (2.0+cu129) for the public release of the same version', async () => {
     const result = await builder.build(spec(index, [req('alpha', '==2.0+cu129')]), { checkout: null, signal });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));

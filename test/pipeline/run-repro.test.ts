@@ -513,3 +513,38 @@ describe('runRepro: the late pylint -E check (default checker)', () => {
     }
   });
 });
+
+describe("runRepro: the environment probe under the report's setup lines", () => {
+  const respond: FakeResponder = (req) => (req.entry === 'probe.py' ? probeRun() : { stdout: 'ok\n', exitCode: 0 });
+  const code = '```python\nimport keras\nprint(keras.layers.Dense(2))\n```\n';
+
+  it("imports Keras on the backend the report's words name when its code sets none, as the env's proof does", async () => {
+    const { executor } = await reproduce({ issue: `Dense is wrong with the torch backend.\n\n${code}`, respond });
+    const probes = executor.requests.filter((r) => r.entry === 'probe.py');
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.every((r) => r.env?.KERAS_BACKEND === 'torch')).toBe(true);
+  });
+
+  it("tier 0 runs the report's code with that backend set before its imports, and says so", async () => {
+    const { executor, outcome } = await reproduce({ issue: `Dense is wrong with the torch backend.\n\n${code}`, respond });
+    const run = executor.requests.find((r) => r.entry === 'repro.py');
+    const script = run?.files?.find((f) => f.path === 'repro.py')?.content ?? '';
+    expect(script.split('\n').slice(0, 3)).toEqual([
+      'import os  # added by RepGen',
+      'os.environ.setdefault("KERAS_BACKEND", "torch")  # added by RepGen',
+      'import keras',
+    ]);
+    expect(outcome.attempts[0]?.edits).toContain(
+      'set KERAS_BACKEND=torch before the imports: the report names it in words, its code sets none',
+    );
+  });
+
+  it('sets no backend where the report names none', async () => {
+    const { executor } = await reproduce({ issue: `Dense is wrong.\n\n${code}`, respond });
+    const probes = executor.requests.filter((r) => r.entry === 'probe.py');
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.some((r) => r.env && 'KERAS_BACKEND' in r.env)).toBe(false);
+    const script = executor.requests.find((r) => r.entry === 'repro.py')?.files?.find((f) => f.path === 'repro.py')?.content ?? '';
+    expect(script).not.toMatch(/KERAS_BACKEND/);
+  });
+});

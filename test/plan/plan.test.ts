@@ -89,6 +89,9 @@ describe('runPlan', () => {
     expect(
       referencedModules("x = transforms.ToTensor()\ndf = pd.read_csv('a.csv')  # plt.plot\ns = 'tf.constant'\nm.transforms.x\n"),
     ).toEqual(['torchvision', 'pandas']);
+    // `keras.` reaches TensorFlow only where the code does not import keras itself (Keras 3 is a package of its own).
+    expect(referencedModules('keras.layers.Dense(2)\n')).toEqual(['tensorflow']);
+    expect(referencedModules('import keras\nkeras.layers.Dense(2)\n')).toEqual([]);
   });
 });
 

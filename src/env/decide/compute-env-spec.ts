@@ -8,6 +8,8 @@ import { projectLayout } from '../read/project-layout.js';
 import type { DeclaredRequirement } from '../read/read-requirement-files.js';
 import { readRequirementsFile } from '../read/read-requirement-files.js';
 import { readRepoDeps, type RepoDeps, type RepoFiles } from '../read/read-repo-deps.js';
+import { frameworkRangeInRequirementFiles } from '../read/framework-range.js';
+import { reportKerasBackend } from '../read/keras-backend.js';
 import { readReportVersions, type ReportedVersion } from '../read/read-report-versions.js';
 import { markerHolds, normalizeName, parseRequirement } from '../read/requirement-line.js';
 import { EnvSpec, type Requirement } from '../types.js';
@@ -133,7 +135,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
   // 3. The report's versions beat the repository's ranges.
   applyReportedVersions(reported.versions, reqs, own, notes, input.policy.gpu);
   // 3b. Keras runs on a backend it does not declare: the one the report sets, else TensorFlow (Keras 2 has no other).
-  kerasBackend(input.report, reqs, notes);
+  kerasBackend(input.report, reqs, notes, own.has('keras'));
+  // 3c. A framework the report brings in with no version, that the project's metadata does not declare, takes the
+  // range the project's own requirement files give it (Keras 3's requirements.txt: torch>=2.1.0).
+  if (input.repoFiles) rangeFromRequirementFiles(input.repoFiles, reqs, { python: target, gpu: input.policy.gpu });
   // 4. repgen.yml's packages beat everything but 4b, the user's pins where they run RepGen (the later set wins).
   const pinned = [
     { label: 'repgen.yml environment.packages:', packages: envCfg?.packages ?? [] },
@@ -312,15 +317,18 @@ function chooseIndexes(cfg: EnvironmentConfig | undefined, policy: EnvPolicy, no
 
 /**
  * Keras declares no backend: Keras 2 (`keras==2.15.0`) runs only on the TensorFlow of its own minor series, Keras 3
- * on the backend `KERAS_BACKEND` names (TensorFlow when unset). The backend is added when nothing else brought one,
- * and said.
+ * on the backend the report names (its `KERAS_BACKEND`, else its words: src/env/read/keras-backend.ts; TensorFlow
+ * when it names none). The backend is added when nothing else brought one, and said; also when the project itself is
+ * Keras (its checkout declares no framework either).
  */
-function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: string[]): void {
-  const keras = reqs.get('keras');
+function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: string[], projectIsKeras: boolean): void {
+  const keras =
+    reqs.get('keras') ?? (projectIsKeras ? { name: 'keras', specifier: '', extras: [], source: 'repo' as const, why: '' } : null);
   if (!keras) return;
   const pinned = /^==\s*(\d+)\.(\d+)/.exec(keras.specifier.trim());
   const major = pinned ? Number(pinned[1]) : null;
-  const named = /KERAS_BACKEND['"\]]*\s*[=:,]\s*['"]?(tensorflow|jax|torch)\b/.exec(report)?.[1];
+  const newline = report.indexOf('\n');
+  const named = reportKerasBackend(newline < 0 ? report : report.slice(0, newline), newline < 0 ? '' : report.slice(newline + 1));
   const backend = major !== null && major < 3 ? 'tensorflow' : (named ?? 'tensorflow');
   const specifier = major !== null && major < 3 && pinned ? `==${pinned[1]}.${pinned[2]}.*` : '';
   const have = reqs.get(backend);
@@ -340,8 +348,18 @@ function kerasBackend(report: string, reqs: Map<string, Requirement>, notes: str
     major !== null && major < 3
       ? `keras ${keras.specifier.replace(/^==/, '')} runs on the TensorFlow of its series`
       : named
-        ? `the report sets KERAS_BACKEND=${named}`
+        ? `the report's Keras runs on ${named} (KERAS_BACKEND=${named})`
         : 'Keras runs on TensorFlow when KERAS_BACKEND is not set';
   reqs.set(backend, { name: backend, specifier, extras: [], source: 'report', why });
   notes.push(`${backend}${specifier ? ` ${specifier}` : ''} added as Keras's backend: ${why}`);
+}
+
+function rangeFromRequirementFiles(files: RepoFiles, reqs: Map<string, Requirement>, opts: { python: string; gpu: boolean }): void {
+  for (const name of FRAMEWORKS) {
+    const r = reqs.get(name);
+    if (!r || r.source !== 'report' || r.specifier) continue;
+    const d = frameworkRangeInRequirementFiles(files, name, opts);
+    if (!d) continue;
+    reqs.set(name, { ...r, specifier: d.req.specifier, source: 'repo', why: clip(`${r.why || 'the report'}; ${d.where}: ${d.text}`) });
+  }
 }

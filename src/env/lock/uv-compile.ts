@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { EnvironmentConfigKey } from '../../config/repo-config.js';
 import { listAvailableVersions } from './index-versions.js';
 import { nearestVersion } from '../compare-versions.js';
+import { eraCapToNearest } from './era-cap-nearest.js';
 import { eraCapsInConflict, nearestOutsideRange } from './relax-range.js';
 import type { EnvBuildFailure, EnvSpec, Requirement, Substitution } from '../types.js';
 import { logTail, readUvProblem, type UvProblem } from './uv-errors.js';
@@ -128,13 +129,20 @@ export async function compileLock(
     // newer protobuf than the commit's): the project's own clauses stay, and the comment says what moved.
     const capped = attempt < MAX_SUBSTITUTIONS ? eraCapsInConflict(out.stderr, reqs) : [];
     if (capped.length > 0) {
-      for (const c of capped)
+      const where = { indexUrls: [spec.indexUrl ?? 'https://pypi.org/simple', ...spec.extraIndexUrls], findLinks: spec.findLinks };
+      for (const c of capped) {
+        // No release in the cap installs on this Python (numpy<1.20 on 3.11): the nearest that does, not the newest.
+        const moved = eraCapToNearest(c.req, c.cap, await listAvailableVersions(c.req.name, where, pythonVersion, ctx.signal));
+        if (moved) c.relaxed = moved.req;
         substitutions.push({
           name: c.req.name,
           wanted: `${c.cap} (the era of the commit)`,
-          got: 'the resolver’s choice',
-          why: `the era's cap ${c.req.name}${c.cap} conflicts with the other requirements (${conflictCause(out.stderr)})`,
+          got: moved ? moved.got : 'the resolver’s choice',
+          why: moved
+            ? `no release in the era's cap ${c.req.name}${c.cap} installs on Python ${pythonVersion}; ${moved.got}, the nearest release that does, was used`
+            : `the era's cap ${c.req.name}${c.cap} conflicts with the other requirements (${conflictCause(out.stderr)})`,
         });
+      }
       reqs = reqs.map((r) => capped.find((c) => c.req === r)?.relaxed ?? r);
       continue;
     }

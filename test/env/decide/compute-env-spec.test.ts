@@ -329,4 +329,25 @@ describe("Keras's backend (issue 29 item 1)", () => {
     const pinned = computeEnvSpec(base({ scriptImports: ['keras', 'tensorflow'], report: '```\nkeras==2.15.0\n```\n' }));
     expect(byName(pinned.requirements)).toMatchObject({ tensorflow: '==2.15.* (script)' });
   });
+
+  it("the project is Keras 3: the backend the report's words name comes in, in the range the project's requirements.txt gives it", () => {
+    const repoFiles = {
+      paths: ['pyproject.toml', 'requirements.txt', 'requirements-torch-cuda.txt'],
+      texts: new Map([
+        ['pyproject.toml', '[project]\nname = "keras"\ndependencies = ["absl-py", "ml-dtypes"]\n'],
+        ['requirements.txt', '--extra-index-url https://download.pytorch.org/whl/cpu\ntorch>=2.1.0\njax[cpu]\n'],
+        ['requirements-torch-cuda.txt', 'torch==2.3.1+cu121\n'],
+      ]),
+    };
+    const report = 'averagePooling2D calculates wrongly with torch backend\n\nAveragePooling2D generate an output with wrong shape.';
+    const spec = computeEnvSpec(base({ report, repoFiles, scriptImports: ['keras'] }));
+    expect(byName(spec.requirements)).toEqual({ 'absl-py': ' (repo)', 'ml-dtypes': ' (repo)', torch: '>=2.1.0 (repo)' });
+    expect(spec.requirements.find((r) => r.name === 'torch')?.why).toBe(
+      "the report's Keras runs on torch (KERAS_BACKEND=torch); requirements.txt:2: torch>=2.1.0",
+    );
+    // No backend named: Keras's default, TensorFlow (requirements.txt gives it no range here).
+    const plain = computeEnvSpec(base({ report: 'Dense is slow\n\nIt is slow.', repoFiles, scriptImports: ['keras'] }));
+    expect(byName(plain.requirements)).toMatchObject({ tensorflow: ' (report)' });
+    expect(plain.requirements.some((r) => r.name === 'torch')).toBe(false);
+  });
 });

@@ -19,6 +19,8 @@ import { projectLayout } from '../../../env/read/project-layout.js';
 import { readRepoDeps } from '../../../env/read/read-repo-deps.js';
 import { reportSetupEnv } from '../../../env/prove/report-setup-env.js';
 import { reportImportStatements, type ImportStatement } from '../../../env/prove/report-imports.js';
+import { withKerasBackend } from '../../../env/read/keras-backend.js';
+import { reportCode } from '../../../env/read/report-code.js';
 import { runSandboxed } from '../../../env/sandboxed/sandboxed-command.js';
 import { UvEnvBuilder } from '../../../env/uv-builder.js';
 import { parseWheelName, wheelFits } from '../../../env/lock/uv-lock.js';
@@ -86,7 +88,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
       maxCandidates: settings.maxCandidates ?? DEFAULT_MAX_CANDIDATES,
       async proofFor({ issue, repoDir }) {
         const report = `${issue.title}\n\n${issue.body}`;
-        const code = codeBlocks(report);
+        const code = reportCode(report);
         const projectPackages = repoDir ? await projectPackagesOf(repoDir) : [];
         const reportModules = [...new Set([...importedModules(code), ...referencedModules(code)].map((m) => m.split('.')[0] as string))];
         const distributionOf = (m: string): string | null => distributionsForImports([m], tables)[0]?.distribution ?? null;
@@ -94,10 +96,13 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
         const commitDate = repoDir ? await commitDateOf(repoDir, new AbortController().signal) : null;
         // A name the code imports that a release newer than the commit lacks was removed since (era-verdict.ts).
         const era = commitDate ? { era: { commitDate, releases: (name: string) => releaseDates.releases(name) } } : {};
+        // Keras imports the backend the report ran on, which its words may name where its code sets none.
+        const importsKeras = projectPackages.includes('keras') || reportModules.includes('keras');
+        const setupEnv = withKerasBackend(reportSetupEnv(code), issue, importsKeras);
         return {
           projectPackages,
           reportModules,
-          setupEnv: reportSetupEnv(code),
+          setupEnv,
           distributionOf,
           statements: reportImportStatements(code).filter((st) => !reportedImportFailure(report, st)),
           ...(checkoutKey ? { checkoutKey } : {}),
@@ -116,7 +121,7 @@ export async function defaultEnvPorts(settings: EnvSettings, log: Logger): Promi
             report,
             repoFiles,
             // The report's code's imports, and modules it reaches through a conventional name it never imports (`tf.`).
-            scriptImports: [...importedModules(report), ...referencedModules(codeBlocks(report))],
+            scriptImports: [...importedModules(report), ...referencedModules(reportCode(report))],
             repoConfig: settings.repoEnvironment ? { environment: settings.repoEnvironment } : null,
             userPins: settings.userPins ?? null,
             tables,
@@ -162,11 +167,6 @@ function reportedImportFailure(report: string, st: ImportStatement): boolean {
 async function projectPackagesOf(repoDir: string): Promise<string[]> {
   const files = await readCheckoutFiles(repoDir).catch(() => null);
   return files ? projectLayout(files.paths, readRepoDeps(files)).packages : [];
-}
-
-/** The fenced code blocks of a report, joined (prose never counts as code). */
-function codeBlocks(report: string): string {
-  return [...report.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n');
 }
 
 /** What the base interpreter is and holds: run isolated (-I), the names only read, nothing from a checkout. */

@@ -87,3 +87,35 @@ describe("the default env ports' proof input: the report's own import lines (iss
     expect(proof?.setupEnv).toEqual({ KERAS_BACKEND: 'jax' });
   });
 });
+
+describe("the import proof's setup lines (issue 39, item 3)", () => {
+  const kerasCheckout = (): string => {
+    const repo = makeTempDir('repgen-kerasproj-');
+    writeFileSync(join(repo, 'pyproject.toml'), '[project]\nname = "keras"\ndependencies = ["absl-py"]\n');
+    mkdirSync(join(repo, 'keras'));
+    writeFileSync(join(repo, 'keras', '__init__.py'), '');
+    return repo;
+  };
+
+  it('the project is Keras and the report names its backend in words only: the proof imports Keras on that backend', async () => {
+    const { ports } = await defaultEnvPorts(portsFor(null), recordingLog());
+    const issue = { title: 'averagePooling2D calculates wrongly with torch backend', body: 'AveragePooling2D generates a wrong shape.' };
+    const proof = await ports!.proofFor!({ issue, repoDir: kerasCheckout() });
+    expect(proof).toMatchObject({ projectPackages: ['keras'], setupEnv: { KERAS_BACKEND: 'torch' } });
+    // Not Keras: the words set nothing.
+    const other = makeTempDir('repgen-otherproj-');
+    writeFileSync(join(other, 'pyproject.toml'), '[project]\nname = "other"\n');
+    mkdirSync(join(other, 'other'));
+    writeFileSync(join(other, 'other', '__init__.py'), '');
+    expect((await ports!.proofFor!({ issue, repoDir: other }))?.setupEnv).toEqual({});
+  });
+
+  it('a post cut short inside its script still sets what its code sets (an unclosed fence runs to the end)', async () => {
+    const { ports } = await defaultEnvPorts(portsFor(null), recordingLog());
+    const body =
+      'Test script:\n```\nimport numpy as np\nimport os\nos.environ["KERAS_BACKEND"] = "jax"\nimport keras\n\ndef gen(b):\n    while True';
+    const proof = await ports!.proofFor!({ issue: { title: 'LSTM fails with PyTorch as backend', body }, repoDir: kerasCheckout() });
+    expect(proof?.setupEnv).toEqual({ KERAS_BACKEND: 'jax' });
+    expect(proof?.reportModules).toEqual(expect.arrayContaining(['numpy', 'os', 'keras']));
+  });
+});
