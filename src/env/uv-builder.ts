@@ -158,7 +158,10 @@ export class UvEnvBuilder implements EnvBuilder {
         pins,
         index: indexArgs(spec),
         // 2: the cached lock carries uv's `via` annotations (what only the base's packages pull in is left out).
-        format: 2,
+        // 3: the compile's own relaxations changed (an era cap with no installable release moves to the nearest that
+        // installs; an overlay resolves with the base's numpy major first): a lock kept under 2 is resolved again.
+        // Bump it whenever what `uv pip compile` is asked for, or what is done with its answer, changes for the same spec.
+        format: 3,
         python: py.version,
         // What the base holds decides what the lock leaves to it: another base (REPGEN_PYTHON) is another lock.
         base: py.identity,
