@@ -128,6 +128,11 @@ export const BuiltEnv = z
     substitutions: z.array(Substitution),
     cached: z.boolean(),
     buildMs: z.number().int().min(0),
+    /**
+     * What the env takes from the base interpreter (an overlay); [] for a venv of its own, which may differ from the
+     * spec's `baseProvides` (a lock that needs its own torch, or NumPy 2). Absent: as the spec says.
+     */
+    fromBase: z.array(z.string()).optional(),
   })
   .strict();
 export type BuiltEnv = z.infer<typeof BuiltEnv>;

@@ -224,7 +224,7 @@ export class UvEnvBuilder implements EnvBuilder {
       const key = envKey(lock, `${py.version}\0${py.identity}`, layout);
       const result = (dir: string, cached: boolean): EnvBuildResult => ({
         ok: true,
-        env: this.builtEnv(dir, py, lock, pinsOut, substitutions, cached, Date.now() - started),
+        env: { ...this.builtEnv(dir, py, lock, pinsOut, substitutions, cached, Date.now() - started), fromBase: provided },
       });
       const existing = await findEnv(paths, key);
       if (existing) {

@@ -319,6 +319,8 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     expect(result.env.pins).toEqual({ theta: '1.0', numpy: '2.0.0' });
+    // The evidence's key versions read this: nothing of the base is in the env, whatever the spec offered.
+    expect(result.env.fromBase).toEqual([]);
     expect(readFileSync(join(result.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = false/);
     expect(result.env.substitutions).toEqual([
       expect.objectContaining({ name: 'numpy', got: '2.0.0', why: expect.stringContaining('the env takes nothing from the base') }),
@@ -331,6 +333,7 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
     const overlay = await builder.build(spec(index, [req('iota')], { baseProvides: ['numpy', 'pandas'] }), { checkout: null, signal });
     if (!overlay.ok) throw new Error(JSON.stringify(overlay.failure));
     expect(overlay.env.pins).toEqual({ iota: '1.0', numpy: '1.26.0' });
+    expect(overlay.env.fromBase).toEqual(['pandas']);
     expect(readFileSync(join(overlay.env.python, '..', '..', 'pyvenv.cfg'), 'utf8')).toMatch(/include-system-site-packages = true/);
     // No numpy from the base, or a requirement that names numpy: the newest, as asked.
     const own = await builder.build(spec(index, [req('iota')]), { checkout: null, signal });

@@ -20,7 +20,9 @@ export function reportImportStatements(code: string): ImportStatement[] {
   const seen = new Set<string>();
   const add = (s: ImportStatement): void => {
     const key = `${s.module}:${s.names.join(',')}`;
-    if (out.length < MAX_STATEMENTS && !seen.has(key)) (out.push(s), seen.add(key));
+    if (out.length >= MAX_STATEMENTS || seen.has(key)) return;
+    out.push(s);
+    seen.add(key);
   };
   const lines = code.split(/\r?\n/).map((l) => l.replace(/^\s*(?:>>>|\.\.\.)\s?/, ''));
   for (let i = 0; i < lines.length; i++) {

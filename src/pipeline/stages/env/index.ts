@@ -133,7 +133,7 @@ export async function prepareEnv(
     // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
     const answer = await prove(stage.env, req, signal).catch(() => null);
     signal.throwIfAborted();
-    const key = keyVersions(stage.env.pins, stage.spec);
+    const key = keyVersions(stage.env, stage.spec);
     if (!answer) {
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'unproved', why: 'the import proof could not run' });
       return { ...stage, candidates };
@@ -178,11 +178,13 @@ export const DEFAULT_MAX_CANDIDATES = 3;
 
 const KEY_PACKAGES = ['torch', 'tensorflow', 'jax', 'keras', 'numpy', 'torchvision', 'transformers'];
 
-function keyVersions(pins: Record<string, string>, spec: EnvSpec): Record<string, string> {
+function keyVersions(env: BuiltEnv, spec: EnvSpec): Record<string, string> {
   const out: Record<string, string> = {};
+  // A venv of its own takes nothing from the base, whatever the spec offered it.
+  const fromBase = env.fromBase ?? spec.baseProvides ?? [];
   for (const n of KEY_PACKAGES) {
-    if (pins[n]) out[n] = pins[n];
-    else if (spec.baseProvides?.includes(n)) out[n] = 'the base interpreter’s';
+    if (env.pins[n]) out[n] = env.pins[n];
+    else if (fromBase.includes(n)) out[n] = 'the base interpreter’s';
   }
   return out;
 }
@@ -195,7 +197,7 @@ function clip(s: string, n = 1000): string {
 function modulesToProve(stage: BuiltStage, proof: EnvProofInput, checkout: boolean): string[] {
   const provided = new Set([
     ...stage.spec.requirements.map((r) => r.name),
-    ...(stage.spec.baseProvides ?? []),
+    ...(stage.env.fromBase ?? stage.spec.baseProvides ?? []),
     ...Object.keys(stage.env.pins),
   ]);
   const fromReport = proof.reportModules.filter((m) => {
