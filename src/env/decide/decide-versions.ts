@@ -234,7 +234,9 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
                 `older than the era's ${floor.floor} (${floor.why}): kept while the import proof passes`
             : safeSatisfies(have, r.specifier)
               ? `the base interpreter's ${have} satisfies ${bounds.length ? bounds.join(' and ') : 'the request'}`
-              : `the base interpreter's ${have}: with no checkout, the report's ${r.specifier} alone does not replace it`,
+              : nearestIsBase(r, have)
+                ? `the base interpreter's ${have} is the nearest at hand to ${r.specifier} (${FROM[r.source]}): no CPU wheel here is nearer`
+                : `the base interpreter's ${have}: with no checkout, the report's ${r.specifier} alone does not replace it`,
         ),
       });
       continue;

@@ -122,7 +122,10 @@ export interface ProofVerdict {
  * name is known, the next candidate goes straight below it (`np.float` left in 1.24: from numpy 2.4.6 the next
  * candidate is `<1.24`, not `<2` and then `<1.26`, which a ladder of three never gets past); otherwise one minor down.
  */
-const REMOVED: Record<string, { names: RegExp; removedIn?: ReadonlyArray<readonly [RegExp, string]>; before: (version: string) => string }> = {
+const REMOVED: Record<
+  string,
+  { names: RegExp; removedIn?: ReadonlyArray<readonly [RegExp, string]>; before: (version: string) => string }
+> = {
   numpy: {
     names: new RegExp(
       '^(?:float|int|bool|object|complex|str|long|unicode|asscalar|alen|float_|complex_|NaN|NAN|Inf|PINF|NINF|infty|string_|' +
@@ -132,7 +135,10 @@ const REMOVED: Record<string, { names: RegExp; removedIn?: ReadonlyArray<readonl
       // The builtin aliases deprecated in 1.20, removed in 1.24.
       [/^(?:float|int|bool|object|complex|str|long|unicode)$/, '1.24'],
       [/^(?:asscalar|alen)$/, '1.23'],
-      [/^(?:float_|complex_|NaN|NAN|Inf|PINF|NINF|infty|string_|unicode_|cumproduct|sometrue|alltrue|msort|round_|product|find_common_type|mat)$/, '2.0'],
+      [
+        /^(?:float_|complex_|NaN|NAN|Inf|PINF|NINF|infty|string_|unicode_|cumproduct|sometrue|alltrue|msort|round_|product|find_common_type|mat)$/,
+        '2.0',
+      ],
     ],
     before: (v) => (Number(v.split('.')[0]) >= 2 ? '<2' : `<${minorOf(v)}`),
   },

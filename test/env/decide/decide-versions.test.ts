@@ -186,6 +186,10 @@ describe("a CPU run's torch", () => {
     expect(d.spec.requirements[0]?.specifier).toBe('==1.8.2');
     expect(d.spec.baseProvides).toContain('torch');
     expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', version: '1.13.0a0+gitunknown', source: 'base' });
+    // With a checkout, the decision's reason is the nearness, not the absence of a checkout.
+    expect(d.spec.decisions?.[0]?.why).toBe(
+      "the base interpreter's 1.13.0a0+gitunknown is the nearest at hand to ==1.8.2 (report): no CPU wheel here is nearer",
+    );
     expect(d.spec.notes.join('\n')).toContain("none is at hand, and the base interpreter's 1.13.0a0+gitunknown is the nearest");
     // A GPU run is not this case: the index has the CUDA builds.
     const gpu = decideVersions(
@@ -225,7 +229,9 @@ describe("a CPU run's torch", () => {
     expect(below.spec.requirements[0]?.specifier).toBe('>=2.14,<2.16');
     expect(below.spec.notes.join('\n')).toContain('REPGEN_ENV_FIND_LINKS');
     // A GPU run takes the project's range from the index (its CUDA build is the right one there).
-    const gpu = decideVersions(input({ requirements: [req('torch', '>=2.1.0,<2.10.0', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] }, gpu: true }));
+    const gpu = decideVersions(
+      input({ requirements: [req('torch', '>=2.1.0,<2.10.0', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] }, gpu: true }),
+    );
     expect(gpu.spec.requirements[0]?.specifier).toBe('>=2.1.0,<2.10.0');
   });
 
