@@ -91,7 +91,7 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     expect(one.candidates?.map((c) => c.outcome)).toEqual(['rejected']);
   });
 
-  it('builds the next candidate with an older numpy when the report’s import uses an API numpy 2 removed (np.float)', async () => {
+  it('builds the next candidate below the numpy that removed an API the report’s import uses (np.float, gone since 1.24)', async () => {
     const spec = indexSpec(index, [requirement('oldcode')]);
     const stage = await prepareEnv(
       { issue, repoDir: null, checkout: null },
@@ -107,7 +107,7 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         key: { numpy: '2.0.0' },
         why: expect.stringContaining('numpy.float is gone from numpy 2.0.0'),
       }),
-      expect.objectContaining({ outcome: 'accepted', change: 'numpy <2', key: { numpy: '1.20.0' } }),
+      expect.objectContaining({ outcome: 'accepted', change: 'numpy <1.24', key: { numpy: '1.20.0' } }),
     ]);
   });
 
