@@ -157,6 +157,7 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
     // Per-package era caps instead of resolving everything as of the commit date: torch of 2019 has no wheel
     // for today's Python, and most packages did not break their API.
     excludeNewer: null,
+    ...(input.era ? { eraDate: input.era.commitDate } : {}),
     buildCommands: envCfg?.build ?? [],
     notes: notes.map((n) => clip(n)),
   });
