@@ -85,6 +85,10 @@ export const EnvSpec = z
     findLinks: z.array(z.string()),
     /** Resolve as of this date (uv `--exclude-newer`) when the report names no versions: the ref's era. */
     excludeNewer: z.string().datetime({ offset: true }).nullable(),
+    /** The ref's commit date, when known: the import ladder bounds a package it moves up by it. */
+    eraDate: z.string().datetime({ offset: true }).nullable().optional(),
+    /** Packages resolved as of a date each (uv `--exclude-newer-package`): a ladder's move up, bounded by the era. */
+    excludeNewerPackages: z.record(z.string(), z.string().datetime({ offset: true })).optional(),
     /** repgen.yml `environment.build`: shell commands run in the env with network to the index only. */
     buildCommands: z.array(z.string().max(1000)).max(20),
     /** Facts the spec function noticed that the comment should state (`CUDA build asked, CPU used`). */

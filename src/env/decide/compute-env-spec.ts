@@ -150,8 +150,10 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
       if (!r) notes.push(`${label} ${clip(p, 100)} is not a requirement (PEP 508), left out`);
       else reqs.set(r.name, { name: r.name, specifier: r.specifier, extras: r.extras, source: 'config', why: `${label} ${clip(p, 200)}` });
     }
-  // 5. The era: what nothing above pinned is capped at the series current at the ref's commit.
-  if (input.era) applyEra(reqs, input.era, target);
+  // 5. The era: what nothing above pinned is capped at the series current at the ref's commit. Its wheels are looked for
+  // on the base interpreter's Python, the one every venv is made from (the builder says when it is not the Python asked):
+  // a report of Python 3.7 on a 3.11 machine gets the oldest numpy with 3.11 wheels, not 2019's (cp37 only).
+  if (input.era) applyEra(reqs, input.era, input.policy.defaultPython);
 
   if (reported.gpu === true && !input.policy.gpu) notes.push('the reporter ran on a GPU; this env runs on the CPU');
   // `since version 1.0.7` names the project's own version: the checkout at the ref stands for it.
@@ -170,6 +172,7 @@ export function computeEnvSpec(input: EnvSpecInput): EnvSpec {
     // Per-package era caps instead of resolving everything as of the commit date: torch of 2019 has no wheel
     // for today's Python, and most packages did not break their API.
     excludeNewer: null,
+    ...(input.era ? { eraDate: input.era.commitDate } : {}),
     buildCommands: envCfg?.build ?? [],
     notes: notes.map((n) => clip(n)),
   });

@@ -7,6 +7,7 @@
 // the wheel folders and the release dates.
 import { compareVersions, nearestVersion, parseVersion, satisfies } from '../compare-versions.js';
 import { needsExtensionBuild } from '../read/project-layout.js';
+import { cpuWheelOverCap } from './cpu-wheel-over-cap.js';
 import type { ReleaseInfo } from './era.js';
 import type { DecisionSource, EnvSpec, Requirement, VersionDecision } from '../types.js';
 
@@ -176,15 +177,26 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
     // way to the CPU build at hand (the nearest to what they asked).
     const soft = torch.source === 'report' || torch.source === 'era' || torch.source === 'script';
     const wanted = /^==\s*(\d+(?:\.\d+)*)/.exec(torch.specifier.trim())?.[1] ?? null;
+    // A project's cap below every CPU wheel, with no CPU index allowed: the nearest wheel above it, not a CUDA build.
+    const overCap =
+      !fitting.length && !soft && torch.source !== 'config' && !allowed(TORCH_CPU_INDEX, input.allowedIndexes)
+        ? cpuWheelOverCap(torch.specifier, have)
+        : null;
     const chosen = fitting.length
       ? newestOf(fitting)
       : soft && have.length
         ? ((wanted ? nearestVersion(wanted, have) : null) ?? newestOf(have))
-        : null;
+        : overCap;
     if (chosen) {
       const pub = chosen.replace(/\+.*$/, '');
       wheelPinned.set('torch', chosen);
-      if (!fitting.length)
+      if (overCap)
+        notes.push(
+          `torch ${torch.specifier} (${clip(torch.why, 160)}) has no CPU build here; the CPU build ${chosen} from the operator's ` +
+            "wheel folder, the nearest above the project's cap, was used instead of the index's CUDA build (several GB), " +
+            'and the import proof judges it',
+        );
+      else if (!fitting.length)
         notes.push(
           `torch ${torch.specifier || '(any)'} was asked (${clip(torch.why, 160)}); ` +
             `with no GPU here the CPU build ${chosen} from the operator's wheel folder was used`,

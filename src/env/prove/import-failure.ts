@@ -118,13 +118,29 @@ export interface ProofVerdict {
   why: string;
 }
 
-/** Attributes a release removed, by module: code that uses them ran on an older one. */
-const REMOVED: Record<string, { names: RegExp; before: (version: string) => string }> = {
+/**
+ * Attributes a release removed, by module: code that uses them ran on an older one. Where the release that removed a
+ * name is known, the next candidate goes straight below it (`np.float` left in 1.24: from numpy 2.4.6 the next
+ * candidate is `<1.24`, not `<2` and then `<1.26`, which a ladder of three never gets past); otherwise one minor down.
+ */
+const REMOVED: Record<
+  string,
+  { names: RegExp; removedIn?: ReadonlyArray<readonly [RegExp, string]>; before: (version: string) => string }
+> = {
   numpy: {
     names: new RegExp(
       '^(?:float|int|bool|object|complex|str|long|unicode|asscalar|alen|float_|complex_|NaN|NAN|Inf|PINF|NINF|infty|string_|' +
         'unicode_|cumproduct|sometrue|alltrue|msort|round_|product|find_common_type|mat)$',
     ),
+    removedIn: [
+      // The builtin aliases deprecated in 1.20, removed in 1.24.
+      [/^(?:float|int|bool|object|complex|str|long|unicode)$/, '1.24'],
+      [/^(?:asscalar|alen)$/, '1.23'],
+      [
+        /^(?:float_|complex_|NaN|NAN|Inf|PINF|NINF|infty|string_|unicode_|cumproduct|sometrue|alltrue|msort|round_|product|find_common_type|mat)$/,
+        '2.0',
+      ],
+    ],
     before: (v) => (Number(v.split('.')[0]) >= 2 ? '<2' : `<${minorOf(v)}`),
   },
   torch: {
@@ -147,6 +163,24 @@ const REMOVED_MODULES: Record<string, { dist: string; removedIn: string }> = {
 function removedModule(name: string): { module: string; dist: string; removedIn: string } | null {
   const hit = Object.entries(REMOVED_MODULES).find(([m]) => name === m || name.startsWith(`${m}.`));
   return hit ? { module: hit[0], ...hit[1] } : null;
+}
+
+/** The clause below the release that removed `name` when it is known and `version` has it removed; else one minor down. */
+function belowRemoval(dist: string, name: string, version: string): string {
+  const removed = REMOVED[dist];
+  if (!removed) return `<${minorOf(version)}`;
+  const since = removed.removedIn?.find(([re]) => re.test(name))?.[1];
+  return since && compareRelease(release(version), since) >= 0 ? `<${since.replace(/\.0$/, '')}` : removed.before(version);
+}
+
+/** Compares two dotted releases numerically (`1.26.4` vs `1.24`). */
+function compareRelease(a: string, b: string): number {
+  const [x, y] = [a.split('.').map(Number), b.split('.').map(Number)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return Number.isNaN(d) ? 0 : d;
+  }
+  return 0;
 }
 
 function minorOf(version: string): string {
@@ -251,7 +285,7 @@ export function classifyProofFailure(
     const removed = REMOVED[dist];
     const said = new RegExp(`was (?:removed|a deprecated alias)|${name}.{0,40}(?:removed|deprecated)`, 'i').test(text);
     if (v && ((removed && removed.names.test(name)) || said)) {
-      const constraint = removed ? removed.before(v) : `<${minorOf(v)}`;
+      const constraint = belowRemoval(dist, name, v);
       return { kind: 'api-removed', package: dist, constraint, why: `${mod}.${name} is gone from ${dist} ${v} (${first.slice(0, 120)})` };
     }
     // 4. A framework that lacks what the code uses is too old (torch.xpu, torch.float8_e4m3fn).

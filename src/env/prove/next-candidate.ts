@@ -3,6 +3,7 @@
 // C-API needs, a missing top-level module added. Pure.
 import type { ProofVerdict } from './import-failure.js';
 import type { EnvSpec, Requirement } from '../types.js';
+import { boundByEra } from './era-bound.js';
 
 /** Clauses a verdict's constraint replaces: a move up drops the upper bounds and exact pins, a move down the lower ones. */
 function keptClauses(specifier: string, constraint: string): string[] {
@@ -19,7 +20,7 @@ function keptClauses(specifier: string, constraint: string): string[] {
  * The spec of the next candidate, or null when the verdict names nothing to change, or only what the user pinned in
  * repgen.yml (the user's word wins), or a change already made. The changed requirement says why.
  */
-export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: EnvSpec; change: string } | null {
+export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: EnvSpec; change: string; eraBound?: string } | null {
   const name = verdict.package;
   if (!name || verdict.constraint === null) return null;
   const prev = spec.requirements.find((r) => r.name === name);
@@ -36,9 +37,9 @@ export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: Env
     ? { ...prev, specifier, why: `${prev.why}; ${why}`.slice(0, 500) }
     : { name, specifier, extras: [], source: 'policy', why: why.slice(0, 500) };
   const requirements = prev ? spec.requirements.map((r) => (r === prev ? req : r)) : [...spec.requirements, req];
-  const change = `${name}${specifier ? ` ${specifier}` : ''}`;
-  return {
-    spec: { ...spec, requirements, ...(spec.baseProvides ? { baseProvides } : {}) },
-    change,
-  };
+  const moved: EnvSpec = { ...spec, requirements, ...(spec.baseProvides ? { baseProvides } : {}) };
+  // A move up (or a module added) takes the newest release of the ref's era, not today's.
+  const bounded = verdict.kind === 'framework-too-old' || verdict.kind === 'missing-module' ? boundByEra(moved, name) : null;
+  const change = `${name}${specifier ? ` ${specifier}` : ''}${bounded ? ` (released by ${bounded.eraDate?.slice(0, 10)})` : ''}`;
+  return { spec: bounded ?? moved, change, ...(bounded ? { eraBound: name } : {}) };
 }

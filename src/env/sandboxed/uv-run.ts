@@ -49,13 +49,19 @@ export function uvEnvironment(ctx: Pick<UvContext, 'paths'>, buildDir: string, e
   };
 }
 
-/** `--index-url`, `--extra-index-url`, `--find-links`, `--exclude-newer` as the spec says. */
-export function indexArgs(spec: Pick<EnvSpec, 'indexUrl' | 'extraIndexUrls' | 'findLinks' | 'excludeNewer'>, forSync = false): string[] {
+/** `--index-url`, `--extra-index-url`, `--find-links`, `--exclude-newer[-package]` as the spec says. */
+export function indexArgs(
+  spec: Pick<EnvSpec, 'indexUrl' | 'extraIndexUrls' | 'findLinks' | 'excludeNewer' | 'excludeNewerPackages'>,
+  forSync = false,
+): string[] {
   const args: string[] = [];
   if (spec.indexUrl) args.push('--index-url', spec.indexUrl);
   for (const url of spec.extraIndexUrls) args.push('--extra-index-url', url);
   for (const dir of spec.findLinks) args.push('--find-links', dir);
   if (spec.excludeNewer && !forSync) args.push('--exclude-newer', spec.excludeNewer);
+  if (!forSync)
+    for (const [name, date] of Object.entries(spec.excludeNewerPackages ?? {}).sort())
+      args.push('--exclude-newer-package', `${name}=${date}`);
   return args;
 }
 

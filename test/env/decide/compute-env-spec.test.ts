@@ -57,6 +57,22 @@ describe('computeEnvSpec', () => {
     ]);
   });
 
+  it("the era's wheels are looked for on the base interpreter's Python, not on the report's older one that is not here", async () => {
+    const repoFiles = await readCheckoutFiles(join(REPOS, 'seq2seq-2019'));
+    // The reporter ran Python 3.7, for which numpy 1.17 had wheels; every venv here is made from the base's 3.11.
+    const spec = computeEnvSpec(
+      base({
+        repoFiles,
+        scriptImports: ['seqkit.models'],
+        report: ' - PyTorch Version: 1.3.1\n - Python version: 3.7.4',
+        era: { commitDate: '2019-12-19T16:54:54Z', releases: { numpy: NUMPY } },
+      }),
+    );
+    expect(spec.python).toBe('3.7');
+    expect(byName(spec.requirements).numpy).toBe('<1.24 (era)');
+    expect(spec.requirements.find((r) => r.name === 'numpy')?.why).toMatch(/no numpy of that time has a wheel for Python 3\.11, 1\.23 is/);
+  });
+
   it('a project with extensions gets what compiling them needs ([build-system].requires); a pure one does not', () => {
     const pyproject = '[build-system]\nrequires = ["setuptools>=64", "Cython>=3.0"]\nbuild-backend = "setuptools.build_meta"\n';
     const files = (setupPy: string) => ({

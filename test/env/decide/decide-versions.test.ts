@@ -213,6 +213,28 @@ describe("a CPU run's torch", () => {
     expect(warned.spec.notes.join('\n')).toContain('REPGEN_ENV_FIND_LINKS');
   });
 
+  it("takes the nearest CPU wheel above a project's cap when no CPU index is allowed, never the index's CUDA build (Lightning: torch<2.10)", () => {
+    const d = decideVersions(
+      input({
+        requirements: [req('torch', '>=2.1.0,<2.10.0', 'repo', 'requirements/pytorch/base.txt: torch >=2.1.0, <2.10.0')],
+        wheelhouse: { torch: ['2.13.0+cpu'] },
+      }),
+    );
+    expect(d.spec.requirements[0]?.specifier).toBe('==2.13.0');
+    expect(d.spec.extraIndexUrls).toEqual([]);
+    expect(d.spec.decisions?.[0]).toMatchObject({ name: 'torch', version: '2.13.0+cpu', source: 'wheelhouse' });
+    expect(d.spec.notes.join('\n')).toContain("the nearest above the project's cap, was used instead of the index's CUDA build");
+    // A project range the wheel misses from below is not a cap: nothing here fits, and the note says why.
+    const below = decideVersions(input({ requirements: [req('torch', '>=2.14,<2.16', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] } }));
+    expect(below.spec.requirements[0]?.specifier).toBe('>=2.14,<2.16');
+    expect(below.spec.notes.join('\n')).toContain('REPGEN_ENV_FIND_LINKS');
+    // A GPU run takes the project's range from the index (its CUDA build is the right one there).
+    const gpu = decideVersions(
+      input({ requirements: [req('torch', '>=2.1.0,<2.10.0', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] }, gpu: true }),
+    );
+    expect(gpu.spec.requirements[0]?.specifier).toBe('>=2.1.0,<2.10.0');
+  });
+
   it('is left to the index on a GPU run (the CUDA build is the right one there)', () => {
     const d = decideVersions(input({ requirements: [req('torch', '>=2.1', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] }, gpu: true }));
     expect(d.spec.requirements[0]?.specifier).toBe('>=2.1');

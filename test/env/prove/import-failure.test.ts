@@ -145,6 +145,18 @@ describe('classifyProofFailure (the import ladder’s reading of a failed import
     expect(classifyProofFailure(name, { ...k3, free: ['keras'] })).toMatchObject({ kind: 'api-removed', constraint: '<3' });
   });
 
+  it('a removed API whose removal release is known goes straight below it, from any newer release (fairseq 2019 on numpy 2.4.6)', () => {
+    const npFloat = fail('fairseq', "AttributeError: module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated alias");
+    for (const numpy of ['2.4.6', '1.26.4', '1.25.2'])
+      expect(classifyProofFailure(npFloat, { ...c, pins: { numpy } })).toMatchObject({ package: 'numpy', constraint: '<1.24' });
+    const asscalar = fail('old', "AttributeError: module 'numpy' has no attribute 'asscalar'");
+    expect(classifyProofFailure(asscalar, { ...c, pins: { numpy: '2.4.6' } })).toMatchObject({ constraint: '<1.23' });
+    // A name removed later than the env's release is not that removal: one minor down, as for a name of no known release.
+    const floatUnder = fail('old', "AttributeError: module 'numpy' has no attribute 'float_'");
+    expect(classifyProofFailure(floatUnder, { ...c, pins: { numpy: '1.26.4' } })).toMatchObject({ constraint: '<1.26' });
+    expect(classifyProofFailure(floatUnder, { ...c, pins: { numpy: '2.4.6' } })).toMatchObject({ constraint: '<2' });
+  });
+
   it('reads the NumPy C-API mismatch both ways, and the SystemError it shows as inside __import__', () => {
     const newer = fail(
       'tensorflow',

@@ -37,4 +37,34 @@ describe('nextCandidate', () => {
     expect(nextCandidate(done, { kind: 'numpy-abi', package: 'numpy', constraint: '<2', why: 'x' })).toBeNull();
     expect(nextCandidate(done, { kind: 'other', package: null, constraint: null, why: 'x' })).toBeNull();
   });
+
+  it("bounds a package it moves up by the ref's commit date (the era's newest, not today's), never a framework's CPU build", () => {
+    const era = {
+      ...spec([requirement('transformers', '==4.40.2'), requirement('torch', '==1.13.1')]),
+      eraDate: '2025-03-19T10:57:58+01:00',
+    };
+    const up = nextCandidate(era, {
+      kind: 'framework-too-old',
+      package: 'transformers',
+      constraint: '>4.40.2',
+      why: 'no EncoderDecoderCache',
+    });
+    expect(up?.change).toBe('transformers >4.40.2 (released by 2025-03-19)');
+    expect(up?.eraBound).toBe('transformers');
+    expect(up?.spec.excludeNewerPackages).toEqual({ transformers: '2025-03-19T10:57:58+01:00' });
+    // torch's CPU build comes from the operator's wheel folder (no upload dates): its move up is not bounded.
+    const fw = nextCandidate(era, { kind: 'framework-too-old', package: 'torch', constraint: '>1.13.1', why: 'no torch.xpu' });
+    expect(fw?.spec.excludeNewerPackages).toBeUndefined();
+    expect(fw?.eraBound).toBeUndefined();
+    // A move down is not bounded, and without a commit date nothing is.
+    const down = nextCandidate(era, { kind: 'api-removed', package: 'transformers', constraint: '<4.40', why: 'x' });
+    expect(down?.spec.excludeNewerPackages).toBeUndefined();
+    const undated = nextCandidate(spec([requirement('transformers', '==4.40.2')]), {
+      kind: 'framework-too-old',
+      package: 'transformers',
+      constraint: '>4.40.2',
+      why: 'x',
+    });
+    expect(undated?.change).toBe('transformers >4.40.2');
+  });
 });

@@ -3,6 +3,7 @@
 // came out goes to evidence.json, the comment's Environment line, and the executor (its interpreter).
 import { classifyProofFailure } from '../../../env/prove/import-failure.js';
 import { nextCandidate } from '../../../env/prove/next-candidate.js';
+import { withoutEraBound } from '../../../env/prove/era-bound.js';
 import { needsExtensionBuild } from '../../../env/read/project-layout.js';
 import { normaliseName, projectPthLines } from '../../../env/lock/uv-lock.js';
 import { LEFT_OUT } from '../../../env/build/unbuildable.js';
@@ -162,8 +163,13 @@ export async function prepareEnv(
     const next = candidates.length < max ? verdicts.map(({ v }) => nextCandidate(stage.spec, v)).find((n) => n !== null) : undefined;
     if (!next) return exhausted(tried, candidates);
     await progress('intake', `the environment does not import (${clip(why, 200)}); building the next candidate: ${next.change}`);
-    const built = await buildCandidate(next.spec, input.checkout, ports, progress, signal);
+    let built = await buildCandidate(next.spec, input.checkout, ports, progress, signal);
     change = next.change;
+    // The era's newest release may not be new enough (code of the ref that calls an unreleased API): the bound goes.
+    if (built.kind === 'failed' && next.eraBound) {
+      built = await buildCandidate(withoutEraBound(next.spec, next.eraBound), input.checkout, ports, progress, signal);
+      change = `${next.change.replace(/ \(released by [^)]*\)$/, '')} (no release of the era builds)`;
+    }
     if (built.kind !== 'built') {
       const failed = built.kind === 'failed' ? envFailureSummary(built.failure) : 'nothing to build';
       candidates.push({ lockHash: null, change, key: {}, outcome: 'build-failed', why: clip(failed) });

@@ -145,7 +145,26 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     ]);
   });
 
-  it('builds the next candidate with an older numpy when the report’s import uses an API numpy 2 removed (np.float)', async () => {
+  it("bounds a move up by the ref's commit date through uv, and drops the bound when no release of the era resolves", async () => {
+    // The loopback index gives no upload dates: with `--exclude-newer-package fw=…` uv sees no fw of the era at all,
+    // as for code of the ref that calls an API no release of its day has. The candidate is then built without the bound.
+    const spec = { ...indexSpec(index, [requirement('fw', '==1.0')], { project }), eraDate: '2025-03-19T10:57:58+01:00' };
+    const stage = await prepareEnv(
+      { issue, repoDir: checkout, checkout },
+      ports(spec, { projectPackages: ['proj'] }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ fw: '2.0' });
+    expect(stage.spec.excludeNewerPackages).toBeUndefined();
+    expect(stage.candidates?.map((c) => [c.outcome, c.change])).toEqual([
+      ['rejected', ''],
+      ['accepted', 'fw >1.0 (no release of the era builds)'],
+    ]);
+  });
+
+  it('builds the next candidate below the numpy that removed an API the report’s import uses (np.float, gone since 1.24)', async () => {
     const spec = indexSpec(index, [requirement('oldcode')]);
     const stage = await prepareEnv(
       { issue, repoDir: null, checkout: null },
@@ -161,7 +180,7 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         key: { numpy: '2.0.0' },
         why: expect.stringContaining('numpy.float is gone from numpy 2.0.0'),
       }),
-      expect.objectContaining({ outcome: 'accepted', change: 'numpy <2', key: { numpy: '1.20.0' } }),
+      expect.objectContaining({ outcome: 'accepted', change: 'numpy <1.24', key: { numpy: '1.20.0' } }),
     ]);
   });
 
