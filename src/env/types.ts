@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ImportStatement } from './prove/report-imports.js';
 
 /**
  * The environment a run needs, and what building it gave. The contract between the pure spec function
@@ -9,6 +8,16 @@ import type { ImportStatement } from './prove/report-imports.js';
  */
 
 /** Where a requirement came from; every requirement says so, so the comment can cite it. */
+
+/** Frameworks whose era (the newest release when the commit was made) sets a floor on the base's version (decide/decide-versions.ts). */
+export const ERA_FRAMEWORKS = ['torch', 'tensorflow', 'jax'] as const;
+
+/** One import line of a report's code, as data (src/env/prove/report-imports.ts): `from keras.layers import Dense`. */
+export interface ImportStatement {
+  module: string;
+  names: string[];
+}
+
 export const RequirementSource = z.enum(['report', 'repo', 'script', 'config', 'era', 'policy']);
 export type RequirementSource = z.infer<typeof RequirementSource>;
 

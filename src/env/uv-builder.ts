@@ -17,15 +17,9 @@ import {
 } from './build/env-cache.js';
 import { allowedHostsFor, startIndexProxy, type IndexProxy } from './sandboxed/index-proxy.js';
 import { buildProjectCheckout } from './build/project-build.js';
-import {
-  baseOutsideLock,
-  overlayImportFailures,
-  overlayNumpyCap,
-  ownMetadata,
-  ownVenvNeeded,
-  shadowedBase,
-} from './prove/overlay-check.js';
-import { readBaseInterpreter, type PythonInfo } from './build/read-base-interpreter.js';
+import { overlayNumpyCap, ownVenvNeeded } from './prove/overlay-check.js';
+import { baseOutsideLockNotes, baseTooOldNotes } from './prove/overlay-notes.js';
+import { readBaseInterpreter, shellQuote, underSystemDirs, type PythonInfo } from './build/read-base-interpreter.js';
 import { proveImportsIn } from './prove/prove-imports.js';
 import { withoutUnbuildable } from './build/unbuildable.js';
 import { compileLock, failureFrom } from './lock/uv-compile.js';
@@ -249,8 +243,8 @@ export class UvEnvBuilder implements EnvBuilder {
       }
       if (provided.length) {
         const shadow =
-          (await this.outsideLock(venv, py, cachedLock.lock, provided)) ??
-          (await this.tooOldInBase(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided));
+          (await baseOutsideLockNotes(venv, py, cachedLock.lock, provided)) ??
+          (await baseTooOldNotes(ctx, buildDir, venv, spec, cachedLock.lock, pinsOut, provided));
         if (shadow) {
           const kept = [...keep, ...shadow.names];
           const alone = ownVenvNeeded(kept, parseLock(cachedLock.lock), py.installed);
@@ -280,60 +274,6 @@ export class UvEnvBuilder implements EnvBuilder {
       await rm(buildDir, { recursive: true, force: true });
       if (published && !this.opts.keepUvCache) await dropScopeCache(paths, buildDir).catch(() => false);
     }
-  }
-
-  /**
-   * A cold overlay's metadata check (src/env/prove/overlay-check.ts): the base packages whose version is outside what
-   * the lock's own packages declare they need, which the next build installs at the lock's version. Null when none.
-   */
-  private async outsideLock(
-    venv: string,
-    py: PythonInfo,
-    fullLock: string,
-    provided: string[],
-  ): Promise<{ names: string[]; notes: Substitution[] } | null> {
-    const metadata = await ownMetadata(join(venv, 'lib', `python${py.minor}`, 'site-packages'));
-    const locked = parseLock(fullLock);
-    const outside = baseOutsideLock(metadata, provided, py.installed, py.minor).filter((o) => locked[o.name] !== undefined);
-    if (!outside.length) return null;
-    const notes = outside.map((o): Substitution => ({
-      name: o.name,
-      wanted: `${o.base} (the base interpreter’s)`,
-      got: locked[o.name] as string,
-      why: `${o.by} requires ${o.name}${o.required}, which the base's ${o.base} is not, so the env has its own`,
-    }));
-    return { names: outside.map((o) => o.name), notes };
-  }
-
-  /**
-   * A cold overlay's import check (src/env/prove/overlay-check.ts): the base packages the lock's own modules fail to import
-   * with, which the next build installs at the lock's version, each said as a substitution. Null when none.
-   */
-  private async tooOldInBase(
-    ctx: UvContext,
-    buildDir: string,
-    venv: string,
-    spec: EnvSpec,
-    fullLock: string,
-    installed: Record<string, string>,
-    provided: string[],
-  ): Promise<{ names: string[]; notes: Substitution[] } | null> {
-    const direct = spec.requirements.map((r) => normaliseName(r.name)).filter((n) => installed[n] !== undefined);
-    const failures = await overlayImportFailures(ctx, buildDir, join(venv, 'bin', 'python'), direct);
-    const locked = parseLock(fullLock);
-    const names = failures ? shadowedBase(failures, provided, locked) : [];
-    if (!names.length || !failures) return null;
-    const notes = names.map((name): Substitution => {
-      const f = failures.find((x) => x.dists.map(normaliseName).includes(name));
-      const baseVersion = Object.entries(f?.versions ?? {}).find(([d]) => normaliseName(d) === name)?.[1];
-      return {
-        name,
-        wanted: baseVersion ? `${baseVersion} (the base interpreter’s)` : 'the base interpreter’s',
-        got: locked[name] as string,
-        why: `${f?.module ?? 'a package of the lock'} fails to import with it (${(f?.error ?? '').slice(0, 160)}), so the env has its own`,
-      };
-    });
-    return { names, notes };
   }
 
   /** The env's import proof (src/env/prove/prove-imports.ts), in the build sandbox with the base interpreter's binds. */
@@ -448,14 +388,4 @@ export class UvEnvBuilder implements EnvBuilder {
     this.uvVersion ??= run(this.opts.uv, ['--version']).then(({ stdout }) => stdout.trim());
     return this.uvVersion;
   }
-}
-
-/** A word for `/bin/sh -c` (the paths are RepGen's own, but nothing is assumed about them). */
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Folders every bwrap sandbox binds already (src/exec/sandbox/sandbox.ts). */
-function underSystemDirs(path: string): boolean {
-  return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
 }

@@ -8,7 +8,8 @@ import {
   type AgentResult,
   type CandidateRun,
 } from '../agent/index.js';
-import { mapCudaToCpu, mapWeightsOffline, standInMissingModules, withReportedSetup, type CompletedSnippet } from '../agent/tier0.js';
+import type { CompletedSnippet } from '../agent/tier0.js';
+import { agentBudget, reportPackagesOf, snippetForEnv, withWorkspaceModules } from './snippet-for-env.js';
 import { CancelledError, SetupError } from '../errors.js';
 import { distributionsForImports, loadImportNameTables, reportSetupEnv } from '../env/index.js';
 import { withKerasBackend } from '../env/read/keras-backend.js';
@@ -30,7 +31,8 @@ import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { hasEvidence, runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
-import { createPatchedCopies, runCandidateFix, type CandidateFixRecord } from './stages/candidate-fix/index.js';
+import type { CandidateFixRecord } from './stages/candidate-fix/index.js';
+import { candidateFixStep, withCandidateFix } from './candidate-step.js';
 import { runContextStage } from './stages/context/index.js';
 import { runIntake } from './stages/intake/index.js';
 import { runOutcome, staticFindingsCanMatter } from './stages/outcome/index.js';
@@ -42,7 +44,6 @@ import type { ReproDeps, ReproInput } from './ports.js';
 import { envImportFailure, environmentState, type EnvImportInput } from './environment-state.js';
 
 export type { ReproEvidence } from './build-evidence.js';
-
 export type { BuildContextFn, ReproDeps, ReproInput } from './ports.js';
 
 function checkAbort(signal?: AbortSignal): void {
@@ -52,13 +53,6 @@ function checkAbort(signal?: AbortSignal): void {
 async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
   const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
   return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
-}
-
-/** The evidence with the candidate fix's record, and its one-line answer in the outcome for the comment. */
-function withCandidateFix(evidence: ReproEvidence, candidate: CandidateFixRecord | null): ReproEvidence {
-  if (!candidate) return evidence;
-  const { answer, result, summary, diff } = candidate;
-  return { ...evidence, candidateFix: candidate, outcome: { ...evidence.outcome, candidateFix: { answer, result, summary, diff } } };
 }
 
 /** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts, SetupError on a broken install. */
@@ -262,17 +256,7 @@ async function runStages(
   }
   // The project's own packages are in the workspace: one that fails to import is not missing, its import may be the bug.
   const projectPackages = new Set(input.workspace?.packages ?? []);
-  probe = projectPackages.size
-    ? {
-        ...probed.probe,
-        modules: Object.fromEntries(
-          Object.entries(probed.probe.modules).map(([m, v]) => [
-            m,
-            v === null && projectPackages.has(m) && probed.probe?.importErrors?.[m] ? 'workspace (fails to import)' : v,
-          ]),
-        ),
-      }
-    : probed.probe;
+  probe = withWorkspaceModules(probed.probe, projectPackages);
   environment = environmentRecord(probe, deps.executor.name);
   // Tier 1's prompt shows the environment: the model learns whether the project imports as the report uses it.
   const envState = environmentState(probe, input.workspace);
@@ -289,36 +273,9 @@ async function runStages(
   };
   envFailure = envImportFailure({ ...importInput, probe, runOutput: null })?.sentence ?? null;
   if (envFailure) return stopAtPlan(`the project does not import in this environment: ${envFailure}`);
-  const deviceBug = report.reading.expected.some((x) =>
-    ['device_mismatch', 'cuda_unavailable', 'cuda_device_assert', 'out_of_memory'].includes(x.kind),
-  );
-  if (snippet && !probe.cuda && !deviceBug) snippet = mapCudaToCpu(snippet) ?? snippet;
-  // Keras's backend the report names only in words: the script sets it as the reporter's shell did (and the probe).
-  const ownSetup = reportSetupEnv(code);
-  const wordsOnly = Object.fromEntries(Object.entries(probeOptions.env).filter(([k]) => !(k in ownSetup)));
-  if (snippet) snippet = withReportedSetup(snippet, wordsOnly) ?? snippet;
-  if (snippet) {
-    snippet = mapWeightsOffline(snippet, report.reading.expected) ?? snippet;
-    // Packages this runner lacks but that have a faithful stand-in (tqdm, train_test_split) stop blocking the run.
-    const stood = standInMissingModules(
-      snippet,
-      Object.entries(probe.modules)
-        .filter(([, v]) => v === null)
-        .map(([m]) => m),
-    );
-    snippet = stood.snippet;
-    if (stood.substituted.length)
-      probe = { ...probe, modules: { ...probe.modules, ...Object.fromEntries(stood.substituted.map((m) => [m, 'stand-in'])) } };
-  }
+  if (snippet) ({ snippet, probe } = snippetForEnv(snippet, { probe, setupEnv: probeOptions.env, code, report }));
   plan = runPlan({ report, code: snippet?.script ?? code, probe });
-  // The installable packages the report's code imports, as the env stage reads them (never the reporter's local
-  // modules, the standard library or the project's own); a package with a stand-in here (tqdm) is not lacked.
-  const standIns = new Set(Object.entries(probe.modules).flatMap(([m, v]) => (v === 'stand-in' ? [m] : [])));
-  const reportPackages = distributionsForImports(importedModules(report.facts.pythonBlocks.join('\n')), loadImportNameTables(), [
-    ...projectPackages,
-  ])
-    .map((d) => d.module)
-    .filter((m) => !standIns.has(m));
+  const reportPackages = reportPackagesOf(report, probe, projectPackages);
   await deps.progress(
     'plan',
     `${plan.steps.length} steps; data: ${plan.dataStrategy}${plan.blockers.length ? `; blocked: ${plan.blockers.map((b) => b.what).join('; ')}` : ''}`,
@@ -339,16 +296,7 @@ async function runStages(
       snippet,
       environment,
       tier0: s.tier0,
-      budget: {
-        maxAttempts: s.maxAttempts,
-        attemptsPerBundle: s.attemptsPerBundle,
-        maxBundles: s.maxBundles,
-        maxTokens: s.maxTokens,
-        maxCostUsd: s.maxCostUsd,
-        deadline: started + s.wallClockMs,
-        runTimeoutMs: s.runTimeoutMs,
-        runMemoryMb: s.runMemoryMb,
-      },
+      budget: agentBudget(s, started),
       usageSoFar: usage,
       projectPackages: [...projectPackages],
       reportPackages,
@@ -423,31 +371,18 @@ async function runStages(
     agent.final &&
     runOutcome(decisionInput(null)).status === 'reproduced'
   ) {
-    const spent = addUsage(usage, agent.usage);
-    const prompt = (await loadPrompts(['candidate-fix'] as const))['candidate-fix'];
-    candidate = await runCandidateFix(
+    candidate = await candidateFixStep(
       {
         final: agent.final,
-        confirmedSeeds: (confirm?.runs ?? []).filter((r) => r.verdict === 'reproduced').map((r) => r.seed),
+        confirm,
         report,
         bundles,
         workspace: input.workspace,
-        settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
-        budget: {
-          tokens: s.maxTokens - spent.inputTokens - spent.outputTokens,
-          costUsd: s.maxCostUsd - spent.costUsd,
-          deadline: started + s.wallClockMs,
-        },
+        settings: s,
+        spent: addUsage(usage, agent.usage),
+        started,
       },
-      {
-        llm: deps.llm,
-        executor: deps.executor,
-        prompt,
-        copies: deps.patchedCopies ?? createPatchedCopies(),
-        log: deps.log,
-        progress: (m) => deps.progress('confirm', m),
-        now,
-      },
+      { ...deps, llm: deps.llm, now },
       signal,
     );
     usage = addUsage(usage, candidate.usage);

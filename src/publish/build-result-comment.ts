@@ -1,4 +1,4 @@
-import type { AttemptOutcome, ReproOutcome, StageName, Verdict } from '../pipeline/types.js';
+import type { AttemptOutcome, ReproOutcome, Verdict } from '../pipeline/types.js';
 import type { Symptom } from '../symptoms/types.js';
 import { bisectSection } from './bisect-section.js';
 import { SYMPTOM_NAMES } from './symptom-names.js';
@@ -380,24 +380,5 @@ export function buildResultComment(outcome: ReproOutcome, options: ResultComment
   return `${text.slice(0, Math.max(0, maxChars - note.length))}${note}`;
 }
 
-export type StageState = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
-
-export interface StageProgress {
-  stage: StageName;
-  state: StageState;
-  /** One line on what the stage did or is doing ("attempt 3/15, tier 1, bundle 1"). */
-  note?: string;
-}
-
-const MARK: Record<StageState, string> = { pending: '⬜', running: '⏳', done: '✅', failed: '❌', skipped: '➖' };
-
-/** The progress comment: one line per stage, edited in place as the job moves on. */
-export function buildProgressComment(
-  stages: readonly StageProgress[],
-  options: { title?: string; secrets?: readonly string[] } = {},
-): string {
-  const lines = [`### ${options.title ?? 'RepGen is reproducing this issue'}`, ''];
-  for (const s of stages) lines.push(`- ${MARK[s.state]} **${s.stage}**${s.note ? ` — ${tableCell(s.note, 200)}` : ''}`);
-  lines.push('', '<sub>This comment is updated as each stage finishes.</sub>');
-  return redactSecrets(`${lines.join('\n')}\n`, options.secrets ?? []);
-}
+// The progress comment lives in build-progress-comment.ts; its names stay importable from here.
+export { buildProgressComment, type StageProgress, type StageState } from './build-progress-comment.js';

@@ -17,7 +17,8 @@ export function candidateAnswerText(c: Candidate): string {
       return 'yes: it passes with the generated change below and fails without it (fix-sensitive)';
     case 'no':
       return c.result === 'oracle_suspect'
-        ? "no: it still fails with a generated change under which an independent check of the report's expectation passes; its check may be narrower than the report"
+        ? "no: it still fails with a generated change under which an independent check of the report's expectation " +
+            'passes; its check may be narrower than the report'
         : `no: ${stripCount(c.summary)}`;
     case 'no_evidence':
       return `no evidence either way: ${stripCount(c.summary)}`;

@@ -1,7 +1,8 @@
-import { outputTail, runCandidate, type RunLimitsSettings } from '../agent/run-candidate.js';
+import { outputTail, type RunLimitsSettings } from '../agent/run-candidate.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { ReportReading } from '../symptoms/types.js';
-import { classifyFixRun, fixOracle, fixVerdict, type BuggyOracle, type FixCheck, type FixRun } from './fix-verdict.js';
+import { runAgainstChange } from './fix-run.js';
+import { fixOracle, fixVerdict, type BuggyOracle, type FixCheck, type FixRun } from './fix-verdict.js';
 
 export interface VerifyFixInput {
   /** The confirmed reproduction (repro.py). */
@@ -29,20 +30,16 @@ export async function verifyFix(input: VerifyFixInput, deps: { executor: ScriptE
   const n = Math.max(1, input.runs ?? 2);
   for (let i = 0; i < n; i++) {
     const seed = 7 + i * 1000;
-    const c = await runCandidate(
+    const {
+      run: c,
+      infra,
+      outcome,
+    } = await runAgainstChange(
       input.script,
-      { report: input.report, seed, settings: input.settings, labels: { purpose: 'fix-check' } },
+      { report: input.report, seed, settings: input.settings, purpose: 'fix-check' },
       { executor: deps.executor, workspace: input.workspace },
       signal,
     );
-    const infra = c.run.infra ? `${c.run.infra.kind}: ${c.run.infra.message}` : null;
-    const outcome = classifyFixRun({
-      exitCode: c.run.exitCode,
-      signal: c.run.signal,
-      timedOut: c.run.timedOut,
-      infra,
-      reproduces: c.match.verdict === 'reproduced',
-    });
     const oracle = c.match.oracle;
     const observed =
       infra ??

@@ -36,7 +36,7 @@ const CONTEXT: RoomRules = {
  * checkout's dependency files, import names) and sandboxed/ (every command a build runs, in the sandbox, through the
  * index proxy) know no other room; decide/ (the versions and their sources) reads the inputs; lock/ (uv's resolution
  * and the lock) runs uv sandboxed; build/ (the env cache, the sealed env, the project's extensions) installs a lock;
- * prove/ (the import proof, its failure and the next candidate) runs in a built env.
+ * prove/ (the import proof, its failure and the next candidate) runs in a built env, reading requirement lines as build/ does.
  */
 const ENV: RoomRules = {
   base: 'src/env',
@@ -46,7 +46,7 @@ const ENV: RoomRules = {
     decide: ['read'],
     lock: ['sandboxed'],
     build: ['read', 'sandboxed', 'lock'],
-    prove: ['sandboxed', 'lock', 'build'],
+    prove: ['read', 'sandboxed', 'lock', 'build'],
   },
   chooser: ['src/env/index.ts', 'src/env/uv-builder.ts'],
 };

@@ -54,3 +54,13 @@ export function readBaseInterpreter(python: string): Promise<PythonInfo> {
     return { version: o.version, minor: o.version.split('.').slice(0, 2).join('.'), prefix, venvPrefix, venvSite, identity, installed };
   });
 }
+
+/** A word for `/bin/sh -c` (the paths are RepGen's own, but nothing is assumed about them). */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Folders every bwrap sandbox binds already (src/exec/sandbox/sandbox.ts). */
+export function underSystemDirs(path: string): boolean {
+  return ['/usr', '/bin', '/lib', '/lib64'].some((p) => path === p || path.startsWith(`${p}/`));
+}

@@ -10,6 +10,7 @@ import { needsExtensionBuild } from '../read/project-layout.js';
 import { cpuWheelOverCap } from './cpu-wheel-over-cap.js';
 import type { ReleaseInfo } from './era.js';
 import type { DecisionSource, EnvSpec, Requirement, VersionDecision } from '../types.js';
+import { ERA_FRAMEWORKS } from '../types.js';
 
 /** What the base interpreter (REPGEN_PYTHON) is and holds. */
 export interface BaseInterpreter {
@@ -19,8 +20,8 @@ export interface BaseInterpreter {
   installed: ReadonlyMap<string, string>;
 }
 
-/** Frameworks whose era (the newest release when the commit was made) sets a floor on the base's version. */
-export const ERA_FRAMEWORKS = ['torch', 'tensorflow', 'jax'] as const;
+// ERA_FRAMEWORKS (types.ts): frameworks whose era (the newest release when the commit was made) sets a floor on the base's version.
+export { ERA_FRAMEWORKS };
 
 /** The PyTorch CPU wheel index: torch comes from it on a CPU run when the operator allows it (REPGEN_ENV_INDEXES). */
 export const TORCH_CPU_INDEX = 'https://download.pytorch.org/whl/cpu';

@@ -1,7 +1,7 @@
 // A ladder's move up, bounded by the ref's era (issue 39, items 1 and 3): the report pinned transformers 4.40.2, the
 // peft of 2025-03 needs a newer one, and "newer" is the newest release by the commit's date (4.49.0), not today's
 // (5.25.0, a major the code never ran on). Pure: the resolver applies the date (uv `--exclude-newer-package`).
-import { ERA_FRAMEWORKS } from '../decide/decide-versions.js';
+import { ERA_FRAMEWORKS } from '../types.js';
 import type { EnvSpec } from '../types.js';
 
 /**

@@ -3,11 +3,10 @@
 // data (a module path and the names taken from it), never as code: the proof imports them with importlib, so a hostile
 // line (`import os; os.system(…)`) is at most a module name that fails the identifier check. Pure.
 
-/** One import line: `from module import names…`, or `import module` (no names). */
-export interface ImportStatement {
-  module: string;
-  names: string[];
-}
+import type { ImportStatement } from '../types.js';
+
+/** One import line: `from module import names…`, or `import module` (no names); the type lives in types.ts. */
+export type { ImportStatement };
 
 const DOTTED = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
 const IDENT = /^[A-Za-z_]\w*$/;

@@ -3,7 +3,7 @@
 // the checkout, and the reproduction re-run there with the same seeds. A reproduction that passes with the patch and
 // failed without it is fix-sensitive. The diff is data from a model: nothing of it runs on the host.
 import { z } from 'zod';
-import { runCandidate, outputTail, type CandidateRun, type RunLimitsSettings } from '../../../agent/run-candidate.js';
+import { outputTail, type CandidateRun, type RunLimitsSettings } from '../../../agent/run-candidate.js';
 import type { ContextBundle } from '../../../context/types.js';
 import { CancelledError } from '../../../errors.js';
 import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
@@ -13,7 +13,7 @@ import { addUsage, NO_USAGE } from '../../../llm/usage.js';
 import type { Logger } from '../../../log.js';
 import { renderPrompt, type Prompt } from '../../../prompts/load-prompts.js';
 import type { ReportResult } from '../../../report/index.js';
-import { classifyFixRun } from '../../../workspace/fix-verdict.js';
+import { runAgainstChange } from '../../../workspace/fix-run.js';
 import { applyFilePatch } from './apply-hunks.js';
 import { DEFAULT_DIFF_LIMITS, parseUnifiedDiff, type FilePatch } from './parse-diff.js';
 import { refusedPath } from './path-policy.js';
@@ -199,20 +199,16 @@ async function tryCandidate(
     const seeds = [...new Set([input.final.seed, ...input.confirmedSeeds])].slice(0, RUNS_PER_PATCH);
     const runs: CandidateRunRecord[] = [];
     for (const seed of seeds) {
-      const c = await runCandidate(
+      const {
+        run: c,
+        infra,
+        outcome,
+      } = await runAgainstChange(
         input.final.script,
-        { report: input.report.reading, seed, settings: limits, labels: { purpose: 'candidate-fix' } },
+        { report: input.report.reading, seed, settings: limits, purpose: 'candidate-fix' },
         { executor: deps.executor, workspace: patched },
         signal,
       );
-      const infra = c.run.infra ? `${c.run.infra.kind}: ${c.run.infra.message}` : null;
-      const outcome = classifyFixRun({
-        exitCode: c.run.exitCode,
-        signal: c.run.signal,
-        timedOut: c.run.timedOut,
-        infra,
-        reproduces: c.match.verdict === 'reproduced',
-      });
       runs.push({ seed, outcome, exitCode: c.run.exitCode, outputExcerpt: infra ?? outputTail(c.run, 2000) });
       if (infra) break;
     }
