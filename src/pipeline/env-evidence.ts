@@ -56,7 +56,7 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     outcome: {
       ...o,
       env,
-      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null), ...decisionRecord(stage.spec) },
+      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null), ...decisionRecord(stage.spec, e) },
       notes: [...(o.notes ?? []), ...envNotes(e, stage.spec), ...candidateNotes(stage.candidates ?? [])],
     },
   };

@@ -297,7 +297,7 @@ export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
         ? `Environment: ${s.name} was left out (${s.why}).`
         : `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`,
     ),
-    ...decisionNotes(spec),
+    ...decisionNotes(spec, env),
     ...spec.notes.map((n) => `Environment: ${n}`),
   ];
 }
@@ -313,18 +313,35 @@ const DECIDED_BY: Record<VersionDecision['source'], string> = {
 };
 
 /** The comment's Environment entries of the version decision: `torch (decided)` → `==2.7.* (the report)`. Pure. */
-export function decisionRecord(spec: Pick<EnvSpec, 'decisions'>): Record<string, string> {
+export function decisionRecord(spec: Pick<EnvSpec, 'decisions'>, env?: Pick<BuiltEnv, 'pins' | 'fromBase'>): Record<string, string> {
   return Object.fromEntries(
-    (spec.decisions ?? []).map((d) => [`${d.name} (decided)`, `${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]})`]),
+    (spec.decisions ?? []).map((d) => [
+      `${d.name} (decided)`,
+      asBuilt(d, env) ?? `${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]})`,
+    ]),
   );
 }
 
+/**
+ * A decision for the base's version that the built env did not keep (its lock needed its own: an overlay's metadata or
+ * import check, or a lock taking nothing from the base): what the env has, and why, instead of the base's version.
+ */
+function asBuilt(d: VersionDecision, env: Pick<BuiltEnv, 'pins' | 'fromBase'> | undefined): string | null {
+  if (!env || d.source !== 'base' || !env.fromBase) return null;
+  const own = env.pins[d.name];
+  if (!own || env.fromBase.includes(d.name)) return null;
+  return `${own} (the env's own: the base interpreter's ${d.version ?? 'version'} was decided, but the lock needs its own)`;
+}
+
 /** The evidence notes' line of the version decision: each key package, its version and the source that decided it. Pure. */
-export function decisionNotes(spec: Pick<EnvSpec, 'decisions'>): string[] {
+export function decisionNotes(spec: Pick<EnvSpec, 'decisions'>, env?: Pick<BuiltEnv, 'pins' | 'fromBase'>): string[] {
   const ds = spec.decisions ?? [];
   if (!ds.length) return [];
-  const one = (d: VersionDecision): string =>
-    `${d.name} ${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]}${d.source === 'user' ? `: ${d.why.slice(0, 80)}` : ''})`;
+  const one = (d: VersionDecision): string => {
+    const built = asBuilt(d, env);
+    if (built) return `${d.name} ${built}`;
+    return `${d.name} ${d.version ?? (d.specifier || 'any')} (${DECIDED_BY[d.source]}${d.source === 'user' ? `: ${d.why.slice(0, 80)}` : ''})`;
+  };
   return [`Environment: versions decided: ${ds.map(one).join(', ')}.`];
 }
 
