@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareWorkspace } from '../../src/workspace/prepare-workspace.js';
@@ -50,5 +50,24 @@ describe('prepareWorkspace: the packages of the commit checked out', () => {
       cacheDir: join(root, 'cache'),
     });
     expect(atHead.workspace.packages.sort()).toEqual(['testing', 'toylib']);
+  });
+});
+
+describe('prepareWorkspace on a hostile checkout', () => {
+  it('reads no package name through a committed link out of the checkout (its pyproject.toml links to a host file)', async () => {
+    const dir = join(root, 'hostile', 'repo');
+    await makeToyRepo(dir);
+    await writeFile(join(root, 'host-config.toml'), 'name = "host-secret-token"\n');
+    await symlink(join(root, 'host-config.toml'), join(dir, 'pyproject.toml'));
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'link pyproject.toml out');
+    const prepared = await prepareWorkspace({
+      repoDir: dir,
+      repo: 'acme/hostile',
+      explicitRef: 'main',
+      issueText: 'it fails',
+      cacheDir: join(root, 'cache-hostile'),
+    });
+    expect(prepared.workspace.packages).toEqual(['toylib']);
   });
 });
