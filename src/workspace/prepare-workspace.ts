@@ -125,8 +125,16 @@ export async function prepareWorkspace(input: {
     why: resolved.why,
     notes: resolved.notes,
   };
+  // The packages of the commit checked out, not of the tree the ref was resolved from (a mirror's head, a work tree):
+  // a package added later (kornia's top-level `testing/`) is not the project's at this commit, and a candidate fix's
+  // import check imports each of them.
+  const checkedOut = await projectPackages(diskTree(co.dir));
   return {
-    workspace: { hostPath: co.dir, project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})`, packages },
+    workspace: {
+      hostPath: co.dir,
+      project: `${name} @ ${resolved.sha.slice(0, 12)} (${resolved.why})`,
+      packages: checkedOut,
+    },
     ref: co.missing.length
       ? { ...ref, notes: [...ref.notes, missingFilesNote(co.missing, resolved.ref)], missing: missingFilesRecord(co.missing) }
       : ref,

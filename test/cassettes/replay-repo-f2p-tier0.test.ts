@@ -10,7 +10,8 @@ import {
  * The fail-to-pass cases (shared/bench/repo-f2p: timm issues at their buggy commits) recorded again with tier 0 on,
  * the product's default, after issue 40's rules (quoted output as a symptom, "should work" as an expectation, the
  * model's restructured report as a source of oracles, the report's own framework), a strong model answering through
- * the relay (docs/cassettes.md). The set recorded with tier 0 off (fixtures/cassettes/repo-f2p) stays: it is the one
+ * the relay (docs/cassettes.md); recorded again on 2026-12-05 with the candidate-fix step on (issue 41), whose model call,
+ * checkout reads and patched runs the replay serves too. The set recorded with tier 0 off (fixtures/cassettes/repo-f2p) stays: it is the one
  * where every script is the model's. Each session is replayed through the real pipeline with the workspace and the
  * context it saw (served from the cassette: no checkout, no index, no network): a change to the reader, tier 0's
  * completion, the oracle rules or the prompts that changes what is asked or concluded fails here.
@@ -32,6 +33,9 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 on)', () 
     const cassette = readDlBugsCassette(file, REPO_F2P_TIER0_CASSETTES);
     const { evidence } = await expectReplayAsRecorded(cassette);
     expect(evidence.outcome.status, file).toBe(cassette.outcome.status);
+    // The candidate fix (issue 41) ran in the recording and replays to what it concluded then (bench.md of the run).
+    expect(cassette.candidateFix, file).toBe(true);
+    expect(evidence.candidateFix?.result, file).toBe(CANDIDATE_RESULTS[file.replace(/\.json$/, '')]);
   });
 
   it('every session reproduced, as the report\u2019s own code at tier 0, the expectation failing for the behavioural ones', () => {
@@ -46,3 +50,14 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 on)', () 
     expect(summaries['timm-1910.json']!.summary).toContain("the report's expectation failing (expected '(tensor([4.]), tensor([5.]))')");
   });
 });
+
+/**
+ * What the candidate-fix step concluded in the recording of 2026-12-05 (docs/benchmarks.md, "Candidate fix through the
+ * relay"): timm-1078's two patches had hunk headers that miscount their lines or name line 1, so neither applied.
+ */
+const CANDIDATE_RESULTS: Record<string, string> = {
+  'timm-1078': 'no_evidence',
+  'timm-1699': 'fix_sensitive',
+  'timm-1910': 'fix_sensitive',
+  'timm-420': 'fix_sensitive',
+};

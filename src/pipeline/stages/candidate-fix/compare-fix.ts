@@ -1,9 +1,10 @@
 // Item 5 of issue 41: when the real fix is known (`--verify-fix`, a bench case's fixing commit), the candidate is
 // compared with it: the Python files each changes, and the functions (the enclosing def or class of each changed
-// line, read at the buggy ref), beside the reproduction's verdict at the real fix and with the candidate. The trees
+// line, read at the buggy ref; the candidate's where its hunks apply), beside the reproduction's verdict at the real fix and with the candidate. The trees
 // are read as text, never run; links are never followed.
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { applyFilePatch } from './apply-hunks.js';
 import { parseUnifiedDiff } from './parse-diff.js';
 import type { CandidateAttempt, CandidateFixRecord, RealFixComparison } from './types.js';
 
@@ -127,6 +128,13 @@ export async function compareWithRealFix(
   if (parsed.ok)
     for (const f of parsed.files) {
       const source = await readText(input.buggy, f.path).catch(() => null);
+      // Where the patch applies, as the run applied it (a model's header often names the wrong line, and the hunk is
+      // found near it): the changed lines of the patched text, read like the real fix's. Else the header's lines.
+      const applied = source !== null ? applyFilePatch(source, f) : null;
+      if (source !== null && applied?.ok) {
+        for (const l of changedLines(source, applied.text)) candidateFunctions.add(`${f.path}:${enclosingFunction(source, l)}`);
+        continue;
+      }
       for (const h of f.hunks) {
         let line = h.oldStart;
         for (const l of h.lines) {

@@ -67,4 +67,39 @@ describe('the candidate beside the real fix (issue 41 item 5)', () => {
       candidateResult: 'fix_sensitive',
     });
   });
+
+  it('reads the candidate\u2019s functions where its hunks apply, not at the line its header names', async () => {
+    const buggy = makeTempDir('repgen-cmp-buggy-');
+    const fixed = makeTempDir('repgen-cmp-fixed-');
+    mkdirSync(join(buggy, 'toylib'));
+    mkdirSync(join(fixed, 'toylib'));
+    writeFileSync(join(buggy, 'toylib', 'blocks.py'), SRC);
+    writeFileSync(join(fixed, 'toylib', 'blocks.py'), SRC.replace('return 1', 'return 2'));
+    // The header says line 4 (inside Block.widen); the hunk's lines are helper's, at line 9.
+    const diff = '--- a/toylib/blocks.py\n+++ b/toylib/blocks.py\n@@ -4,2 +4,2 @@\n def helper():\n-    return 1\n+    return 2\n';
+    const record: CandidateFixRecord = {
+      answer: 'yes',
+      result: 'fix_sensitive',
+      summary: '',
+      diff: null,
+      usage: { inputTokens: 0, outputTokens: 0, costUsd: 0 },
+      durationMs: 0,
+      attempts: [
+        {
+          n: 1,
+          result: 'fix_sensitive',
+          noEvidence: null,
+          reason: '',
+          diff,
+          files: ['toylib/blocks.py'],
+          runs: [],
+          check: null,
+          importFailure: null,
+        },
+      ],
+    };
+    const c = await compareWithRealFix(record, { buggy, fixed, ref: 'fix-ref', fixVerdict: 'fixed' });
+    expect(c?.candidateFunctions).toEqual(['toylib/blocks.py:helper']);
+    expect(c?.sameFunctions).toEqual(['toylib/blocks.py:helper']);
+  });
 });
