@@ -118,8 +118,11 @@ export async function prepareEnv(
   for (;;) {
     const modules = modulesToProve(stage, proof, input.checkout !== null);
     await progress('intake', `proving the environment: importing ${modules.join(', ') || 'nothing'}`);
-    const roots =
-      stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, stage.project?.checkout ?? input.checkout) : [];
+    // The project's code as runs see it: the copy its extensions were compiled in, where there is one (detectron2's `_C`
+    // is not in the checkout), and the proof kept for that copy apart from one of the bare checkout.
+    const compiled = stage.project?.result ?? null;
+    const roots = stage.spec.project && input.checkout ? projectPthLines(stage.spec.project, compiled?.checkout ?? input.checkout) : [];
+    const checkoutKey = proof.checkoutKey && compiled?.built ? `${proof.checkoutKey}+extensions` : proof.checkoutKey;
     // The report's lines of those modules, beyond the bare `import x` the modules already are.
     const statements = (proof.statements ?? []).filter(
       (st) => modules.includes(st.module.split('.')[0] as string) && (st.names.length > 0 || st.module.includes('.')),
@@ -128,7 +131,7 @@ export async function prepareEnv(
       modules,
       setupEnv: proof.setupEnv,
       importRoots: roots,
-      ...(proof.checkoutKey ? { checkoutKey: proof.checkoutKey } : {}),
+      ...(checkoutKey ? { checkoutKey } : {}),
       ...(statements.length ? { statements } : {}),
     };
     // A proof that cannot run (a runner that cannot bind the checkout) proves nothing and fails nothing.
