@@ -50,7 +50,8 @@ export const EnvironmentEnv = z.object({
         "local wheel folders the builder prefers (colon-separated), e.g. the folder of this machine's CPU torch wheel: " +
         'on a run with no GPU, torch is pinned to a version found there (the one the project, the report and your pin admit, ' +
         "else the nearest to the report's); where none fits, torch comes from https://download.pytorch.org/whl/cpu when " +
-        'REPGEN_ENV_INDEXES allows it, else from PyPI (a CUDA build of several GB)',
+        "REPGEN_ENV_INDEXES allows it, else from the nearest CPU wheel above a project's upper bound (a range the wheels miss " +
+        'only by its cap), else from PyPI (a CUDA build of several GB)',
       shown: "pip's own find-links (PIP_FIND_LINKS, pip.conf)",
     },
   ),
