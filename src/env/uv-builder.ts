@@ -166,6 +166,7 @@ export class UvEnvBuilder implements EnvBuilder {
     const paths = await openBuildScope(cache, sha256(JSON.stringify({ inputKey, build: spec.buildCommands })), owner);
     let proxy: Promise<IndexProxy> | null = null;
     const buildDir = await newBuildDir(paths, owner);
+    // A venv came of this call (here or in a build it started): the scope's cache is then dropped (dropScopeCache).
     let published = false;
     // Started on the first command that needs the network: a job whose lock and files are cached never opens it.
     const proxySocket = async (): Promise<string | null> => {
@@ -232,6 +233,7 @@ export class UvEnvBuilder implements EnvBuilder {
         const without = withoutUnbuildable(spec, installed);
         if (!without) return fail(installed);
         const rest = await this.build(without.spec, opts);
+        published = rest.ok;
         return rest.ok ? { ok: true, env: { ...rest.env, substitutions: [...rest.env.substitutions, without.left] } } : rest;
       }
       const venv = join(buildDir, 'venv');
@@ -253,7 +255,10 @@ export class UvEnvBuilder implements EnvBuilder {
             alone && (n.name === 'numpy' || n.name === 'torch') ? { ...n, why: `${n.why}${why}` } : n,
           );
           await writeCachedLock(paths, inputKey, { ...cachedLock, keep: kept, substitutions: [...cachedLock.substitutions, ...notes] });
-          return await this.build(spec, opts);
+          // The same scope, built again while this build's folder still stands: that build keeps the cache, this one drops it.
+          const again = await this.build(spec, opts);
+          published = again.ok;
+          return again;
         }
       }
       if (project) {

@@ -267,9 +267,14 @@ describe('UvEnvBuilder (uv in the sandbox, a loopback index)', () => {
   it("installs a base package the lock's own modules find too old, at the lock's version, and says so (the overlay's import check)", async () => {
     const numpyBase = execFileSync(PYTHON, ['-I', '-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).trim();
     expect(numpyBase).not.toBe('1.26.0');
+    const scopes = (): string[] => readdirSync(join(root, 'cache', 'work')).filter((n) => n.startsWith('s-'));
+    const before = new Set(scopes());
     const result = await builder.build(spec(index, [req('zeta')], { baseProvides: ['numpy', 'beta'] }), { checkout: null, signal });
     if (!result.ok) throw new Error(JSON.stringify(result.failure));
     expect(result.env.pins).toEqual({ zeta: '1.0', numpy: '1.26.0' });
+    // Built twice in one scope (the second while the first's folder stood): the scope's cache is dropped all the same.
+    const mine = scopes().filter((n) => !before.has(n));
+    expect(mine.map((n) => readdirSync(join(root, 'cache', 'work', n)))).toEqual([[]]);
     expect(result.env.substitutions).toEqual([
       expect.objectContaining({
         name: 'numpy',
