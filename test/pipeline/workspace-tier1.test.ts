@@ -10,6 +10,7 @@ import { ReproSettings } from '../../src/pipeline/settings.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { answer } from '../fakes/repro-fixtures.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { WIDEN_BLOCKS, WIDEN_ISSUE } from '../helpers/toylib-widen.js';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
 import { Cassette, recordSession } from '../../src/cassettes/index.js';
 import { replayThroughPipeline } from '../helpers/replay-dl-bugs-cassette.js';
@@ -36,26 +37,9 @@ function project(): string {
   mkdirSync(join(dir, 'toylib'));
   writeFileSync(join(dir, 'toylib', '__init__.py'), '');
   // The bug: the shortcut keeps the input's width when the block changes it.
-  writeFileSync(
-    join(dir, 'toylib', 'blocks.py'),
-    'def widen(xs, out):\n    body = [x * 2 for x in xs] + [0] * (out - len(xs))\n    shortcut = list(xs)\n    if len(body) != len(shortcut):\n        raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")\n    return [a + b for a, b in zip(body, shortcut)]\n',
-  );
+  writeFileSync(join(dir, 'toylib', 'blocks.py'), WIDEN_BLOCKS);
   return dir;
 }
-
-const ISSUE = `# toylib.blocks.widen fails when out != len(xs)
-
-Calling \`widen\` with a wider output fails:
-
-\`\`\`
-Traceback (most recent call last):
-  File "run.py", line 3, in <module>
-    widen([1, 2], 3)
-  File "/home/u/.venv/lib/python3.10/site-packages/toylib/blocks.py", line 5, in widen
-    raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")
-ValueError: widths differ: 3 vs 2
-\`\`\`
-`;
 
 // The model's script: imports the project as the report does and calls it; nothing of the bug is in it.
 const IMPORTS_PROJECT = 'from toylib.blocks import widen\n\nprint(widen([1, 2], 3))\n';
@@ -78,7 +62,7 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
     const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1, suggestFix: false });
     const ev = await runReproWithEvidence(
       {
-        issue: { title: '', body: ISSUE },
+        issue: { title: '', body: WIDEN_ISSUE },
         settings,
         workspace: { hostPath: project(), project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] },
       },
@@ -113,7 +97,11 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
     const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1 });
     const hostPath = project();
     const ev = await runReproWithEvidence(
-      { issue: { title: '', body: ISSUE }, settings, workspace: { hostPath, project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] } },
+      {
+        issue: { title: '', body: WIDEN_ISSUE },
+        settings,
+        workspace: { hostPath, project: 'acme/toylib @ 0123456789ab', packages: ['toylib'] },
+      },
       { executor, llm, checker: createPyflakesChecker({ pylint: false }), log: silentLogger, progress: () => undefined },
     );
     expect(ev.outcome.status, ev.outcome.summary).toBe('reproduced');
@@ -153,13 +141,15 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
     const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1 });
     const hostPath = project();
     const ev = await rec.stages(runReproWithEvidence)(
-      { issue: { title: '', body: ISSUE }, settings, repoDir: hostPath, workspace: { hostPath, packages: ['toylib'] } },
+      { issue: { title: '', body: WIDEN_ISSUE }, settings, repoDir: hostPath, workspace: { hostPath, packages: ['toylib'] } },
       { executor: rec.executor, llm: rec.llm, checker: rec.checker, log: silentLogger, progress: () => undefined },
       new AbortController().signal,
     );
     expect(ev.candidateFix?.result).toBe('fix_sensitive');
     const cassette = Cassette.parse(
-      JSON.parse(JSON.stringify(rec.cassette({ caseId: 'toylib-widen', issueText: ISSUE, settings, outcome: ev.outcome, judge: null }))),
+      JSON.parse(
+        JSON.stringify(rec.cassette({ caseId: 'toylib-widen', issueText: WIDEN_ISSUE, settings, outcome: ev.outcome, judge: null })),
+      ),
     );
     expect(cassette.candidateFix).toBe(true);
     expect(cassette.candidateCopies?.map((o) => o.op)).toEqual(['read', 'make']);
@@ -183,7 +173,7 @@ describe('tier 1 with the workspace', { timeout: 180_000 }, () => {
     });
     const settings = ReproSettings.parse({ pylint: false, confirmRuns: 1, suggestFix: false });
     const ev = await runReproWithEvidence(
-      { issue: { title: '', body: ISSUE }, settings, workspace: { hostPath: project(), packages: ['toylib'] } },
+      { issue: { title: '', body: WIDEN_ISSUE }, settings, workspace: { hostPath: project(), packages: ['toylib'] } },
       { executor, llm, checker: createPyflakesChecker({ pylint: false }), log: silentLogger, progress: () => undefined },
     );
     expect(ev.outcome.status).toBe('reproduced');

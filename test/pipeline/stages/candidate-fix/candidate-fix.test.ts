@@ -11,6 +11,7 @@ import { loadPrompts } from '../../../../src/prompts/load-prompts.js';
 import { runReport } from '../../../../src/report/index.js';
 import { startScriptedAnthropicServer, type ScriptedServer } from '../../../helpers/anthropic-wire-server.js';
 import { makeTempDir } from '../../../helpers/temp-dir.js';
+import { candidateAnswer, WIDEN_BLOCKS, WIDEN_FIX, WIDEN_ISSUE, WIDEN_REPRO } from '../../../helpers/toylib-widen.js';
 
 /**
  * The candidate-fix step against real runs (issue 41): a tiny library checked out for the run, its reproduction run
@@ -18,52 +19,22 @@ import { makeTempDir } from '../../../helpers/temp-dir.js';
  * the reproduction re-run there. One case per outcome the step can have.
  */
 
-export const BLOCKS =
-  'def widen(xs, out):\n    body = [x * 2 for x in xs] + [0] * (out - len(xs))\n    shortcut = list(xs)\n    if len(body) != len(shortcut):\n        raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")\n    return [a + b for a, b in zip(body, shortcut)]\n';
 const STATS = 'def upper(xs):\n    """The upper bound: 1.2 times the largest value."""\n    return max(xs) * 1.1\n';
 
 /** The project at the issue's ref: readable by the sandbox's uid. */
-export function toylib(): string {
+function toylib(): string {
   const dir = makeTempDir('repgen-candfix-ws-');
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, 'toylib'));
   writeFileSync(join(dir, 'toylib', '__init__.py'), '');
-  writeFileSync(join(dir, 'toylib', 'blocks.py'), BLOCKS);
+  writeFileSync(join(dir, 'toylib', 'blocks.py'), WIDEN_BLOCKS);
   writeFileSync(join(dir, 'toylib', 'stats.py'), STATS);
   mkdirSync(join(dir, 'tests'));
   writeFileSync(join(dir, 'tests', 'test_blocks.py'), 'def test_widen():\n    pass\n');
   return dir;
 }
 
-export const WIDEN_ISSUE = `# toylib.blocks.widen fails when out != len(xs)
-
-Calling \`widen\` with a wider output fails:
-
-\`\`\`
-Traceback (most recent call last):
-  File "run.py", line 3, in <module>
-    widen([1, 2], 3)
-  File "/home/u/.venv/lib/python3.10/site-packages/toylib/blocks.py", line 5, in widen
-    raise ValueError(f"widths differ: {len(body)} vs {len(shortcut)}")
-ValueError: widths differ: 3 vs 2
-\`\`\`
-`;
-export const WIDEN_REPRO = 'from toylib.blocks import widen\n\nprint(widen([1, 2], 3))\n';
-
-/** The fix a maintainer would write: the shortcut padded to the output's width. */
-export const WIDEN_FIX = `--- a/toylib/blocks.py
-+++ b/toylib/blocks.py
-@@ -2,3 +2,3 @@ def widen(xs, out):
-     body = [x * 2 for x in xs] + [0] * (out - len(xs))
--    shortcut = list(xs)
-+    shortcut = list(xs) + [0] * (out - len(xs))
-     if len(body) != len(shortcut):
-`;
 const WIDEN_CHECK = 'from toylib.blocks import widen\n\nassert widen([1, 2], 3) == [3, 6, 0]\n';
-
-export function candidateAnswer(diff: string, check?: string): string {
-  return `The shortcut must be padded.\n\n\`\`\`diff\n${diff}\`\`\`\n${check ? `\n\`\`\`python\n${check}\`\`\`\n` : ''}`;
-}
 
 let server: ScriptedServer | undefined;
 let executor: ScriptExecutor;
@@ -127,7 +98,7 @@ describe('the candidate fix against the reproduction', { timeout: 600_000 }, () 
     ]);
     expect(record.diff).toBe(WIDEN_FIX);
     expect(record.attempts[0]!.check).toBeNull();
-    expect(readFileSync(join(checkout, 'toylib', 'blocks.py'), 'utf8')).toBe(BLOCKS);
+    expect(readFileSync(join(checkout, 'toylib', 'blocks.py'), 'utf8')).toBe(WIDEN_BLOCKS);
     // The prompt shows the checkout's file the traceback runs through, numbered, so context lines can be copied.
     expect(requests).toHaveLength(1);
     expect(requests[0]).toContain('# toylib/blocks.py');
