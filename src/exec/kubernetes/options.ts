@@ -39,7 +39,15 @@ export class CappedSink extends Writable {
     // client-node's Log pipes the response into us without an error handler on its side; aborting the request
     // would then throw from the stream. Handling it here ends the sink instead.
     this.on('pipe', (source: NodeJS.ReadableStream) => {
-      source.on('error', () => this.end());
+      source.on('error', () => {
+        // Unpiped first: a source that still emits data after its error would write after our end.
+        source.unpipe(this);
+        this.end();
+      });
+    });
+    // What such a source wrote in flight after the end is dropped, never thrown (an uncaught error ends a worker).
+    this.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ERR_STREAM_WRITE_AFTER_END') throw err;
     });
   }
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
