@@ -10,7 +10,8 @@
  * Prints, per measure, the medians for this checkout and the baseline and their ratio:
  * - first line: process start to the first byte on stderr of `reproduce --llm none` (the first progress line), wall,
  *   and the CPU time the process had used by then (read from /proc, which load does not stretch);
- * - reproduce: the whole run of that command, and its ratio to a cold `python3 -c "import torch"` run next to it;
+ * - reproduce: the whole run of that command, and its ratio to a cold `import torch` run between the pairs, by the
+ *   interpreter the reproduction runs on (REPGEN_PYTHON, else /usr/bin/python3);
  * - --help via `node bin/repgen.js` and via `npx repgen`.
  */
 import { spawn } from 'node:child_process';
@@ -71,12 +72,16 @@ function sample(cmd: string, args: string[], cwd: string): Promise<Sample> {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** `rounds` pairs, this checkout then the baseline, after one warm-up pair (tsx's compile cache, the page cache). */
-async function pairs(args: (dir: string) => [string, string[]]): Promise<{ here: Sample[]; base: Sample[] }> {
+async function pairs(
+  args: (dir: string) => [string, string[]],
+  between?: () => Promise<void>,
+): Promise<{ here: Sample[]; base: Sample[] }> {
   const out = { here: [] as Sample[], base: [] as Sample[] };
   for (let i = -1; i < rounds; i++) {
     const a = await sample(...args(here), here);
     const b = await sample(...args(base), base);
     if (i < 0) continue;
+    await between?.();
     out.here.push(a);
     out.base.push(b);
   }
@@ -93,7 +98,16 @@ const reproduce = (dir: string): [string, string[]] => [
   process.execPath,
   [join(dir, 'bin/repgen.js'), 'reproduce', '--issue', resolve(issue), '--llm', 'none', '--out', join(out, dir === here ? 'this' : 'base')],
 ];
-const repro = await pairs(reproduce);
+// The yardstick of issue 42's "≤ 2× a cold import torch": the interpreter RepGen runs the report with (REPGEN_PYTHON,
+// else Debian's /usr/bin/python3, the default base), sampled between the pairs so that it sees the same load. A
+// `python3` from PATH may have no torch at all and fail in 0.1 s: an import that fails stops the bench.
+const python = process.env.REPGEN_PYTHON ?? '/usr/bin/python3';
+const torch: number[] = [];
+const repro = await pairs(reproduce, async () => {
+  const s = await sample(python, ['-c', 'import torch'], here);
+  if (s.code !== 0) throw new Error(`${python} -c "import torch" exited ${s.code}: set REPGEN_PYTHON to an interpreter with torch`);
+  torch.push(s.wallMs);
+});
 for (const s of [...repro.here, ...repro.base]) if (s.code !== 0) console.log(`note: a reproduce run exited ${s.code}`);
 const m = (xs: Sample[], key: keyof Sample): number => median(xs.map((s) => Number(s[key] ?? NaN)));
 for (const [label, key] of [
@@ -105,11 +119,8 @@ for (const [label, key] of [
   console.log(row([label, ms(a), ms(b), (a / b).toFixed(2)]));
 }
 
-// A cold `import torch` next to each reproduction: the yardstick of issue 42's "≤ 2× a cold import torch".
-const torch: number[] = [];
-for (let i = 0; i < rounds; i++) torch.push((await sample('python3', ['-c', 'import torch'], here)).wallMs);
 const t = median(torch);
-console.log(row(['python3 -c "import torch", wall', ms(t), '', '']));
+console.log(row([`${python} -c "import torch"`.slice(-34), ms(t), '', '']));
 console.log(row(['reproduce / import torch', (m(repro.here, 'wallMs') / t).toFixed(2), (m(repro.base, 'wallMs') / t).toFixed(2), '']));
 
 for (const [label, args] of [
