@@ -36,7 +36,8 @@ export function fenced(text: string, max: number): string {
 export function oracleFindingMessage(prompt: Prompt, f: OracleFinding): string {
   return renderPrompt(prompt, {
     attempt: f.attempt,
-    expected: f.expected.trim() || '(not stated in words; see the check)',
+    // The report's words sit outside a fence: their backticks are broken all the same, so they cannot open one.
+    expected: f.expected.trim() ? fenced(f.expected.trim(), OUTPUT_CHARS) : '(not stated in words; see the check)',
     output: fenced(f.output, OUTPUT_CHARS),
     check: fenced(f.check, OUTPUT_CHARS * 2),
     check_output: fenced(f.checkOutput, OUTPUT_CHARS),
