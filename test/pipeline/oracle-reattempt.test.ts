@@ -94,6 +94,10 @@ describe('a suspect oracle sends the loop back (issue 41 item 2)', { timeout: 60
     expect(requests[3]).toContain(JSON.stringify(UPPER_CHECK).slice(1, -1));
     expect(requests[3]).toContain('return max(xs) * 1.2');
     expect(requests[3]).toMatch(/Attempt 1 reproduced the bug, but its assertion looks narrower than the report/);
+    // In place of a refine: the generate prompt, the suspect script as the model's answer, then the finding.
+    const messages = (JSON.parse(requests[3]!) as { messages: { role: string; content: unknown }[] }).messages;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(messages[1]!.content)).toContain(JSON.stringify(UPPER_NARROW).slice(1, -1));
     // The new reproduction is the run's: its script, its confirmation, both rounds' attempts.
     expect(ev.outcome.script).toBe(UPPER_TOLERANT);
     expect(ev.outcome.attempts.map((a) => [a.n, a.outcome])).toEqual([
