@@ -8,7 +8,7 @@ import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
 import { buildResultComment } from '../../src/publish/build-result-comment.js';
 import { answer } from '../fakes/repro-fixtures.js';
-import { startScriptedAnthropicServer, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
+import { startScriptedAnthropicServer, type AnthropicResponse, type ScriptedServer } from '../helpers/anthropic-wire-server.js';
 import { candidateAnswer } from '../helpers/toylib-widen.js';
 import {
   toylibUpper,
@@ -40,7 +40,7 @@ afterEach(async () => {
 
 const REPORT = '```json\n{}\n```';
 
-async function run(answers: string[], settings: Record<string, unknown> = {}) {
+async function run(answers: AnthropicResponse[], settings: Record<string, unknown> = {}) {
   server = await startScriptedAnthropicServer(answers);
   const llm = await createLlmClient({
     provider: 'anthropic',
@@ -70,11 +70,12 @@ async function run(answers: string[], settings: Record<string, unknown> = {}) {
 
 describe('a suspect oracle sends the loop back (issue 41 item 2)', { timeout: 600_000 }, () => {
   it('a narrow oracle caught by a patch that satisfies the report: written again, confirmed, and the same patch turns it green', async () => {
+    const u = { usage: { input_tokens: 1000, output_tokens: 100 } };
     const { ev, why, requests, progress } = await run([
-      REPORT,
-      answer(UPPER_NARROW),
-      candidateAnswer(UPPER_FIX, UPPER_CHECK),
-      answer(UPPER_TOLERANT),
+      { text: REPORT, ...u },
+      { text: answer(UPPER_NARROW), ...u },
+      { text: candidateAnswer(UPPER_FIX, UPPER_CHECK), ...u },
+      { text: answer(UPPER_TOLERANT), ...u },
     ]);
     expect(ev.outcome.status, why).toBe('reproduced');
     // One model call for the round, none for the rerun: the patch already exists.
@@ -108,8 +109,9 @@ describe('a suspect oracle sends the loop back (issue 41 item 2)', { timeout: 60
     expect(ev.candidateFix).toMatchObject({ answer: 'yes', result: 'fix_sensitive', diff: UPPER_FIX });
     expect(ev.candidateFix!.attempts.map((a) => a.result)).toEqual(['oracle_suspect', 'fix_sensitive']);
     // The round's tokens are counted once, in the step's usage, and the run's total holds them.
-    expect(ev.candidateFix!.usage.inputTokens).toBeGreaterThan(0);
-    expect(ev.outcome.usage.inputTokens).toBeGreaterThanOrEqual(ev.candidateFix!.usage.inputTokens);
+    expect(ev.candidateFix!.usage).toMatchObject({ inputTokens: 2000, outputTokens: 200 });
+    expect(ev.candidateFix!.reattempt!.usage).toMatchObject({ inputTokens: 1000, outputTokens: 100 });
+    expect(ev.outcome.usage).toMatchObject({ inputTokens: 4000, outputTokens: 400 });
     expect(progress.some((l) => /writing the reproduction again with that finding/.test(l))).toBe(true);
     const comment = buildResultComment(ev.outcome);
     expect(comment).toContain(
@@ -170,6 +172,23 @@ describe('a suspect oracle sends the loop back (issue 41 item 2)', { timeout: 60
     expect(ev.candidateFix!.reattempt!.reason).toBe("the run's cap of 1 tier-1 attempts is reached (1 made)");
     expect(requests).toHaveLength(3);
     expect(ev.outcome.candidateFix!.reattempt).toMatch(/it was not written again: the run's cap of 1 tier-1 attempts is reached/);
+  });
+
+  it("the run's token cap holds the round: the candidate's tokens spent it, so no round and no model call", async () => {
+    const usage = (input_tokens: number) => ({ usage: { input_tokens, output_tokens: 100 } });
+    const { ev, why, requests } = await run(
+      [
+        { text: REPORT, ...usage(100) },
+        { text: answer(UPPER_NARROW), ...usage(100) },
+        { text: candidateAnswer(UPPER_FIX, UPPER_CHECK), ...usage(50_000) },
+        answer(UPPER_TOLERANT),
+      ],
+      { maxTokens: 50_000 },
+    );
+    expect(ev.candidateFix!.reattempt, why).toMatchObject({ status: 'not_made', attempts: [], adopted: false });
+    expect(ev.candidateFix!.reattempt!.reason).toBe('the token budget (50000) is spent (50500 used)');
+    expect(requests).toHaveLength(3);
+    expect(ev.outcome.usage.inputTokens + ev.outcome.usage.outputTokens).toBe(50_500);
   });
 
   it('the round makes at most attemptsPerBundle attempts, then the first reproduction stays', async () => {
