@@ -369,12 +369,14 @@ async function runStages(
     agent.final &&
     runOutcome(decisionInput(null)).status === 'reproduced'
   ) {
-    const confirmed = (a: AgentResult, c: ConfirmResult | null) => runOutcome({ ...decisionInput(null), agent: a, confirm: c }).status;
+    // The round's reproduction is held to what gated this step: the outcome reads it, with its confirmation, as reproduced.
+    const confirmed = (a: AgentResult, c: ConfirmResult | null) =>
+      runOutcome({ ...decisionInput(null), agent: a, confirm: c }).status === 'reproduced';
     const spent = addUsage(usage, agent.usage);
     const step = await candidateFixStep(
       { final: agent.final, confirm, report, bundles, workspace: input.workspace, settings: s, spent, started },
       { ...deps, llm: deps.llm, now },
-      { agent, agentInput, agentDeps, confirm: confirmRuns, confirmed: (a, c) => confirmed(a, c) === 'reproduced' },
+      { agent, agentInput, agentDeps, confirm: confirmRuns, confirmed },
       signal,
     );
     candidate = step.record;
