@@ -29,6 +29,7 @@ export const SLOW_SUITES = [
   'test/pipeline/real-executor.test.ts',
   'test/pipeline/workspace-tier1.test.ts',
   'test/pipeline/stages/candidate-fix/candidate-fix.test.ts',
+  'test/pipeline/oracle-reattempt.test.ts',
   'test/commands/run.test.ts',
   'test/commands/bench.test.ts',
   'test/commands/bench-f2p.test.ts',

@@ -53,6 +53,8 @@ export interface Tier1Input {
   projectPackages?: string[];
   /** Installable packages the report's code imports (`cv2`, `pandas`): lacking one it calls ends tier 1 as the env's. @defaultValue [] */
   reportPackages?: string[];
+  /** A round sent back by a finding on an earlier reproduction (its script, the message naming the finding): no refine yet, this. */
+  resume?: { answer: string; message: string };
 }
 
 export interface Tier1Deps extends RunCandidateDeps {
@@ -217,6 +219,8 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
             output: last.verdict.run ? outputTail(last.verdict.run.run, 2500) : '(it did not run)',
           }),
         });
+      } else if (input.resume) {
+        messages.push({ role: 'assistant', content: input.resume.answer }, { role: 'user', content: input.resume.message });
       }
       let answer: string;
       let script: string | null;

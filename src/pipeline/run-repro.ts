@@ -4,6 +4,8 @@ import {
   completeSnippet,
   createPyflakesChecker,
   runAgent,
+  type AgentDeps,
+  type AgentInput,
   type AgentPrompts,
   type AgentResult,
   type CandidateRun,
@@ -288,33 +290,34 @@ async function runStages(
     s.confirmRuns > 0
       ? createEarlyConfirm({ report: report.reading, runs: s.confirmRuns, settings: s }, { executor: deps.executor, workspace }, signal)
       : null;
+  const agentInput: AgentInput = {
+    report,
+    plan,
+    bundles,
+    snippet,
+    environment,
+    tier0: s.tier0,
+    budget: agentBudget(s, started),
+    usageSoFar: usage,
+    projectPackages: [...projectPackages],
+    reportPackages,
+  };
+  const agentDeps: AgentDeps = {
+    executor: deps.executor,
+    workspace,
+    llm: deps.llm,
+    checker,
+    prompts,
+    log: deps.log,
+    now: deps.now,
+    onActivity: (what) => deps.progress('agent', what),
+    onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
+    checkImports: async (modules, sig) =>
+      (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
+  };
   agent = await runAgent(
-    {
-      report,
-      plan,
-      bundles,
-      snippet,
-      environment,
-      tier0: s.tier0,
-      budget: agentBudget(s, started),
-      usageSoFar: usage,
-      projectPackages: [...projectPackages],
-      reportPackages,
-    },
-    {
-      executor: deps.executor,
-      workspace,
-      llm: deps.llm,
-      checker,
-      prompts,
-      log: deps.log,
-      now: deps.now,
-      onActivity: (what) => deps.progress('agent', what),
-      onAttempt: (a) => deps.progress('agent', `attempt ${a.n} (tier ${a.tier}${a.bundle ? `, bundle ${a.bundle}` : ''}): ${a.outcome}`),
-      checkImports: async (modules, sig) =>
-        (await missingModules(deps.executor, modules, sig, workspace, probeOptions)).filter((m) => !projectPackages.has(m)),
-      ...(early ? { spare: (leader: CandidateRun) => early.spare(leader) } : {}),
-    },
+    agentInput,
+    { ...agentDeps, ...(early ? { spare: (leader: CandidateRun) => early.spare(leader) } : {}) },
     signal,
   ).catch((err: unknown) => {
     early?.take(null);
@@ -339,20 +342,15 @@ async function runStages(
   skipLintIfMoot();
 
   // 5 confirm
-  if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
-    await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
-    confirm = await runConfirm(
-      {
-        final: agent.final,
-        report: report.reading,
-        runs: s.confirmRuns,
-        parallel: s.parallelRuns,
-        settings: s,
-        ...(earlyRuns ? { early: earlyRuns } : {}),
-      },
+  const confirmRuns = (final: CandidateRun, early?: typeof earlyRuns) =>
+    runConfirm(
+      { final, report: agentInput.report.reading, runs: s.confirmRuns, parallel: s.parallelRuns, settings: s, ...(early ? { early } : {}) },
       { executor: deps.executor, workspace },
       signal,
     );
+  if (agent.status === 'reproduced' && agent.final && s.confirmRuns > 0) {
+    await deps.progress('confirm', `re-running with ${s.confirmRuns} seeds`);
+    confirm = await confirmRuns(agent.final, earlyRuns);
     if (confirm.infra) notes.push(`a confirmation run failed for infrastructure reasons: ${confirm.infra}`);
     await deps.progress('confirm', `reproduced ${confirm.reproducedRuns}/${confirm.totalRuns} runs`);
   } else {
@@ -371,20 +369,19 @@ async function runStages(
     agent.final &&
     runOutcome(decisionInput(null)).status === 'reproduced'
   ) {
-    candidate = await candidateFixStep(
-      {
-        final: agent.final,
-        confirm,
-        report,
-        bundles,
-        workspace: input.workspace,
-        settings: s,
-        spent: addUsage(usage, agent.usage),
-        started,
-      },
+    // The round's reproduction is held to what gated this step: the outcome reads it, with its confirmation, as reproduced.
+    const confirmed = (a: AgentResult, c: ConfirmResult | null) =>
+      runOutcome({ ...decisionInput(null), agent: a, confirm: c }).status === 'reproduced';
+    const spent = addUsage(usage, agent.usage);
+    const step = await candidateFixStep(
+      { final: agent.final, confirm, report, bundles, workspace: input.workspace, settings: s, spent, started },
       { ...deps, llm: deps.llm, now },
+      { agent, agentInput, agentDeps, confirm: confirmRuns, confirmed },
       signal,
     );
+    candidate = step.record;
+    // A reproduction written again after a suspect oracle, confirmed and turned green by the same patch, is the run's.
+    if (step.adopted) ({ agent, confirm } = step.adopted);
     usage = addUsage(usage, candidate.usage);
     notes.push(`Candidate fix: ${candidate.summary}.`);
   }

@@ -115,7 +115,12 @@ export const ReproOutcome = z.object({
    * The candidate fix's answer (issue 41): does a generated change make the reproduction pass? Its attempts and runs
    * are in evidence.candidateFix; the diff is shown folded in the comment, generated and not reviewed.
    */
-  candidateFix: CandidateFixRecord.pick({ answer: true, result: true, summary: true, diff: true }).optional(),
+  candidateFix: CandidateFixRecord.pick({ answer: true, result: true, summary: true, diff: true })
+    .extend({
+      /** One sentence for the comment when a suspect oracle sent the loop back (evidence.candidateFix.reattempt has it all). */
+      reattempt: z.string().optional(),
+    })
+    .optional(),
 });
 export type ReproOutcome = z.infer<typeof ReproOutcome>;
 

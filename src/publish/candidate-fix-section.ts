@@ -7,7 +7,9 @@ type Candidate = NonNullable<ReproOutcome['candidateFix']>;
 export function candidateFixRow(outcome: ReproOutcome): string {
   const c = outcome.candidateFix;
   if (!c) return '';
-  return `| **A candidate change makes this reproduction pass** | ${tableCell(candidateAnswerText(c), 500)} |`;
+  // The sentence on a reproduction written again after a suspect oracle (issue 41 item 2) follows the answer.
+  const text = c.reattempt ? `${candidateAnswerText(c)}. ${c.reattempt}` : candidateAnswerText(c);
+  return `| **A candidate change makes this reproduction pass** | ${tableCell(text, c.reattempt ? 1000 : 500)} |`;
 }
 
 /** The row's words: yes, no (and whether the oracle is suspect), no evidence, not tried; each with its one reason. */

@@ -161,7 +161,7 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
   };
 }
 
-async function tryCandidate(
+export async function tryCandidate(
   n: number,
   text: string,
   input: CandidateFixInput,

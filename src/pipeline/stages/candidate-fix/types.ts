@@ -76,6 +76,40 @@ export const RealFixComparison = z.object({
 });
 export type RealFixComparison = z.infer<typeof RealFixComparison>;
 
+/**
+ * The loop sent back once after an oracle_suspect candidate (issue 41 item 2), and what came of it:
+ *   fix_sensitive   a new reproduction, confirmed, that the same patch turns green: it replaces the suspect one
+ *   still_fails     a new reproduction, confirmed, that still fails with the patch: the suspect one stays
+ *   no_evidence     a new reproduction, confirmed, against which the patch gave no evidence: the suspect one stays
+ *   not_confirmed   a new script showed the bug once but the confirmation runs did not hold it
+ *   not_reproduced  no new script showed the bug (the round's own end: mismatch, budget, infrastructure)
+ *   not_made        nothing was left to make it with (the attempt cap, the model's budget, the time)
+ */
+export const OracleReattempt = z.object({
+  /** The candidate whose finding sent the loop back. */
+  candidate: z.int().min(1),
+  status: z.enum(['fix_sensitive', 'still_fails', 'no_evidence', 'not_confirmed', 'not_reproduced', 'not_made']),
+  /** One sentence: why this status. */
+  reason: z.string(),
+  /** The suspect reproduction: its attempt's number (0 when unknown) and script. */
+  suspectAttempt: z.int().min(0),
+  suspectScript: z.string(),
+  /** The message the loop got, as sent (empty when the round was not made). */
+  feedback: z.string(),
+  /** The numbers of the round's attempts (they continue the run's). */
+  attempts: z.array(z.int()),
+  /** The round's reproduction, when one showed the bug. */
+  script: z.string().nullable(),
+  confirmation: z.object({ reproducedRuns: z.int(), totalRuns: z.int() }).nullable(),
+  /** The same patch against the new reproduction (no new model call). */
+  rerun: CandidateAttempt.nullable(),
+  /** The new reproduction replaced the suspect one in the outcome (confirmed, and the patch turns it green). */
+  adopted: z.boolean(),
+  /** What the round's model calls used (counted in the step's usage). */
+  usage: z.object({ inputTokens: z.int(), outputTokens: z.int(), costUsd: z.number() }),
+});
+export type OracleReattempt = z.infer<typeof OracleReattempt>;
+
 /** The step's record: not tried (and why), or its attempts and the result they add up to. */
 export const CandidateFixRecord = z.object({
   /** 'yes' fix-sensitive; 'no' a candidate ran and the reproduction still fails; 'no_evidence'; 'not_tried'. */
@@ -90,5 +124,7 @@ export const CandidateFixRecord = z.object({
   usage: z.object({ inputTokens: z.int(), outputTokens: z.int(), costUsd: z.number() }),
   durationMs: z.number().min(0),
   comparison: RealFixComparison.optional(),
+  /** The loop's second round after an oracle_suspect candidate; absent when none was suspect. */
+  reattempt: OracleReattempt.optional(),
 });
 export type CandidateFixRecord = z.infer<typeof CandidateFixRecord>;
