@@ -36,6 +36,7 @@ export async function candidateFixStep(
       bundles: input.bundles,
       workspace: input.workspace,
       settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
+      codeChars: s.candidateCodeChars,
       budget: {
         tokens: s.maxTokens - input.spent.inputTokens - input.spent.outputTokens,
         costUsd: s.maxCostUsd - input.spent.costUsd,
