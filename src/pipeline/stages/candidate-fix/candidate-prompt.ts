@@ -226,10 +226,15 @@ export function renderWindows(
   budget: number,
 ): { text: string; shown: Map<string, Window[]>; left: number } {
   const shown = new Map<string, Window[]>();
+  const split = new Map<string, string[] | undefined>();
+  const linesOf = (path: string): string[] | undefined => {
+    if (!split.has(path)) split.set(path, texts.get(path)?.split('\n'));
+    return split.get(path);
+  };
   let used = 0;
   let left = 0;
   for (const p of picks) {
-    const lines = texts.get(p.path)?.split('\n');
+    const lines = linesOf(p.path);
     if (!lines) continue;
     const have = shown.get(p.path) ?? [];
     const fresh = p.windows.filter((w) => !have.some((h) => h.start <= w.start && h.end >= w.end));
@@ -244,7 +249,7 @@ export function renderWindows(
     shown.set(p.path, merged);
   }
   const parts = [...shown].map(([path, ws]) => {
-    const lines = texts.get(path)!.split('\n');
+    const lines = linesOf(path)!;
     const body: string[] = [];
     for (const [k, w] of ws.entries()) {
       if (k > 0 || w.start > 1) body.push('    | …');
