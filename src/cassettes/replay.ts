@@ -4,6 +4,7 @@ import { LlmBadResponseError, LlmError } from '../llm/errors.js';
 import type { LlmClient, LlmResponse } from '../llm/types.js';
 import { hashLlmRequest, hashRunRequest, hashText } from './hash.js';
 import type { Cassette } from './schema.js';
+import { CANDIDATE_PROMPT_MARK } from '../pipeline/stages/candidate-fix/candidate-prompt.js';
 import type { PatchedCopies } from '../pipeline/stages/candidate-fix/scratch-copy.js';
 
 /**
@@ -21,6 +22,8 @@ export interface Drift {
   /** Which call (1-based) of that port. */
   index: number;
   message: string;
+  /** Set when it happened once the candidate-fix step (issue 41) had begun: after its first model call. */
+  candidateStep?: true;
 }
 
 export interface CassetteReplay {
@@ -31,27 +34,46 @@ export interface CassetteReplay {
   checker: StaticChecker;
   /** What did not match the recording, in the order it happened. */
   drift: Drift[];
+  /**
+   * Reported, not drift: a candidate-fix request (recorded and asked both carry the step's prompt) whose text changed,
+   * its recorded reply served in its place. The step's prompt is cut to what a fix needs under a budget (issue 41), so
+   * its text follows the prompt's selection rules; what the step then does with the same replies is still checked
+   * (its copies, its runs, how many replies it asks for, what it concludes).
+   */
+  tolerated: Drift[];
   /** Model calls served so far, of `cassette.calls.length`. */
   callsServed(): number;
 }
 
 export function replayCassette(cassette: Cassette): CassetteReplay {
   const drift: Drift[] = [];
+  const tolerated: Drift[] = [];
   let nextCall = 0;
+  let inCandidate = false;
+  const report = (d: Drift): void => {
+    drift.push(inCandidate ? { ...d, candidateStep: true } : d);
+  };
   const llm: LlmClient = {
     provider: cassette.provider,
     model: cassette.model,
     complete(request) {
       const index = nextCall++;
       const call = cassette.calls[index];
+      const asked = request.messages[0]?.content ?? '';
+      if (asked.includes(CANDIDATE_PROMPT_MARK)) inCandidate = true;
       if (!call) {
-        drift.push({ port: 'llm', index: index + 1, message: `request ${index + 1} asked, the recording has ${cassette.calls.length}` });
+        report({ port: 'llm', index: index + 1, message: `request ${index + 1} asked, the recording has ${cassette.calls.length}` });
         return Promise.reject(
           new LlmBadResponseError(`cassette ${cassette.case}: no recorded reply for request ${index + 1}`, { provider: cassette.provider }),
         );
       }
       const hash = hashLlmRequest(request);
-      if (hash !== call.requestHash) drift.push({ port: 'llm', index: index + 1, message: describeRequestDrift(call.request, request) });
+      if (hash !== call.requestHash) {
+        const d: Drift = { port: 'llm', index: index + 1, message: describeRequestDrift(call.request, request) };
+        const wasCandidate = call.request.messages[0]?.content.includes(CANDIDATE_PROMPT_MARK) ?? false;
+        if (wasCandidate && asked.includes(CANDIDATE_PROMPT_MARK)) tolerated.push({ ...d, candidateStep: true });
+        else report(d);
+      }
       if (call.error) return Promise.reject(new LlmError(`${call.error.name}: ${call.error.message}`, { provider: cassette.provider }));
       const r = call.response!;
       const response: LlmResponse = {
@@ -77,7 +99,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       // The same script run twice (a probe, a re-run) is served once per recording, then again from its last answer.
       const found = at >= 0 ? unusedRuns.splice(at, 1)[0] : cassette.runs.findLastIndex((r) => r.requestHash === hash);
       if (found !== undefined && found >= 0) return Promise.resolve(cassette.runs[found]!.result);
-      drift.push({ port: 'executor', index: runCount, message: `run ${runCount} (${request.entry}) is not in the recording` });
+      report({ port: 'executor', index: runCount, message: `run ${runCount} (${request.entry}) is not in the recording` });
       return Promise.resolve(notRecorded(`cassette ${cassette.case}: this script was not run when the cassette was recorded`));
     },
   };
@@ -88,7 +110,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       checkCount++;
       const found = cassette.checks.find((c) => c.scriptHash === hashText(script));
       if (found) return Promise.resolve(found.report as StaticReport);
-      drift.push({ port: 'checker', index: checkCount, message: `static check ${checkCount} is of a script not in the recording` });
+      report({ port: 'checker', index: checkCount, message: `static check ${checkCount} is of a script not in the recording` });
       return Promise.resolve({ findings: [], undefinedNames: [], tools: ['none: script not in the cassette'] });
     },
   };
@@ -99,7 +121,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       copyCount++;
       const op = ops.shift();
       if (op?.op !== 'read')
-        drift.push({ port: 'copies', index: copyCount, message: `read ${copyCount} of the checkout is not in the recording` });
+        report({ port: 'copies', index: copyCount, message: `read ${copyCount} of the checkout is not in the recording` });
       const texts = op?.op === 'read' ? op.texts : {};
       return Promise.resolve(new Map(paths.map((p) => [p, texts[p] ?? null])));
     },
@@ -108,7 +130,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       const op = ops.shift();
       const dispose = (): Promise<void> => Promise.resolve();
       if (op?.op !== 'make' || op.paths.join('\0') !== paths.join('\0')) {
-        drift.push({ port: 'copies', index: copyCount, message: `copy ${copyCount} (${paths.join(', ')}) is not in the recording` });
+        report({ port: 'copies', index: copyCount, message: `copy ${copyCount} (${paths.join(', ')}) is not in the recording` });
         return Promise.resolve({ ok: false, why: 'this copy was not made when the cassette was recorded', dispose });
       }
       // Nothing is written: the runs against the copy are served from the recording by what they run.
@@ -117,7 +139,7 @@ export function replayCassette(cassette: Cassette): CassetteReplay {
       return Promise.resolve({ ok: false, why: op.why ?? 'the patch did not apply', dispose });
     },
   };
-  return { llm, copies, executor, checker, drift, callsServed: () => Math.min(nextCall, cassette.calls.length) };
+  return { llm, copies, executor, checker, drift, tolerated, callsServed: () => Math.min(nextCall, cassette.calls.length) };
 }
 
 /**

@@ -57,6 +57,7 @@ function fixInput(input: StepInput, final: CandidateRun, confirm: ConfirmResult 
     bundles: input.bundles,
     workspace: input.workspace,
     settings: { runTimeoutMs: s.runTimeoutMs, runMemoryMb: s.runMemoryMb },
+    codeChars: s.candidateCodeChars,
     budget: {
       tokens: s.maxTokens - spent.inputTokens - spent.outputTokens,
       costUsd: s.maxCostUsd - spent.costUsd,

@@ -52,6 +52,11 @@ export const ReproSettings = z
      * @defaultValue true
      */
     suggestFix: z.boolean().default(true),
+    /**
+     * Characters of code the candidate fix's prompt shows: the enclosing functions of the failure's project frames and
+     * of the calls the reproduction makes, numbered, then the context bundle's chunks not already shown. @defaultValue 8000
+     */
+    candidateCodeChars: z.int().positive().max(200_000).default(D.candidateCodeChars),
   })
   .strict();
 export type ReproSettings = z.infer<typeof ReproSettings>;
@@ -81,6 +86,7 @@ export function reproSettingsFrom(e: PipelineEnv, overrides: ReproSettingsInput 
     contextTokenBudget: e.REPGEN_CONTEXT_TOKENS,
     tier0: e.REPGEN_TIER0,
     suggestFix: e.REPGEN_SUGGEST_FIX,
+    candidateCodeChars: e.REPGEN_CANDIDATE_CODE_CHARS,
     ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)),
   });
 }

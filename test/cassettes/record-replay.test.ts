@@ -5,6 +5,7 @@ import type { StaticChecker } from '../../src/agent/static-checker.js';
 import { Cassette, hashLlmRequest, recordSession, replayCassette, replaySettings, writeCassette } from '../../src/cassettes/index.js';
 import { LlmBadResponseError, LlmTimeoutError, type LlmClient, type LlmRequest } from '../../src/llm/index.js';
 import type { ReproInput } from '../../src/pipeline/ports.js';
+import { CANDIDATE_PROMPT_MARK } from '../../src/pipeline/stages/candidate-fix/candidate-prompt.js';
 import type { ReproOutcome } from '../../src/pipeline/types.js';
 import { fakeRunResult } from '../fakes/fake-executor.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -130,6 +131,40 @@ describe('replaying a cassette', () => {
     expect(run.infra?.kind).toBe('sandbox_failed');
     expect((await r.checker.check('new script')).tools[0]).toMatch(/not in the cassette/);
     expect(r.drift.map((d) => d.port)).toEqual(['llm', 'executor', 'checker']);
+  });
+});
+
+describe("replaying the candidate fix's request (issue 41)", () => {
+  async function withCandidate(): Promise<Cassette> {
+    const rec = recordSession(scriptedLlm(['report', 'patch']), executor, checker);
+    await rec.llm.complete(ask('restructure the report'));
+    await rec.llm.complete(ask(`${CANDIDATE_PROMPT_MARK} to the library. Sources: v1`));
+    return rec.cassette({ caseId: 'case-c', issueText: 'issue', settings: {}, outcome, judge: null });
+  }
+
+  it('a candidate request whose text changed is reported, not drift, its reply served; what the step then does is still drift', async () => {
+    const r = replayCassette(await withCandidate());
+    await r.llm.complete(ask('restructure the report'));
+    expect((await r.llm.complete(ask(`${CANDIDATE_PROMPT_MARK} to the library. Sources: v2, cut`))).text).toBe('patch');
+    expect(r.drift).toEqual([]);
+    expect(r.tolerated).toEqual([
+      { port: 'llm', index: 2, message: expect.stringMatching(/^message 1 \(user\) changed/), candidateStep: true },
+    ]);
+    // A copy the recording never made, once the step has begun: drift, and marked as the step's.
+    const copy = await r.copies.make({ hostPath: '/srv/p' }, ['p/m.py'], () => ({ ok: true, files: new Map() }));
+    expect(copy.ok).toBe(false);
+    expect(r.drift).toEqual([{ port: 'copies', index: 1, message: 'copy 1 (p/m.py) is not in the recording', candidateStep: true }]);
+  });
+
+  it('any other request that changed is drift as before, and so is a candidate request that is no longer one', async () => {
+    const r = replayCassette(await withCandidate());
+    await r.llm.complete(ask('restructure the report, reworded'));
+    await r.llm.complete(ask('some other prompt'));
+    expect(r.drift.map((d) => [d.port, d.index, d.candidateStep])).toEqual([
+      ['llm', 1, undefined],
+      ['llm', 2, undefined],
+    ]);
+    expect(r.tolerated).toEqual([]);
   });
 });
 

@@ -24,12 +24,13 @@ describe('cassettes: real-model sessions on the repo-env cases (tier 0 on)', () 
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
     const cassette = readDlBugsCassette(file, REPO_ENV_CASSETTES);
-    const { evidence } = await expectReplayAsRecorded(cassette);
+    const name = file.replace(/\.json$/, '');
+    const { evidence } = await expectReplayAsRecorded(cassette, { candidateChanged: RECOUNTED[name] });
     expect(evidence.outcome.status, file).toBe(cassette.outcome.status);
     // The candidate fix (issue 41) was on in the recording; it runs after a reproduction only, and replays to what it
     // concluded then (the run's bench.md; docs/benchmarks.md, "Candidate fix through the relay").
     expect(cassette.candidateFix, file).toBe(true);
-    expect(evidence.candidateFix?.result ?? null, file).toBe(CANDIDATE_RESULTS[file.replace(/\.json$/, '')]);
+    if (!RECOUNTED[name]) expect(evidence.candidateFix?.result ?? null, file).toBe(CANDIDATE_RESULTS[name]);
   });
 });
 
@@ -74,4 +75,16 @@ const CANDIDATE_RESULTS: Record<string, string | null> = {
   'torchmetrics-3020': 'fix_sensitive',
   'torchmetrics-3083': 'fix_sensitive',
   'torchmetrics-423': 'fix_sensitive',
+};
+
+/**
+ * Sessions whose candidate step no longer goes as recorded: its first patch was refused for a hunk header that
+ * miscounts its lines ("ends before the N/M lines its header counts"), and hunks are now read from their lines (issue
+ * 41, as `git apply --recount`), so that patch is tried, and what it would have done was never recorded. Everything
+ * before the step still replays exactly; the step's conclusion waits for these cases to be recorded again
+ * (docs/cassettes.md).
+ */
+const RECOUNTED: Record<string, string | undefined> = {
+  'einops-302': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
+  'kornia-2348': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
 };

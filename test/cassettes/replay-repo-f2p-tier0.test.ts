@@ -31,11 +31,12 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 on)', () 
 
   it.each(files)('%s replays to the recorded outcome with no drift', async (file) => {
     const cassette = readDlBugsCassette(file, REPO_F2P_TIER0_CASSETTES);
-    const { evidence } = await expectReplayAsRecorded(cassette);
+    const name = file.replace(/\.json$/, '');
+    const { evidence } = await expectReplayAsRecorded(cassette, { candidateChanged: RECOUNTED[name] });
     expect(evidence.outcome.status, file).toBe(cassette.outcome.status);
     // The candidate fix (issue 41) ran in the recording and replays to what it concluded then (bench.md of the run).
     expect(cassette.candidateFix, file).toBe(true);
-    expect(evidence.candidateFix?.result, file).toBe(CANDIDATE_RESULTS[file.replace(/\.json$/, '')]);
+    if (!RECOUNTED[name]) expect(evidence.candidateFix?.result, file).toBe(CANDIDATE_RESULTS[name]);
   });
 
   it('every session reproduced, as the report\u2019s own code at tier 0, the expectation failing for the behavioural ones', () => {
@@ -60,4 +61,16 @@ const CANDIDATE_RESULTS: Record<string, string> = {
   'timm-1699': 'fix_sensitive',
   'timm-1910': 'fix_sensitive',
   'timm-420': 'fix_sensitive',
+};
+
+/**
+ * Sessions whose candidate step no longer goes as recorded: its first patch was refused for a hunk header that
+ * miscounts its lines ("ends before the N/M lines its header counts"), and hunks are now read from their lines (issue
+ * 41, as `git apply --recount`), so that patch is tried, and what it would have done was never recorded. Everything
+ * before the step still replays exactly; the step's conclusion waits for these cases to be recorded again
+ * (docs/cassettes.md).
+ */
+const RECOUNTED: Record<string, string | undefined> = {
+  'timm-1078': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
+  'timm-1910': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
 };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { Cassette, cassetteOutcome, replayCassette, replaySettings } from '../../src/cassettes/index.js';
 import { silentLogger } from '../../src/log.js';
+import { CANDIDATE_PROMPT_MARK } from '../../src/pipeline/stages/candidate-fix/candidate-prompt.js';
 import { runReproWithEvidence } from '../../src/pipeline/run-repro.js';
 import { ReproSettings } from '../../src/pipeline/settings.js';
 
@@ -57,11 +58,25 @@ export async function replayThroughPipeline(cassette: Cassette) {
 
 /**
  * Replays a session and checks it against its recording: no drift, the same status, verdict, tier, attempts and
- * confirmation, every recorded model reply used. Returns what the replay concluded.
+ * confirmation, every recorded model reply used. A candidate-fix request whose text changed is reported
+ * (`replay.tolerated`), not drift (docs/cassettes.md). `candidateChanged` names a case whose candidate step no longer
+ * goes as recorded for a stated reason (a patch it refused is now tried): everything before the step must still
+ * replay exactly, and the step must differ (so a stale entry fails); what the step concludes is then not checked.
+ * Returns what the replay concluded.
  */
-export async function expectReplayAsRecorded(cassette: Cassette) {
+export async function expectReplayAsRecorded(cassette: Cassette, options: { candidateChanged?: string } = {}) {
   const { replay, evidence } = await replayThroughPipeline(cassette);
-  expect(replay.drift).toEqual([]);
+  const candidateCalls = cassette.calls.filter((c) => c.request.messages[0]?.content.includes(CANDIDATE_PROMPT_MARK)).length;
+  if (options.candidateChanged) {
+    expect(replay.drift.filter((d) => !d.candidateStep)).toEqual([]);
+    const differs = replay.drift.length > 0 || replay.callsServed() !== cassette.calls.length;
+    expect(differs, `listed as changed (${options.candidateChanged}) but replays as recorded: take it off the list`).toBe(true);
+    expect(replay.callsServed()).toBeGreaterThanOrEqual(cassette.calls.length - candidateCalls + 1);
+  } else {
+    expect(replay.drift).toEqual([]);
+    expect(replay.callsServed()).toBe(cassette.calls.length);
+  }
+  for (const t of replay.tolerated) expect(t).toMatchObject({ port: 'llm', candidateStep: true });
   const replayed = cassetteOutcome(evidence.outcome, cassette.outcome.judge);
   const { status, verdict, tier, attempts, confirmation } = replayed;
   const recorded = cassette.outcome;
@@ -72,6 +87,5 @@ export async function expectReplayAsRecorded(cassette: Cassette) {
     attempts: recorded.attempts,
     confirmation: recorded.confirmation,
   });
-  expect(replay.callsServed()).toBe(cassette.calls.length);
-  return { replayed, evidence };
+  return { replayed, evidence, replay };
 }

@@ -27,6 +27,7 @@ export const PIPELINE_DEFAULTS = {
   maxLlmIssueChars: 30_000,
   contextTop: 8,
   contextTokenBudget: 6000,
+  candidateCodeChars: 8000,
   /** Script runs of one job at once (the confirmation re-runs): the cores, so a lone CLI run uses the machine. */
   parallelRuns: Math.max(1, availableParallelism()),
   probeCacheDir: join(tmpdir(), 'repgen-probe-cache'),
@@ -89,6 +90,11 @@ export const PipelineEnv = z.object({
   REPGEN_MAX_LLM_ISSUE_CHARS: doc(posInt().default(D.maxLlmIssueChars), { description: 'characters of an issue sent to the model' }),
   REPGEN_CONTEXT_TOP: doc(posInt().default(D.contextTop), { description: 'repository chunks per context bundle' }),
   REPGEN_CONTEXT_TOKENS: doc(posInt().default(D.contextTokenBudget), { description: 'tokens per context bundle' }),
+  REPGEN_CANDIDATE_CODE_CHARS: doc(posInt().max(200_000).default(D.candidateCodeChars), {
+    description:
+      "characters of code the candidate fix's prompt shows: the functions the failure runs through, then context chunks " +
+      'not already shown (issue 41)',
+  }),
   REPGEN_TIER0: doc(flag().default(true), {
     description:
       '`0`: skip tier 0, so tier 1 (the model) starts from the completed report code without running it; ' +

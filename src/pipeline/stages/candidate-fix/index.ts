@@ -15,6 +15,7 @@ import { renderPrompt, type Prompt } from '../../../prompts/load-prompts.js';
 import type { ReportResult } from '../../../report/index.js';
 import { runAgainstChange } from '../../../workspace/fix-run.js';
 import { applyFilePatch } from './apply-hunks.js';
+import { candidateCode, projectFrames, readProjectSources } from './candidate-prompt.js';
 import { DEFAULT_DIFF_LIMITS, parseUnifiedDiff, type FilePatch } from './parse-diff.js';
 import { refusedPath } from './path-policy.js';
 import type { PatchedCopies } from './scratch-copy.js';
@@ -31,6 +32,8 @@ export const MAX_PATCHES = 2;
 export const STEP_MAX_TOKENS = 60_000;
 /** Output tokens of one answer. */
 const ANSWER_MAX_TOKENS = 4_096;
+/** Characters of the failing run's output shown (its end: the traceback's innermost frames and the exception). */
+const OUTPUT_CHARS = 2000;
 /** Runs of the reproduction against one patched copy, with the seeds the unpatched runs used. */
 const RUNS_PER_PATCH = 2;
 
@@ -67,6 +70,8 @@ export interface CandidateFixInput {
   bundles: ContextBundle[];
   workspace: Workspace & { packages?: string[] };
   settings: RunLimitsSettings;
+  /** Characters of code the prompt shows (the failure's functions, then context chunks). @defaultValue 8000 */
+  codeChars?: number;
   /** What the run's budget has left for the model, and when its wall clock ends (ms since the epoch). */
   budget: { tokens: number; costUsd: number; deadline?: number };
 }
@@ -89,7 +94,9 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
   let usage: LlmUsage = NO_USAGE;
   let notTried: string | null = null;
   const ceiling = Math.min(STEP_MAX_TOKENS, input.budget.tokens);
-  const sources = await projectSources(input, deps.copies).catch(() => '(the files could not be read)');
+  const frames = projectFrames(input.final.reading.traceback?.frames ?? [], input.workspace);
+  const texts = await readProjectSources(frames, input.workspace, deps.copies).catch(() => new Map<string, string | null>());
+  const code = candidateCode({ frames, texts, script: input.final.script, bundle: input.bundles[0], budget: input.codeChars });
   let feedback = '';
   const unpatchedChecks = new Map<string, { outcome: ExpectationCheck['unpatched']; excerpt: string }>();
   for (let n = 1; n <= MAX_PATCHES; n++) {
@@ -107,9 +114,9 @@ export async function runCandidateFix(input: CandidateFixInput, deps: CandidateF
       report: renderReport(input.report),
       expected: input.report.bug.expected || '(not stated)',
       script: input.final.script,
-      output: outputTail(input.final.run, 3000),
-      sources,
-      context: renderContext(input.bundles[0]),
+      output: outputTail(input.final.run, OUTPUT_CHARS),
+      sources: code.sources,
+      context: code.context,
       feedback,
     });
     let text: string;
@@ -344,55 +351,6 @@ function checkOutcome(r: RunResult): ExpectationCheck['unpatched'] {
 
 function renderReport(r: ReportResult): string {
   const b = r.bug;
-  return [`Title: ${b.title}`, `Core problem: ${b.coreProblem}`, `Observed: ${b.observed}`, `Expected behaviour: ${b.expected}`].join('\n');
-}
-
-function renderContext(bundle: ContextBundle | undefined): string {
-  if (!bundle?.chunks.length) return '(none)';
-  return bundle.chunks
-    .map((c) => `# ${c.path}:${c.startLine}-${c.endLine}${c.symbol ? ` (${c.symbol})` : ''}\n\`\`\`python\n${c.text}\n\`\`\``)
-    .join('\n\n');
-}
-
-/** Files of the checkout the failing run's traceback passes through, at most this many, each cut to a window. */
-const MAX_SOURCE_FILES = 3;
-const WHOLE_FILE_LINES = 300;
-const WINDOW = 40;
-
-/** The checkout's files in the final run's traceback (innermost first), numbered, for the prompt. */
-async function projectSources(input: CandidateFixInput, copies: PatchedCopies): Promise<string> {
-  const mount = input.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT;
-  const frames = input.final.reading.traceback?.frames ?? [];
-  const wanted = new Map<string, number[]>();
-  for (const f of [...frames].reverse()) {
-    for (const root of [mount, input.workspace.hostPath]) {
-      if (!f.file.startsWith(`${root}/`)) continue;
-      const rel = f.file.slice(root.length + 1);
-      if (refusedPath(rel) !== null) continue;
-      if (!wanted.has(rel) && wanted.size >= MAX_SOURCE_FILES) continue;
-      wanted.set(rel, [...(wanted.get(rel) ?? []), f.line]);
-    }
-  }
-  if (!wanted.size) return '(the traceback passes through no file of the checkout; use the context below)';
-  const texts = await copies.read(input.workspace, [...wanted.keys()]);
-  const parts: string[] = [];
-  for (const [rel, lines] of wanted) {
-    const text = texts.get(rel);
-    if (text === null || text === undefined) continue;
-    const all = text.split('\n');
-    const keep = (i: number): boolean => all.length <= WHOLE_FILE_LINES || lines.some((l) => Math.abs(l - (i + 1)) <= WINDOW);
-    const shown: string[] = [];
-    let gap = false;
-    all.forEach((l, i) => {
-      if (keep(i)) {
-        shown.push(`${String(i + 1).padStart(4, ' ')}| ${l}`);
-        gap = false;
-      } else if (!gap) {
-        shown.push('    | …');
-        gap = true;
-      }
-    });
-    parts.push(`# ${rel}\n\`\`\`text\n${shown.join('\n')}\n\`\`\``);
-  }
-  return parts.join('\n\n') || '(the files could not be read)';
+  // The expectation is the prompt's own section ({{expected}}): not repeated here.
+  return [`Title: ${b.title}`, `Core problem: ${b.coreProblem}`, `Observed: ${b.observed}`].join('\n');
 }

@@ -2,7 +2,10 @@
 // something other than line edits of existing text files (a rename, a mode change, a binary patch, a deletion, a
 // link). Nothing here touches a file; the scratch copy applies what this returns. Pure.
 
-/** One hunk: where it starts on each side and its lines, each with its sign (' ', '-', '+'). */
+/**
+ * One hunk: where it starts on each side (as its header says), how many lines each side has (counted from its lines,
+ * whatever its header says) and its lines, each with its sign (' ', '-', '+').
+ */
 export interface Hunk {
   oldStart: number;
   oldLines: number;
@@ -36,6 +39,8 @@ export const DEFAULT_DIFF_LIMITS: DiffLimits = { maxChars: 20_000, maxFiles: 5, 
 
 export type ParsedDiff = { ok: true; files: FilePatch[]; changedLines: number } | { ok: false; why: string };
 
+/** The highest start line a hunk header may name: no file a candidate patches is longer. */
+const MAX_LINE = 10_000_000;
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$/;
 /** Extended header lines that change something other than text (git's), each refused. */
 const REFUSED_HEADERS: [RegExp, string][] = [
@@ -89,35 +94,26 @@ export function parseUnifiedDiff(text: string, limits: DiffLimits = DEFAULT_DIFF
     i += 2;
     while (i < lines.length && HUNK.test(lines[i]!)) {
       const m = HUNK.exec(lines[i]!)!;
+      const oldStart = Number(m[1]);
+      const newStart = Number(m[3]);
+      if (oldStart > MAX_LINE || newStart > MAX_LINE)
+        return { ok: false, why: `a hunk of ${to} names line ${Math.max(oldStart, newStart)}, past any file a candidate may patch` };
+      // The hunk's extent is read from its lines, as `git apply --recount` does: a model often miscounts a header
+      // ("@@ -1,6 +1,12 @@" over 5 old lines) while its lines are right. The counts it states are not trusted either
+      // way: a longer count would swallow what follows, a shorter one would drop edits as prose. Whether the lines
+      // are the file's is the apply step's strict check.
+      const body = readHunkBody(lines, i + 1);
+      i = body.end;
+      if (!body.lines.length) return { ok: false, why: `a hunk of ${to} has no lines` };
       const hunk: Hunk = {
-        oldStart: Number(m[1]),
-        oldLines: m[2] === undefined ? 1 : Number(m[2]),
-        newStart: Number(m[3]),
-        newLines: m[4] === undefined ? 1 : Number(m[4]),
+        oldStart,
+        oldLines: body.lines.filter((l) => l.sign !== '+').length,
+        newStart,
+        newLines: body.lines.filter((l) => l.sign !== '-').length,
         section: (m[5] ?? '').trim(),
-        lines: [],
+        lines: body.lines,
       };
-      i++;
-      let oldSeen = 0;
-      let newSeen = 0;
-      while (i < lines.length && (oldSeen < hunk.oldLines || newSeen < hunk.newLines)) {
-        const l = lines[i]!;
-        if (l.startsWith('\\')) {
-          i++;
-          continue;
-        }
-        // A blank line inside a hunk is a context line whose space a model (or a mail client) dropped.
-        const sign = (l === '' ? ' ' : l[0]) as string;
-        if (sign !== ' ' && sign !== '-' && sign !== '+') return { ok: false, why: `line ${i + 1} of a hunk of ${to} is not a diff line` };
-        hunk.lines.push({ sign, text: l.slice(1) });
-        if (sign !== '+') oldSeen++;
-        if (sign !== '-') newSeen++;
-        if (sign !== ' ') changed++;
-        i++;
-      }
-      if (oldSeen !== hunk.oldLines || newSeen !== hunk.newLines)
-        return { ok: false, why: `a hunk of ${to} ends before the ${hunk.oldLines}/${hunk.newLines} lines its header counts` };
-      while (i < lines.length && lines[i]!.startsWith('\\')) i++;
+      changed += hunk.lines.filter((l) => l.sign !== ' ').length;
       patch.hunks.push(hunk);
       hunks++;
     }
@@ -133,4 +129,27 @@ export function parseUnifiedDiff(text: string, limits: DiffLimits = DEFAULT_DIFF
     return { ok: false, why: `the diff changes ${changed} lines, over the ${limits.maxChangedLines} a candidate may` };
   if (changed === 0) return { ok: false, why: 'the diff adds and removes nothing' };
   return { ok: true, files, changedLines: changed };
+}
+
+/**
+ * A hunk's lines from `start` up to the next hunk or file header, or the first line that is no diff line (prose, git's
+ * `diff --git`/`index` lines, a refused extended header: the caller reads those); `\ No newline` markers skipped. An
+ * empty line inside the hunk is a context line whose space a model (or a mail client) dropped; empty lines at its end
+ * separate it from what follows and are not part of it. Linear in the lines read. Pure.
+ */
+function readHunkBody(lines: readonly string[], start: number): { lines: Hunk['lines']; end: number } {
+  const out: Hunk['lines'] = [];
+  let trailingEmpty = 0;
+  let i = start;
+  for (; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.startsWith('@@')) break;
+    if (l.startsWith('--- ') && lines[i + 1]?.startsWith('+++ ')) break;
+    if (l.startsWith('\\')) continue;
+    const sign = l === '' ? ' ' : l[0];
+    if (sign !== ' ' && sign !== '-' && sign !== '+') break;
+    out.push({ sign, text: l.slice(1) });
+    trailingEmpty = l === '' ? trailingEmpty + 1 : 0;
+  }
+  return { lines: out.slice(0, out.length - trailingEmpty), end: i };
 }

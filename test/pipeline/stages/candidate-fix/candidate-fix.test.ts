@@ -103,6 +103,9 @@ describe('the candidate fix against the reproduction', { timeout: 600_000 }, () 
     expect(requests).toHaveLength(1);
     expect(requests[0]).toContain('# toylib/blocks.py');
     expect(requests[0]).toContain('   3|     shortcut = list(xs)');
+    // The expectation is said once, in its own section, not again in the report's summary (issue 41: no duplicates).
+    expect(requests[0]).toContain('What the report says should happen instead:');
+    expect(requests[0]).not.toContain('Expected behaviour:');
   });
 
   it('a patch that does not apply is no evidence; the second patch gets that as feedback and turns it green', async () => {

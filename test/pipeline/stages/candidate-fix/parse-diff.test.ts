@@ -41,6 +41,56 @@ describe('parseUnifiedDiff: a model patch read as data', () => {
     expect(applyFilePatch(null, wrong.files[0]!)).toEqual({ ok: false, why: 'toylib/blocks.py is not in the checkout' });
   });
 
+  // timm-1078's first patch (docs/benchmarks.md, issue 41) was refused for its header: "@@ -1,6 +1,12 @@" over 5 old lines.
+  it.each([
+    ['counts more lines than it has', '@@ -2,9 +2,9 @@'],
+    ['counts fewer lines than it has', '@@ -2,1 +2,1 @@'],
+    ['counts no lines at all', '@@ -2 +2 @@'],
+  ])('reads a hunk whose header %s from its lines (as git apply --recount), and applies it', (_name, header) => {
+    const parsed = parseUnifiedDiff(GOOD.replace('@@ -2,3 +2,3 @@', header));
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.changedLines).toBe(2);
+    expect(parsed.files[0]!.hunks[0]).toMatchObject({ oldStart: 2, oldLines: 3, newStart: 2, newLines: 3 });
+    expect(applyFilePatch(FILE, parsed.files[0]!)).toEqual({
+      ok: true,
+      text: FILE.replace('shortcut = list(xs)', 'shortcut = list(xs) + [0] * (out - len(xs))'),
+    });
+  });
+
+  it('ends a recounted hunk at the next hunk, the next file, prose or trailing empty lines; its context stays strict', () => {
+    const second = '--- a/toylib/other.py\n+++ b/toylib/other.py\n@@ -1,1 +1,1 @@\n-a = 1\n+a = 2\n';
+    const text = `${GOOD.replace('@@ -2,3 +2,3 @@', '@@ -2,40 +2,40 @@')}@@ -4,30 +4,30 @@\n     return [a + b for a, b in zip(body, shortcut)]\n+# padded\n\n\n${second}\nThat pads the shortcut.\n+ not an edit, after prose\n`;
+    const parsed = parseUnifiedDiff(text);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(parsed.files.map((f) => [f.path, f.hunks.map((h) => [h.oldLines, h.newLines])])).toEqual([
+      [
+        'toylib/blocks.py',
+        [
+          [3, 3],
+          [1, 2],
+        ],
+      ],
+      ['toylib/other.py', [[1, 1]]],
+    ]);
+    expect(parsed.changedLines).toBe(5);
+    // A recounted hunk whose context is not the file's is refused where it is applied, as any other.
+    const misquoted = parseUnifiedDiff(
+      GOOD.replace('@@ -2,3 +2,3 @@', '@@ -2,6 +2,6 @@').replace('     body = [x * 2', '     body = [x * 3'),
+    );
+    expect(misquoted.ok).toBe(true);
+    if (!misquoted.ok) return;
+    expect(applyFilePatch(FILE, misquoted.files[0]!)).toMatchObject({ ok: false, why: expect.stringMatching(/does not match the file/) });
+  });
+
+  it('reads a hostile hunk in time linear in its size: 19,000 empty lines after one edit, a header naming line 1e7', () => {
+    const blank = parseUnifiedDiff(`${GOOD}${'\n'.repeat(19_000)}`);
+    expect(blank.ok && blank.files[0]!.hunks[0]!.lines.length).toBe(4);
+    const far = parseUnifiedDiff(GOOD.replace('@@ -2,3 +2,3 @@', '@@ -10000000,3 +10000000,3 @@'));
+    expect(far.ok && applyFilePatch(FILE, far.files[0]!).ok).toBe(false);
+  });
+
   it.each([
     ['a rename', 'diff --git a/x.py b/y.py\nsimilarity index 90%\nrename from x.py\nrename to y.py\n', /renames or copies a file/],
     [
@@ -54,7 +104,12 @@ describe('parseUnifiedDiff: a model patch read as data', () => {
     ['a binary patch', 'diff --git a/m.bin b/m.bin\nGIT binary patch\nliteral 3\n', /binary patch/],
     ['no diff at all', 'I would change widen to pad the shortcut.', /no file patch found/],
     ['a hunk without a header', '@@ -1 +1 @@\n-a\n+b\n', /no file header/],
-    ['a hunk shorter than its header', GOOD.replace('@@ -2,3 +2,3 @@', '@@ -2,9 +2,9 @@'), /ends before/],
+    [
+      'a hunk with no lines',
+      '--- a/toylib/blocks.py\n+++ b/toylib/blocks.py\n@@ -2,3 +2,3 @@\n\n\n',
+      /a hunk of toylib\/blocks\.py has no lines/,
+    ],
+    ['a hunk past any file', GOOD.replace('@@ -2,3 +2,3 @@', '@@ -99999999999999999999,3 +2,3 @@'), /names line 1\d{20}, past any file/],
     ['the same file twice', `${GOOD}${GOOD.split('\n').slice(2).join('\n')}`, /patches toylib\/blocks\.py twice/],
     ['a NUL byte', GOOD.replace('body', 'bo\0dy'), /NUL/],
     [
