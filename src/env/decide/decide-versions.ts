@@ -263,6 +263,7 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
       notes: notes.map((n) => clip(n)),
       ...(baseProvides ? { baseProvides } : {}),
       decisions,
+      ...(input.gpu ? {} : { cpuTorchWheels: [...(input.wheelhouse['torch'] ?? [])].slice(0, 500) }),
     },
   };
 }

@@ -81,7 +81,7 @@ describe('a project whose extensions do not compile (torchvision’s optional _C
     expect(s.candidates?.[0]?.why).toContain('without its compiled extensions');
     const o = withEnv(evidence, s).outcome;
     expect(o.environment['extensions']).toMatch(/^not built \(building the project's extensions .*lacks torch's C\+\+ headers\)/);
-    expect(o.notes.join('\n')).toContain("Environment: the project's C/C++ extensions did not build");
+    expect((o.notes ?? []).join('\n')).toContain("Environment: the project's C/C++ extensions did not build");
   });
 
   it('ends as the compile failure, as before, when the project does not import without them', async () => {
@@ -101,7 +101,7 @@ describe('a project whose extensions do not compile (torchvision’s optional _C
     expect(s.kind).toBe('built');
     if (s.kind !== 'built') return;
     const o = withEnv(evidence, s).outcome;
-    const note = o.notes.find((n) => n.includes('did not build')) ?? '';
+    const note = (o.notes ?? []).find((n) => n.includes('did not build')) ?? '';
     expect(note).not.toContain('@everyone');
     expect(note.length).toBeLessThan(600);
     expect(String(o.environment['extensions']).length).toBeLessThan(400);
