@@ -115,6 +115,8 @@ export const EnvSpec = z
      * of them, never to the index's CUDA build (several GB). Absent: a GPU run, or a spec the decision did not see.
      */
     cpuTorchWheels: z.array(z.string().max(100)).max(500).optional(),
+    /** With `cpuTorchWheels`: PyTorch's CPU index when the operator allows it, where a move no wheel fits resolves. */
+    cpuTorchIndex: z.string().url().optional(),
   })
   .strict();
 export type EnvSpec = z.infer<typeof EnvSpec>;

@@ -32,11 +32,17 @@ export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: Env
   // With no GPU, torch moves only to a CPU build of the operator's wheel folder: the index's is a CUDA build of several
   // GB (torchvision-7885: `torch>1.13.0a0` resolved PyPI's torch 2.12.1 and 20 nvidia wheels). None fits: no candidate.
   let wheelNote = '';
+  let extraIndexUrls = spec.extraIndexUrls;
   if (name === 'torch' && spec.cpuTorchWheels) {
     const wheel = newestFitting(spec.cpuTorchWheels, specifier);
-    if (!wheel) return null;
-    specifier = `==${wheel.replace(/\+.*$/, '')}`;
-    wheelNote = ` (the CPU build ${wheel} from the operator's wheel folder)`;
+    if (wheel) {
+      specifier = `==${wheel.replace(/\+.*$/, '')}`;
+      wheelNote = ` (the CPU build ${wheel} from the operator's wheel folder)`;
+    } else if (spec.cpuTorchIndex) {
+      // uv reads an extra index before the default one: torch comes from PyTorch's CPU index.
+      extraIndexUrls = extraIndexUrls.includes(spec.cpuTorchIndex) ? extraIndexUrls : [...extraIndexUrls, spec.cpuTorchIndex];
+      wheelNote = ` (from PyTorch's CPU index)`;
+    } else return null;
   }
   // The base's torchvision is built for the base's torch: an env with another torch is a venv of its own.
   const baseProvides = name === 'torch' ? [] : (spec.baseProvides ?? []).filter((p) => p !== name);
@@ -47,7 +53,7 @@ export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: Env
     ? { ...prev, specifier, why: `${prev.why}; ${why}`.slice(0, 500) }
     : { name, specifier, extras: [], source: 'policy', why: why.slice(0, 500) };
   const requirements = prev ? spec.requirements.map((r) => (r === prev ? req : r)) : [...spec.requirements, req];
-  const moved: EnvSpec = { ...spec, requirements, ...(spec.baseProvides ? { baseProvides } : {}) };
+  const moved: EnvSpec = { ...spec, requirements, extraIndexUrls, ...(spec.baseProvides ? { baseProvides } : {}) };
   // A move up (or a module added) takes the newest release of the ref's era, not today's.
   const bounded = verdict.kind === 'framework-too-old' || verdict.kind === 'missing-module' ? boundByEra(moved, name) : null;
   const era = bounded ? ` (released by ${bounded.eraDate?.slice(0, 10)})` : '';

@@ -203,6 +203,12 @@ describe("a CPU run's torch", () => {
     expect(kept.spec.baseProvides).toContain('torch');
     expect(kept.spec.cpuTorchWheels).toEqual(['2.13.0+cpu']);
     expect(decideVersions(input({ requirements: [req('torch', '', 'repo')], gpu: true })).spec.cpuTorchWheels).toBeUndefined();
+    expect(kept.spec.cpuTorchIndex).toBeUndefined();
+    const cpuIndex = 'https://download.pytorch.org/whl/cpu';
+    const allowedIndex = decideVersions(
+      input({ requirements: [req('torch', '', 'repo')], allowedIndexes: ['https://pypi.org/simple', cpuIndex] }),
+    );
+    expect(allowedIndex.spec.cpuTorchIndex).toBe(cpuIndex);
   });
 
   it("keeps the project's range and the user's pin: then PyTorch's CPU index when the operator allows it, else it says why", () => {

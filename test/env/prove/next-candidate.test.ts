@@ -80,9 +80,14 @@ describe('nextCandidate, a run with no GPU (torchvision-7885)', () => {
     expect(next?.spec.baseProvides).toEqual([]);
   });
 
-  it('gives no candidate when no CPU build fits the move', () => {
+  it('gives no candidate when no CPU build fits the move, unless PyTorch’s CPU index is allowed: then torch comes from it', () => {
     expect(nextCandidate(cpu(['1.12.1+cpu']), tooOld)).toBeNull();
     expect(nextCandidate(cpu([]), tooOld)).toBeNull();
+    const index = 'https://download.pytorch.org/whl/cpu';
+    const viaIndex = nextCandidate({ ...cpu(['1.12.1+cpu']), cpuTorchIndex: index }, tooOld);
+    expect(viaIndex?.spec.requirements[0]?.specifier).toBe('>1.13.0a0');
+    expect(viaIndex?.spec.extraIndexUrls).toEqual([index]);
+    expect(viaIndex?.change).toBe("torch >1.13.0a0 (from PyTorch's CPU index)");
   });
 
   it('leaves other packages and GPU runs (no wheel list) as they were', () => {
