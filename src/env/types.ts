@@ -110,6 +110,13 @@ export const EnvSpec = z
     baseProvides: z.array(z.string()).optional(),
     /** Each key package's version and the source that decided it (src/env/decide/decide-versions.ts). */
     decisions: z.array(VersionDecision).optional(),
+    /**
+     * A run with no GPU: the torch versions of the operator's CPU wheel folders. The import ladder moves torch only to one
+     * of them, never to the index's CUDA build (several GB). Absent: a GPU run, or a spec the decision did not see.
+     */
+    cpuTorchWheels: z.array(z.string().max(100)).max(500).optional(),
+    /** With `cpuTorchWheels`: PyTorch's CPU index when the operator allows it, where a move no wheel fits resolves. */
+    cpuTorchIndex: z.string().url().optional(),
   })
   .strict();
 export type EnvSpec = z.infer<typeof EnvSpec>;

@@ -2,6 +2,7 @@
 import type { EnvBuildFailure, EnvCandidate } from '../env/types.js';
 import { NO_USAGE } from '../llm/usage.js';
 import type { FixAdviceFor } from './stages/env/fix-advice.js';
+import { extensionFailureLine } from './stages/env/without-extensions.js';
 import type { ReproEvidence } from './build-evidence.js';
 import { decisionNotes, decisionRecord, envFailureSummary, envNotes, envRecord, type EnvStageResult } from './stages/env/index.js';
 
@@ -56,7 +57,14 @@ export function withEnv(evidence: ReproEvidence, stage: EnvStageResult): ReproEv
     outcome: {
       ...o,
       env,
-      environment: { ...o.environment, ...envRecord(e, stage.project?.result ?? null), ...decisionRecord(stage.spec, e) },
+      environment: {
+        ...o.environment,
+        ...envRecord(e, stage.project?.result ?? null),
+        ...(stage.extensionFailure
+          ? { extensions: `not built (${extensionFailureLine(stage.extensionFailure)}); the runs use the checkout without them` }
+          : {}),
+        ...decisionRecord(stage.spec, e),
+      },
       notes: [...(o.notes ?? []), ...envNotes(e, stage.spec), ...candidateNotes(stage.candidates ?? [])],
     },
   };

@@ -32,7 +32,8 @@ export const EnvironmentEnv = z.object({
   REPGEN_ENV_EXTENSION_MINUTES: doc(intRange(1, 240).default(15), {
     description:
       "wall-clock minutes at most to compile a project's C/C++ extensions (`setup.py build_ext --inplace`, CPU only, no network); " +
-      'past it the job ends as an environment failure',
+      'past it (or on a failed compile) the job ends as an environment failure, unless the import proof passes without them, ' +
+      'when the runs use the checkout as it is',
   }),
   REPGEN_ENV_MAX_CANDIDATES: doc(intRange(1, 10).default(3), {
     description:

@@ -263,6 +263,8 @@ export function decideVersions(input: DecideVersionsInput): EnvDecision {
       notes: notes.map((n) => clip(n)),
       ...(baseProvides ? { baseProvides } : {}),
       decisions,
+      ...(input.gpu ? {} : { cpuTorchWheels: [...(input.wheelhouse['torch'] ?? [])].slice(0, 500) }),
+      ...(!input.gpu && allowed(TORCH_CPU_INDEX, input.allowedIndexes) ? { cpuTorchIndex: TORCH_CPU_INDEX } : {}),
     },
   };
 }

@@ -4,6 +4,7 @@
 import type { ProofVerdict } from './import-failure.js';
 import type { EnvSpec, Requirement } from '../types.js';
 import { boundByEra } from './era-bound.js';
+import { compareVersions, parseVersion, satisfies } from '../compare-versions.js';
 
 /** Clauses a verdict's constraint replaces: a move up drops the upper bounds and exact pins, a move down the lower ones. */
 function keptClauses(specifier: string, constraint: string): string[] {
@@ -27,7 +28,22 @@ export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: Env
   if (prev?.source === 'config') return null;
   const clauses = prev ? keptClauses(prev.specifier, verdict.constraint) : [];
   if (verdict.constraint) clauses.push(verdict.constraint);
-  const specifier = [...new Set(clauses)].join(',');
+  let specifier = [...new Set(clauses)].join(',');
+  // With no GPU, torch moves only to a CPU build of the operator's wheel folder: the index's is a CUDA build of several
+  // GB (torchvision-7885: `torch>1.13.0a0` resolved PyPI's torch 2.12.1 and 20 nvidia wheels). None fits: no candidate.
+  let wheelNote = '';
+  let extraIndexUrls = spec.extraIndexUrls;
+  if (name === 'torch' && spec.cpuTorchWheels) {
+    const wheel = newestFitting(spec.cpuTorchWheels, specifier);
+    if (wheel) {
+      specifier = `==${wheel.replace(/\+.*$/, '')}`;
+      wheelNote = ` (the CPU build ${wheel} from the operator's wheel folder)`;
+    } else if (spec.cpuTorchIndex) {
+      // uv reads an extra index before the default one: torch comes from PyTorch's CPU index.
+      extraIndexUrls = extraIndexUrls.includes(spec.cpuTorchIndex) ? extraIndexUrls : [...extraIndexUrls, spec.cpuTorchIndex];
+      wheelNote = ` (from PyTorch's CPU index)`;
+    } else return null;
+  }
   // The base's torchvision is built for the base's torch: an env with another torch is a venv of its own.
   const baseProvides = name === 'torch' ? [] : (spec.baseProvides ?? []).filter((p) => p !== name);
   const stillFromBase = (spec.baseProvides ?? []).includes(name);
@@ -37,9 +53,29 @@ export function nextCandidate(spec: EnvSpec, verdict: ProofVerdict): { spec: Env
     ? { ...prev, specifier, why: `${prev.why}; ${why}`.slice(0, 500) }
     : { name, specifier, extras: [], source: 'policy', why: why.slice(0, 500) };
   const requirements = prev ? spec.requirements.map((r) => (r === prev ? req : r)) : [...spec.requirements, req];
-  const moved: EnvSpec = { ...spec, requirements, ...(spec.baseProvides ? { baseProvides } : {}) };
+  const moved: EnvSpec = { ...spec, requirements, extraIndexUrls, ...(spec.baseProvides ? { baseProvides } : {}) };
   // A move up (or a module added) takes the newest release of the ref's era, not today's.
   const bounded = verdict.kind === 'framework-too-old' || verdict.kind === 'missing-module' ? boundByEra(moved, name) : null;
-  const change = `${name}${specifier ? ` ${specifier}` : ''}${bounded ? ` (released by ${bounded.eraDate?.slice(0, 10)})` : ''}`;
+  const era = bounded ? ` (released by ${bounded.eraDate?.slice(0, 10)})` : '';
+  const change = `${name}${specifier ? ` ${specifier}` : ''}${wheelNote}${era}`;
   return { spec: bounded ?? moved, change, ...(bounded ? { eraBound: name } : {}) };
+}
+
+/** The newest of `versions` that satisfies `specifier`, or null. */
+function newestFitting(versions: readonly string[], specifier: string): string | null {
+  let best: string | null = null;
+  for (const v of versions) {
+    const parsed = parseVersion(v);
+    if (!parsed || !fits(v, specifier)) continue;
+    if (!best || compareVersions(parsed, parseVersion(best) as NonNullable<typeof parsed>) > 0) best = v;
+  }
+  return best;
+}
+
+function fits(version: string, specifier: string): boolean {
+  try {
+    return satisfies(version, specifier);
+  } catch {
+    return false;
+  }
 }

@@ -198,6 +198,19 @@ describe("a CPU run's torch", () => {
     expect(gpu.spec.baseProvides).toBeUndefined();
   });
 
+  it('hands the wheel folder’s torch builds to the import ladder when the base’s torch is kept (torchvision-7885), not on a GPU run', () => {
+    const kept = decideVersions(input({ requirements: [req('torch', '', 'repo')], wheelhouse: { torch: ['2.13.0+cpu'] } }));
+    expect(kept.spec.baseProvides).toContain('torch');
+    expect(kept.spec.cpuTorchWheels).toEqual(['2.13.0+cpu']);
+    expect(decideVersions(input({ requirements: [req('torch', '', 'repo')], gpu: true })).spec.cpuTorchWheels).toBeUndefined();
+    expect(kept.spec.cpuTorchIndex).toBeUndefined();
+    const cpuIndex = 'https://download.pytorch.org/whl/cpu';
+    const allowedIndex = decideVersions(
+      input({ requirements: [req('torch', '', 'repo')], allowedIndexes: ['https://pypi.org/simple', cpuIndex] }),
+    );
+    expect(allowedIndex.spec.cpuTorchIndex).toBe(cpuIndex);
+  });
+
   it("keeps the project's range and the user's pin: then PyTorch's CPU index when the operator allows it, else it says why", () => {
     const kept = decideVersions(
       input({

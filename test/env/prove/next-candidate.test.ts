@@ -68,3 +68,32 @@ describe('nextCandidate', () => {
     expect(undated?.change).toBe('transformers >4.40.2');
   });
 });
+
+describe('nextCandidate, a run with no GPU (torchvision-7885)', () => {
+  const cpu = (wheels: string[]) => ({ ...spec([requirement('torch'), requirement('numpy')], ['torch', 'numpy']), cpuTorchWheels: wheels });
+  const tooOld = { kind: 'framework-too-old' as const, package: 'torch', constraint: '>1.13.0a0', why: 'torch 1.13 has no torch._dynamo' };
+
+  it('moves torch to the newest CPU build of the wheel folder that fits, never to the index’s (a CUDA build)', () => {
+    const next = nextCandidate(cpu(['1.13.1+cpu', '2.13.0+cpu', '2.1.2+cpu']), tooOld);
+    expect(next?.spec.requirements[0]).toMatchObject({ name: 'torch', specifier: '==2.13.0' });
+    expect(next?.change).toBe("torch ==2.13.0 (the CPU build 2.13.0+cpu from the operator's wheel folder)");
+    expect(next?.spec.baseProvides).toEqual([]);
+  });
+
+  it('gives no candidate when no CPU build fits the move, unless PyTorch’s CPU index is allowed: then torch comes from it', () => {
+    expect(nextCandidate(cpu(['1.12.1+cpu']), tooOld)).toBeNull();
+    expect(nextCandidate(cpu([]), tooOld)).toBeNull();
+    const index = 'https://download.pytorch.org/whl/cpu';
+    const viaIndex = nextCandidate({ ...cpu(['1.12.1+cpu']), cpuTorchIndex: index }, tooOld);
+    expect(viaIndex?.spec.requirements[0]?.specifier).toBe('>1.13.0a0');
+    expect(viaIndex?.spec.extraIndexUrls).toEqual([index]);
+    expect(viaIndex?.change).toBe("torch >1.13.0a0 (from PyTorch's CPU index)");
+  });
+
+  it('leaves other packages and GPU runs (no wheel list) as they were', () => {
+    const gpu = nextCandidate(spec([requirement('torch')], ['torch']), tooOld);
+    expect(gpu?.spec.requirements[0]?.specifier).toBe('>1.13.0a0');
+    const np = nextCandidate(cpu(['2.13.0+cpu']), { kind: 'numpy-abi', package: 'numpy', constraint: '<2', why: 'x' });
+    expect(np?.spec.requirements[1]?.specifier).toBe('<2');
+  });
+});

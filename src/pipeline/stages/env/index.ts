@@ -21,6 +21,7 @@ import type { IssueInput, ProgressFn } from '../../types.js';
 import type { ImportStatement } from '../../../env/prove/report-imports.js';
 import type { BuildCheckout } from './built-workspace.js';
 import { eraVerdict, type ProofEra } from './era-verdict.js';
+import { unprovedStage, withoutExtensionsNote } from './without-extensions.js';
 import { fixAdvice, type FixAdviceFor } from './fix-advice.js';
 
 /** What the import proof of the stage's envs imports, and under which setup lines (issue 39, item 3). */
@@ -72,6 +73,11 @@ type BuiltStage = {
   project: { checkout: string; result: ProjectBuildResult & { ok: true }; buildCheckout: BuildCheckout } | null;
   /** The import ladder's candidates, in the order built; [] when no proof ran. */
   candidates?: EnvCandidate[];
+  /**
+   * The project's extensions did not compile: the env is used with the checkout as it is (`project` null) only when the
+   * import proof passes without them (torchvision's `_C` is optional), else this failure is the stage's.
+   */
+  extensionFailure?: EnvBuildFailure;
 };
 
 export type EnvStageResult =
@@ -107,9 +113,9 @@ export async function prepareEnv(
   if ('keep' in spec) return { kind: 'none', decisions: spec.decisions };
   const first = await buildCandidate(spec, input.checkout, ports, progress, signal);
   const prove = ports.builder.proveImports?.bind(ports.builder);
-  if (first.kind !== 'built' || !prove) return first;
+  if (first.kind !== 'built' || !prove) return unprovedStage(first);
   const proof = await ports.proofFor?.({ issue: input.issue, repoDir: input.repoDir }).catch(() => null);
-  if (!proof) return first;
+  if (!proof) return unprovedStage(first);
   const max = Math.max(1, ports.maxCandidates ?? DEFAULT_MAX_CANDIDATES);
   const candidates: EnvCandidate[] = [];
   const tried: Array<{ stage: BuiltStage; failures: number }> = [];
@@ -140,15 +146,16 @@ export async function prepareEnv(
     const key = keyVersions(stage.env, stage.spec);
     if (!answer) {
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'unproved', why: 'the import proof could not run' });
-      return { ...stage, candidates };
+      return unprovedStage({ ...stage, candidates });
     }
     if (answer.failures.length === 0) {
       const lines = statements.length
         ? ` and the report's ${statements.length} import line${statements.length === 1 ? '' : 's'} of them`
         : '';
-      const why = modules.length ? `imports ${modules.join(', ')}${lines}` : 'nothing to import';
+      const without = stage.extensionFailure ? ', without its compiled extensions (they did not build)' : '';
+      const why = modules.length ? `imports ${modules.join(', ')}${lines}${without}` : 'nothing to import';
       candidates.push({ lockHash: stage.env.lockHash, change, key, outcome: 'accepted', why: clip(why) });
-      return { ...stage, candidates };
+      return withoutExtensionsNote({ ...stage, candidates });
     }
     const ctx = { pins: stage.env.pins, projectPackages: proof.projectPackages, distributionOf: proof.distributionOf, free: freeOf(stage) };
     // The commit's era, where it decides (a release newer than the commit removed the name), is more precise than reading
@@ -223,9 +230,14 @@ function freeOf(stage: BuiltStage): string[] {
   return Object.keys(stage.env.pins).filter((d) => !bounded.has(normaliseName(d)));
 }
 
-/** No candidate proved: the one with the fewest failures (the first on a tie) is used, unproved, and said. */
-function exhausted(tried: Array<{ stage: BuiltStage; failures: number }>, candidates: EnvCandidate[]): BuiltStage {
-  const best = tried.reduce((a, b) => (b.failures < a.failures ? b : a));
+/**
+ * No candidate proved: the one with the fewest failures (the first on a tie) is used, unproved, and said. One whose
+ * extensions did not compile is never used unproved: when every candidate is such, the build failure is the stage's.
+ */
+function exhausted(tried: Array<{ stage: BuiltStage; failures: number }>, candidates: EnvCandidate[]): EnvStageResult {
+  const usable = tried.filter((t) => !t.stage.extensionFailure);
+  if (!usable.length) return unprovedStage({ ...(tried[0] as (typeof tried)[number]).stage, candidates });
+  const best = usable.reduce((a, b) => (b.failures < a.failures ? b : a));
   const note = `no candidate env imported everything the report uses (${candidates.length} tried); the one with the fewest import failures is used`;
   const spec = { ...best.stage.spec, notes: [...best.stage.spec.notes, note] };
   return { ...best.stage, spec, candidates };
@@ -251,7 +263,8 @@ async function buildCandidate(
     const n = spec.project?.extensions.length ?? 0;
     await progress('intake', `building the environment: compiling the project's extensions (${n} source file${n === 1 ? '' : 's'})`);
     const built = await compile(spec, env, checkout, signal);
-    if (!built.ok) return { kind: 'failed', spec, failure: built.failure };
+    // Kept for the import proof to judge (unprovedStage): a project whose Python imports without them runs as it is.
+    if (!built.ok) return { kind: 'built', spec, env, project: null, extensionFailure: built.failure };
     const buildCheckout: BuildCheckout = (hostPath, sig) => compile(spec, env, hostPath, sig);
     return { kind: 'built', spec, env, project: { checkout, result: built, buildCheckout } };
   } catch (err) {
