@@ -254,7 +254,10 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
     if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
     expect(stage.env.pins).toEqual({ keras: '2.12.0' });
     expect(stage.candidates).toEqual([
-      expect.objectContaining({ outcome: 'rejected', why: expect.stringContaining('keras.layers.core is gone from keras 3.15.1 (removed in 2.13)') }),
+      expect.objectContaining({
+        outcome: 'rejected',
+        why: expect.stringContaining('keras.layers.core is gone from keras 3.15.1 (removed in 2.13)'),
+      }),
       expect.objectContaining({ outcome: 'accepted', change: 'keras <2.13' }),
     ]);
   });
