@@ -158,6 +158,16 @@ const REMOVED_MODULES: Record<string, { dist: string; removedIn: string }> = {
   'torch._six': { dist: 'torch', removedIn: '2.0' },
   'tensorflow.contrib': { dist: 'tensorflow', removedIn: '2.0' },
   'sklearn.externals.joblib': { dist: 'scikit-learn', removedIn: '0.23' },
+  // Keras 2.13 moved its code under keras/src and ships only the public API at the top (read from the 2.12.0 and
+  // 2.13.1 wheels): Keras 2 code's `from keras.layers.core import Dense` imports on 2.12 and on no later release,
+  // Keras 3 included, so a move up from 2.15 (the ladder's old reading) can never pass.
+  'keras.engine': { dist: 'keras', removedIn: '2.13' },
+  'keras.layers.core': { dist: 'keras', removedIn: '2.13' },
+  'keras.layers.convolutional': { dist: 'keras', removedIn: '2.13' },
+  'keras.layers.pooling': { dist: 'keras', removedIn: '2.13' },
+  'keras.layers.normalization': { dist: 'keras', removedIn: '2.13' },
+  'keras.layers.noise': { dist: 'keras', removedIn: '2.13' },
+  'keras.wrappers': { dist: 'keras', removedIn: '2.13' },
 };
 
 function removedModule(name: string): { module: string; dist: string; removedIn: string } | null {

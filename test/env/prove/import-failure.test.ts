@@ -132,17 +132,43 @@ describe('classifyProofFailure (the import ladder’s reading of a failed import
   });
 
   it('a part missing from a package nothing bounded (the newest) is a release too new: below its major (Keras 2 code on Keras 3)', () => {
-    const core = fail('from keras.layers.core import Dense', "ModuleNotFoundError: No module named 'keras.layers.core'");
+    const sub = fail('from keras.layers.sub import Dense', "ModuleNotFoundError: No module named 'keras.layers.sub'");
     const k3 = { ...c, pins: { keras: '3.12.0' } };
-    expect(classifyProofFailure(core, { ...k3, free: ['keras'] })).toMatchObject({
+    expect(classifyProofFailure(sub, { ...k3, free: ['keras'] })).toMatchObject({
       kind: 'api-removed',
       package: 'keras',
       constraint: '<3',
     });
     // Bounded (the report's keras==3.12.0 or a project's range): the old reading, a framework too old.
-    expect(classifyProofFailure(core, k3)).toMatchObject({ kind: 'framework-too-old', constraint: '>3.12.0' });
+    expect(classifyProofFailure(sub, k3)).toMatchObject({ kind: 'framework-too-old', constraint: '>3.12.0' });
     const name = fail('from keras.layers import CuDNNLSTM', "ImportError: cannot import name 'CuDNNLSTM' from 'keras.layers'");
     expect(classifyProofFailure(name, { ...k3, free: ['keras'] })).toMatchObject({ kind: 'api-removed', constraint: '<3' });
+  });
+
+  it("Keras 2 code's module paths left with Keras 2.13 (keras/src): below 2.13 from Keras 3 and from Keras 2.15 alike", () => {
+    // The ladder's old reading: keras 3 → `<3` (2.15.0, which lacks them too) → `>2.15.0` (keras 3 again): exit_env.
+    for (const [module, line] of [
+      ['keras.layers.core', 'from keras.layers.core import Dense, Flatten'],
+      ['keras.layers.convolutional', 'from keras.layers.convolutional import Conv2D'],
+      ['keras.engine.topology', 'from keras.engine.topology import Layer'],
+      ['keras.wrappers.scikit_learn', 'from keras.wrappers.scikit_learn import KerasClassifier'],
+    ] as const) {
+      const f = fail(line, `ModuleNotFoundError: No module named '${module}'`);
+      for (const [keras, free] of [
+        ['3.15.1', ['keras']],
+        ['2.15.0', []],
+        ['2.13.1', []],
+      ] as const)
+        expect(classifyProofFailure(f, { ...c, pins: { keras }, free })).toMatchObject({
+          kind: 'api-removed',
+          package: 'keras',
+          constraint: '<2.13',
+          why: expect.stringContaining(`is gone from keras ${keras} (removed in 2.13)`),
+        });
+    }
+    // Keras 2.12 still has them: a failure there is not this removal.
+    const f = fail('from keras.layers.core import Dense', "ModuleNotFoundError: No module named 'keras.layers.core'");
+    expect(classifyProofFailure(f, { ...c, pins: { keras: '2.12.0' } })).not.toMatchObject({ constraint: '<2.13' });
   });
 
   it('a removed API whose removal release is known goes straight below it, from any newer release (fairseq 2019 on numpy 2.4.6)', () => {

@@ -314,8 +314,27 @@ export function envNotes(env: BuiltEnv, spec: EnvSpec): string[] {
         : `Environment: ${s.name} ${s.wanted} was asked, ${s.got} was used (${s.why}).`,
     ),
     ...decisionNotes(spec, env),
-    ...spec.notes.map((n) => `Environment: ${n}`),
+    ...spec.notes.flatMap((n) => {
+      const kept = asTaken(n, env);
+      return kept === null ? [] : [`Environment: ${kept}`];
+    }),
   ];
+}
+
+const TAKEN = 'taken from the base interpreter: ';
+
+/**
+ * The decision's "taken from the base interpreter: numpy 1.24.2, torch 1.13.0" as the env was built: a lock that needed
+ * its own numpy took nothing from the base (cv2-nan: opencv 5 needs NumPy 2), and the note then said what the env did not
+ * do. Only the packages the env took (`fromBase`) are kept; null when none is. Any other note is returned as it is. Pure.
+ */
+function asTaken(note: string, env: Pick<BuiltEnv, 'fromBase'>): string | null {
+  if (!note.startsWith(TAKEN) || !env.fromBase) return note;
+  const taken = note
+    .slice(TAKEN.length)
+    .split(', ')
+    .filter((p) => env.fromBase?.includes(p.split(' ')[0] ?? ''));
+  return taken.length ? `${TAKEN}${taken.join(', ')}` : null;
 }
 
 const DECIDED_BY: Record<VersionDecision['source'], string> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decisionNotes, decisionRecord } from '../../../../src/pipeline/stages/env/index.js';
-import type { VersionDecision } from '../../../../src/env/types.js';
+import { decisionNotes, decisionRecord, envNotes } from '../../../../src/pipeline/stages/env/index.js';
+import { BuiltEnv, EnvSpec, type VersionDecision } from '../../../../src/env/types.js';
 
 const base = (name: string, version: string): VersionDecision => ({
   name,
@@ -32,5 +32,44 @@ describe('the version decision as the env was built (keras-20429: the lock took 
       'numpy (decided)': '1.24.2 (the base interpreter)',
     });
     expect(decisionRecord(spec, { pins: { torch: '2.13.0+cpu' } })['torch (decided)']).toBe('1.13.0 (the base interpreter)');
+  });
+});
+
+describe("the base interpreter's packages the env took, as built (cv2-nan: opencv 5 needs NumPy 2, the lock took nothing)", () => {
+  const built = (fromBase?: string[]) =>
+    BuiltEnv.parse({
+      readOnlyPaths: [],
+      pins: { numpy: '2.4.6', torch: '2.13.0+cpu' },
+      substitutions: [],
+      cached: false,
+      buildMs: 1,
+      python: '/envs/x/bin/python',
+      pythonVersion: '3.11.2',
+      lockHash: 'a'.repeat(64),
+      lock: '',
+      ...(fromBase ? { fromBase } : {}),
+    });
+  const spec = EnvSpec.parse({
+    python: null,
+    pythonWhy: null,
+    requirements: [],
+    project: null,
+    indexUrl: null,
+    extraIndexUrls: [],
+    findLinks: [],
+    excludeNewer: null,
+    buildCommands: [],
+    notes: ['taken from the base interpreter: numpy 1.24.2, pandas 1.5.3, torch 1.13.0a0', 'other'],
+  });
+
+  it('drops the note when the env took nothing from the base, keeps only what it took otherwise, and any other note', () => {
+    const notes = (fromBase?: string[]) => envNotes(built(fromBase), spec);
+    expect(notes([])).toEqual(['Environment: other']);
+    expect(notes(['pandas', 'pillow'])).toEqual(['Environment: taken from the base interpreter: pandas 1.5.3', 'Environment: other']);
+    // An env that does not say what it took: as the spec says.
+    expect(notes()).toEqual([
+      'Environment: taken from the base interpreter: numpy 1.24.2, pandas 1.5.3, torch 1.13.0a0',
+      'Environment: other',
+    ]);
   });
 });

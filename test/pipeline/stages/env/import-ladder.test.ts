@@ -60,6 +60,14 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
         files: { 'kerasx/layers/__init__.py': 'from .core import Dense\n', 'kerasx/layers/core.py': 'Dense = object\n' },
       },
       { name: 'kerasx', version: '3.0', files: { 'kerasx/layers/__init__.py': 'Dense = object\n' } },
+      // Keras's own way: 2.13 moved its code under keras/src, so `keras.layers.core` is on 2.12 and on no later release.
+      {
+        name: 'keras',
+        version: '2.12.0',
+        files: { 'keras/layers/__init__.py': 'from .core import Dense\n', 'keras/layers/core/__init__.py': 'Dense = object\n' },
+      },
+      { name: 'keras', version: '2.15.0', files: { 'keras/layers/__init__.py': 'Dense = object\n', 'keras/src/__init__.py': '' } },
+      { name: 'keras', version: '3.15.1', files: { 'keras/layers/__init__.py': 'Dense = object\n', 'keras/src/__init__.py': '' } },
     ]);
     index = await startLoopbackIndex(dists);
     checkout = join(root, 'checkout');
@@ -233,6 +241,25 @@ describe('prepareEnv: proof by import, a bounded ladder (loopback index)', () =>
       signal,
     );
     expect(bare.kind === 'built' && bare.env.pins).toEqual({ kerasx: '3.0' });
+  });
+
+  it("moves Keras 2 code's `keras.layers.core` straight below 2.13, the release that moved it: not up again from 2.15", async () => {
+    const spec = indexSpec(index, [{ ...requirement('keras'), source: 'script' }]);
+    const stage = await prepareEnv(
+      { issue, repoDir: null, checkout: null },
+      ports(spec, { reportModules: ['keras'], statements: [{ module: 'keras.layers.core', names: ['Dense'] }] }),
+      () => undefined,
+      signal,
+    );
+    if (stage.kind !== 'built') throw new Error(JSON.stringify(stage));
+    expect(stage.env.pins).toEqual({ keras: '2.12.0' });
+    expect(stage.candidates).toEqual([
+      expect.objectContaining({
+        outcome: 'rejected',
+        why: expect.stringContaining('keras.layers.core is gone from keras 3.15.1 (removed in 2.13)'),
+      }),
+      expect.objectContaining({ outcome: 'accepted', change: 'keras <2.13' }),
+    ]);
   });
 
   it('proves the report’s imports under its own setup lines (the backend variable its script sets before importing)', async () => {
