@@ -185,4 +185,10 @@ export interface ScriptExecutor {
    * on it, and a caller must not wait on it.
    */
   warmUp?(request: RunRequestInput): Promise<boolean>;
+  /**
+   * Starts, in the background, the host checks every run waits on (the local executor: its sandbox probe and launcher
+   * choice), so that they overlap the caller's own work (the env stage) instead of delaying the first run. Never
+   * rejects: a check that fails here fails again, and is reported, when a run asks for it.
+   */
+  prepare?(): Promise<void>;
 }

@@ -39,15 +39,32 @@ export async function reproduceIssue(spec: RunSpec, ports: ReproPorts, signal: A
   const checkout = await source.checkout(issue, signal);
   signal.throwIfAborted();
 
+  // The executor's host checks (the sandbox probe: bwrap runs) go on beside the env stage, not after it (issue 42).
+  const building = ports.executor ? Promise.resolve(null) : createExecutor(spec.executor, { log });
+  building.catch(() => undefined);
+  if (ports.executor) void ports.executor.prepare?.();
+  else
+    void building.then(
+      (made) => made?.prepare?.(),
+      () => undefined,
+    );
+
   // 0b environment: the project's own, built or reused, before anything runs
   const repoDir = checkout?.workspace?.hostPath ?? checkout?.repoDir ?? null;
-  const envPorts = ports.env !== undefined ? { ports: ports.env, note: null } : await defaultEnvPorts(spec.env, log);
-  const envStage: EnvStageResult = envPorts.ports
-    ? await prepareEnv({ issue, repoDir, checkout: checkout?.workspace?.hostPath ?? null }, envPorts.ports, progress, signal)
-    : { kind: 'none' };
-  signal.throwIfAborted();
+  let envPorts: Awaited<ReturnType<typeof defaultEnvPorts>>;
+  let envStage: EnvStageResult;
+  try {
+    envPorts = ports.env !== undefined ? { ports: ports.env, note: null } : await defaultEnvPorts(spec.env, log);
+    envStage = envPorts.ports
+      ? await prepareEnv({ issue, repoDir, checkout: checkout?.workspace?.hostPath ?? null }, envPorts.ports, progress, signal)
+      : { kind: 'none' };
+    signal.throwIfAborted();
+  } catch (err) {
+    await (await building.catch(() => null))?.close?.().catch(() => undefined);
+    throw err;
+  }
 
-  const built = ports.executor ? null : await createExecutor(spec.executor, { log });
+  const built = await building;
   try {
     const inner = withPolicy(ports.executor ?? (built as ScriptExecutor), spec.policy);
     const executor = envStage.kind === 'built' ? envExecutor(inner, envStage) : inner;

@@ -4,6 +4,7 @@ import { RepoConfig } from '../../src/config/repo-config.js';
 import { CancelledError } from '../../src/errors.js';
 import { reproduceIssue } from '../../src/pipeline/reproduce-issue.js';
 import { resolveRunSpec } from '../../src/pipeline/run-spec.js';
+import type { EnvPorts } from '../../src/pipeline/stages/env/index.js';
 import { FakeExecutor } from '../fakes/fake-executor.js';
 import { MemoryPublisher } from '../fakes/memory-publisher.js';
 import { memorySource } from '../fakes/memory-source.js';
@@ -45,6 +46,25 @@ describe('reproduceIssue(spec, ports, signal)', () => {
     }
     expect(publisher.progressLines[0]).toEqual({ stage: 'intake', message: 'reading the issue (memory#1)' });
     expect(publisher.progressLines.map((p) => p.stage)).toContain('publish');
+  });
+
+  it("the executor's host checks start before the env stage, which they overlap instead of following", async () => {
+    const spec = resolveRunSpec(readOperatorEnv({ REPGEN_PYLINT: '0' }), null, {});
+    const order: string[] = [];
+    const executor = Object.assign(new FakeExecutor(simulate), {
+      prepare: async (): Promise<void> => void order.push('executor checks'),
+    });
+    const env = {
+      specFor: async () => (order.push('env spec'), null),
+      builder: {} as EnvPorts['builder'],
+    };
+    const result = await reproduceIssue(
+      spec,
+      { source: memorySource(ISSUE), publisher: new MemoryPublisher(), executor, env, llm: null },
+      new AbortController().signal,
+    );
+    expect(result.evidence.outcome.status).toBe('reproduced');
+    expect(order).toEqual(['executor checks', 'env spec']);
   });
 
   it('a cancelled run publishes nothing and throws CancelledError', async () => {

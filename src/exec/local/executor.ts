@@ -34,6 +34,7 @@ export interface LocalExecutorDeps {
 export type LocalExecutor = ScriptExecutor & {
   close(): Promise<void>;
   warmUp(input: RunRequestInput): Promise<boolean>;
+  prepare(): Promise<void>;
   environmentKey(): Promise<string | null>;
 };
 
@@ -81,6 +82,12 @@ export function createLocalExecutor(
       throw new InvalidRunRequestError(`invalid run request: entry '${req.entry}' is not among the files`);
     }
     const interpreter = await resolveInterpreter(req.interpreter ?? config.python);
+    const { plan, launcher } = await hostReady();
+    return { req, interpreter, plan, launcher };
+  }
+
+  /** The sandbox plan and launcher every run needs (each found once per process, unless it failed). */
+  async function hostReady(): Promise<{ plan: RunShape['plan']; launcher: string | null }> {
     // Before the probe, which makes its own throwaway dir under the work root.
     try {
       await ensureDir(config.workRoot);
@@ -94,7 +101,11 @@ export function createLocalExecutor(
       launcherChoice = undefined;
       throw err;
     });
-    return { req, interpreter, plan, launcher };
+    return { plan, launcher };
+  }
+
+  async function prepare(): Promise<void> {
+    if (!closed) await hostReady().catch(() => undefined);
   }
 
   /**
@@ -189,5 +200,5 @@ export function createLocalExecutor(
     return interpreter ? interpreterFingerprint(interpreter, config.readOnlyPaths) : null;
   }
 
-  return { name: 'local', run, close, warmUp, environmentKey };
+  return { name: 'local', run, close, warmUp, prepare, environmentKey };
 }

@@ -3,16 +3,18 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { killTree } from '../sandbox/kill-tree.js';
-import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, unfitServer, type AheadBook } from './import-ahead.js';
-import { collectRunOutput, importAhead, prepareForkedRun, watchForkedRun, type ServerHandle } from './fork-run.js';
+import { emptyAheadBook, importsAhead, recordImportsAhead, servesRun, unfitServer } from './import-ahead.js';
+import { collectRunOutput, importAhead, prepareForkedRun, watchForkedRun } from './fork-run.js';
 import { describeIsolation, prepareSandbox, type Prepared, type RunContext, type RunShape } from '../sandbox/run.js';
 import { collectReport } from '../sandbox/watch.js';
 import { makeOwnedDir, removeOwnedDir } from '../sandbox/reap-work-dirs.js';
 import { writeSeccomp } from '../sandbox/sandbox.js';
-import type { Isolation, RunResult } from '../types.js';
+import type { RunResult } from '../types.js';
 import { createFrameReader, type ReadyFrame } from './fork-server-frames.js';
 import { FORK_SERVER_SOURCE } from './fork-server.js';
 import { serverShape, warmKey, warmRefusal } from './warm-key.js';
+import { createServerPace } from './server-pace.js';
+import type { ServerEntry } from './server-entry.js';
 import { firstOf, keptAlive, offerTo, type Waiters } from './waits.js';
 import { readServerDir, tidyServerDir, type ServerDirState } from './tidy-server-dir.js';
 import { holdDir, type HeldDir } from '../../host/untrusted-tree.js';
@@ -24,24 +26,10 @@ const WARM_IDLE_MS = 120_000;
 /** How long `auto` waits for a server still importing before it takes it as stuck and starts the run cold. */
 const STUCK_IMPORT_MS = 60_000;
 
+const WAIT_CANCELLED = 'the run was cancelled while it waited for a busy warm interpreter';
+
 /** The note of every run served by a fork server. */
 export const WARM_NOTE = 'warm start: forked from an interpreter that had imported torch and numpy in its sandbox before the run';
-
-interface ServerEntry extends ServerHandle {
-  key: string;
-  workdir: string;
-  prepared: Prepared;
-  isolation: Isolation;
-  /** The ready frame; null when the server died first. */
-  ready: Promise<ReadyFrame | null>;
-  readyInfo: ReadyFrame | null;
-  /** What it imported ahead of runs (import-ahead.ts): which runs it may serve. */
-  ahead: AheadBook;
-  state: 'idle' | 'busy' | 'gone';
-  runs: number;
-  idle: NodeJS.Timeout | null;
-  discard(): Promise<void>;
-}
 
 /** The local executor's warm pool (REPGEN_WARM_POOL): fork servers, one or more per request shape (fork-server.ts). */
 export interface WarmPool {
@@ -67,6 +55,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
    * (one that ended a run, or one a warm-up started). Each claims the server it takes (true) or declines (false).
    */
   const waiters: Waiters<ServerEntry> = new Set();
+  const pace = createServerPace(); // whether a run waits for a busy server or starts one
   let closed = false;
 
   function badAhead(key: string): Set<string> {
@@ -90,6 +79,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       throw err;
     }
     const { file, args, options } = prepared.spawnArgs;
+    const spawnedAt = performance.now();
     const child = spawn(file, args, options);
     writeSeccomp(plan, child);
     collectReport(child, []);
@@ -129,6 +119,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       for (const frame of reader.push(chunk)) {
         if (frame.kind === 'ready' && entry.readyInfo === null) {
           entry.readyInfo = frame.ready;
+          pace.imported(key, performance.now() - spawnedAt);
           markReady(frame.ready);
           if (entry.state === 'idle') offerIdle(entry);
         } else if (entry.onFrame) entry.onFrame(frame);
@@ -210,15 +201,23 @@ export function createWarmPool(ctx: RunContext): WarmPool {
 
   /**
    * An idle server of this key that imported nothing ahead the run does not import first (ready ones first, then the
-   * one that imported most of what it wants); or a new one when the pool has room (an idle one gives way).
+   * one that imported most of what it wants); or one of its busy servers that frees first, where this key's runs end
+   * sooner than its imports (server-pace.ts); or a new one when the pool has room (an idle one gives way).
    */
-  async function claimServer(key: string, shape: RunShape, leading: string[]): Promise<ServerEntry | string> {
+  async function claimServer(key: string, shape: RunShape, leading: string[], signal?: AbortSignal): Promise<ServerEntry | string> {
     const starting = pending.get(key);
     if (starting) await starting;
+    const fits = (s: ServerEntry): boolean => s.key === key && servesRun(s.ahead, leading);
     const idle = [...servers]
-      .filter((s) => s.key === key && s.state === 'idle' && servesRun(s.ahead, leading))
+      .filter((s) => fits(s) && s.state === 'idle')
       .sort((a, b) => Number(b.readyInfo !== null) - Number(a.readyInfo !== null) || b.ahead.imported.length - a.ahead.imported.length);
-    const entry = idle[0];
+    let entry = idle[0];
+    const waitMs = pace.waitMs(key);
+    if (!entry && waitMs > 0 && [...servers].some((s) => fits(s) && s.state === 'busy' && s.readyInfo !== null)) {
+      const never = new Promise<ServerEntry | undefined>(() => undefined);
+      entry = await firstOf(never, (s: ServerEntry) => (fits(s) ? (claim(s), s) : null), waiters, waitMs, signal);
+      if (signal?.aborted) return entry ? (parkOrDiscard(entry, true), WAIT_CANCELLED) : WAIT_CANCELLED;
+    }
     if (!entry) {
       if (!makeRoom()) return `the pool's ${config.warmPoolSize} warm interpreters were all busy with other runs`;
       return startServer(key, shape, true);
@@ -238,7 +237,7 @@ export function createWarmPool(ctx: RunContext): WarmPool {
     if (typeof imports === 'string') return imports;
     let entry: ServerEntry | string;
     try {
-      entry = await claimServer(key, shape, imports.leading);
+      entry = await claimServer(key, shape, imports.leading, signal);
     } catch (err) {
       return `the pool could not start an interpreter: ${(err as Error).message.split('\n')[0]}`;
     }
@@ -329,8 +328,10 @@ export function createWarmPool(ctx: RunContext): WarmPool {
       shape.watchWorkDir?.(entry.workdir);
       const oomBefore = (await entry.prepared.cgroup?.oomKills()) ?? 0;
       log.debug({ sandbox: plan.kind, network: req.network, labels: req.labels, warm: true, run: entry.runs }, 'starting script');
+      const forkedAt = performance.now();
       const forked = await keptAlive(watchForkedRun(entry, req, go, signal, entry.ahead.prelude, shape.deadline));
       if ('died' in forked) return forked.died;
+      pace.ran(entry.key, performance.now() - forkedAt); // from the fork: durationMs counts the import waited for
       const { watched, end } = forked;
       keep = end !== null && end.clean;
       const notes = [WARM_NOTE];

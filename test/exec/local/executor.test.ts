@@ -94,6 +94,21 @@ function readCmdline(pid: number): string {
 describe('local executor (auto sandbox)', () => {
   const executor = createLocalExecutor({ workRoot });
 
+  it('prepare() does the host checks every run waits on (sandbox probe, launcher) before any run is asked for', async () => {
+    const root = mkdtempSync(join(workRoot, 'prepare-'));
+    chmodSync(root, 0o755);
+    const ex = createLocalExecutor({ workRoot: root, launcher: 'native' });
+    try {
+      expect(readdirSync(root)).toEqual([]);
+      await ex.prepare();
+      // The native launcher is built under the work root by the checks; the sandbox probe's dir came and went.
+      expect(readdirSync(root).some((n) => n.startsWith('repgen-launcher-'))).toBe(true);
+      expect(readdirSync(root).some((n) => n.startsWith('repgen-probe-'))).toBe(false);
+    } finally {
+      await ex.close();
+    }
+  });
+
   it('isolates with bubblewrap on this host and says so', async () => {
     const r = await executor.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py' });
     expect(r.isolation).toEqual({ network: 'none', sandbox: 'bwrap', notes: [] });

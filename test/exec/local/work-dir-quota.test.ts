@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalExecutor } from '../../../src/exec/local/executor.js';
 import { WARM_NOTE } from '../../../src/exec/warm/pool.js';
-import { workDirUsage } from '../../../src/exec/local/work-dir-quota.js';
+import { workDirQuota, workDirUsage } from '../../../src/exec/local/work-dir-quota.js';
 import type { RunResult } from '../../../src/exec/types.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 
@@ -48,6 +48,35 @@ describe('workDirUsage', () => {
       expect(readdirSync(dir)).toEqual([]);
       expect((await workDirUsage(dir, { openDeleted: true })).bytes).toBeGreaterThanOrEqual(8 * MB);
     } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('workDirQuota', () => {
+  it('walks /proc for deleted open files no sooner than its interval after watch(): a short run walks none', async () => {
+    const dir = mkdtempSync(join(root, 'watch-'));
+    const holder = spawn(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'import os,sys; f=open(sys.argv[1],"wb"); f.write(b"x"*(2<<20)); f.flush(); os.unlink(sys.argv[1]); print("ready", flush=True); sys.stdin.read()',
+        join(dir, 'gone.bin'),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const quota = workDirQuota(1);
+    try {
+      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      const watched = performance.now();
+      quota.watch(dir);
+      // The folder's own walk sees nothing (every look, every 50 ms); only the /proc walk finds the 2 MB held open.
+      await new Promise<void>((resolve) => quota.signal.addEventListener('abort', () => resolve(), { once: true }));
+      expect(quota.reason).toBe('stopped: the work folder passed its 1 MB limit (REPGEN_WORK_MAX_MB)');
+      // Before, the first look (50 ms in) walked /proc; a lower bound only, which a slow machine cannot break.
+      expect(performance.now() - watched).toBeGreaterThanOrEqual(1000);
+    } finally {
+      quota.stop();
       holder.kill('SIGKILL');
     }
   });

@@ -292,16 +292,15 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
     const ex = createLocalExecutor({ workRoot, warmPool: 'always' });
     try {
       const cwd = 'import os\nprint(os.getcwd())';
-      const first = await ex.run(script(cwd));
-      expect(first.notes).toContain(WARM_NOTE);
+      // Warmed, not run: no run of this shape has ended yet, so a run that finds the server busy starts its own.
+      expect(await ex.warmUp(script(cwd))).toBe(true);
       // One takes the one ready server; the other starts another, whose torch import (seconds) outlasts the short
       // run (0.1 s): it is served by the first server instead, in that server's next run dir.
       const [short, next] = await Promise.all([ex.run(script(`import time\ntime.sleep(0.1)\n${cwd}`)), ex.run(script(cwd))]);
       const dirOf = (r: { stdout: string }): string => r.stdout.trim().replace(/\/run-\d+$/, '');
       expect([short.exitCode, next.exitCode]).toEqual([0, 0]);
       expect(next.notes).toContain(WARM_NOTE);
-      expect(dirOf(short)).toBe(dirOf(first));
-      expect(dirOf(next)).toBe(dirOf(first));
+      expect(dirOf(next)).toBe(dirOf(short));
       expect(new Set([short.stdout, next.stdout]).size).toBe(2);
       // The server started for it is not lost: once its import ends (a pair of runs taking one server each tells),
       // two runs go at once.
@@ -312,6 +311,28 @@ print(os.stat("/proc/%d" % ppid).st_uid == os.getuid(), out)
         apart = new Set((await Promise.all([ex.run(script(pair)), ex.run(script(pair))])).map(dirOf)).size === 2;
       expect(apart).toBe(true);
       expect(servers()).toHaveLength(2);
+    } finally {
+      await ex.close();
+    }
+  });
+
+  it('a run that finds its server busy waits for it where runs of its shape end sooner than an import: no second server', async () => {
+    const ex = createLocalExecutor({ workRoot, warmPool: 'auto' });
+    try {
+      const cwd = 'import os\nprint(os.getcwd())';
+      // The confirmation's case: a short run has ended on the one server, then two seeds come at once.
+      const first = await ex.run(script(cwd, { seed: 1 }));
+      expect(first.notes).toContain(WARM_NOTE);
+      const [a, b] = await Promise.all([
+        ex.run(script(`import time\ntime.sleep(0.1)\n${cwd}`, { seed: 2 })),
+        ex.run(script(cwd, { seed: 3 })),
+      ]);
+      const dirOf = (r: { stdout: string }): string => r.stdout.trim().replace(/\/run-\d+$/, '');
+      expect([a.exitCode, b.exitCode]).toEqual([0, 0]);
+      for (const r of [a, b]) expect(r.notes).toContain(WARM_NOTE);
+      expect(new Set([first, a, b].map(dirOf)).size).toBe(1);
+      // No import was started for the second seed (before, a second server imported torch and was never used).
+      expect(servers()).toHaveLength(1);
     } finally {
       await ex.close();
     }
