@@ -82,9 +82,7 @@ const CANDIDATE_RESULTS: Record<string, string | null> = {
  * miscounts its lines ("ends before the N/M lines its header counts"), and hunks are now read from their lines (issue
  * 41, as `git apply --recount`), so that patch is tried, and what it would have done was never recorded. Everything
  * before the step still replays exactly; the step's conclusion waits for these cases to be recorded again
- * (docs/cassettes.md).
+ * (docs/cassettes.md). None now: the four such sessions (timm-1078, timm-1910, einops-302, kornia-2348) were recorded
+ * again on 2026-12-05 at 21:35 UTC with the recount and the cut prompt.
  */
-const RECOUNTED: Record<string, string | undefined> = {
-  'einops-302': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
-  'kornia-2348': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
-};
+const RECOUNTED: Record<string, string | undefined> = {};

@@ -53,11 +53,12 @@ describe('cassettes: real-model sessions on the repo-f2p cases (tier 0 on)', () 
 });
 
 /**
- * What the candidate-fix step concluded in the recording of 2026-12-05 (docs/benchmarks.md, "Candidate fix through the
- * relay"): timm-1078's two patches had hunk headers that miscount their lines or name line 1, so neither applied.
+ * What the candidate-fix step concluded in the recording of 2026-12-05, 21:35 UTC (docs/benchmarks.md, "Candidate fix
+ * through the relay"). In the first recording timm-1078's two patches had hunk headers that miscount their lines, so
+ * neither applied ("no evidence"); with hunks read from their lines its patch applies and is fix-sensitive.
  */
 const CANDIDATE_RESULTS: Record<string, string> = {
-  'timm-1078': 'no_evidence',
+  'timm-1078': 'fix_sensitive',
   'timm-1699': 'fix_sensitive',
   'timm-1910': 'fix_sensitive',
   'timm-420': 'fix_sensitive',
@@ -68,9 +69,7 @@ const CANDIDATE_RESULTS: Record<string, string> = {
  * miscounts its lines ("ends before the N/M lines its header counts"), and hunks are now read from their lines (issue
  * 41, as `git apply --recount`), so that patch is tried, and what it would have done was never recorded. Everything
  * before the step still replays exactly; the step's conclusion waits for these cases to be recorded again
- * (docs/cassettes.md).
+ * (docs/cassettes.md). None now: the four such sessions (timm-1078, timm-1910, einops-302, kornia-2348) were recorded
+ * again on 2026-12-05 at 21:35 UTC with the recount and the cut prompt.
  */
-const RECOUNTED: Record<string, string | undefined> = {
-  'timm-1078': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
-  'timm-1910': "patch 1 was refused for its hunk header's counts; it is now read from its lines",
-};
+const RECOUNTED: Record<string, string | undefined> = {};
