@@ -1,5 +1,7 @@
 import type { LexicalAdapter, LexicalDoc, LexicalHit, LexicalIndex } from '../lexical-index.js';
-import { weightedTerms } from '../lexical-index.js';
+import { lexicalNameOf, weightedTerms } from '../lexical-index.js';
+import type { Chunk } from '../chunk-types.js';
+import { forEachWord, wordTokens } from '../tokenize.js';
 import { allInRange, arrayColumn, encodeStrings, sortedIndexOf, stringColumn, type StringColumn } from '../packed-columns.js';
 
 /** Okapi BM25 parameters (the usual values; lunr and MiniSearch default to the same). */
@@ -9,6 +11,8 @@ const B = 0.75;
 const NAME_BOOST = 3;
 /** 3: the terms as UTF-8 bytes cut by offsets, searched in place (2 had them as a JSON list in the header). */
 const FORMAT = 3;
+/** Distinct words whose term rows a builder remembers before it starts over (bounds its memory on any input). */
+const WORD_CACHE_LIMIT = 200_000;
 
 interface Postings {
   /** Row r's postings are docs[offsets[r] .. offsets[r+1]). */
@@ -139,8 +143,9 @@ export class Bm25Builder {
   private readonly rows = new Grow(new Int32Array(4096));
   private readonly docs = new Grow(new Int32Array(4096));
   private readonly tfs = new Grow(new Uint16Array(4096));
+  private readonly wordRows = new Map<string, Int32Array>();
 
-  private count(term: string, weight: number): void {
+  private rowOf(term: string): number {
     let row = this.termRow.get(term);
     if (row === undefined) {
       row = this.terms.length;
@@ -152,8 +157,54 @@ export class Bm25Builder {
         this.docTf = bigger;
       }
     }
+    return row;
+  }
+
+  private countRow(row: number, weight: number): void {
     if (this.docTf[row] === 0) this.touched.push(row);
     this.docTf[row]! += weight;
+  }
+
+  private count(term: string, weight: number): void {
+    this.countRow(this.rowOf(term), weight);
+  }
+
+  /** The term rows of one word's tokens, remembered: identifiers repeat, so most words skip the tokenizer. */
+  private rowsOfWord(word: string): Int32Array {
+    let rows = this.wordRows.get(word);
+    if (rows === undefined) {
+      const tokens: string[] = [];
+      wordTokens(word, tokens);
+      rows = new Int32Array(tokens.length);
+      for (let i = 0; i < tokens.length; i++) rows[i] = this.rowOf(tokens[i]!);
+      if (this.wordRows.size >= WORD_CACHE_LIMIT) this.wordRows.clear();
+      this.wordRows.set(word, rows);
+    }
+    return rows;
+  }
+
+  /** Counts the tokens of `text` with `weight` each; returns how many there were. */
+  private countText(text: string, weight: number): number {
+    let length = 0;
+    forEachWord(text, (word) => {
+      const rows = this.rowsOfWord(word);
+      for (let i = 0; i < rows.length; i++) this.countRow(rows[i]!, weight);
+      length += rows.length;
+    });
+    return length;
+  }
+
+  /**
+   * Adds a chunk as `add(lexicalDocOf(chunk))` would (same terms, frequencies and length), tokenizing straight
+   * into the counts through the word cache instead of making the two token lists.
+   */
+  addChunk(chunk: Pick<Chunk, 'id' | 'symbol' | 'path' | 'text'>): void {
+    const d = this.ids.length;
+    this.ids.push(chunk.id);
+    const body = this.countText(chunk.text, 1);
+    const name = this.countText(lexicalNameOf(chunk), NAME_BOOST);
+    this.lengths.push(body + name);
+    this.endDoc(d);
   }
 
   add(doc: LexicalDoc): void {
@@ -162,6 +213,11 @@ export class Bm25Builder {
     this.lengths.push(doc.body.length + doc.name.length);
     for (const t of doc.body) this.count(t, 1);
     for (const t of doc.name) this.count(t, NAME_BOOST);
+    this.endDoc(d);
+  }
+
+  /** Writes the current document's (row, doc, tf) triples and clears its counts. */
+  private endDoc(d: number): void {
     for (const row of this.touched) {
       this.rows.push(row);
       this.docs.push(d);
