@@ -30,7 +30,12 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 function show(phase: string): void {
   const m = process.memoryUsage();
-  const line = { rssMb: mb(m.rss), heapMb: mb(m.heapUsed), arrayBuffersMb: mb(m.arrayBuffers), peakRssMb: mb(process.resourceUsage().maxRSS * 1024) };
+  const line = {
+    rssMb: mb(m.rss),
+    heapMb: mb(m.heapUsed),
+    arrayBuffersMb: mb(m.arrayBuffers),
+    peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
+  };
   console.log(phase.padEnd(10), JSON.stringify(line));
   if (gc) {
     gc();
@@ -50,7 +55,10 @@ const built = await indexFiles(files, {
   consume: true,
   ...(values['shard-bytes'] ? { shardBytes: Number(values['shard-bytes']) } : {}),
 });
-console.log('index    ', JSON.stringify({ shards: built.shards, workers: built.workers, mergeMs: Math.round(built.mergeMs), cpuMs: cpuMs(cpu0) }));
+console.log(
+  'index    ',
+  JSON.stringify({ shards: built.shards, workers: built.workers, mergeMs: Math.round(built.mergeMs), cpuMs: cpuMs(cpu0) }),
+);
 show('indexed');
 const index = assembleIndex('bench', { chunks: built.chunks, files: built.infos, lexical: built.lexical!, skipped });
 show('assembled');
