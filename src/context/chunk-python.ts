@@ -50,12 +50,22 @@ export function parseImport(stmt: string, into: Record<string, ImportRef>, roots
   }
 }
 
+// The lookbehind starts a match only where a run of [\w.] starts: the matches are the same (a match from inside
+// a run is also one from its start, which comes first), and the engine no longer retries at every character.
 const OPTIMIZER_ASSIGN = regexLines('g')`
-    ([\w.]+)\s*=\s*(?:[\w.]*optim(?:izers)?\.)?(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam
+    (?<![\w.])([\w.]+)\s*=\s*(?:[\w.]*optim(?:izers)?\.)?(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam
     |RAdam|LBFGS|Lion|Adafactor|LAMB|Lamb|create_optimizer\w*|build_optimizer\w*|get_optimizer\w*)\s*\(
   `;
 
-function optimizerNamesIn(text: string): string[] {
+/**
+ * Every match of OPTIMIZER_ASSIGN holds one of these (AdamW, NAdam, RAdam and Adamax hold "Adam"; Adagrad,
+ * Adadelta and Adafactor "Ada"; the factories "_optimizer"). Most files hold none, and a scan for them is far
+ * cheaper than the assignment pattern.
+ */
+const OPTIMIZER_WORD = /Ada|SGD|RMSprop|LBFGS|Lion|LAMB|Lamb|_optimizer/;
+
+export function optimizerNamesIn(text: string): string[] {
+  if (!OPTIMIZER_WORD.test(text)) return [];
   const names = new Set<string>();
   for (const m of text.matchAll(OPTIMIZER_ASSIGN)) names.add(m[1]!.split('.').pop()!);
   return [...names];

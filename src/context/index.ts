@@ -207,17 +207,18 @@ async function loadOrBuild(
     throw new ContextInputError(`${repoDir} ${empty ? 'is empty' : 'has no Python files'}`);
   }
   t = now();
+  const { files, skipped } = walked;
+  // The file texts are handed to indexFiles, which lets each shard's go once indexed (each chunk holds its own).
+  // eslint-disable-next-line no-useless-assignment -- the null is read by the garbage collector, not by this code
+  walked = null;
   // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
-  const built = await indexFiles(walked.files, {
+  const built = await indexFiles(files, {
     ...indexing,
     workers: settings.REPGEN_CONTEXT_WORKERS,
     bm25: settings.REPGEN_LEXICAL === 'bm25',
+    consume: true,
   });
   const { chunks, infos } = built;
-  const skipped = walked.skipped;
-  // The file texts are no longer needed (each chunk holds its own): let them go before the rest is built.
-  // eslint-disable-next-line no-useless-assignment -- the null is read by the garbage collector, not by this code
-  walked = null;
   timings.chunkMs = now() - t;
   timings.indexWorkers = built.workers;
   timings.indexShards = built.shards;

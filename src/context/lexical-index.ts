@@ -5,6 +5,11 @@ export interface LexicalDoc {
   body: string[];
 }
 
+/** The text of a chunk's name field: its symbol and its path without ".py". */
+export function lexicalNameOf(chunk: { symbol?: string; path: string }): string {
+  return `${chunk.symbol ?? ''} ${chunk.path.replace(/\.py$/, '')}`;
+}
+
 export interface LexicalHit {
   id: number;
   score: number;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkFile, parseImport } from '../../src/context/chunk-python.js';
+import { chunkFile, optimizerNamesIn, parseImport } from '../../src/context/chunk-python.js';
 import { loadPythonParser } from '../../src/context/python-parser.js';
 
 const SOURCE = `import torch
@@ -90,5 +90,27 @@ describe('chunkFile', () => {
       'os.path': { module: 'os.path' },
     });
     expect([...roots].sort()).toEqual(['numpy', 'os']);
+  });
+
+  it('finds the names bound to optimizers, across lines and dotted, and nothing in files without one', () => {
+    const text = [
+      'opt = torch.optim.AdamW(model.parameters())',
+      'self.optimizer =\n    optim.SGD (params, lr=0.1)',
+      'trainer.opts.d = optimizers.Lion(p)',
+      'xx.yy=RAdam(p); zz = NAdam(p)',
+      'o2 = create_optimizer_v2(model, "adam")',
+      'not_an_opt = Adam',
+      'msg = "use Adam(" + x',
+    ].join('\n');
+    expect(optimizerNamesIn(text)).toEqual(['opt', 'optimizer', 'd', 'yy', 'zz', 'o2']);
+    // A long run of word characters with no optimizer in it (the pattern once retried at each of them).
+    expect(optimizerNamesIn(`${'a'.repeat(200_000)} = SG(`)).toEqual([]);
+    expect(optimizerNamesIn('x = Adafactor(p)\ny = LBFGS(p)\nz = Lamb(p)\nw = LAMB(p)\nv = build_optimizer(cfg)')).toEqual([
+      'x',
+      'y',
+      'z',
+      'w',
+      'v',
+    ]);
   });
 });

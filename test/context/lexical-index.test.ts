@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Builder, bm25FromParts, type Bm25Part } from '../../src/context/index/bm25-index.js';
+import { lexicalDocOf } from '../../src/context/index/build-index.js';
 import { lexicalAdapter } from '../../src/context/index/choose-lexical-adapter.js';
+import type { Chunk } from '../../src/context/chunk-types.js';
 import type { LexicalAdapterName } from '../../src/context/lexical-index.js';
 import { tokenize } from '../../src/context/tokenize.js';
 
@@ -93,5 +95,34 @@ describe('BM25 builder and part merge', () => {
       }
       expect(Buffer.from(bm25FromParts(parts).serialize() as Buffer).equals(bytes)).toBe(true);
     }
+  });
+});
+
+describe('BM25 builder fed chunks', () => {
+  it('counts a chunk through the word cache as add(lexicalDocOf(chunk)) does, byte for byte', () => {
+    // Hostile texts: non-ASCII, NUL, a lone surrogate, stop words only, words over 60 characters, repeated
+    // identifiers (cache hits), and more distinct words than the word cache holds (it starts over mid-chunk).
+    const many = Array.from({ length: 210_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+    const texts = [
+      'def forward(self, x):\n    return self.conv1(x) + self.conv1(x) * ResNet50Block(x)',
+      'café.naïve = 变量 \0\ud800 HTTPError',
+      'the a is of self cls',
+      `${'q'.repeat(61)} ${'Q'.repeat(70)}_tail`,
+      '',
+      many,
+      'def forward(self, x):\n    return loss.backward()',
+    ];
+    const chunks = texts.map((text, i) => ({
+      id: 40 + i,
+      path: i % 2 ? `pkg/mod${i}.py` : `configs/c${i}.yaml`,
+      text,
+      ...(i % 3 ? { symbol: `Model${i}.forward` } : {}),
+    }));
+    const viaDocs = new Bm25Builder();
+    for (const c of chunks) viaDocs.add(lexicalDocOf(c as Chunk));
+    const viaChunks = new Bm25Builder();
+    for (const c of chunks) viaChunks.addChunk(c);
+    const want = Buffer.from(bm25FromParts([viaDocs.finish()]).serialize() as Buffer);
+    expect(Buffer.from(bm25FromParts([viaChunks.finish()]).serialize() as Buffer).equals(want)).toBe(true);
   });
 });

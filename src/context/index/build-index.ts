@@ -2,7 +2,7 @@ import type { Chunk, FileInfo } from '../chunk-types.js';
 import { chunkFile } from '../chunk-python.js';
 import { buildGraph, type RepoGraph } from '../deps.js';
 import type { Embedder } from '../embedder.js';
-import type { LexicalAdapter, LexicalDoc, LexicalIndex } from '../lexical-index.js';
+import { lexicalNameOf, type LexicalAdapter, type LexicalDoc, type LexicalIndex } from '../lexical-index.js';
 import { loadPythonParser } from '../python-parser.js';
 import { tokenize } from '../tokenize.js';
 import { findTrainingLoops, type FoundLoop } from '../training-loops.js';
@@ -29,7 +29,7 @@ export interface RepoIndex {
 }
 
 export function lexicalDocOf(chunk: Chunk): LexicalDoc {
-  const name = tokenize(`${chunk.symbol ?? ''} ${chunk.path.replace(/\.py$/, '')}`);
+  const name = tokenize(lexicalNameOf(chunk));
   return { id: chunk.id, name, body: tokenize(chunk.text) };
 }
 

@@ -1,5 +1,4 @@
 import { Bm25Builder, type Bm25Part } from './bm25-index.js';
-import { lexicalDocOf } from './build-index.js';
 import type { Chunk, FileInfo } from '../chunk-types.js';
 import { chunkFile } from '../chunk-python.js';
 import type { PythonParser } from '../python-parser.js';
@@ -25,7 +24,7 @@ export function indexShard(files: RepoFile[], py: PythonParser, bm25: boolean): 
     const { chunks: fileChunks, info } = chunkFile(file, py, chunks.length);
     for (const c of fileChunks) {
       chunks.push(c);
-      builder?.add(lexicalDocOf(c));
+      builder?.addChunk(c);
     }
     infos.push(info);
   }

@@ -1,4 +1,4 @@
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,19 @@ describe('context disk cache reload', () => {
     const query = ['accuracy', 'topk', 'output', 'target', 'train'];
     expect(loaded!.lexical.search(query, 10)).toEqual(index.lexical.search(query, 10));
     expect(loaded!.lexical.search(query, 10).length).toBeGreaterThan(0);
+  });
+
+  it('writes texts of several megabytes, multi-byte characters across each write, and reads each back', async () => {
+    const index = await built();
+    // Each chunk is a little over 0.3 M characters, so the 1 M-character writes end inside chunks of four-byte
+    // and two-byte characters; the bytes must be those of the texts joined, chunk for chunk.
+    const big = index.chunks.slice(0, 12).map((c, i) => ({ ...c, text: `${'é𝔘'.repeat(70_000 + i)}\n${c.text}\n変` }));
+    const heavy = { ...index, key: 'k2', chunks: [...big, ...index.chunks.slice(12)] };
+    const cacheDir = makeTempDir('repgen-reload-');
+    await saveIndex(cacheDir, heavy);
+    expect(readFileSync(join(cacheDir, 'k2', 'texts.txt')).equals(Buffer.from(heavy.chunks.map((c) => c.text).join('')))).toBe(true);
+    const loaded = await loadIndex(cacheDir, 'k2', bm25Adapter);
+    expect(loaded!.chunks.map((c) => c.text)).toEqual(heavy.chunks.map((c) => c.text));
   });
 
   it('treats a texts file that does not match the stored lengths as corrupt and drops the entry', async () => {

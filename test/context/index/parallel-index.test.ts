@@ -50,6 +50,18 @@ describe('parallel indexing', () => {
     expect(inThread.chunks).toEqual(want.chunks);
   });
 
+  it('lets go of the files it is handed (consume), on workers and on this thread, and gives the same index', async () => {
+    const want = await reference(await fixtureFiles());
+    for (const workers of [2, 1]) {
+      const files = await fixtureFiles();
+      const got = await indexFiles(files, { ...SMALL, workers, consume: true });
+      expect(files).toEqual([]);
+      expect(got.chunks).toEqual(want.chunks);
+      expect(got.infos).toEqual(want.infos);
+      expect(Buffer.from(got.lexical!.serialize() as Buffer).equals(want.lexical)).toBe(true);
+    }
+  });
+
   it('ranks the same bundles through buildContext with workers as on one thread', async () => {
     const reports = [
       {
