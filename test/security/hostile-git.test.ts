@@ -26,6 +26,12 @@ const SO046 = fileURLToPath(new URL('../../fixtures/bench/dl-bugs/so-046/issue.m
  * A repository RepGen reads (`--repo`, the Action's checkout, a mirror) whose git config and hooks name programs
  * (issue 25, item 2): git runs with RepGen's safe settings everywhere, and none of the programs runs.
  */
+/**
+ * A test that runs the real binary through a whole `reproduce` waits for it as long as its spawnSync does (240 s): at a
+ * load of 15-20 one such run took 70 s, past the suite's 60 s default, and failed the fresh-clone CI for time alone.
+ */
+const REAL_BINARY = { timeout: 300_000 };
+
 describe('hostile repository: git runs none of its programs', () => {
   it('the planted programs do run under a plain git (the test would see a leak)', () => {
     const repo = hostileRepo();
@@ -220,7 +226,7 @@ describe('hostile submodule: git never goes into a submodule', () => {
     expect(repo.runs()).toBe(0);
   });
 
-  it('repgen reproduce --repo, the real binary, with secrets in its environment: 0 runs', () => {
+  it('repgen reproduce --repo, the real binary, with secrets in its environment: 0 runs', REAL_BINARY, () => {
     const repo = hostileSubmoduleRepo();
     const cwd = makeTempDir('repgen-hostile-sub-cwd-');
     const r = spawnSync(
@@ -255,7 +261,7 @@ describe('one git helper', () => {
 });
 
 describe("the issue's item-1 command", () => {
-  it('repgen reproduce --llm none in a folder holding a pyflakes.py does not import it (PWNED held uid 0)', () => {
+  it('repgen reproduce --llm none in a folder holding a pyflakes.py does not import it (PWNED held uid 0)', REAL_BINARY, () => {
     const cwd = makeTempDir('repgen-d1-');
     writeFileSync(join(cwd, 'pyflakes.py'), `import os; open(${JSON.stringify(join(cwd, 'PWNED'))}, "w").write(str(os.getuid()))\n`);
     const r = spawnSync(process.execPath, [BIN, 'reproduce', '--issue', SO046, '--out', join(cwd, 'o'), '--llm', 'none'], {
