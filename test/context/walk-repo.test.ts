@@ -102,7 +102,11 @@ describe('reading a listed file that became a link or a FIFO after the listing',
     execFileSync('mkfifo', [join(dir, 'pipe.py')]);
     const { files } = await readListed(listed, {});
     expect(files.map((f) => f.path)).toEqual(['model.py']);
-    expect(listed.map((f) => readListedSync(f))).toEqual([null, { path: 'model.py', language: 'python', text: 'def build():\n    return 1\n' }, null]);
+    expect(listed.map((f) => readListedSync(f))).toEqual([
+      null,
+      { path: 'model.py', language: 'python', text: 'def build():\n    return 1\n' },
+      null,
+    ]);
   });
 });
 
