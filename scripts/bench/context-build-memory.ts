@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { assembleIndex } from '../../src/context/index/build-index.js';
 import { saveIndex } from '../../src/context/index/cache.js';
 import { indexFiles } from '../../src/context/index/parallel-index.js';
-import { walkRepo } from '../../src/context/walk-repo.js';
+import { listRepoFiles } from '../../src/context/walk-repo.js';
 
 const { values } = parseArgs({
   options: { repo: { type: 'string' }, workers: { type: 'string', default: '2' }, 'shard-bytes': { type: 'string' } },
@@ -45,8 +45,8 @@ function show(phase: string): void {
 }
 
 show('start');
-const walked = await walkRepo(values.repo, { maxFileBytes: 1_000_000 });
-const { files, skipped } = walked;
+// Listed, not read: the index workers read their shards' files (what buildContext does on a git work tree).
+const { listed: files, skipped } = await listRepoFiles(values.repo, { maxFileBytes: 1_000_000 });
 show('walked');
 const cpu0 = process.cpuUsage();
 const built = await indexFiles(files, {
@@ -60,6 +60,7 @@ console.log(
   JSON.stringify({ shards: built.shards, workers: built.workers, mergeMs: Math.round(built.mergeMs), cpuMs: cpuMs(cpu0) }),
 );
 show('indexed');
+for (const [why, n] of Object.entries(built.skipped)) skipped[why] = (skipped[why] ?? 0) + n;
 const index = assembleIndex('bench', { chunks: built.chunks, files: built.infos, lexical: built.lexical!, skipped });
 show('assembled');
 await saveIndex(mkdtempSync(join(tmpdir(), 'repgen-bench-cache-')), index);

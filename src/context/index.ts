@@ -25,7 +25,7 @@ import { readContextSettings, type ContextSettings } from './settings.js';
 import { crossRerank, phraseCandidates, queryTerms, rankLoops } from './query.js';
 import { tokenize } from './tokenize.js';
 import type { ContextResult, TrainingLoop } from './types.js';
-import { listRepoFiles, readListed, statFingerprint, walkRepo, type WalkResult } from './walk-repo.js';
+import { listRepoFiles, readListed, statFingerprint, type ListedFile, type RepoFile } from './walk-repo.js';
 import { ensureOwnedDir } from '../host/owned-dir.js';
 
 export type { ContextResult, ContextBundle, ContextChunk, TrainingLoop } from './types.js';
@@ -152,17 +152,15 @@ async function loadOrBuild(
 ): Promise<Loaded> {
   const timings: Record<string, number> = {};
   let t = now();
-  let walked: WalkResult | null = null;
+  // What the build indexes: the files read already (to hash them), else the listed ones, which the index workers
+  // read themselves, a shard at a time (the main thread never holds every file's text nor its read buffer).
+  let walked: { files: Array<RepoFile | ListedFile>; skipped: Record<string, number> } | null = null;
   let identity = await gitIdentity(repoDir);
   if (!identity) {
     // Not a work tree: the identity is a hash of the contents. Hashing means reading every file, so the hash is
     // remembered against the files' paths, sizes and mtimes (what git's own index trusts), in this process and
     // next to the disk cache, and the files are re-read only when one of those moved.
-    const { listed, skipped } = await listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch(
-      (err: NodeJS.ErrnoException) => {
-        throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
-      },
-    );
+    const { listed, skipped } = await listFiles(repoDir, settings);
     const fingerprint = sha256(`${repoDir}\n${statFingerprint(listed)}`);
     const memoFile = cacheDir ? join(cacheDir, 'stat-memo', fingerprint) : null;
     const remembered =
@@ -171,10 +169,13 @@ async function loadOrBuild(
         : memoFile
           ? await readFile(memoFile, 'utf8').catch(() => null)
           : null;
-    if (remembered) identity = remembered;
-    else {
-      walked = await readListed(listed, skipped);
-      identity = contentIdentity(walked.files);
+    if (remembered) {
+      identity = remembered;
+      walked = { files: listed, skipped };
+    } else {
+      const read = await readListed(listed, skipped);
+      walked = read;
+      identity = contentIdentity(read.files);
       if (memoFile) {
         await mkdir(dirname(memoFile), { recursive: true });
         await writeFile(memoFile, identity);
@@ -197,18 +198,15 @@ async function loadOrBuild(
     }
   }
   t = now();
-  walked ??= await walkRepo(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
-    // An unreadable folder or file inside the checkout is the user's to fix: say which, without a stack.
-    throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
-  });
-  timings.walkMs = now() - t;
-  if (!walked.files.some((f) => f.language === 'python')) {
-    const empty = (await readdir(repoDir)).filter((name) => name !== '.git').length === 0;
-    throw new ContextInputError(`${repoDir} ${empty ? 'is empty' : 'has no Python files'}`);
+  if (!walked) {
+    const { listed, skipped } = await listFiles(repoDir, settings);
+    walked = { files: listed, skipped };
   }
+  timings.walkMs = now() - t;
+  if (!walked.files.some((f) => f.language === 'python')) throw await noPython(repoDir);
   t = now();
   const { files, skipped } = walked;
-  // The file texts are handed to indexFiles, which lets each shard's go once indexed (each chunk holds its own).
+  // The files are handed to indexFiles, which lets each shard's go once indexed (each chunk holds its own text).
   // eslint-disable-next-line no-useless-assignment -- the null is read by the garbage collector, not by this code
   walked = null;
   // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
@@ -219,6 +217,9 @@ async function loadOrBuild(
     consume: true,
   });
   const { chunks, infos } = built;
+  for (const [why, n] of Object.entries(built.skipped)) skipped[why] = (skipped[why] ?? 0) + n;
+  // Every Python file listed may have turned out binary or generated once read.
+  if (!infos.some((f) => f.path.endsWith('.py') || f.path.endsWith('.pyi'))) throw await noPython(repoDir);
   timings.chunkMs = now() - t;
   timings.indexWorkers = built.workers;
   timings.indexShards = built.shards;
@@ -234,14 +235,31 @@ async function loadOrBuild(
   // bm25: the merge of the shards' parts (their tokenizing is in chunkMs); other adapters: the whole build.
   timings.lexicalBuildMs = built.lexical ? built.mergeMs : now() - t;
   timings.chunkMs -= built.mergeMs;
-  const index = assembleIndex(key, { chunks, files: infos, lexical, skipped });
+  let index = assembleIndex(key, { chunks, files: infos, lexical, skipped });
   if (cacheDir) {
     t = now();
     await saveIndex(cacheDir, index);
     timings.saveMs = now() - t;
+    // The saved index, reloaded, reads chunk texts from disk on demand: the built one's 80 MB of texts (on a
+    // 5,600-file tree) and their chunk objects become garbage instead of living in the memory cache.
+    t = now();
+    index = (await loadIndex(cacheDir, key, adapter)) ?? index;
+    timings.reloadMs = now() - t;
   }
   memory.set(index);
   return { index, source: 'built', timings };
+}
+
+/** The candidate files; an unreadable folder inside the checkout is the user's to fix: say which, without a stack. */
+function listFiles(repoDir: string, settings: ContextSettings): ReturnType<typeof listRepoFiles> {
+  return listRepoFiles(repoDir, { maxFileBytes: settings.REPGEN_CONTEXT_MAX_FILE_BYTES }).catch((err: NodeJS.ErrnoException) => {
+    throw new ContextInputError(`cannot read ${err.path ?? repoDir}: ${err.code ?? errorText(err)}`);
+  });
+}
+
+async function noPython(repoDir: string): Promise<ContextInputError> {
+  const empty = (await readdir(repoDir)).filter((name) => name !== '.git').length === 0;
+  return new ContextInputError(`${repoDir} ${empty ? 'is empty' : 'has no Python files'}`);
 }
 
 async function vectorsFor(

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { runGitUntrusted } from '../host/git.js';
 import { readBounded } from '../host/read-bounded.js';
@@ -265,26 +265,62 @@ export async function walkRepo(repoDir: string, { maxFileBytes }: { maxFileBytes
   return readListed(listed, skipped);
 }
 
+/**
+ * How a listed file is opened: never through a link (one swapped in after the lstat of listRepoFiles would put a
+ * host file into the index), never waiting on a FIFO swapped in the same way.
+ */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** A listed file's bytes judged: its text, or why it is left out (binary, generated). */
+export function judgeListed(f: ListedFile, buf: Buffer): RepoFile | 'binary' | 'generated' {
+  if (buf.subarray(0, 8192).includes(0)) return 'binary';
+  const text = buf.toString('utf8');
+  if (looksGenerated(f.path, text)) return 'generated';
+  return { path: f.path, language: f.language, text };
+}
+
+/**
+ * Reads one listed file on this thread (an index worker reads its own shard's files this way): null when it is
+ * gone since it was listed (a checkout in progress), is now a link or anything but a plain file.
+ */
+export function readListedSync(f: ListedFile): RepoFile | 'binary' | 'generated' | null {
+  let fd: number;
+  try {
+    fd = openSync(f.abs, READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    return fstatSync(fd).isFile() ? judgeListed(f, readFileSync(fd)) : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function readListedFile(f: ListedFile): Promise<Buffer | null> {
+  const handle = await open(f.abs, READ_FLAGS).catch(() => null);
+  if (!handle) return null;
+  try {
+    return (await handle.stat()).isFile() ? await handle.readFile() : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function readListed(listed: ListedFile[], skipped: Record<string, number>): Promise<WalkResult> {
-  const count = (why: string): void => {
-    skipped[why] = (skipped[why] ?? 0) + 1;
-  };
   const files: RepoFile[] = [];
-  const buffers = await mapLimit(listed, IO_CONCURRENCY, (f) => readFile(f.abs).catch(() => null));
+  const buffers = await mapLimit(listed, IO_CONCURRENCY, readListedFile);
   for (const [i, f] of listed.entries()) {
     const buf = buffers[i];
     // Gone since it was listed (a checkout in progress): skip it rather than fail the build.
     if (!buf) continue;
-    if (buf.subarray(0, 8192).includes(0)) {
-      count('binary');
-      continue;
-    }
-    const text = buf.toString('utf8');
-    if (looksGenerated(f.path, text)) {
-      count('generated');
-      continue;
-    }
-    files.push({ path: f.path, language: f.language, text });
+    const judged = judgeListed(f, buf);
+    if (typeof judged === 'string') skipped[judged] = (skipped[judged] ?? 0) + 1;
+    else files.push(judged);
   }
   return { files, skipped };
 }

@@ -1,9 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isIgnored, looksGenerated, parseGitignore, walkRepo } from '../../src/context/walk-repo.js';
+import {
+  isIgnored,
+  listRepoFiles,
+  looksGenerated,
+  parseGitignore,
+  readListed,
+  readListedSync,
+  walkRepo,
+} from '../../src/context/walk-repo.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../fixtures/repos/vision-classifier', import.meta.url));
@@ -74,6 +82,31 @@ describe('walkRepo on a hostile tree', () => {
     expect(files.some((f) => f.text.includes('host-secret'))).toBe(false);
     // The linked folder is a tracked link with no source extension: never a candidate.
     expect(skipped.link).toBe(1);
+  });
+});
+
+describe('reading a listed file that became a link or a FIFO after the listing', () => {
+  it('reads neither (on the main thread nor in an index worker): no host file, no blocked read', async () => {
+    const dir = makeTempDir('repgen-walk-swap-');
+    const outside = makeTempDir('repgen-walk-swap-outside-');
+    writeFileSync(join(outside, 'settings.py'), 'API_TOKEN = "host-secret"\n');
+    writeFileSync(join(dir, 'model.py'), 'def build():\n    return 1\n');
+    writeFileSync(join(dir, 'leak.py'), 'x = 1\n');
+    writeFileSync(join(dir, 'pipe.py'), 'x = 2\n');
+    const { listed } = await listRepoFiles(dir, { maxFileBytes: 100_000 });
+    expect(listed.map((f) => f.path)).toEqual(['leak.py', 'model.py', 'pipe.py']);
+    // Swapped between the lstat of the listing and the read (a checkout racing the build).
+    rmSync(join(dir, 'leak.py'));
+    symlinkSync(join(outside, 'settings.py'), join(dir, 'leak.py'));
+    rmSync(join(dir, 'pipe.py'));
+    execFileSync('mkfifo', [join(dir, 'pipe.py')]);
+    const { files } = await readListed(listed, {});
+    expect(files.map((f) => f.path)).toEqual(['model.py']);
+    expect(listed.map((f) => readListedSync(f))).toEqual([
+      null,
+      { path: 'model.py', language: 'python', text: 'def build():\n    return 1\n' },
+      null,
+    ]);
   });
 });
 

@@ -4,13 +4,13 @@
  * the TypeScript loader in the thread first.
  */
 import { parentPort } from 'node:worker_threads';
-import { indexShard, type ShardResult } from './index-shard.js';
+import { indexShard, type ShardFile, type ShardResult } from './index-shard.js';
 import { loadPythonParser } from '../python-parser.js';
-import type { RepoFile } from '../walk-repo.js';
 
 export interface ShardRequest {
   shard: number;
-  files: RepoFile[];
+  /** Files read already, or listed only: the worker reads those itself (index-shard.ts). */
+  files: ShardFile[];
   bm25: boolean;
 }
 

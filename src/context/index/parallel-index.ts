@@ -1,11 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import { bm25FromParts, type Bm25Part } from './bm25-index.js';
 import type { Chunk, FileInfo } from '../chunk-types.js';
-import { indexShard, rebaseShard, type ShardResult } from './index-shard.js';
+import { indexShard, rebaseShard, shardFileBytes, type ShardFile, type ShardResult } from './index-shard.js';
 import type { ShardReply, ShardRequest } from './index-worker.js';
 import type { LexicalIndex } from '../lexical-index.js';
 import { loadPythonParser, type PythonParser } from '../python-parser.js';
-import type { RepoFile } from '../walk-repo.js';
 
 /** Below this much source text, starting worker threads (each loads tsx and the grammar) costs more than it saves. */
 const MIN_PARALLEL_BYTES = 4_000_000;
@@ -48,16 +47,18 @@ export interface IndexedFiles {
   failures: string[];
   /** Time spent merging the shards' BM25 parts on this thread. */
   mergeMs: number;
+  /** Listed files the shards read and left out, counted by why (binary, generated). */
+  skipped: Record<string, number>;
 }
 
 /** Cuts the file list into runs of consecutive files of about `target` bytes each. */
-function cutShards(files: RepoFile[], target: number): RepoFile[][] {
-  const shards: RepoFile[][] = [];
-  let current: RepoFile[] = [];
+function cutShards(files: ShardFile[], target: number): ShardFile[][] {
+  const shards: ShardFile[][] = [];
+  let current: ShardFile[] = [];
   let bytes = 0;
   for (const f of files) {
     current.push(f);
-    bytes += f.text.length;
+    bytes += shardFileBytes(f);
     if (bytes >= target) {
       shards.push(current);
       current = [];
@@ -83,7 +84,7 @@ const WORKER_URL = new URL('./index-worker.mjs', import.meta.url);
  * is redone on this thread (where a second failure is the build's error, with the shard's first file named);
  * when no worker is left, the remaining shards run here too. Results come back in shard order.
  */
-async function runOnWorkers(shards: RepoFile[][], opts: IndexFilesOptions, out: IndexedFiles): Promise<Array<ShardResult | null>> {
+async function runOnWorkers(shards: ShardFile[][], opts: IndexFilesOptions, out: IndexedFiles): Promise<Array<ShardResult | null>> {
   const results: Array<ShardResult | null> = shards.map(() => null);
   const failed: number[] = [];
   let next = 0;
@@ -137,7 +138,7 @@ async function runOnWorkers(shards: RepoFile[][], opts: IndexFilesOptions, out: 
 }
 
 /** Indexes a shard on this thread; a failure is one line naming the shard's first file. */
-function indexHere(files: RepoFile[], py: PythonParser, bm25: boolean): ShardResult {
+function indexHere(files: ShardFile[], py: PythonParser, bm25: boolean): ShardResult {
   try {
     return indexShard(files, py, bm25);
   } catch (err) {
@@ -153,10 +154,10 @@ function indexHere(files: RepoFile[], py: PythonParser, bm25: boolean): ShardRes
  * files; the shards' chunks are renumbered into one sequence and their BM25 parts merged, so the result is the
  * one a single thread gives (same chunk ids, same index bytes). Small repositories stay on this thread.
  */
-export async function indexFiles(files: RepoFile[], opts: IndexFilesOptions): Promise<IndexedFiles> {
+export async function indexFiles(files: ShardFile[], opts: IndexFilesOptions): Promise<IndexedFiles> {
   let bytes = 0;
-  for (const f of files) bytes += f.text.length;
-  const out: IndexedFiles = { chunks: [], infos: [], workers: 0, shards: 0, shardsInThread: 0, failures: [], mergeMs: 0 };
+  for (const f of files) bytes += shardFileBytes(f);
+  const out: IndexedFiles = { chunks: [], infos: [], workers: 0, shards: 0, shardsInThread: 0, failures: [], mergeMs: 0, skipped: {} };
   const parallel = opts.workers > 1 && bytes >= (opts.minParallelBytes ?? MIN_PARALLEL_BYTES);
   const target =
     opts.shardBytes ?? Math.min(MAX_SHARD_BYTES, Math.max(MIN_SHARD_BYTES, Math.ceil(bytes / (opts.workers * SHARDS_PER_WORKER))));
@@ -180,6 +181,7 @@ export async function indexFiles(files: RepoFile[], opts: IndexFilesOptions): Pr
     for (const c of result.chunks) out.chunks.push(c);
     for (const info of result.infos) out.infos.push(info);
     if (result.bm25) parts.push(result.bm25);
+    for (const [why, n] of Object.entries(result.skipped ?? {})) out.skipped[why] = (out.skipped[why] ?? 0) + n;
     results[s] = null;
   }
   const t = performance.now();

@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { types } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { gitIdentity, IndexLru } from '../../../src/context/index/cache.js';
+import type { RepoIndex } from '../../../src/context/index/build-index.js';
 import { buildContext } from '../../../src/context/index.js';
 import { makeHostileFiles } from '../../helpers/hostile-files.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
@@ -40,6 +42,29 @@ describe('context index cache', () => {
     const memos = readdirSync(join(cacheDir, 'stat-memo'));
     expect(memos).toHaveLength(2);
     expect(readFileSync(join(cacheDir, 'stat-memo', memos[0]!), 'utf8')).toMatch(/^content:[0-9a-f]{64}$/);
+  });
+
+  it('keeps in memory the index reloaded from disk after a build (texts read on demand), not the built one', async () => {
+    const repoDir = copy();
+    const kept: RepoIndex[] = [];
+    const memory = new (class extends IndexLru {
+      override set(index: RepoIndex): void {
+        kept.push(index);
+        super.set(index);
+      }
+    })(2);
+    const deps = { embedder: null, crossEncoder: null, cacheDir: makeTempDir('repgen-cache-'), env: {}, memory };
+    const first = await buildContext({ repoDir, report: REPORT }, deps);
+    expect(first.cache).toBe('built');
+    expect(kept).toHaveLength(1);
+    // The reloaded index's chunks are made on first read (a Proxy over the stored columns); the built ones are plain.
+    expect(types.isProxy(kept[0]!.chunks)).toBe(true);
+    const second = await buildContext({ repoDir, report: REPORT }, deps);
+    expect(second.cache).toBe('memory');
+    expect(second.bundles).toEqual(first.bundles);
+    // Without a disk cache there is nothing to reload: the built index stays.
+    const none = await buildContext({ repoDir, report: REPORT }, { ...deps, cacheDir: 'off', memory: new IndexLru(2) });
+    expect(none.bundles).toEqual(first.bundles);
   });
 
   it('keys a git work tree by its commit, and a dirty tree apart from its commit', async () => {
