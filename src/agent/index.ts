@@ -10,6 +10,7 @@ import { runTier0 } from './run-tier0.js';
 import type { StaticChecker } from './static-checker.js';
 import type { CompletedSnippet } from './tier0.js';
 import { runTier1, type AgentPrompts, type Budget } from './tier1.js';
+import { tier1DepsOf } from './tier1-deps.js';
 import { lackedReportSubjects, lackedSubjectsSentence, reportSubjects } from './check-framework.js';
 import type { AgentStatus, AttemptRecord } from './types.js';
 
@@ -158,18 +159,7 @@ export async function runAgent(input: AgentInput, deps: AgentDeps, signal?: Abor
       ...(input.projectPackages ? { projectPackages: input.projectPackages } : {}),
       ...(input.reportPackages ? { reportPackages: input.reportPackages } : {}),
     },
-    {
-      executor: deps.executor,
-      workspace: deps.workspace,
-      llm: deps.llm,
-      checker: deps.checker,
-      prompts: deps.prompts,
-      log: deps.log,
-      now: deps.now,
-      onAttempt: deps.onAttempt,
-      onActivity: deps.onActivity,
-      checkImports: deps.checkImports,
-    },
+    tier1DepsOf({ ...deps, llm: deps.llm, prompts: deps.prompts }),
     signal,
   );
   return {

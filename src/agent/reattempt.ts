@@ -6,6 +6,7 @@ import { NO_USAGE } from '../llm/usage.js';
 import { renderPrompt, type Prompt } from '../prompts/load-prompts.js';
 import type { AgentDeps, AgentInput } from './index.js';
 import { runTier1, type Tier1Result } from './tier1.js';
+import { tier1DepsOf } from './tier1-deps.js';
 
 /** What the candidate fix found against the reproduction, as the loop is told it. */
 export interface OracleFinding {
@@ -82,18 +83,7 @@ export async function runOracleReattempt(
       ...(input.reportPackages ? { reportPackages: input.reportPackages } : {}),
       resume: { answer: `\`\`\`python\n${input.finding.script}\`\`\``, message },
     },
-    {
-      executor: deps.executor,
-      workspace: deps.workspace,
-      llm: deps.llm,
-      checker: deps.checker,
-      prompts: deps.prompts,
-      log: deps.log,
-      now: deps.now,
-      onAttempt: deps.onAttempt,
-      onActivity: deps.onActivity,
-      checkImports: deps.checkImports,
-    },
+    tier1DepsOf({ ...deps, llm: deps.llm, prompts: deps.prompts }),
     signal,
   );
 }

@@ -34,6 +34,15 @@ export function satisfies(version: string, specifier: string): boolean {
 }
 
 /** `2.8.0+cu129` → `2.8.0`. */
+/** `satisfies`, where a specifier the library throws on admits nothing (the ladder and the wheel choice skip it). */
+export function fitsSpecifier(version: string, specifier: string): boolean {
+  try {
+    return satisfies(version, specifier);
+  } catch {
+    return false;
+  }
+}
+
 export function dropLocal(version: string): string {
   const i = version.indexOf('+');
   return i < 0 ? version : version.slice(0, i);

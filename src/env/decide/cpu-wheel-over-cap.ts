@@ -2,7 +2,7 @@
 // requirements file says its upper bounds are for CI and dropped on install): the range's own CUDA build from the
 // index is several GB on a machine with no GPU (issue 39, item 5). The nearest CPU wheel above the cap stands in,
 // said as such, and the import proof judges it. Pure.
-import { compareVersions, parseVersion, satisfies } from '../compare-versions.js';
+import { compareVersions, fitsSpecifier as fits, parseVersion } from '../compare-versions.js';
 
 /**
  * The wheel version nearest above `specifier`'s upper bound that satisfies the rest of it, or null: when the
@@ -24,12 +24,4 @@ export function cpuWheelOverCap(specifier: string, wheels: readonly string[]): s
     if (!best || compareVersions(v, parseVersion(best) as NonNullable<typeof v>) < 0) best = w;
   }
   return best;
-}
-
-function fits(version: string, specifier: string): boolean {
-  try {
-    return satisfies(version, specifier);
-  } catch {
-    return false;
-  }
 }

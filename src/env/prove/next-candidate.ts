@@ -4,7 +4,7 @@
 import type { ProofVerdict } from './import-failure.js';
 import type { EnvSpec, Requirement } from '../types.js';
 import { boundByEra } from './era-bound.js';
-import { compareVersions, parseVersion, satisfies } from '../compare-versions.js';
+import { compareVersions, fitsSpecifier as fits, parseVersion } from '../compare-versions.js';
 
 /** Clauses a verdict's constraint replaces: a move up drops the upper bounds and exact pins, a move down the lower ones. */
 function keptClauses(specifier: string, constraint: string): string[] {
@@ -70,12 +70,4 @@ function newestFitting(versions: readonly string[], specifier: string): string |
     if (!best || compareVersions(parsed, parseVersion(best) as NonNullable<typeof parsed>) > 0) best = v;
   }
   return best;
-}
-
-function fits(version: string, specifier: string): boolean {
-  try {
-    return satisfies(version, specifier);
-  } catch {
-    return false;
-  }
 }
