@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decisionNotes, decisionRecord, envNotes } from '../../../../src/pipeline/stages/env/index.js';
-import { BuiltEnv, EnvSpec, type VersionDecision } from '../../../../src/env/types.js';
+import { BuiltEnv, type VersionDecision } from '../../../../src/env/types.js';
+import { envSpec } from '../../../fakes/env-spec.js';
 
 const base = (name: string, version: string): VersionDecision => ({
   name,
@@ -49,18 +50,7 @@ describe("the base interpreter's packages the env took, as built (cv2-nan: openc
       lock: '',
       ...(fromBase ? { fromBase } : {}),
     });
-  const spec = EnvSpec.parse({
-    python: null,
-    pythonWhy: null,
-    requirements: [],
-    project: null,
-    indexUrl: null,
-    extraIndexUrls: [],
-    findLinks: [],
-    excludeNewer: null,
-    buildCommands: [],
-    notes: ['taken from the base interpreter: numpy 1.24.2, pandas 1.5.3, torch 1.13.0a0', 'other'],
-  });
+  const spec = envSpec({ notes: ['taken from the base interpreter: numpy 1.24.2, pandas 1.5.3, torch 1.13.0a0', 'other'] });
 
   it('drops the note when the env took nothing from the base, keeps only what it took otherwise, and any other note', () => {
     const notes = (fromBase?: string[]) => envNotes(built(fromBase), spec);
