@@ -2,6 +2,7 @@ import { readIssue as readGitHubIssue } from '../github/github-issue-source.js';
 import { progressMarker } from '../github/messages.js';
 import { httpStatus, type Octokit } from '../github/octokit.js';
 import type { IssuePublisher } from '../github/publish/issue-publisher.js';
+import { prCandidate, withCandidate } from '../github/publish/candidate-commit.js';
 import { openReproPr } from '../github/publish/open-repro-pr.js';
 import { reproTestOracle } from '../github/publish/build-repro-test.js';
 import type { Logger } from '../log.js';
@@ -39,6 +40,8 @@ export interface PublishTarget {
   baseBranch: string;
   /** Open the regression-test PR after a reproduction (`open-pr: true` and config `pr` not `off`). */
   openPr: boolean;
+  /** The PR may carry a fix-sensitive candidate fix as a separate commit (config `suggestFix` and `prCandidateCommit`). */
+  candidateCommit: boolean;
   /** Where the evidence is, said in the comment (the workflow run's log and artifact). */
   evidenceRef: string;
   secrets: readonly string[];
@@ -96,9 +99,10 @@ export async function publishOutcome(outcome: ReproOutcome, t: PublishTarget): P
         oracle: reproTestOracle(outcome),
         summary: outcome.summary,
         evidenceUrl: t.commentUrl,
+        candidate: prCandidate(outcome, t.candidateCommit),
       });
       prUrl = pr.url;
-      extras.push(`Regression test proposed in ${pr.url}.`);
+      extras.push(`Regression test proposed in ${pr.url}${withCandidate(pr)}.`);
     });
   }
   if (extras.length) await t.pub.final(`${body}\n\n${extras.join('\n')}`).catch(() => undefined);

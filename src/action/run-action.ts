@@ -185,6 +185,7 @@ export async function runAction(a: ActionEnv, deps: ActionDeps): Promise<ActionR
       sha: checkout.sha,
       baseBranch: checkout.baseBranch,
       openPr: a.inputs['open-pr'] === true && ask.config.pr !== 'off',
+      candidateCommit: ask.config.suggestFix && ask.config.prCandidateCommit,
       evidenceRef: `evidence.json of [the workflow run](${runUrl})`,
       secrets,
       log: deps.log,

@@ -170,6 +170,17 @@ export const RepoConfig = z
       .enum(['off', 'command', 'auto'])
       .default('command')
       .describe('Regression-test PR: off, on `/repgen pr` only (command), or for every reproduced run (auto).'),
+    /**
+     * The regression-test PR carries a fix-sensitive candidate fix (`suggestFix`) as a separate commit after the test's,
+     * the test made plain in it (issue 41 item 3). `false` keeps the PR to the test alone; the comment still shows the
+     * change. @defaultValue true
+     */
+    prCandidateCommit: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The regression-test PR carries a candidate fix that makes the reproduction pass as a separate commit (generated, unreviewed); false: the test alone.',
+      ),
   })
   .strict();
 export type RepoConfig = z.infer<typeof RepoConfig>;

@@ -119,9 +119,12 @@ export function withCandidateFix(evidence: ReproEvidence, candidate: CandidateFi
   if (!candidate) return evidence;
   const { answer, result, summary, diff } = candidate;
   const reattempt = candidate.reattempt ? { reattempt: reattemptSentence(candidate.reattempt) } : {};
+  // The fix-sensitive attempt whose diff the answer shows (the latest: an adopted re-run comes last).
+  const sensitive = answer === 'yes' ? candidate.attempts.findLast((a) => a.result === 'fix_sensitive' && a.diff === diff) : undefined;
+  const runs = sensitive ? { runs: sensitive.runs.length } : {};
   return {
     ...evidence,
     candidateFix: candidate,
-    outcome: { ...evidence.outcome, candidateFix: { answer, result, summary, diff, ...reattempt } },
+    outcome: { ...evidence.outcome, candidateFix: { answer, result, summary, diff, ...reattempt, ...runs } },
   };
 }

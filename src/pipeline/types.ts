@@ -119,6 +119,8 @@ export const ReproOutcome = z.object({
     .extend({
       /** One sentence for the comment when a suspect oracle sent the loop back (evidence.candidateFix.reattempt has it all). */
       reattempt: z.string().optional(),
+      /** Runs of the reproduction with the fix-sensitive change, each of which passed (the regression-test PR says it). */
+      runs: z.int().min(0).optional(),
     })
     .optional(),
 });

@@ -38,6 +38,8 @@ export const LastReproduced = z.object({
       observed: z.string().nullable().optional(),
     })
     .optional(),
+  /** The run's fix-sensitive candidate fix: the PR may carry it as a separate commit (repgen.yml `prCandidateCommit`). */
+  candidate: z.object({ diff: z.string(), runs: z.number().int().nullable() }).optional(),
   at: z.number(),
 });
 export type LastReproduced = z.infer<typeof LastReproduced>;

@@ -27,6 +27,7 @@ describe('.github/repgen.yml', () => {
         caps: { attempts: 8, tokens: 200_000, costUsd: 1.5, minutes: 20 },
         pr: 'auto',
         suggestFix: false,
+        prCandidateCommit: false,
       },
     },
     {
@@ -74,6 +75,7 @@ describe('.github/repgen.yml', () => {
     { name: 'typos and bad values name each key', text: fixture('typo'), keys: ['caps.minutes', 'executor.kind', 'gpus'], message: /./ },
     { name: 'a list instead of a mapping', text: '- a\n- b\n', keys: ['(file)'], message: /mapping/ },
     { name: 'a scalar instead of a mapping', text: 'yes\n', keys: ['(file)'], message: /mapping/ },
+    { name: 'prCandidateCommit is a boolean', text: 'prCandidateCommit: "no"\n', keys: ['prCandidateCommit'], message: /./ },
     { name: 'duplicate keys', text: 'label: a\nlabel: b\n', keys: ['(file)'], message: /unique/ },
     { name: 'a role that does not exist', text: 'trigger: [owner]\n', keys: ['trigger.0'], message: /./ },
     {

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFakeGitStore, gitDataApi, type FakeGitStore } from './fake-git.js';
 
 /**
  * GitHub's REST API faked at the HTTP level: the real Octokit (through Probot) talks to it, and it records
- * every call so tests assert what RepGen did on GitHub. State: comments, labels, check runs, refs, files.
+ * every call so tests assert what RepGen did on GitHub. State: comments, labels, check runs, and the repository's
+ * git objects (test/github/fake-git.ts) behind both the contents API and the git data API (refs, commits, trees, blobs).
  * Anything it does not know answers 501, which fails the test that caused it.
  */
 export interface RecordedCall {
@@ -33,6 +35,8 @@ export interface FakeGithubOptions {
   latencyMs?: number;
   /** Pull requests that exist: number → description and head (GET /pulls/N). */
   pulls?: Record<number, { body: string | null; headSha: string; headRef: string }>;
+  /** Files of commits the tests name but never make (the tested commit a branch starts from): sha → path → text. */
+  commits?: Record<string, Record<string, string>>;
 }
 
 export interface FakeGithub {
@@ -42,6 +46,8 @@ export interface FakeGithub {
   /** Issue number → labels added. */
   labels: Map<number, string[]>;
   checkRuns: Record<string, unknown>[];
+  /** The repository's git objects and branches. */
+  git: FakeGitStore;
   options: FakeGithubOptions;
   /** Deletes an issue: every later call about it (and its comments) answers 404. */
   deleteIssue: (n: number) => void;
@@ -55,10 +61,10 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   const labels = new Map<number, string[]>();
   const checkRuns: Record<string, unknown>[] = [];
   const deleted = new Set<number>();
-  const files = new Map<string, { content: string; sha: string }>();
-  const refs = new Map<string, string>();
+  const git = createFakeGitStore(options.commits);
   const pulls: { number: number; head: string; html_url: string }[] = [];
   let nextId = 1000;
+  let base = '';
 
   const send = (res: ServerResponse, status: number, body: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -112,7 +118,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       const file =
         m[1] === '.github/repgen.yml' && options.config != null
           ? { content: options.config, sha: 'cfgsha' }
-          : files.get(`${url.searchParams.get('ref') ?? ''}:${m[1]}`);
+          : git.file(url.searchParams.get('ref') ?? '', m[1] ?? '');
       if (!file) return notFound(res);
       return send(res, 200, {
         type: 'file',
@@ -215,16 +221,22 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
         head: { sha: pr.headSha, ref: pr.headRef },
       });
     }
-    if (method === 'POST' && /^\/repos\/[^/]+\/[^/]+\/git\/refs$/.test(path)) {
-      const ref = String(body?.ref);
-      if (refs.has(ref)) return send(res, 422, { message: 'Reference already exists' });
-      refs.set(ref, String(body?.sha));
-      return send(res, 201, { ref, object: { sha: body?.sha } });
+    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/(git\/.+|commits)$/))) {
+      const answer = gitDataApi(git, { method, path: m[3] ?? '', body, query: url.searchParams, base: `${base}/repos/${m[1]}/${m[2]}` });
+      if (answer) return send(res, answer.status, answer.body);
     }
     if (method === 'PUT' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/contents\/(.+)$/))) {
-      const content = Buffer.from(String(body?.content ?? ''), 'base64').toString();
-      files.set(`${String(body?.branch)}:${m[1]}`, { content, sha: `blob${nextId++}` });
-      return send(res, 201, { content: { path: m[1] }, commit: { sha: 'c0ffee' } });
+      // As GitHub does: one commit on the branch per write; an existing file needs its blob sha, and the current one.
+      const branch = String(body?.branch);
+      const head = git.commit(branch) ?? git.makeCommit(git.tree(new Map(), new Map()), [], 'root');
+      const current = git.file(head.sha, m[1] ?? '');
+      if (current && !body?.sha) return send(res, 422, { message: `Invalid request.\n\n"sha" wasn't supplied.` });
+      if (current && body?.sha !== current.sha) return send(res, 409, { message: `${m[1]} does not match ${String(body?.sha)}` });
+      const blob = git.blob(Buffer.from(String(body?.content ?? ''), 'base64'));
+      const tree = git.tree(git.trees.get(head.tree) ?? new Map(), new Map([[m[1] ?? '', { mode: '100644', type: 'blob', sha: blob }]]));
+      const commit = git.makeCommit(tree, [head.sha], String(body?.message ?? ''));
+      git.refs.set(`refs/heads/${branch}`, commit.sha);
+      return send(res, current ? 200 : 201, { content: { path: m[1], sha: blob }, commit: { sha: commit.sha, message: commit.message } });
     }
     if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls$/))) {
       if (method === 'GET')
@@ -245,13 +257,14 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     handle(req, res).catch((err: Error) => send(res, 500, { message: err.message }));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
     calls,
     comments,
     labels,
     checkRuns,
+    git,
     options,
     deleteIssue: (n) => deleted.add(n),
     callsTo: (method, re) => calls.filter((c) => c.method === method && re.test(c.path)),
@@ -259,10 +272,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   };
 }
 
-/** The contents of a file the fake holds on a branch (PR tests). */
+/** The contents of a file on a branch of the fake (PR tests); undefined when absent. */
 export function fakeFileOnBranch(gh: FakeGithub, branch: string, path: string): string | undefined {
-  const put = gh.calls
-    .filter((c) => c.method === 'PUT' && c.path.endsWith(`/contents/${path}`) && (c.body as { branch?: string }).branch === branch)
-    .at(-1);
-  return put ? Buffer.from(String((put.body as { content: string }).content), 'base64').toString() : undefined;
+  return gh.git.file(branch, path)?.content;
 }

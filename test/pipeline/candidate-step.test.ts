@@ -117,7 +117,17 @@ describe("the comment's sentence names what a reader can check", () => {
     );
     const plain = withCandidateFix(evidence, record);
     expect(plain.outcome.candidateFix).not.toHaveProperty('reattempt');
+    expect(plain.outcome.candidateFix).not.toHaveProperty('runs');
     expect(candidateFixRow(plain.outcome)).not.toMatch(/written again/);
+  });
+
+  it('a fix-sensitive answer carries the runs of its attempt (the regression-test PR says how many passed)', () => {
+    const passed = { seed: 0, outcome: 'passed' as const, exitCode: 0, outputExcerpt: '' };
+    const ev = withCandidateFix(
+      evidence,
+      withReattempt(record, round({ rerun: { ...attempt(2, 'fix_sensitive'), runs: [passed, passed, passed] } }), 0),
+    );
+    expect(ev.outcome.candidateFix).toMatchObject({ answer: 'yes', runs: 3 });
   });
 
   it('a hostile reason (a runner’s output in it) stays one table cell: no pipe, no line break, no mention', () => {

@@ -9,7 +9,8 @@ import type { RunRegistry } from '../../queue/run-registry.js';
 import { cancelledComment, finalFailureComment, progressMarker } from '../messages.js';
 import { httpStatus, type Octokit } from '../octokit.js';
 import type { IssuePublisher } from './issue-publisher.js';
-import { openReproPr, type OpenReproPrInput } from './open-repro-pr.js';
+import { prCandidate, withCandidate } from './candidate-commit.js';
+import { openReproPr, type OpenedReproPr, type OpenReproPrInput } from './open-repro-pr.js';
 import { reproTestOracle } from './build-repro-test.js';
 import { reproCheckExternalId } from './repro-check-id.js';
 
@@ -76,6 +77,8 @@ export class GitHubResultPublisher implements ResultPublisher {
     const markers = failureMarkers(outcome);
     const oracle = reproTestOracle(outcome);
     const reproduced = outcome.status === 'reproduced' && outcome.script !== null;
+    // Remembered whatever the config says now: `/repgen pr` reads the config of its own time.
+    const candidate = prCandidate(outcome, true);
     // Remembered before the comment says "reproduced", so a `/repgen pr` typed right after finds it.
     if (reproduced && outcome.script) {
       await registry.setLastReproduced(key, {
@@ -86,6 +89,7 @@ export class GitHubResultPublisher implements ResultPublisher {
         ref: data.ref,
         markers,
         ...(oracle ? { oracle } : {}),
+        ...(candidate ? { candidate } : {}),
         at: Date.now(),
       });
     }
@@ -139,9 +143,10 @@ export class GitHubResultPublisher implements ResultPublisher {
           summary: outcome.summary,
           evidenceUrl: data.commentUrl,
           ...(outcome.env?.lock ? { lock: outcome.env.lock } : {}),
+          ...(candidate && this.candidateCommitOn() ? { candidate } : {}),
         });
         locations.push(pr.url);
-        extras.push(`Regression test proposed in ${pr.url}.`);
+        extras.push(`Regression test proposed in ${pr.url}${withCandidate(pr)}.`);
       });
     }
     if (extras.length) await pub.final(`${body}\n\n${extras.join('\n')}`).catch(() => undefined);
@@ -208,25 +213,23 @@ export class GitHubResultPublisher implements ResultPublisher {
       ...(last.oracle ? { oracle: last.oracle } : {}),
       summary: last.summary,
       evidenceUrl: last.commentUrl,
+      ...(last.candidate && this.candidateCommitOn() ? { candidate: last.candidate } : {}),
     });
     await this.finalWord(
-      `${this.marker}\n✅ **RepGen** opened ${pr.url}: it adds the reproduction as a regression test marked \`xfail(strict=True)\`.`,
+      `${this.marker}\n✅ **RepGen** opened ${pr.url}: it adds the reproduction as a regression test marked \`xfail(strict=True)\`` +
+        `${withCandidate(pr)}.`,
       'pr_opened',
     );
     this.o.log.info({ jobId }, 'regression-test PR opened');
     return pr.url;
   }
 
-  private openPr(p: {
-    baseSha: string;
-    baseBranch: string;
-    script: string;
-    markers: string[];
-    oracle?: OpenReproPrInput['oracle'];
-    summary: string;
-    evidenceUrl: string;
-    lock?: string;
-  }) {
+  /** Whether the PR may carry a candidate commit: candidate fixes and `prCandidateCommit` on in the repository's config. */
+  private candidateCommitOn(): boolean {
+    return this.o.data.config.suggestFix && this.o.data.config.prCandidateCommit;
+  }
+
+  private openPr(p: Omit<OpenReproPrInput, 'owner' | 'repo' | 'issueNumber' | 'issueUrl'>): Promise<OpenedReproPr> {
     const { data } = this.o;
     return openReproPr(this.o.octokit, {
       owner: data.owner,

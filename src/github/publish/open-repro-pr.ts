@@ -1,6 +1,15 @@
 import { neutralizeMentions } from '../../publish/neutralize.js';
 import { httpStatus, type Octokit } from '../octokit.js';
 import { buildReproTest, reproTestPath, type ReproTestInput } from './build-repro-test.js';
+import {
+  addCandidateCommit,
+  CANDIDATE_FIXED_BY,
+  candidateCommitSection,
+  candidateTrailer,
+  findCandidateCommit,
+  type CandidateCommit,
+  type PrCandidate,
+} from './candidate-commit.js';
 
 export interface OpenReproPrInput {
   owner: string;
@@ -19,6 +28,18 @@ export interface OpenReproPrInput {
   oracle?: ReproTestInput['oracle'];
   /** The env's lock (`name==version` lines) when the run had one: added beside the test to recreate it. */
   lock?: string;
+  /**
+   * A fix-sensitive candidate fix the PR may carry (candidate-commit.ts `prCandidate`): a separate commit after the
+   * test's, the test made plain in it. Absent: the test alone.
+   */
+  candidate?: PrCandidate;
+}
+
+/** The PR, and what became of the candidate commit when a candidate was given. */
+export interface OpenedReproPr {
+  url: string;
+  number: number;
+  candidate?: CandidateCommit;
 }
 
 /** Where the lock goes beside the test: one file per issue, so two RepGen PRs never touch the same file. */
@@ -28,9 +49,12 @@ export function reproRequirementsPath(issueNumber: number): string {
 
 /**
  * Branch `repgen/issue-N` from the tested commit, one file `tests/repro/test_issue_N.py`, one PR linking the
- * issue and the evidence. Idempotent: an existing branch is reused and an open PR for it is returned.
+ * issue and the evidence; with a fix-sensitive candidate, its change as a separate commit after the test's.
+ * Idempotent: an existing branch is reused and an open PR for it is returned; a branch that already carries a
+ * candidate commit gets neither the test written again (it would put the xfail marker back over the change) nor a
+ * second one.
  */
-export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Promise<{ url: string; number: number }> {
+export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Promise<OpenedReproPr> {
   const { owner, repo, issueNumber } = input;
   const branch = `repgen/issue-${issueNumber}`;
   try {
@@ -38,36 +62,14 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
   } catch (err) {
     if (httpStatus(err) !== 422) throw err; // 422: the branch exists already (an earlier /repgen pr)
   }
-  const path = reproTestPath(issueNumber);
-  let sha: string | undefined;
-  try {
-    const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref: branch });
-    if (!Array.isArray(data) && 'sha' in data) sha = data.sha;
-  } catch (err) {
-    if (httpStatus(err) !== 404) throw err;
-  }
-  const content = buildReproTest({
-    issueNumber,
-    issueUrl: input.issueUrl,
-    script: input.script,
-    markers: input.markers,
-    ...(input.oracle ? { oracle: input.oracle } : {}),
-  });
-  await octokit.rest.repos.createOrUpdateFileContents({
-    owner,
-    repo,
-    path,
-    branch,
-    message: `Add regression test for issue #${issueNumber} (xfail until fixed)`,
-    content: Buffer.from(content).toString('base64'),
-    ...(sha ? { sha } : {}),
-  });
+  const carried = input.candidate ? await findCandidateCommit(octokit, { owner, repo, branch }) : null;
   const lock = input.lock?.trim() ? input.lock : null;
-  if (lock)
-    await putFile(octokit, { owner, repo, branch, path: reproRequirementsPath(issueNumber), content: requirementsText(input, lock) });
+  if (!carried) await writeTest(octokit, input, branch, lock);
+  const candidate = input.candidate ? await candidateCommit(octokit, input, branch, carried) : undefined;
   const { data: open } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open' });
   const existing = open[0];
-  if (existing) return { url: existing.html_url, number: existing.number };
+  if (existing) return { url: existing.html_url, number: existing.number, ...(candidate ? { candidate } : {}) };
+  const path = reproTestPath(issueNumber);
   const body = [
     `Adds \`${path}\`, the reproduction of ${input.issueUrl} as a pytest test marked \`xfail(strict=True)\`.`,
     '',
@@ -85,6 +87,9 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     'The test fails (XFAIL) while the bug exists. When the bug is fixed it passes, strict xfail reports ' +
       'that as a failure, and the `xfail` marker should be removed so the test guards ' +
       'against a regression.',
+    ...(candidate
+      ? ['', candidateCommitSection(candidate, { runs: input.candidate?.runs ?? null, evidenceUrl: input.evidenceUrl, testPath: path })]
+      : []),
   ].join('\n');
   const { data: pr } = await octokit.rest.pulls.create({
     owner,
@@ -94,7 +99,63 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     title: `Regression test for #${issueNumber} (RepGen)`,
     body,
   });
-  return { url: pr.html_url, number: pr.number };
+  return { url: pr.html_url, number: pr.number, ...(candidate ? { candidate } : {}) };
+}
+
+/** The regression test as `input` gives it: plain (`fixedBy`) for the candidate commit, else marked xfail. */
+function reproTest(input: OpenReproPrInput, fixedBy?: string): string {
+  return buildReproTest({
+    issueNumber: input.issueNumber,
+    issueUrl: input.issueUrl,
+    script: input.script,
+    markers: input.markers,
+    ...(fixedBy ? { fixedBy } : {}),
+    ...(input.oracle ? { oracle: input.oracle } : {}),
+  });
+}
+
+/** The candidate commit on `branch`: the one an earlier run added (the same change and test), or a new one. */
+async function candidateCommit(
+  octokit: Octokit,
+  input: OpenReproPrInput,
+  branch: string,
+  carried: { sha: string; trailer: string } | null,
+): Promise<CandidateCommit> {
+  const candidate = input.candidate!;
+  const plainTest = { path: reproTestPath(input.issueNumber), content: reproTest(input, CANDIDATE_FIXED_BY) };
+  if (carried)
+    return carried.trailer === candidateTrailer(candidate.diff, plainTest.content)
+      ? { added: true, sha: carried.sha, already: true }
+      : {
+          added: false,
+          why: `the branch already carries an earlier candidate commit (${carried.sha.slice(0, 12)}); RepGen adds no second one`,
+        };
+  const { owner, repo, issueNumber, evidenceUrl } = input;
+  return addCandidateCommit(octokit, { owner, repo, branch, issueNumber, candidate, plainTest, evidenceUrl });
+}
+
+/** The test commit (the test marked xfail), and the lock beside it when the run had one. */
+async function writeTest(octokit: Octokit, input: OpenReproPrInput, branch: string, lock: string | null): Promise<void> {
+  const { owner, repo, issueNumber } = input;
+  const path = reproTestPath(issueNumber);
+  let sha: string | undefined;
+  try {
+    const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref: branch });
+    if (!Array.isArray(data) && 'sha' in data) sha = data.sha;
+  } catch (err) {
+    if (httpStatus(err) !== 404) throw err;
+  }
+  await octokit.rest.repos.createOrUpdateFileContents({
+    owner,
+    repo,
+    path,
+    branch,
+    message: `Add regression test for issue #${issueNumber} (xfail until fixed)`,
+    content: Buffer.from(reproTest(input)).toString('base64'),
+    ...(sha ? { sha } : {}),
+  });
+  if (lock)
+    await putFile(octokit, { owner, repo, branch, path: reproRequirementsPath(issueNumber), content: requirementsText(input, lock) });
 }
 
 function requirementsText(input: OpenReproPrInput, lock: string): string {
