@@ -181,6 +181,11 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
   const { bySymbolPart, byCallName } = index.graph;
   // A fresh build holds the name maps as Maps; an index that came from disk holds packed tables.
   const names = bySymbolPart instanceof Map && byCallName instanceof Map ? { bySymbolPart, byCallName } : buildNames(index.chunks);
+  // One big buffer at a time (lexical.bin 33 MB, meta.bin 21 MB on a 5,600-file tree): each is made, written and let
+  // go before the next, at the moment a fresh build holds the most.
+  await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serialize());
+  // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
+  await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
   const meta = packMeta(INDEX_VERSION, {
     chunks: index.chunks,
     files: projectImports(index.files),
@@ -189,9 +194,6 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
     skipped: index.skipped,
     lexicalAdapter: index.lexical.adapter,
   });
-  await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serialize());
-  // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
-  await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
   // meta.bin last: its presence means the entry is complete.
   await writeAtomic(join(dir, 'meta.bin'), meta);
 }
