@@ -22,6 +22,8 @@ export interface LexicalIndex {
   search(terms: string[], limit: number): LexicalHit[];
   /** Bytes that `load` of the same adapter turns back into an index. */
   serialize(): Buffer | string;
+  /** The same bytes in pieces, when the adapter holds them as arrays: written one after the other, with no copy of the whole. */
+  serializedParts?(): readonly Buffer[];
   /** How many documents hold the term, when the adapter knows cheaply (used to drop uninformative query terms). */
   documentFrequency?(term: string): number;
 }

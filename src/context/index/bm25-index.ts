@@ -61,30 +61,34 @@ function wrap(stored: Searchable): LexicalIndex {
       touched.sort((a, b) => scores[b]! - scores[a]! || a - b);
       return touched.slice(0, limit).map((d) => ({ id: stored.ids[d]!, score: scores[d]! }));
     },
-    serialize(): Buffer {
-      const terms = stored.encodedTerms();
-      const header = Buffer.from(
-        JSON.stringify({ format: FORMAT, terms: stored.terms.length, termBytes: terms.bytes.length, n, postings: docs.length }),
-      );
-      const pad = (4 - ((4 + header.length) % 4)) % 4;
-      const lead = Buffer.alloc(4);
-      lead.writeUInt32LE(header.length);
-      const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-      // The term bytes last: every typed array before them stays 4-byte aligned.
-      return Buffer.concat([
-        lead,
-        header,
-        Buffer.alloc(pad),
-        view(terms.offsets),
-        view(stored.ids),
-        view(stored.lengths),
-        view(offsets),
-        view(docs),
-        view(tf),
-        terms.bytes,
-      ]);
-    },
+    serialize: (): Buffer => Buffer.concat(serializedParts()),
+    serializedParts,
   };
+
+  /** What `serialize` gives, in pieces that are views of the index's arrays: a file writes them with no copy. */
+  function serializedParts(): Buffer[] {
+    const terms = stored.encodedTerms();
+    const header = Buffer.from(
+      JSON.stringify({ format: FORMAT, terms: stored.terms.length, termBytes: terms.bytes.length, n, postings: docs.length }),
+    );
+    const pad = (4 - ((4 + header.length) % 4)) % 4;
+    const lead = Buffer.alloc(4);
+    lead.writeUInt32LE(header.length);
+    const view = (a: ArrayBufferView): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    // The term bytes last: every typed array before them stays 4-byte aligned.
+    return [
+      lead,
+      header,
+      Buffer.alloc(pad),
+      view(terms.offsets),
+      view(stored.ids),
+      view(stored.lengths),
+      view(offsets),
+      view(docs),
+      view(tf),
+      terms.bytes,
+    ];
+  }
 }
 
 export { Bm25Builder, type Bm25Part } from './bm25-builder.js';

@@ -1,7 +1,7 @@
 import type { Chunk, FileInfo } from '../chunk-types.js';
 import type { GraphNames, RepoGraph } from '../deps.js';
 import { encodeStrings, namesLookup, packNames, stringColumn, type StringColumn } from '../packed-columns.js';
-import { packSections, unpackSections } from './packed-sections.js';
+import { packSectionParts, unpackSections } from './packed-sections.js';
 import type { FoundLoop } from '../training-loops.js';
 import type { ChunkKind } from '../types.js';
 
@@ -29,6 +29,7 @@ interface MetaHeader {
   lexicalAdapter: string;
 }
 
+/** meta.bin's bytes, as the pieces `packSectionParts` gives (written one after the other). */
 export function packMeta(
   version: number,
   parts: {
@@ -39,7 +40,7 @@ export function packMeta(
     skipped: Record<string, number>;
     lexicalAdapter: string;
   },
-): Buffer {
+): Buffer[] {
   const { chunks, files, names } = parts;
   const fileIndex = new Map(files.map((f, i) => [f.path, i]));
   const column = (prefix: string, values: string[]): Record<string, Int32Array | Buffer> => {
@@ -62,7 +63,7 @@ export function packMeta(
     skipped: parts.skipped,
     lexicalAdapter: parts.lexicalAdapter,
   };
-  return packSections(version, header, {
+  return packSectionParts(version, header, {
     'chunk.file': Int32Array.from(chunks, (c) => fileIndex.get(c.path)!),
     'chunk.startLine': Int32Array.from(chunks, (c) => c.startLine),
     'chunk.endLine': Int32Array.from(chunks, (c) => c.endLine),

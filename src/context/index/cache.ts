@@ -120,9 +120,18 @@ function openTextSource(path: string): { source: TextSource; size: number } {
   }
 }
 
-async function writeAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/** Writes `data` (or its pieces one after the other, with no copy of the whole) to a temporary file, then renames it. */
+async function writeAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(tmp, data);
+  if (typeof data === 'string' || data instanceof Uint8Array) await writeFile(tmp, data);
+  else {
+    const out = await open(tmp, 'w');
+    try {
+      for (const piece of data) await out.writeFile(piece);
+    } finally {
+      await out.close();
+    }
+  }
   await rename(tmp, path);
 }
 
@@ -183,7 +192,7 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
   const names = bySymbolPart instanceof Map && byCallName instanceof Map ? { bySymbolPart, byCallName } : buildNames(index.chunks);
   // One big buffer at a time (lexical.bin 33 MB, meta.bin 21 MB on a 5,600-file tree): each is made, written and let
   // go before the next, at the moment a fresh build holds the most.
-  await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serialize());
+  await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serializedParts?.() ?? index.lexical.serialize());
   // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
   await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
   const meta = packMeta(INDEX_VERSION, {

@@ -16,6 +16,11 @@ interface Header {
 const align = (n: number): number => (n + 7) & ~7;
 
 export function packSections(version: number, meta: unknown, sections: Record<string, Section>): Buffer {
+  return Buffer.concat(packSectionParts(version, meta, sections));
+}
+
+/** The file `packSections` makes, as its pieces in order (views of the sections, not copies): written as they are, no copy of the whole is made. */
+export function packSectionParts(version: number, meta: unknown, sections: Record<string, Section>): Buffer[] {
   const entries = Object.entries(sections).map(([name, data]) => ({
     name,
     data,
@@ -32,7 +37,7 @@ export function packSections(version: number, meta: unknown, sections: Record<st
     parts.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     at += data.byteLength;
   }
-  return Buffer.concat(parts);
+  return parts;
 }
 
 export interface Unpacked {
