@@ -323,7 +323,7 @@ async function driver(): Promise<void> {
   const cpuRatio = Math.round((cold.coldCpuMs! / floorCpuMs) * 100) / 100;
   const peak = Math.max(cold.peakRssMb!, cached.peakRssMb!);
   console.log(
-    `\nsummary (${values.lexical}, ${cold['cold.indexWorkers'] ?? 0} index workers): files ${floorBefore.files}, ${floorBefore.megabytes} MB; ` +
+    `\nsummary (${values.lexical}, ${values.code} code, ${cold['cold.indexWorkers'] ?? 0} index workers): files ${floorBefore.files}, ${floorBefore.megabytes} MB; ` +
       `floor ${floorMs} ms (mean of ${floorBefore.floorMs} before and ${floorAfter.floorMs} after), CPU ${floorCpuMs} ms; ` +
       `cold ${cold.coldMs} ms (${ratio}x floor; target ≤ 15000 ms and ≤ 2x), CPU ${cold.coldCpuMs} ms (${cpuRatio}x the floor's CPU); ` +
       `cached ${cached.cachedMs} ms (target ≤ 1000); query p95 ${cold.queryOnlyP95Ms} ms (whole call with the identity check: ${cold.queryP95Ms} ms) over ${cold.queries} (target ≤ 100); peak RSS ${peak} MB (target ≤ 600)`,
