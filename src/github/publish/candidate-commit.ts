@@ -231,7 +231,7 @@ export function candidateCommitSection(c: CandidateCommit, d: { runs: number | n
 }
 
 /** A reason made one inert line: no control character, code span or HTML, no mention, at most 300 characters. Pure. */
-function inert(why: string): string {
+export function inert(why: string): string {
   return neutralizeMentions(
     why
       .replace(/[\0-\x1f\x7f`<>]/g, ' ')
