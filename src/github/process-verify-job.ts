@@ -20,7 +20,7 @@ import { readIssue } from './github-issue-source.js';
 import { httpStatus, type InstallationAuth, type Octokit } from './octokit.js';
 import { SHUTDOWN_REASON } from '../queue/process-repro-job.js';
 import { buildReproTest, reproTestPath } from './publish/build-repro-test.js';
-import { unmarkReproTest } from './publish/unmark-repro-test.js';
+import { unmarkNote, unmarkReproTest } from './publish/unmark-repro-test.js';
 
 /** What the worker hands the fix-check runner (wired in workers/: executor, limits, the report's reading). */
 export interface FixCheckRequest {
@@ -148,10 +148,7 @@ export async function processVerifyJob(
           fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
         });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
-        regressionNote =
-          done.done === 'no_repro_pr'
-            ? 'To keep the bug from coming back, add this test to the pull request (it passes now and fails if the bug returns).'
-            : `RepGen's regression-test PR ${done.prUrl} now holds this test without its xfail marker; merge it after this pull request.`;
+        regressionNote = unmarkNote(done);
       } catch (err) {
         deps.log.warn({ jobId, err: (err as Error).message }, 'could not update the regression-test PR');
         regressionNote = `RepGen could not update its regression-test PR (${httpStatus(err) ?? 'error'}); add this test to the pull request instead.`;

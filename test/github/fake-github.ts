@@ -48,6 +48,8 @@ export interface FakeGithub {
   checkRuns: Record<string, unknown>[];
   /** The repository's git objects and branches. */
   git: FakeGitStore;
+  /** The pull requests opened through the fake (POST /pulls), as it holds them: body edits (PATCH) land here. */
+  opened: { number: number; head: string; base: string; html_url: string; body: string | null; state: string }[];
   options: FakeGithubOptions;
   /** Deletes an issue: every later call about it (and its comments) answers 404. */
   deleteIssue: (n: number) => void;
@@ -62,7 +64,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
   const checkRuns: Record<string, unknown>[] = [];
   const deleted = new Set<number>();
   const git = createFakeGitStore(options.commits);
-  const pulls: { number: number; head: string; html_url: string }[] = [];
+  const pulls: { number: number; head: string; base: string; html_url: string; body: string | null; state: string }[] = [];
   let nextId = 1000;
   let base = '';
 
@@ -246,9 +248,23 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
           pulls.filter((p) => `${m?.[1]}:${p.head}` === url.searchParams.get('head')),
         );
       const number = nextId++;
-      const pr = { number, head: String(body?.head), html_url: `https://github.com/${m[1]}/${m[2]}/pull/${number}` };
+      const pr = {
+        number,
+        head: String(body?.head),
+        base: String(body?.base),
+        html_url: `https://github.com/${m[1]}/${m[2]}/pull/${number}`,
+        body: typeof body?.body === 'string' ? body.body : null,
+        state: 'open',
+      };
       pulls.push(pr);
       return send(res, 201, pr);
+    }
+    // Edits a PR this fake opened: its body (a person's edit, or RepGen's), as GitHub does, in place.
+    if (method === 'PATCH' && (m = path.match(/^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)$/))) {
+      const pr = pulls.find((p) => p.number === Number(m?.[1]));
+      if (!pr) return notFound(res);
+      if (typeof body?.body === 'string') pr.body = body.body;
+      return send(res, 200, pr);
     }
     send(res, 501, { message: `fake GitHub does not implement ${method} ${path}` });
   }
@@ -265,6 +281,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
     labels,
     checkRuns,
     git,
+    opened: pulls,
     options,
     deleteIssue: (n) => deleted.add(n),
     callsTo: (method, re) => calls.filter((c) => c.method === method && re.test(c.path)),

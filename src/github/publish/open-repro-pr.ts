@@ -7,6 +7,7 @@ import {
   candidateCommitSection,
   candidateTrailer,
   findCandidateCommit,
+  withCandidateSection,
   type CandidateCommit,
   type PrCandidate,
 } from './candidate-commit.js';
@@ -50,25 +51,41 @@ export function reproRequirementsPath(issueNumber: number): string {
 /**
  * Branch `repgen/issue-N` from the tested commit, one file `tests/repro/test_issue_N.py`, one PR linking the
  * issue and the evidence; with a fix-sensitive candidate, its change as a separate commit after the test's.
- * Idempotent: an existing branch is reused and an open PR for it is returned; a branch that already carries a
- * candidate commit gets neither the test written again (it would put the xfail marker back over the change) nor a
- * second one.
+ * Idempotent: an existing branch is reused and an open PR for it is returned, its body's candidate section (between
+ * RepGen's markers) brought up to date. A branch that already carries a candidate commit is left as it is, whatever
+ * this run's candidate or `prCandidateCommit`: neither the test written again (it would put the xfail marker back
+ * over the change) nor a second commit; the result's `candidate` and the body say so.
  */
 export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Promise<OpenedReproPr> {
   const { owner, repo, issueNumber } = input;
   const branch = `repgen/issue-${issueNumber}`;
+  let created = true;
   try {
     await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha: input.baseSha });
   } catch (err) {
     if (httpStatus(err) !== 422) throw err; // 422: the branch exists already (an earlier /repgen pr)
+    created = false;
   }
-  const carried = input.candidate ? await findCandidateCommit(octokit, { owner, repo, branch }) : null;
+  // A branch made just now holds the tested commit's history only: no candidate commit of its own to look for.
+  const carried = created ? null : await findCandidateCommit(octokit, { owner, repo, branch, issueNumber, stopAt: input.baseSha });
   const lock = input.lock?.trim() ? input.lock : null;
   if (!carried) await writeTest(octokit, input, branch, lock);
-  const candidate = input.candidate ? await candidateCommit(octokit, input, branch, carried) : undefined;
+  const candidate = carried ? keptCandidate(input, carried) : input.candidate ? await addCandidate(octokit, input, branch) : undefined;
+  const section = candidate
+    ? candidateCommitSection(candidate, {
+        runs: input.candidate?.runs ?? null,
+        evidenceUrl: input.evidenceUrl,
+        testPath: reproTestPath(issueNumber),
+      })
+    : null;
   const { data: open } = await octokit.rest.pulls.list({ owner, repo, head: `${owner}:${branch}`, state: 'open' });
   const existing = open[0];
-  if (existing) return { url: existing.html_url, number: existing.number, ...(candidate ? { candidate } : {}) };
+  if (existing) {
+    // The PR an earlier run opened: only RepGen's candidate section of its body is rewritten, never the rest.
+    const body = section === null ? null : withCandidateSection(existing.body ?? '', section);
+    if (body !== null && body !== existing.body) await octokit.rest.pulls.update({ owner, repo, pull_number: existing.number, body });
+    return { url: existing.html_url, number: existing.number, ...(candidate ? { candidate } : {}) };
+  }
   const path = reproTestPath(issueNumber);
   const body = [
     `Adds \`${path}\`, the reproduction of ${input.issueUrl} as a pytest test marked \`xfail(strict=True)\`.`,
@@ -87,9 +104,7 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     'The test fails (XFAIL) while the bug exists. When the bug is fixed it passes, strict xfail reports ' +
       'that as a failure, and the `xfail` marker should be removed so the test guards ' +
       'against a regression.',
-    ...(candidate
-      ? ['', candidateCommitSection(candidate, { runs: input.candidate?.runs ?? null, evidenceUrl: input.evidenceUrl, testPath: path })]
-      : []),
+    ...(section ? ['', withCandidateSection('', section)] : []),
   ].join('\n');
   const { data: pr } = await octokit.rest.pulls.create({
     owner,
@@ -114,24 +129,28 @@ function reproTest(input: OpenReproPrInput, fixedBy?: string): string {
   });
 }
 
-/** The candidate commit on `branch`: the one an earlier run added (the same change and test), or a new one. */
-async function candidateCommit(
-  octokit: Octokit,
-  input: OpenReproPrInput,
-  branch: string,
-  carried: { sha: string; trailer: string } | null,
-): Promise<CandidateCommit> {
-  const candidate = input.candidate!;
-  const plainTest = { path: reproTestPath(input.issueNumber), content: reproTest(input, CANDIDATE_FIXED_BY) };
-  if (carried)
-    return carried.trailer === candidateTrailer(candidate.diff, plainTest.content)
-      ? { added: true, sha: carried.sha, already: true }
-      : {
-          added: false,
-          why: `the branch already carries an earlier candidate commit (${carried.sha.slice(0, 12)}); RepGen adds no second one`,
-        };
+/** The plain test the candidate commit carries (its docstring names the generated change). */
+function plainTest(input: OpenReproPrInput): { path: string; content: string } {
+  return { path: reproTestPath(input.issueNumber), content: reproTest(input, CANDIDATE_FIXED_BY) };
+}
+
+/**
+ * The candidate commit an earlier run left on the branch, which this run leaves as it is: the same one this run would
+ * add, or `kept` saying why this run's wish (another change, or none) was not carried out.
+ */
+function keptCandidate(input: OpenReproPrInput, carried: { sha: string; trailer: string }): CandidateCommit {
+  const c = input.candidate;
+  if (c && carried.trailer === candidateTrailer(c.diff, plainTest(input).content)) return { added: true, sha: carried.sha, already: true };
+  const kept = c
+    ? 'this run had another candidate change, and RepGen adds no second candidate commit'
+    : 'this run asked for no candidate commit (prCandidateCommit is off, or no fix-sensitive candidate this time)';
+  return { added: true, sha: carried.sha, already: true, kept };
+}
+
+async function addCandidate(octokit: Octokit, input: OpenReproPrInput, branch: string): Promise<CandidateCommit> {
   const { owner, repo, issueNumber, evidenceUrl } = input;
-  return addCandidateCommit(octokit, { owner, repo, branch, issueNumber, candidate, plainTest, evidenceUrl });
+  const candidate = input.candidate!;
+  return addCandidateCommit(octokit, { owner, repo, branch, issueNumber, candidate, plainTest: plainTest(input), evidenceUrl });
 }
 
 /** The test commit (the test marked xfail), and the lock beside it when the run had one. */

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { candidateCommitSection, planCandidateCommit, prCandidate, withCandidate } from '../../../src/github/publish/candidate-commit.js';
+import {
+  candidateCommitSection,
+  planCandidateCommit,
+  prCandidate,
+  withCandidate,
+  withCandidateSection,
+} from '../../../src/github/publish/candidate-commit.js';
 
 /** The candidate commit's pure parts (issue 41 item 3): when the PR may carry one, which diffs it refuses, what the body says. */
 
@@ -49,5 +55,39 @@ describe('candidateCommitSection', () => {
     expect(text).toMatch(/^\*\*No candidate commit\.\*\*/);
     expect(text).not.toMatch(/(^|[^\w`])@alice/);
     expect(text).not.toMatch(/[<>`]/);
+  });
+});
+
+describe('withCandidateSection', () => {
+  const S = '<!-- repgen:candidate -->';
+  const E = '<!-- /repgen:candidate -->';
+  it('appends the section, markers and all, when the body has none; an empty body gets the section alone', () => {
+    expect(withCandidateSection('Intro.\n\n', 'new')).toBe(`Intro.\n\n${S}\nnew\n${E}`);
+    expect(withCandidateSection('', 'new')).toBe(`${S}\nnew\n${E}`);
+  });
+
+  it("replaces only RepGen's part: what is before and after it stays", () => {
+    expect(withCandidateSection(`a\n${S}\nold\n${E}\nb`, 'new')).toBe(`a\n${S}\nnew\n${E}\nb`);
+  });
+
+  it('hostile: a stray start marker a person left, before or after the section, never swallows their text', () => {
+    expect(withCandidateSection(`x ${S} y\n${S}\nold\n${E}\nz`, 'new')).toBe(`x ${S} y\n${S}\nnew\n${E}\nz`);
+    expect(withCandidateSection(`${S}\nold\n${E}\nquote: ${S} kept`, 'new')).toBe(`${S}\nnew\n${E}\nquote: ${S} kept`);
+    // A start marker with no end: nothing replaced, the section appended.
+    expect(withCandidateSection(`${S} only`, 'new')).toBe(`${S} only\n\n${S}\nnew\n${E}`);
+  });
+});
+
+describe('candidateCommitSection, kept', () => {
+  it("an earlier run's commit kept: says so, with the reason made inert, and how to drop it", () => {
+    const sha = 'd'.repeat(40);
+    const text = candidateCommitSection(
+      { added: true, sha, already: true, kept: 'because @bob said <b>so</b>' },
+      { runs: 2, evidenceUrl: 'https://e', testPath: 't.py' },
+    );
+    expect(text).toContain(`Commit ${sha}, added by an earlier RepGen run`);
+    expect(text).toContain('A later run left the branch as it is: because');
+    expect(text).not.toMatch(/(^|[^\w`])@bob|<b>/);
+    expect(text).toContain(`\`git revert ${sha}\``);
   });
 });

@@ -105,7 +105,108 @@ describe('the regression-test PR with a fix-sensitive candidate', () => {
     const other = FIX.replace('+    return max(xs)\n', '+    return max(xs) * 1.0\n');
     const again = await openReproPr(octokit, input({ candidate: { diff: other, runs: 2 } }));
     expect(commitsAbove(gh).map((c) => c.sha)).toEqual(before);
-    expect(again.candidate).toMatchObject({ added: false, why: expect.stringContaining('already carries an earlier candidate commit') });
+    // The branch does carry a candidate commit, the earlier one: the result says so, and why this run's was not added.
+    expect(again.candidate).toEqual({
+      added: true,
+      sha: before[1],
+      already: true,
+      kept: expect.stringContaining('another candidate change'),
+    });
+    expect(gh.opened[0]?.body).toContain(`Commit ${before[1]}, added by an earlier RepGen run`);
+    expect(gh.opened[0]?.body).not.toContain('No candidate commit');
+  });
+});
+
+describe('a re-run on an open PR (issue 41 follow-ups)', () => {
+  const body = () => gh.opened[0]?.body ?? '';
+
+  it('a candidate commit added to a PR opened without one: the body gets the section, what a person wrote stays', async () => {
+    const pr = await openReproPr(octokit, input());
+    expect(body()).not.toContain('repgen:candidate');
+    // A maintainer edits the description.
+    await octokit.rest.pulls.update({
+      owner: 'acme',
+      repo: 'toylib',
+      pull_number: pr.number,
+      body: `${body()}\n\nReviewed-by note: keep.`,
+    });
+    const again = await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    const fix = commitsAbove(gh).at(-1)!;
+    expect(again).toMatchObject({ number: pr.number, candidate: { added: true, sha: fix.sha, already: false } });
+    expect(gh.callsTo('POST', /\/pulls$/)).toHaveLength(1);
+    expect(gh.callsTo('PATCH', /\/pulls\/\d+$/)).toHaveLength(2);
+    expect(body()).toMatch(/^Adds `tests\/repro\/test_issue_7.py`/);
+    expect(body()).toContain('Reviewed-by note: keep.');
+    expect(body()).toMatch(
+      new RegExp(
+        `Reviewed-by note: keep\\.\\n\\n<!-- repgen:candidate -->\\n### A candidate fix[^]*${fix.sha}[^]*<!-- /repgen:candidate -->$`,
+      ),
+    );
+  });
+
+  it('the section is replaced, not added twice, and the text after it stays; an unchanged body is not written', async () => {
+    const pr = await openReproPr(octokit, input({ candidate: { diff: 'not a diff\n', runs: 3 } }));
+    expect(body()).toContain('<!-- repgen:candidate -->\n**No candidate commit.**');
+    await octokit.rest.pulls.update({
+      owner: 'acme',
+      repo: 'toylib',
+      pull_number: pr.number,
+      body: `${body()}\n\nA person's line after it.`,
+    });
+    await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    expect(body().match(/<!-- repgen:candidate -->/g)).toHaveLength(1);
+    expect(body()).not.toContain('No candidate commit');
+    expect(body()).toContain('### A candidate fix, in a separate commit');
+    expect(body()).toMatch(/<!-- \/repgen:candidate -->\n\nA person's line after it\.$/);
+    const patches = gh.callsTo('PATCH', /\/pulls\/\d+$/).length;
+    await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    expect(gh.callsTo('PATCH', /\/pulls\/\d+$/)).toHaveLength(patches);
+  });
+
+  it('a re-run with no body section to write leaves the PR body alone', async () => {
+    await openReproPr(octokit, input());
+    await openReproPr(octokit, input());
+    expect(gh.callsTo('PATCH', /\/pulls\/\d+$/)).toEqual([]);
+  });
+
+  it('prCandidateCommit turned off after the commit was added: the branch is left as it is, and the result and body say so', async () => {
+    await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    const before = commitsAbove(gh).map((c) => c.sha);
+    const again = await openReproPr(octokit, input());
+    // No xfail test written over the change: the branch still ends in the candidate commit, the test plain.
+    expect(commitsAbove(gh).map((c) => c.sha)).toEqual(before);
+    expect(fakeFileOnBranch(gh, BRANCH, TEST)).not.toContain('xfail');
+    expect(again.candidate).toEqual({
+      added: true,
+      sha: before[1],
+      already: true,
+      kept: expect.stringContaining('prCandidateCommit is off'),
+    });
+    expect(body()).toContain('A later run left the branch as it is: this run asked for no candidate commit (prCandidateCommit is off');
+    expect(body()).toContain(`\`git revert ${before[1]}\``);
+  });
+
+  it('a closed PR whose branch carries the commit: the new PR says it was kept', async () => {
+    await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    gh.opened.splice(0);
+    const again = await openReproPr(octokit, input());
+    expect(again.candidate).toMatchObject({ added: true, kept: expect.any(String) });
+    expect(body()).toContain('added by an earlier RepGen run');
+  });
+
+  it("hostile: a person's commit whose message forges the trailer, or another issue's candidate, is not taken for this branch's", async () => {
+    await openReproPr(octokit, input());
+    const head = gh.git.commit(BRANCH)!;
+    const forged = gh.git.makeCommit(head.tree, [head.sha], 'Tidy up\n\nRepGen-Candidate: 0123456789abcdef');
+    const other = gh.git.makeCommit(
+      forged.tree,
+      [forged.sha],
+      'Candidate fix for #8, generated by RepGen (not reviewed)\n\nRepGen-Candidate: 0123456789abcdef',
+    );
+    gh.git.refs.set(`refs/heads/${BRANCH}`, other.sha);
+    const again = await openReproPr(octokit, input({ candidate: { diff: FIX, runs: 3 } }));
+    expect(again.candidate).toMatchObject({ added: true, already: false });
+    expect(gh.git.log(BRANCH)[0]?.message).toMatch(/^Candidate fix for #7,/);
   });
 });
 
