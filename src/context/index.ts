@@ -12,6 +12,7 @@ import {
   loadIndex,
   loadVectors,
   saveIndex,
+  openTextSpool,
   saveVectors,
   sha256,
 } from './index/cache.js';
@@ -19,6 +20,7 @@ import { cosineSearch, type CrossEncoder, type Embedder } from './embedder.js';
 import { ContextInputError } from './errors.js';
 import { lexicalAdapter } from './index/choose-lexical-adapter.js';
 import { indexFiles, type IndexFilesOptions } from './index/parallel-index.js';
+import type { Chunk } from './chunk-types.js';
 import { rankCandidates } from './rank.js';
 import { extractReportSignals } from './report-signals.js';
 import { readContextSettings, type ContextSettings } from './settings.js';
@@ -205,46 +207,57 @@ async function loadOrBuild(
   timings.walkMs = now() - t;
   if (!walked.files.some((f) => f.language === 'python')) throw await noPython(repoDir);
   t = now();
+  let index: RepoIndex;
   const { files, skipped } = walked;
-  // The files are handed to indexFiles, which lets each shard's go once indexed (each chunk holds its own text).
+  // The files are handed to indexFiles, which lets each shard's go once indexed.
   // eslint-disable-next-line no-useless-assignment -- the null is read by the garbage collector, not by this code
   walked = null;
-  // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
-  const built = await indexFiles(files, {
-    ...indexing,
-    workers: settings.REPGEN_CONTEXT_WORKERS,
-    bm25: settings.REPGEN_LEXICAL === 'bm25',
-    consume: true,
-  });
-  const { chunks, infos } = built;
-  for (const [why, n] of Object.entries(built.skipped)) skipped[why] = (skipped[why] ?? 0) + n;
-  // Every Python file listed may have turned out binary or generated once read.
-  if (!infos.some((f) => f.path.endsWith('.py') || f.path.endsWith('.pyi'))) throw await noPython(repoDir);
-  timings.chunkMs = now() - t;
-  timings.indexWorkers = built.workers;
-  timings.indexShards = built.shards;
-  if (built.failures.length) {
-    timings.shardsInThread = built.shardsInThread;
-    log.warn(
-      { failures: built.failures, shardsInThread: built.shardsInThread },
-      'index workers failed; their shards were indexed on the main thread',
-    );
-  }
-  t = now();
-  const lexical = built.lexical ?? buildLexical(adapter, chunks);
-  // bm25: the merge of the shards' parts (their tokenizing is in chunkMs); other adapters: the whole build.
-  timings.lexicalBuildMs = built.lexical ? built.mergeMs : now() - t;
-  timings.chunkMs -= built.mergeMs;
-  let index = assembleIndex(key, { chunks, files: infos, lexical, skipped });
-  if (cacheDir) {
+  // With a disk cache, chunk texts go to the entry's texts.txt as shards come in, not held here until the save.
+  const spool = cacheDir ? await openTextSpool(cacheDir, key) : null;
+  try {
+    // Parsing, chunking and (for bm25) tokenizing run on the worker threads; the BM25 parts merge here.
+    const built = await indexFiles(files, {
+      ...indexing,
+      workers: settings.REPGEN_CONTEXT_WORKERS,
+      bm25: settings.REPGEN_LEXICAL === 'bm25',
+      consume: true,
+      ...(spool ? { onChunks: (chunks: Chunk[]) => spool.append(chunks) } : {}),
+    });
+    const { chunks, infos } = built;
+    for (const [why, n] of Object.entries(built.skipped)) skipped[why] = (skipped[why] ?? 0) + n;
+    // Every Python file listed may have turned out binary or generated once read.
+    if (!infos.some((f) => f.path.endsWith('.py') || f.path.endsWith('.pyi'))) throw await noPython(repoDir);
+    timings.chunkMs = now() - t;
+    timings.indexWorkers = built.workers;
+    timings.indexShards = built.shards;
+    if (built.failures.length) {
+      timings.shardsInThread = built.shardsInThread;
+      const { failures, shardsInThread } = built;
+      log.warn({ failures, shardsInThread }, 'index workers failed; their shards were indexed on the main thread');
+    }
     t = now();
-    await saveIndex(cacheDir, index);
-    timings.saveMs = now() - t;
-    // The saved index, reloaded, reads chunk texts from disk on demand: the built one's 80 MB of texts (on a
-    // 5,600-file tree) and their chunk objects become garbage instead of living in the memory cache.
-    t = now();
-    index = (await loadIndex(cacheDir, key, adapter)) ?? index;
-    timings.reloadMs = now() - t;
+    const lexical = built.lexical ?? buildLexical(adapter, chunks);
+    // bm25: the merge of the shards' parts (their tokenizing is in chunkMs); other adapters: the whole build.
+    timings.lexicalBuildMs = built.lexical ? built.mergeMs : now() - t;
+    timings.chunkMs -= built.mergeMs;
+    index = assembleIndex(key, { chunks, files: infos, lexical, skipped });
+    if (cacheDir) {
+      t = now();
+      await saveIndex(cacheDir, index, spool ?? undefined);
+      timings.saveMs = now() - t;
+      // The saved index, reloaded, reads chunk texts from texts.txt on demand, its chunks packed: the built chunk
+      // objects become garbage instead of living in the memory cache.
+      t = now();
+      const reloaded = await loadIndex(cacheDir, key, adapter);
+      timings.reloadMs = now() - t;
+      if (reloaded) {
+        index = reloaded;
+        spool?.close();
+      }
+    }
+  } catch (err) {
+    spool?.discard();
+    throw err;
   }
   memory.set(index);
   return { index, source: 'built', timings };

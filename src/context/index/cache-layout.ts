@@ -39,6 +39,8 @@ export function packMeta(
     loops: FoundLoop[];
     skipped: Record<string, number>;
     lexicalAdapter: string;
+    /** Each chunk's text length in UTF-8 bytes when known (spooled texts), so that no text is read back for it. */
+    textBytes?: Int32Array;
   },
 ): Buffer[] {
   const { chunks, files, names } = parts;
@@ -67,7 +69,7 @@ export function packMeta(
     'chunk.file': Int32Array.from(chunks, (c) => fileIndex.get(c.path)!),
     'chunk.startLine': Int32Array.from(chunks, (c) => c.startLine),
     'chunk.endLine': Int32Array.from(chunks, (c) => c.endLine),
-    'chunk.textBytes': Int32Array.from(chunks, (c) => Buffer.byteLength(c.text)),
+    'chunk.textBytes': parts.textBytes ?? Int32Array.from(chunks, (c) => Buffer.byteLength(c.text)),
     'chunk.kind': Uint8Array.from(chunks, (c) => KINDS.indexOf(c.kind)),
     'chunk.hasLoop': Uint8Array.from(chunks, (c) => (c.hasLoop ? 1 : 0)),
     ...column(

@@ -7,6 +7,7 @@ import { readBounded } from '../../host/read-bounded.js';
 import type { Chunk, FileInfo } from '../chunk-types.js';
 import { assembleIndex, type ChunkVectors, type RepoIndex } from './build-index.js';
 import { packMeta, unpackMeta, type TextSource } from './cache-layout.js';
+import { TextSpool } from './text-spool.js';
 import { buildNames } from '../deps.js';
 import type { LexicalAdapter } from '../lexical-index.js';
 import type { RepoFile } from '../walk-repo.js';
@@ -184,8 +185,24 @@ function projectImports(files: FileInfo[]): FileInfo[] {
   }));
 }
 
-export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<void> {
-  const dir = join(cacheDir, index.key);
+/** Where an index's entry lives in the cache. */
+export function entryDir(cacheDir: string, key: string): string {
+  return join(cacheDir, key);
+}
+
+/** A spool for the texts of the entry `key` is about to get (its folder made first). */
+export async function openTextSpool(cacheDir: string, key: string): Promise<TextSpool> {
+  await mkdir(entryDir(cacheDir, key), { recursive: true });
+  return TextSpool.open(join(entryDir(cacheDir, key), 'texts.txt'));
+}
+
+/**
+ * Saves the index; with `spool`, the texts of its chunks are already on disk (spooled as the shards came in) and
+ * their file is renamed into place instead of written.
+ */
+export async function saveIndex(cacheDir: string, index: RepoIndex, spool?: TextSpool): Promise<void> {
+  if (spool && spool.size !== index.chunks.length) throw new Error(`text spool holds ${spool.size} of ${index.chunks.length} chunks`);
+  const dir = entryDir(cacheDir, index.key);
   await mkdir(dir, { recursive: true });
   const { bySymbolPart, byCallName } = index.graph;
   // A fresh build holds the name maps as Maps; an index that came from disk holds packed tables.
@@ -194,7 +211,8 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
   // go before the next, at the moment a fresh build holds the most.
   await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serializedParts?.() ?? index.lexical.serialize());
   // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
-  await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
+  if (spool) spool.commit(join(dir, 'texts.txt'));
+  else await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
   const meta = packMeta(INDEX_VERSION, {
     chunks: index.chunks,
     files: projectImports(index.files),
@@ -202,13 +220,14 @@ export async function saveIndex(cacheDir: string, index: RepoIndex): Promise<voi
     loops: index.loops,
     skipped: index.skipped,
     lexicalAdapter: index.lexical.adapter,
+    ...(spool ? { textBytes: spool.textBytes() } : {}),
   });
   // meta.bin last: its presence means the entry is complete.
   await writeAtomic(join(dir, 'meta.bin'), meta);
 }
 
 export async function loadIndex(cacheDir: string, key: string, adapter: LexicalAdapter): Promise<RepoIndex | null> {
-  const dir = join(cacheDir, key);
+  const dir = entryDir(cacheDir, key);
   try {
     // Read both at once. texts.txt is opened, not read (see openTextSource).
     const [metaBytes, lexicalBytes] = await Promise.all([readFile(join(dir, 'meta.bin')), readFile(join(dir, 'lexical.bin'))]);

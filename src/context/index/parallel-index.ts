@@ -27,6 +27,11 @@ export interface IndexFilesOptions {
    * indexed, so that the texts (80 MB on a 5,600-file tree) are collectable while the other shards run.
    */
   consume?: boolean;
+  /**
+   * Called with each shard's chunks, renumbered, in chunk order, as soon as the shard and every one before it
+   * are indexed (while later shards still run): the build spools their texts to disk there (text-spool.ts).
+   */
+  onChunks?: (chunks: Chunk[]) => void;
   /** Test seams: the smallest repository worth workers, the shard size, the worker entry file. */
   minParallelBytes?: number;
   shardBytes?: number;
@@ -84,8 +89,12 @@ const WORKER_URL = new URL('./index-worker.mjs', import.meta.url);
  * is redone on this thread (where a second failure is the build's error, with the shard's first file named);
  * when no worker is left, the remaining shards run here too. Results come back in shard order.
  */
-async function runOnWorkers(shards: ShardFile[][], opts: IndexFilesOptions, out: IndexedFiles): Promise<Array<ShardResult | null>> {
-  const results: Array<ShardResult | null> = shards.map(() => null);
+async function runOnWorkers(
+  shards: ShardFile[][],
+  opts: IndexFilesOptions,
+  out: IndexedFiles,
+  arrived: (shard: number, result: ShardResult) => void,
+): Promise<void> {
   const failed: number[] = [];
   let next = 0;
   const count = Math.min(opts.workers, shards.length);
@@ -114,8 +123,8 @@ async function runOnWorkers(shards: ShardFile[][], opts: IndexFilesOptions, out:
       };
       worker.on('message', (reply: ShardReply) => {
         if ('error' in reply) return finish(`index worker failed on ${shards[reply.shard]![0]!.path}: ${reply.error}`);
-        results[reply.shard] = reply.result;
         if (opts.consume) shards[reply.shard] = [];
+        arrived(reply.shard, reply.result);
         held = -1;
         send();
       });
@@ -130,11 +139,10 @@ async function runOnWorkers(shards: ShardFile[][], opts: IndexFilesOptions, out:
   if (failed.length) {
     const py = await loadPythonParser();
     for (const s of failed.sort((a, b) => a - b)) {
-      results[s] = indexHere(shards[s]!, py, opts.bm25);
+      arrived(s, indexHere(shards[s]!, py, opts.bm25));
       out.shardsInThread += 1;
     }
   }
-  return results;
 }
 
 /** Indexes a shard on this thread; a failure is one line naming the shard's first file. */
@@ -164,26 +172,33 @@ export async function indexFiles(files: ShardFile[], opts: IndexFilesOptions): P
   const shards = cutShards(files, parallel ? target : Number.POSITIVE_INFINITY);
   if (opts.consume) files.length = 0;
   out.shards = shards.length;
-  let results: Array<ShardResult | null>;
-  if (parallel && shards.length > 1) results = await runOnWorkers(shards, opts, out);
+  // Shards come back in any order; each is taken in (renumbered after the chunks before it) once every shard
+  // before it is in, so that `onChunks` sees the chunks in order while later shards still run.
+  const waiting: Array<ShardResult | null> = shards.map(() => null);
+  const parts: Bm25Part[] = [];
+  let taken = 0;
+  const arrived = (shard: number, result: ShardResult): void => {
+    waiting[shard] = result;
+    for (let next = waiting[taken]; next; next = waiting[taken]) {
+      waiting[taken++] = null;
+      rebaseShard(next, out.chunks.length);
+      for (const c of next.chunks) out.chunks.push(c);
+      for (const info of next.infos) out.infos.push(info);
+      if (next.bm25) parts.push(next.bm25);
+      for (const [why, n] of Object.entries(next.skipped ?? {})) out.skipped[why] = (out.skipped[why] ?? 0) + n;
+      opts.onChunks?.(next.chunks);
+    }
+  };
+  if (parallel && shards.length > 1) await runOnWorkers(shards, opts, out, arrived);
   else {
     const py = await loadPythonParser();
-    results = shards.map((s, i) => {
+    for (const [i, s] of shards.entries()) {
       const result = indexHere(s, py, opts.bm25);
       if (opts.consume) shards[i] = [];
-      return result;
-    });
+      arrived(i, result);
+    }
   }
-  const parts: Bm25Part[] = [];
-  for (const [s, result] of results.entries()) {
-    if (!result) throw new Error(`index shard ${s} has no result`);
-    rebaseShard(result, out.chunks.length);
-    for (const c of result.chunks) out.chunks.push(c);
-    for (const info of result.infos) out.infos.push(info);
-    if (result.bm25) parts.push(result.bm25);
-    for (const [why, n] of Object.entries(result.skipped ?? {})) out.skipped[why] = (out.skipped[why] ?? 0) + n;
-    results[s] = null;
-  }
+  if (taken !== shards.length) throw new Error(`index shard ${taken} has no result`);
   const t = performance.now();
   if (opts.bm25) out.lexical = bm25FromParts(parts.length ? parts : [emptyPart()]);
   out.mergeMs = performance.now() - t;

@@ -96,8 +96,11 @@ describe('parallel indexing', () => {
   it('redoes on the main thread the shard of a worker that dies, and keeps the result identical', async () => {
     const files = await fixtureFiles();
     const want = await reference(files);
-    const got = await indexFiles(files, { ...SMALL, workerUrl: worker('exits-on-second-shard.mjs') });
-    // Each of the two workers dies on its second shard; what was left ran here.
+    const handed: number[] = [];
+    const onChunks = (cs: Array<{ id: number }>): void => void handed.push(...cs.map((c) => c.id));
+    const got = await indexFiles(files, { ...SMALL, workerUrl: worker('exits-on-second-shard.mjs'), onChunks });
+    // Each of the two workers dies on its second shard; what was left ran here. The chunks still came in order.
+    expect(handed).toEqual(want.chunks.map((_, i) => i));
     expect(got.failures).toEqual(['index worker exited with code 7', 'index worker exited with code 7']);
     expect(got.shardsInThread).toBeGreaterThanOrEqual(2);
     expect(got.chunks).toEqual(want.chunks);
