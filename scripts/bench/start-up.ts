@@ -5,14 +5,16 @@
  * in), so a ratio compares two runs taken moments apart on the same machine under the same load; the milliseconds
  * move with the load, the ratios much less.
  *
- *   npx tsx scripts/bench/start-up.ts --baseline /tmp/base [--rounds 5] [--case fixtures/bench/dl-bugs/so-046]
+ *   npx tsx scripts/bench/start-up.ts --baseline /tmp/base [--rounds 5] [--case fixtures/bench/dl-bugs/so-046] [--context-repo DIR]
  *
  * Prints, per measure, the medians for this checkout and the baseline and their ratio:
  * - first line: process start to the first byte on stderr of `reproduce --llm none` (the first progress line), wall,
  *   and the CPU time the process had used by then (read from /proc, which load does not stretch);
  * - reproduce: the whole run of that command, and its ratio to a cold `import torch` run between the pairs, by the
  *   interpreter the reproduction runs on (REPGEN_PYTHON, else /usr/bin/python3);
- * - --help via `node bin/repgen.js` and via `npx repgen`.
+ * - --help via `node bin/repgen.js` and via `npx repgen`;
+ * - with `--context-repo DIR` (a 5,000-file tree), the context build cold and cached and its peak RSS, on the
+ *   compiled code of both checkouts, interleaved the same way (scripts/bench/context-bench.ts --baseline).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -25,6 +27,7 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     case: { type: 'string', default: 'fixtures/bench/dl-bugs/so-046' },
+    'context-repo': { type: 'string' },
   },
 });
 if (!values.baseline) throw new Error('--baseline DIR is required: a checkout of the code to compare with');
@@ -132,3 +135,19 @@ for (const [label, args] of [
   console.log(row([label, ms(a), ms(b), (a / b).toFixed(2)]));
 }
 rmSync(out, { recursive: true, force: true });
+
+if (values['context-repo']) {
+  // Its own script, its own processes per phase (each peak RSS its own); its lines come through as they are.
+  const bench = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(here, 'scripts/bench/context-bench.ts'),
+      ...['--repo', values['context-repo'], '--code', 'dist', '--baseline', base, '--rounds', String(rounds), '--queries', '30'],
+    ],
+    { cwd: here, stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  const code = await new Promise<number | null>((done) => bench.on('close', done));
+  if (code !== 0) throw new Error(`the context bench exited ${code}`);
+}
