@@ -177,8 +177,19 @@ export async function indexFiles(files: ShardFile[], opts: IndexFilesOptions): P
   const waiting: Array<ShardResult | null> = shards.map(() => null);
   const parts: Bm25Part[] = [];
   let taken = 0;
+  // What `onChunks` threw (a full disk under the spool): it ends the build, once the shards in flight are back,
+  // instead of escaping from a worker's message event.
+  let failed: { error: unknown } | null = null;
   const arrived = (shard: number, result: ShardResult): void => {
     waiting[shard] = result;
+    if (!failed)
+      try {
+        takeInOrder();
+      } catch (error) {
+        failed = { error };
+      }
+  };
+  const takeInOrder = (): void => {
     for (let next = waiting[taken]; next; next = waiting[taken]) {
       waiting[taken++] = null;
       rebaseShard(next, out.chunks.length);
@@ -196,8 +207,10 @@ export async function indexFiles(files: ShardFile[], opts: IndexFilesOptions): P
       const result = indexHere(s, py, opts.bm25);
       if (opts.consume) shards[i] = [];
       arrived(i, result);
+      if (failed) break;
     }
   }
+  if (failed) throw (failed as { error: unknown }).error;
   if (taken !== shards.length) throw new Error(`index shard ${taken} has no result`);
   const t = performance.now();
   if (opts.bm25) out.lexical = bm25FromParts(parts.length ? parts : [emptyPart()]);

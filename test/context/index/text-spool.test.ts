@@ -104,4 +104,25 @@ describe('text spool', () => {
     spool.close();
     expect(existsSync(join(spoolDir, 'k', 'texts.txt'))).toBe(true);
   });
+
+  it('a spool that fails (a full disk) fails the build, on worker threads as on this one, instead of escaping', async () => {
+    const { files } = await walkRepo(REPO, { maxFileBytes: 1_000_000 });
+    // Two workers: small shards, the second fails; one thread: one shard, which fails.
+    for (const [workers, failing] of [
+      [2, 2],
+      [1, 1],
+    ] as const) {
+      let calls = 0;
+      const onChunks = (): void => {
+        if (++calls === failing) throw new Error('ENOSPC: no space left on device');
+      };
+      await expect(
+        indexFiles(
+          files.map((f) => ({ ...f })),
+          { workers, bm25: true, minParallelBytes: 0, shardBytes: 2_000, onChunks },
+        ),
+      ).rejects.toThrow(/ENOSPC/);
+      expect(calls).toBe(failing);
+    }
+  });
 });
