@@ -122,7 +122,7 @@ function openTextSource(path: string): { source: TextSource; size: number } {
 }
 
 /** Writes `data` (or its pieces one after the other, with no copy of the whole) to a temporary file, then renames it. */
-async function writeAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
+async function writeAtomic(path: string, data: string | Uint8Array | Iterable<string | Uint8Array>): Promise<void> {
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   if (typeof data === 'string' || data instanceof Uint8Array) await writeFile(tmp, data);
   else {
@@ -140,30 +140,23 @@ async function writeAtomic(path: string, data: string | Uint8Array | readonly Ui
 const TEXT_WRITE_CHARS = 1 << 20;
 
 /**
- * texts.txt: every chunk's text back to back, written a megabyte at a time. Joining them first made one string of
+ * texts.txt's pieces: every chunk's text back to back, a megabyte at a time. Joining them first made one string of
  * the whole repository (80 MB on a 5,600-file tree, twice that when one chunk holds a character beyond Latin-1)
  * and its UTF-8 copy, at the moment a fresh build holds the most; the bytes are the same.
  */
-async function writeTextsAtomic(path: string, chunks: Chunk[]): Promise<void> {
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  const out = await open(tmp, 'w');
-  try {
-    let batch: string[] = [];
-    let chars = 0;
-    for (const c of chunks) {
-      batch.push(c.text);
-      chars += c.text.length;
-      if (chars >= TEXT_WRITE_CHARS) {
-        await out.writeFile(batch.join(''));
-        batch = [];
-        chars = 0;
-      }
+function* textPieces(chunks: Chunk[]): Generator<string> {
+  let batch: string[] = [];
+  let chars = 0;
+  for (const c of chunks) {
+    batch.push(c.text);
+    chars += c.text.length;
+    if (chars >= TEXT_WRITE_CHARS) {
+      yield batch.join('');
+      batch = [];
+      chars = 0;
     }
-    if (batch.length) await out.writeFile(batch.join(''));
-  } finally {
-    await out.close();
   }
-  await rename(tmp, path);
+  if (batch.length) yield batch.join('');
 }
 
 /**
@@ -212,7 +205,7 @@ export async function saveIndex(cacheDir: string, index: RepoIndex, spool?: Text
   await writeAtomic(join(dir, 'lexical.bin'), index.lexical.serializedParts?.() ?? index.lexical.serialize());
   // Texts apart from the JSON: one plain string reads back far faster than 50 MB of escaped JSON strings.
   if (spool) spool.commit(join(dir, 'texts.txt'));
-  else await writeTextsAtomic(join(dir, 'texts.txt'), index.chunks);
+  else await writeAtomic(join(dir, 'texts.txt'), textPieces(index.chunks));
   const meta = packMeta(INDEX_VERSION, {
     chunks: index.chunks,
     files: projectImports(index.files),
