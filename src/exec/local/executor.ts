@@ -104,8 +104,13 @@ export function createLocalExecutor(
     return { plan, launcher };
   }
 
+  /** The host checks `prepare` started: `close` waits for them, so their probe's throwaway dir is gone after it. */
+  let preparing: Promise<unknown> = Promise.resolve();
   async function prepare(): Promise<void> {
-    if (!closed) await hostReady().catch(() => undefined);
+    if (closed) return;
+    const ready = hostReady().catch(() => undefined);
+    preparing = Promise.all([preparing, ready]);
+    await ready;
   }
 
   /**
@@ -191,6 +196,7 @@ export function createLocalExecutor(
 
   async function close(): Promise<void> {
     closed = true;
+    await preparing;
     await pool.close();
   }
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
-import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -9,6 +9,9 @@ import { SandboxUnavailableError } from '../errors.js';
 import { SAFE_PATH } from './script-env.js';
 import { createRunCgroup, detectCgroups, joinCgroupArgv, type CgroupSupport, type RunCgroup } from './cgroup.js';
 import { buildSeccompFilter, hostSeccompArch } from './seccomp.js';
+import { findBinary } from './find-binary.js';
+
+export { findBinary } from './find-binary.js';
 
 /** What actually isolates a run. */
 export type SandboxKind = 'bwrap' | 'none';
@@ -195,21 +198,6 @@ export function buildSandboxArgv(input: SandboxArgvInput): { file: string; args:
   return { file: plan.binary, args: [...args, '--', ...inner] };
 }
 
-/** First executable of that name on the safe PATH and the parent's PATH. */
-export function findBinary(name: string, hostPath = process.env.PATH ?? ''): string | null {
-  const dirs = [...SAFE_PATH.split(':'), ...hostPath.split(':')].filter((d) => d.startsWith('/'));
-  for (const dir of new Set(dirs)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 interface ProbeOptions {
   workRoot: string;
   /** Host uid/gid bwrap runs as when this process is root. @defaultValue 65534 */
@@ -354,11 +342,12 @@ export async function handWorkdirToSandbox(plan: SandboxPlan, dir: string | Held
 /** Runs `true` in the sandbox; null when it worked, else the reason. */
 async function tryPlan(plan: SandboxPlan, options: ProbeOptions): Promise<string | null> {
   const trueBin = findBinary('true') ?? '/bin/true';
-  let workdir: string;
+  let workdir = '';
   try {
     workdir = mkdtempSync(join(options.workRoot, 'repgen-probe-'));
     await handWorkdirToSandbox(plan, workdir);
   } catch (err) {
+    if (workdir) rmSync(workdir, { recursive: true, force: true });
     return `cannot create a work dir under ${options.workRoot}: ${(err as Error).message}`;
   }
   const cmd = buildSandboxArgv({ plan, network: false, workdir, readOnlyPaths: [], tmpBytes: 1 << 20, inner: [trueBin] });

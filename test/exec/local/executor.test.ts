@@ -109,6 +109,18 @@ describe('local executor (auto sandbox)', () => {
     }
   });
 
+  it('close() waits for the host checks prepare() started, so their probe leaves no dir behind', async () => {
+    const root = mkdtempSync(join(workRoot, 'prepare-close-'));
+    chmodSync(root, 0o755);
+    const ex = createLocalExecutor({ workRoot: root, launcher: 'native' });
+    // As a run that ends before it needs the executor: the checks are started, never awaited, then the run closes.
+    void ex.prepare();
+    await ex.close();
+    // The checks ran to their end before close() returned (the launcher they build is there), the probe's dir gone.
+    expect(readdirSync(root).some((n) => n.startsWith('repgen-launcher-'))).toBe(true);
+    expect(readdirSync(root).filter((n) => n.startsWith('repgen-probe-'))).toEqual([]);
+  });
+
   it('isolates with bubblewrap on this host and says so', async () => {
     const r = await executor.run({ files: [{ path: 'a.py', content: 'print(1)' }], entry: 'a.py' });
     expect(r.isolation).toEqual({ network: 'none', sandbox: 'bwrap', notes: [] });
