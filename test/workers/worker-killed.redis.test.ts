@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunPipeline } from '../../src/queue/process-repro-job.js';
@@ -37,6 +37,12 @@ afterEach(async () => {
   await h?.close();
 });
 
+function searchableTempDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
 async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; started: Promise<string> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/workers/fixtures/stuck-worker.ts'], {
     env: {
@@ -48,8 +54,10 @@ async function startStuckWorker(extraEnv: Record<string, string>): Promise<{ chi
       FAKE_GITHUB_URL: h.gh.url,
       LOG_LEVEL: 'fatal',
       ...FAST_STALL,
-      // The SIGKILLed worker leaves its job folder behind, by design: in a folder of the test's own.
+      // The SIGKILLed worker leaves its job folder behind, by design: in a folder of the test's own. So too the
+      // throwaway dir of a sandbox probe the kill lands in (its work root, searchable by the sandbox's uid).
       REPGEN_WORKDIR: makeTempDir('repgen-killed-work-'),
+      REPGEN_WORK_ROOT: searchableTempDir('repgen-killed-runs-'),
       ...extraEnv,
     } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
