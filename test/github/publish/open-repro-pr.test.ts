@@ -3,17 +3,13 @@ import { createActionOctokit } from '../../../src/action/run-action.js';
 import type { Octokit } from '../../../src/github/octokit.js';
 import { openReproPr, type OpenReproPrInput } from '../../../src/github/publish/open-repro-pr.js';
 import { fakeFileOnBranch, startFakeGithub, type FakeGithub } from '../fake-github.js';
+import { BASE, BRANCH, FIX, STATS, TEST } from './toylib-branch.js';
 
 /**
  * The regression-test PR with a fix-sensitive candidate fix (issue 41 item 3): the change as a separate commit after
  * the test's, through GitHub's git data API as the fake serves it; and every way a model's diff is kept off the branch.
  */
 
-const BASE = 'a'.repeat(40);
-const BRANCH = 'repgen/issue-7';
-const TEST = 'tests/repro/test_issue_7.py';
-const STATS = 'def peak(xs):\n    """The largest value."""\n    return max(xs) * 1.1\n';
-const FIX = '--- a/toylib/stats.py\n+++ b/toylib/stats.py\n@@ -3 +3 @@\n-    return max(xs) * 1.1\n+    return max(xs)\n';
 const FILES = { 'toylib/stats.py': STATS, 'setup.py': 'from setuptools import setup\nsetup()\n', 'README.md': '# toylib\n' };
 
 let gh: FakeGithub;

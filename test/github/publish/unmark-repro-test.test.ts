@@ -4,6 +4,7 @@ import type { Octokit } from '../../../src/github/octokit.js';
 import { openReproPr, type OpenReproPrInput } from '../../../src/github/publish/open-repro-pr.js';
 import { unmarkNote, unmarkReproTest, type UnmarkInput } from '../../../src/github/publish/unmark-repro-test.js';
 import { fakeFileOnBranch, startFakeGithub, type FakeGithub } from '../fake-github.js';
+import { BASE, BRANCH, FIX, STATS, TEST } from './toylib-branch.js';
 
 /**
  * The fix verified: RepGen's regression-test PR gets its test plain, and a generated candidate change it carries is
@@ -11,11 +12,6 @@ import { fakeFileOnBranch, startFakeGithub, type FakeGithub } from '../fake-gith
  * like a candidate commit is left alone. GitHub is the HTTP-level fake with git objects.
  */
 
-const BASE = 'a'.repeat(40);
-const BRANCH = 'repgen/issue-7';
-const TEST = 'tests/repro/test_issue_7.py';
-const STATS = 'def peak(xs):\n    """The largest value."""\n    return max(xs) * 1.1\n';
-const FIX = '--- a/toylib/stats.py\n+++ b/toylib/stats.py\n@@ -3 +3 @@\n-    return max(xs) * 1.1\n+    return max(xs)\n';
 const NEW_FILE = '--- /dev/null\n+++ b/toylib/_peak.py\n@@ -0,0 +1,2 @@\n+def peak(xs):\n+    return max(xs)\n';
 const FILES = { 'toylib/stats.py': STATS, 'README.md': '# toylib\n' };
 const FIX_SHA = 'f'.repeat(40);
