@@ -156,25 +156,23 @@ async function addCandidate(octokit: Octokit, input: OpenReproPrInput, branch: s
 /** The test commit (the test marked xfail), and the lock beside it when the run had one. */
 async function writeTest(octokit: Octokit, input: OpenReproPrInput, branch: string, lock: string | null): Promise<void> {
   const { owner, repo, issueNumber } = input;
-  const path = reproTestPath(issueNumber);
-  let sha: string | undefined;
-  try {
-    const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref: branch });
-    if (!Array.isArray(data) && 'sha' in data) sha = data.sha;
-  } catch (err) {
-    if (httpStatus(err) !== 404) throw err;
-  }
-  await octokit.rest.repos.createOrUpdateFileContents({
+  await putFile(octokit, {
     owner,
     repo,
-    path,
     branch,
+    path: reproTestPath(issueNumber),
+    content: reproTest(input),
     message: `Add regression test for issue #${issueNumber} (xfail until fixed)`,
-    content: Buffer.from(reproTest(input)).toString('base64'),
-    ...(sha ? { sha } : {}),
   });
   if (lock)
-    await putFile(octokit, { owner, repo, branch, path: reproRequirementsPath(issueNumber), content: requirementsText(input, lock) });
+    await putFile(octokit, {
+      owner,
+      repo,
+      branch,
+      path: reproRequirementsPath(issueNumber),
+      content: requirementsText(input, lock),
+      message: `Add the environment of the reproduction (${reproRequirementsPath(issueNumber)})`,
+    });
 }
 
 function requirementsText(input: OpenReproPrInput, lock: string): string {
@@ -186,8 +184,11 @@ function requirementsText(input: OpenReproPrInput, lock: string): string {
   ].join('\n');
 }
 
-/** Creates or updates one file on `branch`. */
-async function putFile(octokit: Octokit, f: { owner: string; repo: string; branch: string; path: string; content: string }): Promise<void> {
+/** Creates or updates one file on `branch` (GitHub wants the file's current blob sha to replace it). */
+async function putFile(
+  octokit: Octokit,
+  f: { owner: string; repo: string; branch: string; path: string; content: string; message: string },
+): Promise<void> {
   let sha: string | undefined;
   try {
     const { data } = await octokit.rest.repos.getContent({ owner: f.owner, repo: f.repo, path: f.path, ref: f.branch });
@@ -200,7 +201,7 @@ async function putFile(octokit: Octokit, f: { owner: string; repo: string; branc
     repo: f.repo,
     path: f.path,
     branch: f.branch,
-    message: `Add the environment of the reproduction (${f.path})`,
+    message: f.message,
     content: Buffer.from(f.content).toString('base64'),
     ...(sha ? { sha } : {}),
   });
