@@ -2,6 +2,7 @@ import type { ContextBundle } from '../context/types.js';
 import type { ScriptExecutor, Workspace } from '../exec/types.js';
 import type { LlmClient, LlmUsage } from '../llm/types.js';
 import type { Logger } from '../log.js';
+import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import type { ReproPlan } from '../plan/types.js';
 import type { ReportResult } from '../report/types.js';
 import { hasEvidence } from '../report/assess-evidence.js';
@@ -22,6 +23,12 @@ export { checkRelevance } from './relevance.js';
 export { checkFramework, lackedReportSubjects, lackedSubjectsSentence, missingSubjects, reportSubjects } from './check-framework.js';
 export { runCandidate, type CandidateRun } from './run-candidate.js';
 export type { AgentPrompts, Budget } from './tier1.js';
+
+/** The agent's prompts and the report stage's, from prompts/. Throws PromptLoadError (a broken install). */
+export async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
+  const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
+  return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
+}
 
 export { AgentStatus, AttemptOutcome, AttemptRecord } from './types.js';
 

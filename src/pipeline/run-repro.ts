@@ -3,10 +3,10 @@
 import {
   completeSnippet,
   createPyflakesChecker,
+  loadAgentPrompts,
   runAgent,
   type AgentDeps,
   type AgentInput,
-  type AgentPrompts,
   type AgentResult,
   type CandidateRun,
 } from '../agent/index.js';
@@ -29,10 +29,10 @@ import {
   type EnvironmentProbe,
   type ReproPlan,
 } from '../plan/index.js';
-import { loadPrompts, type Prompt } from '../prompts/load-prompts.js';
 import { hasEvidence, runReport, type ReportResult } from '../report/index.js';
 import { reportedProjectStatements } from '../workspace/reported-statements.js';
 import { createEarlyConfirm, runConfirm, type ConfirmResult } from './stages/confirm/index.js';
+import { withoutUnreachedChecksOf } from './stages/confirm/unreached-checks.js';
 import type { CandidateFixRecord } from './stages/candidate-fix/index.js';
 import { candidateFixStep, withCandidateFix } from './candidate-step.js';
 import { runContextStage } from './stages/context/index.js';
@@ -50,11 +50,6 @@ export type { BuildContextFn, ReproDeps, ReproInput } from './ports.js';
 
 function checkAbort(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
-}
-
-async function loadAgentPrompts(): Promise<AgentPrompts & { report: Prompt }> {
-  const p = await loadPrompts(['agent-system', 'generate', 'refine', 'format-error', 'report'] as const);
-  return { system: p['agent-system'], generate: p.generate, refine: p.refine, formatError: p['format-error'], report: p.report };
 }
 
 /** Runs stages 0-6 and returns the outcome. Throws CancelledError when `signal` aborts, SetupError on a broken install. */
@@ -356,19 +351,20 @@ async function runStages(
   } else {
     await deps.progress('confirm', 'skipped: nothing reproduced');
   }
+  // A check no run reached can only fail a fix: taken out, every run as it was (unreached-checks.ts).
+  const trim = async (a: AgentResult, c: ConfirmResult | null): Promise<AgentResult> => {
+    const t = await withoutUnreachedChecksOf(a, c);
+    if (t) notes.push(t.note);
+    return t?.agent ?? a;
+  };
+  agent = await trim(agent, confirm);
 
   // 5b candidate fix (issue 41): does the reproduction pass once the bug is fixed? A model's patch, in a scratch copy.
   let candidate: CandidateFixRecord | null = null;
   // Only a run against the project's checkout has library code of its own to patch, and only a model writes a patch:
   // without either the step does not apply (no row in the comment).
-  if (
-    s.suggestFix &&
-    input.workspace &&
-    deps.llm &&
-    agent.status === 'reproduced' &&
-    agent.final &&
-    runOutcome(decisionInput(null)).status === 'reproduced'
-  ) {
+  const reproduced = agent.status === 'reproduced' && runOutcome(decisionInput(null)).status === 'reproduced';
+  if (s.suggestFix && input.workspace && deps.llm && reproduced && agent.final) {
     // The round's reproduction is held to what gated this step: the outcome reads it, with its confirmation, as reproduced.
     const confirmed = (a: AgentResult, c: ConfirmResult | null) =>
       runOutcome({ ...decisionInput(null), agent: a, confirm: c }).status === 'reproduced';
@@ -381,7 +377,10 @@ async function runStages(
     );
     candidate = step.record;
     // A reproduction written again after a suspect oracle, confirmed and turned green by the same patch, is the run's.
-    if (step.adopted) ({ agent, confirm } = step.adopted);
+    if (step.adopted) {
+      confirm = step.adopted.confirm;
+      agent = await trim(step.adopted.agent, confirm);
+    }
     usage = addUsage(usage, candidate.usage);
     notes.push(`Candidate fix: ${candidate.summary}.`);
   }

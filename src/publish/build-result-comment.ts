@@ -201,6 +201,8 @@ interface Parts {
 }
 
 const ADDED_MARK = '# added by RepGen';
+/** What a check no run reached becomes (pipeline/stages/confirm/unreached-checks.ts). */
+const UNREACHED_MARK = '# RepGen: not checked';
 
 function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   const script = outcome.script;
@@ -216,7 +218,13 @@ function scriptSection(outcome: ReproOutcome, maxChars: number): string {
   const added = script.split('\n').filter((l) => l.includes(ADDED_MARK)).length;
   const tier = outcome.attempts.at(-1)?.tier;
   const who = added ? `, ${added} added by RepGen` : tier === 1 ? ', written by the model' : '';
-  const legend = added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '';
+  const cut = script.split('\n').filter((l) => l.includes(UNREACHED_MARK)).length;
+  const legend =
+    (added ? `\n\nLines marked \`${ADDED_MARK}\` are RepGen's; the rest is the report's own code.` : '') +
+    (cut
+      ? `\n\n${cut} check(s) marked \`${UNREACHED_MARK}\` were taken out by RepGen: every run stopped at the failed check before ` +
+        'them, so none ran, and a check the bug never reaches could only fail a correct fix.'
+      : '');
   return (
     // "Reproduction" only for a script that reproduced the bug; any other ran and is shown as what was run.
     `<details><summary>${verdictOf(outcome) === 'reproduced' ? 'Reproduction script' : 'Script that was run'} (<code>repro.py</code>, ${lines} ` +

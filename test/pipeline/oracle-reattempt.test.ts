@@ -122,6 +122,25 @@ describe('a suspect oracle sends the loop back (issue 41 item 2)', { timeout: 60
     );
   });
 
+  it('a hope asserted after the failing check, which no run reaches, is taken out before the step: fix-sensitive at once', async () => {
+    const hope = `${UPPER_TOLERANT}assert u > 3.6, f"upper([3.0]) is {u}, the reporter hopes for more"\n`;
+    const { ev, why, requests } = await run([REPORT, answer(hope), candidateAnswer(UPPER_FIX, UPPER_CHECK)]);
+    expect(ev.candidateFix, why).toMatchObject({ answer: 'yes', result: 'fix_sensitive', diff: UPPER_FIX });
+    expect(ev.candidateFix!.reattempt).toBeUndefined();
+    expect(requests).toHaveLength(3);
+    const lines = ev.outcome.script!.split('\n');
+    expect(lines).toHaveLength(hope.split('\n').length);
+    expect(lines[7]).toBe(
+      'pass  # RepGen: not checked, no run reaches it (each stops at line 7): assert u > 3.6, f"upper([3.0]) is {u}, the reporter hopes for more"',
+    );
+    expect((ev.outcome.notes ?? []).some((n) => n.startsWith('Took out 1 check(s) after the failed check at line 7'))).toBe(true);
+    // The step ran the edited script: with the patch it passes (the hope would have failed it: 3.5999999999999996).
+    expect(ev.candidateFix!.attempts[0]!.runs.map((r) => r.outcome)).toEqual(['passed', 'passed']);
+    expect(buildResultComment(ev.outcome)).toContain(
+      '1 check(s) marked `# RepGen: not checked` were taken out by RepGen: every run stopped at the failed check before them',
+    );
+  });
+
   it('the check also fails with the patch: no re-attempt, the candidate step asks for another patch as before', async () => {
     const { ev, why, requests } = await run([
       REPORT,

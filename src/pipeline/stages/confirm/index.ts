@@ -1,3 +1,4 @@
+import { topLevelStop } from './unreached-checks.js';
 import type { CandidateRun } from '../../../agent/run-candidate.js';
 import { runCandidate } from '../../../agent/run-candidate.js';
 import type { ScriptExecutor, Workspace } from '../../../exec/types.js';
@@ -6,7 +7,15 @@ import type { ReportReading } from '../../../symptoms/types.js';
 export interface ConfirmResult {
   reproducedRuns: number;
   totalRuns: number;
-  runs: { seed: number; verdict: string; exitCode: number | null; durationMs: number; reasons: string[] }[];
+  runs: {
+    seed: number;
+    verdict: string;
+    exitCode: number | null;
+    durationMs: number;
+    reasons: string[];
+    /** The script's top-level line the run's uncaught exception left it at (unreached-checks.ts), when there is one. */
+    stopLine?: number | null;
+  }[];
   /** An infrastructure failure during confirmation, if any. */
   infra: string | null;
 }
@@ -67,6 +76,7 @@ export async function runConfirm(
       exitCode: run.run.exitCode,
       durationMs: run.run.durationMs,
       reasons: run.match.reasons,
+      stopLine: topLevelStop(run.reading),
     });
   }
   return result;
