@@ -241,7 +241,14 @@ describe('repro worker, the regression-test PR with a candidate fix (issue 41 it
       new Map(),
       new Map([['model.py', { mode: '100644', type: 'blob', sha: h.gh.git.blob('import torch\n') }]]),
     );
-    h.gh.git.commits.set(repo.sha, { sha: repo.sha, tree: tested, parents: [], message: 'the tested commit' });
+    h.gh.git.commits.set(repo.sha, {
+      sha: repo.sha,
+      tree: tested,
+      parents: [],
+      message: 'the tested commit',
+      by: 'maintainer',
+      verified: false,
+    });
     const diff = '--- a/model.py\n+++ b/model.py\n@@ -1 +1 @@\n-import torch\n+import torch  # fixed\n';
     const w = await h.startWorker(async () => ({
       ...reproducedOutcome(),
