@@ -95,6 +95,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       });
     }
     // The lost-run sweep: installation 1 holds every repository a comment was posted in.
+    if (method === 'GET' && path === '/app') return send(res, 200, { id: 1, slug: 'repgen', name: 'RepGen', owner: { login: 'acme' } });
     if (method === 'GET' && path === '/app/installations') return send(res, 200, [{ id: 1, account: { login: 'Codertocat' } }]);
     if (method === 'GET' && path === '/installation/repositories') {
       const names = [...new Set([...comments.values()].map((c) => /github\.com\/([^/]+\/[^/]+)\/issues/.exec(c.html_url)?.[1] ?? ''))];
