@@ -83,13 +83,20 @@ export async function startReproWorker(
       retry: { retries: 1 },
     })),
   });
+  // The App's bot login, asked once (GET /app): the author a candidate commit of RepGen's must have. A failed ask is
+  // asked again next time; meanwhile the check takes any App's bot account.
+  let appLogin: string | undefined;
   const auth = async (installationId: number): Promise<InstallationAuth> => {
     const octokit = (await probot.auth(installationId)) as unknown as Octokit;
     // The clone needs the token itself. Asked through the app-level client so it honours baseUrl (GHE,
     // tests); `octokit.auth()` would use a request object without it.
     const app = (await probot.auth()) as unknown as Octokit;
     const { data } = await app.rest.apps.createInstallationAccessToken({ installation_id: installationId });
-    return { octokit, token: data.token };
+    appLogin ??= await app.rest.apps.getAuthenticated().then(
+      (r) => (r.data?.slug ? `${r.data.slug}[bot]` : undefined),
+      () => undefined,
+    );
+    return { octokit, token: data.token, ...(appLogin ? { appLogin } : {}) };
   };
   const operator = wiring.operator ?? readOperatorEnv(process.env);
   const ownExecutors = wiring.executorFor ? null : executorChooser({ log, ...(wiring.executor ? { given: wiring.executor } : {}) });
@@ -109,7 +116,17 @@ export async function startReproWorker(
       // Nobody is left to read the result: stop spending compute on it.
       onGone: () => job.stop(new IssueGoneError('the issue was deleted')),
     });
-    const publisher = new GitHubResultPublisher({ pub, octokit: a.octokit, data, jobId: job.jobId, token: a.token, registry, log });
+    const appLogin = a.appLogin ? { appLogin: a.appLogin } : {};
+    const publisher = new GitHubResultPublisher({
+      pub,
+      octokit: a.octokit,
+      data,
+      jobId: job.jobId,
+      token: a.token,
+      registry,
+      log,
+      ...appLogin,
+    });
     return {
       source: githubIssueSource({
         octokit: a.octokit,

@@ -14,4 +14,9 @@ export interface InstallationAuth {
   octokit: Octokit;
   /** Installation access token: used for the clone, redacted from everything posted. */
   token: string;
+  /**
+   * The App's bot account (`SLUG[bot]`), the author of the commits it makes: a candidate commit must be by it
+   * (candidate-trailer.ts). Absent when GitHub did not say: any App's bot account then passes that part of the check.
+   */
+  appLogin?: string;
 }

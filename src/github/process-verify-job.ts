@@ -146,6 +146,7 @@ export async function processVerifyJob(
           markers: last.markers,
           ...(last.oracle ? { oracle: last.oracle } : {}),
           fix: { prNumber: data.pr.number, prUrl: data.pr.url, sha: cloned.sha },
+          ...(auth.appLogin ? { appLogin: auth.appLogin } : {}),
         });
         if (done.done !== 'no_repro_pr') unmarked = done.prUrl;
         regressionNote = unmarkNote(done);

@@ -17,7 +17,22 @@ export interface FakeCommit {
   tree: string;
   parents: string[];
   message: string;
+  /** The GitHub account GitHub names as the commit's author and committer. */
+  by: string;
+  /** Whether GitHub verified the commit's signature (it signs the commits an App makes through its API). */
+  verified: boolean;
 }
+
+/** Who made a commit, as GitHub tells it. */
+export interface CommitBy {
+  login: string;
+  verified: boolean;
+}
+
+/** The App's bot account: commits made through the fake's API (git data, contents) are its, signed. */
+export const FAKE_APP: CommitBy = { login: 'repgen[bot]', verified: true };
+/** A person who pushes to the branch with git: their commits are unsigned. */
+export const FAKE_USER: CommitBy = { login: 'maintainer', verified: false };
 
 export interface FakeGitStore {
   blobs: Map<string, Buffer>;
@@ -32,7 +47,8 @@ export interface FakeGitStore {
   tree(base: Map<string, TreeEntry>, changes: Map<string, TreeEntry | null>): string;
   /** A tree's direct entries as GitHub lists them (`recursive`: every path, folders included). */
   list(treeSha: string, recursive: boolean): { path: string; mode: string; type: string; sha: string; size?: number }[];
-  makeCommit(tree: string, parents: string[], message: string): FakeCommit;
+  /** A commit; `as`: who GitHub says made it (a person's unsigned push unless told). */
+  makeCommit(tree: string, parents: string[], message: string, as?: CommitBy): FakeCommit;
   /** The text of `path` in `refOrSha`'s tree, with its blob sha; null when absent. */
   file(refOrSha: string, path: string): { content: string; sha: string } | null;
   /** Commits reachable from `refOrSha`, newest first, following first parents. */
@@ -81,9 +97,9 @@ export function createFakeGitStore(seed: Record<string, Record<string, string>> 
     }
     return store(flat);
   };
-  const makeCommit = (treeSha: string, parents: string[], message: string): FakeCommit => {
+  const makeCommit = (treeSha: string, parents: string[], message: string, as: CommitBy = FAKE_USER): FakeCommit => {
     const sha = sha1(`commit\0${treeSha}\0${parents.join(',')}\0${message}\0${commits.size}`);
-    const c = { sha, tree: treeSha, parents, message };
+    const c = { sha, tree: treeSha, parents, message, by: as.login, verified: as.verified };
     commits.set(sha, c);
     return c;
   };
@@ -97,7 +113,7 @@ export function createFakeGitStore(seed: Record<string, Record<string, string>> 
     const flat = new Map<string, TreeEntry>(
       Object.entries(files).map(([p, text]) => [p, { mode: '100644', type: 'blob', sha: blob(text) }]),
     );
-    const c = { sha: head, tree: store(flat), parents: [], message: 'the tested commit' };
+    const c = { sha: head, tree: store(flat), parents: [], message: 'the tested commit', by: FAKE_USER.login, verified: false };
     commits.set(head, c);
     return c;
   };
@@ -173,7 +189,38 @@ function commitPayload(c: FakeCommit, base: string) {
     message: c.message,
     tree: { sha: c.tree, url: `${base}/git/trees/${c.tree}` },
     parents: c.parents.map((p) => ({ sha: p, url: `${base}/git/commits/${p}`, html_url: `${base}/commit/${p}` })),
-    verification: { verified: false, reason: 'unsigned', signature: null, payload: null },
+    verification: c.verified
+      ? { verified: true, reason: 'valid', signature: '-----BEGIN PGP SIGNATURE-----', payload: `tree ${c.tree}`, verified_at: PERSON.date }
+      : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+  };
+}
+
+/** The GitHub account in a commit's `author`/`committer` (GET commits, GET commits/REF). */
+function account(login: string) {
+  const bot = login.endsWith('[bot]');
+  return {
+    login,
+    id: login.length,
+    node_id: `U_${login}`,
+    type: bot ? 'Bot' : 'User',
+    site_admin: false,
+    html_url: `https://github.com/${login}`,
+  };
+}
+
+/** A commit as GET commits and GET commits/REF answer it: the git commit, with the accounts GitHub ties it to. */
+function listedCommit(c: FakeCommit, base: string) {
+  const p = commitPayload(c, base);
+  const by = account(c.by);
+  return {
+    sha: c.sha,
+    node_id: p.node_id,
+    url: `${base}/commits/${c.sha}`,
+    html_url: p.html_url,
+    commit: p,
+    author: by,
+    committer: by,
+    parents: p.parents,
   };
 }
 
@@ -238,7 +285,7 @@ export function gitDataApi(git: FakeGitStore, r: GitRequest): { status: number; 
     const parents = Array.isArray(body?.parents) ? (body.parents as unknown[]).map(String) : [];
     if (!git.trees.has(tree)) return unprocessable('Tree SHA does not exist');
     if (parents.some((p) => !git.commits.has(p))) return unprocessable('Parent SHA does not exist or is not a commit object');
-    return { status: 201, body: commitPayload(git.makeCommit(tree, parents, String(body?.message ?? '')), base) };
+    return { status: 201, body: commitPayload(git.makeCommit(tree, parents, String(body?.message ?? ''), FAKE_APP), base) };
   }
   if (method === 'GET' && (m = path.match(/^git\/trees\/([0-9a-f]{40})$/))) {
     if (!git.trees.has(m[1] ?? '')) return notFound;
@@ -290,11 +337,12 @@ export function gitDataApi(git: FakeGitStore, r: GitRequest): { status: number; 
   if (method === 'GET' && path === 'commits') {
     const from = r.query.get('sha') ?? '';
     const perPage = Math.min(100, Number(r.query.get('per_page') ?? 30));
-    const list = (git.commit(from) ? git.log(from) : []).slice(0, perPage).map((c) => {
-      const p = commitPayload(c, base);
-      return { sha: c.sha, node_id: p.node_id, url: `${base}/commits/${c.sha}`, html_url: p.html_url, commit: p, parents: p.parents };
-    });
+    const list = (git.commit(from) ? git.log(from) : []).slice(0, perPage).map((c) => listedCommit(c, base));
     return { status: 200, body: list };
+  }
+  if (method === 'GET' && (m = path.match(/^commits\/([^/]+)$/))) {
+    const c = git.commit(decodeURIComponent(m[1] ?? ''));
+    return c ? { status: 200, body: listedCommit(c, base) } : notFound;
   }
   return null;
 }

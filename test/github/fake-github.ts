@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFakeGitStore, gitDataApi, type FakeGitStore } from './fake-git.js';
+import { createFakeGitStore, FAKE_APP, gitDataApi, type FakeGitStore } from './fake-git.js';
 
 /**
  * GitHub's REST API faked at the HTTP level: the real Octokit (through Probot) talks to it, and it records
@@ -95,6 +95,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       });
     }
     // The lost-run sweep: installation 1 holds every repository a comment was posted in.
+    if (method === 'GET' && path === '/app') return send(res, 200, { id: 1, slug: 'repgen', name: 'RepGen', owner: { login: 'acme' } });
     if (method === 'GET' && path === '/app/installations') return send(res, 200, [{ id: 1, account: { login: 'Codertocat' } }]);
     if (method === 'GET' && path === '/installation/repositories') {
       const names = [...new Set([...comments.values()].map((c) => /github\.com\/([^/]+\/[^/]+)\/issues/.exec(c.html_url)?.[1] ?? ''))];
@@ -223,7 +224,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
         head: { sha: pr.headSha, ref: pr.headRef },
       });
     }
-    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/(git\/.+|commits)$/))) {
+    if ((m = path.match(/^\/repos\/([^/]+)\/([^/]+)\/(git\/.+|commits(?:\/[^/]+)?)$/))) {
       const answer = gitDataApi(git, { method, path: m[3] ?? '', body, query: url.searchParams, base: `${base}/repos/${m[1]}/${m[2]}` });
       if (answer) return send(res, answer.status, answer.body);
     }
@@ -236,7 +237,7 @@ export async function startFakeGithub(options: FakeGithubOptions = {}): Promise<
       if (current && body?.sha !== current.sha) return send(res, 409, { message: `${m[1]} does not match ${String(body?.sha)}` });
       const blob = git.blob(Buffer.from(String(body?.content ?? ''), 'base64'));
       const tree = git.tree(git.trees.get(head.tree) ?? new Map(), new Map([[m[1] ?? '', { mode: '100644', type: 'blob', sha: blob }]]));
-      const commit = git.makeCommit(tree, [head.sha], String(body?.message ?? ''));
+      const commit = git.makeCommit(tree, [head.sha], String(body?.message ?? ''), FAKE_APP);
       git.refs.set(`refs/heads/${branch}`, commit.sha);
       return send(res, current ? 200 : 201, { content: { path: m[1], sha: blob }, commit: { sha: commit.sha, message: commit.message } });
     }

@@ -16,11 +16,13 @@ export interface DropCandidateInput {
   plainTest: { path: string; content: string };
   /** The fixing pull request and the commit the fix check passed at. */
   fix: { prNumber: number; prUrl: string; sha: string };
+  /** The login RepGen's commits carry, when the caller knows it (open-repro-pr.ts `appLogin`). */
+  appLogin?: string;
 }
 
 /** The dropping commit and the paths it put back; or why nothing was written; null: no candidate change on the branch. */
 export type DropCandidate =
-  { dropped: true; sha: string; candidate: string; paths: string[] } | { dropped: false; candidate: string; why: string };
+  { dropped: true; sha: string; candidate: string; paths: string[] } | { dropped: false; candidate: string; why: string; foreign?: true };
 
 type Entry = { mode: string; type: string; sha: string };
 const same = (a: Entry | undefined, b: Entry | undefined): boolean => (a && b ? a.sha === b.sha && a.mode === b.mode : a === b);
@@ -28,13 +30,17 @@ const regular = (e: Entry | undefined): boolean => !e || (e.type === 'blob' && (
 
 /**
  * Drops the branch's candidate change (see the file's comment): null when the branch carries no candidate commit of
- * the issue, or its change is gone already (reverted); `dropped: false` with why when RepGen leaves it (a path it
- * would not touch, a file changed since, GitHub refusing a step such as the branch moving meanwhile): nothing written.
+ * the issue, or its change is gone already (reverted); `dropped: false` with why when RepGen leaves it (`foreign`: a
+ * commit with the candidate subject that is not RepGen's; a path it would not touch, a file changed since, GitHub
+ * refusing a step such as the branch moving meanwhile): nothing written.
  */
 export async function dropCandidateCommit(octokit: Octokit, input: DropCandidateInput): Promise<DropCandidate | null> {
   const { owner, repo, branch, issueNumber } = input;
-  const carried = await findCandidateCommit(octokit, { owner, repo, branch, issueNumber });
+  const appLogin = input.appLogin;
+  const carried = await findCandidateCommit(octokit, { owner, repo, branch, issueNumber, ...(appLogin ? { appLogin } : {}) });
   if (!carried) return null;
+  // Only RepGen's own commit is put back: one that only looks like it (candidate-trailer.ts) is left to its author.
+  if (!carried.ours) return { dropped: false, candidate: carried.sha, why: carried.why, foreign: true };
   const candidate = carried.sha;
   const short = candidate.slice(0, 12);
   try {

@@ -32,6 +32,8 @@ export interface GitHubResultPublisherOptions {
   jobId: string;
   /** The installation token: redacted from everything posted. */
   token: string;
+  /** The App's bot account (octokit.ts `InstallationAuth`): the author a candidate commit of RepGen's must have. */
+  appLogin?: string;
   /** The final word is claimed here (posted once, whichever of the processor and the failure listener gets there). */
   registry: RunRegistry;
   log: Logger;
@@ -236,6 +238,7 @@ export class GitHubResultPublisher implements ResultPublisher {
       repo: data.repo,
       issueNumber: data.issueNumber,
       issueUrl: data.issueUrl,
+      ...(this.o.appLogin ? { appLogin: this.o.appLogin } : {}),
       ...p,
     });
   }

@@ -5,10 +5,11 @@ import {
   addCandidateCommit,
   CANDIDATE_FIXED_BY,
   candidateCommitSection,
-  candidateTrailer,
   findCandidateCommit,
+  plannedCandidate,
   withCandidateSection,
   type CandidateCommit,
+  type CarriedCandidate,
   type PrCandidate,
 } from './candidate-commit.js';
 
@@ -34,6 +35,11 @@ export interface OpenReproPrInput {
    * test's, the test made plain in it. Absent: the test alone.
    */
   candidate?: PrCandidate;
+  /**
+   * The login RepGen's commits carry (`NAME[bot]`), when the caller knows it: a candidate commit must be by it. Absent:
+   * any App's bot account, with a signature GitHub verified (candidate-trailer.ts).
+   */
+  appLogin?: string;
 }
 
 /** The PR, and what became of the candidate commit when a candidate was given. */
@@ -67,10 +73,18 @@ export async function openReproPr(octokit: Octokit, input: OpenReproPrInput): Pr
     created = false;
   }
   // A branch made just now holds the tested commit's history only: no candidate commit of its own to look for.
-  const carried = created ? null : await findCandidateCommit(octokit, { owner, repo, branch, issueNumber, stopAt: input.baseSha });
+  const stopAt = input.baseSha;
+  const appLogin = input.appLogin;
+  const carried = created
+    ? null
+    : await findCandidateCommit(octokit, { owner, repo, branch, issueNumber, stopAt, ...(appLogin ? { appLogin } : {}) });
   const lock = input.lock?.trim() ? input.lock : null;
   if (!carried) await writeTest(octokit, input, branch, lock);
-  const candidate = carried ? keptCandidate(input, carried) : input.candidate ? await addCandidate(octokit, input, branch) : undefined;
+  const candidate = carried
+    ? await keptCandidate(octokit, input, carried)
+    : input.candidate
+      ? await addCandidate(octokit, input, branch)
+      : undefined;
   const section = candidate
     ? candidateCommitSection(candidate, {
         runs: input.candidate?.runs ?? null,
@@ -136,15 +150,38 @@ function plainTest(input: OpenReproPrInput): { path: string; content: string } {
 
 /**
  * The candidate commit an earlier run left on the branch, which this run leaves as it is: the same one this run would
- * add, or `kept` saying why this run's wish (another change, or none) was not carried out.
+ * add (its change on the same parent gives the same trailer), or `kept` saying why this run's wish (another change, or
+ * none) was not carried out. A commit that only looks like one (not RepGen's) is left as it is too, and said so.
  */
-function keptCandidate(input: OpenReproPrInput, carried: { sha: string; trailer: string }): CandidateCommit {
+async function keptCandidate(octokit: Octokit, input: OpenReproPrInput, carried: CarriedCandidate): Promise<CandidateCommit> {
+  if (!carried.ours) return { added: false, why: carried.why, foreign: carried.sha };
   const c = input.candidate;
-  if (c && carried.trailer === candidateTrailer(c.diff, plainTest(input).content)) return { added: true, sha: carried.sha, already: true };
+  if (c && (await sameChange(octokit, input, c, carried))) return { added: true, sha: carried.sha, already: true };
   const kept = c
     ? 'this run had another candidate change, and RepGen adds no second candidate commit'
     : 'this run asked for no candidate commit (prCandidateCommit is off, or no fix-sensitive candidate this time)';
   return { added: true, sha: carried.sha, already: true, kept };
+}
+
+/**
+ * Whether this run's candidate, made on the carried commit's parent, gives the carried commit's trailer; a read GitHub
+ * refuses counts as another change (the wording of the kept commit is all that rides on it).
+ */
+async function sameChange(
+  octokit: Octokit,
+  input: OpenReproPrInput,
+  c: PrCandidate,
+  carried: { parent: string; trailer: string },
+): Promise<boolean> {
+  const { owner, repo } = input;
+  try {
+    const { data: parent } = await octokit.rest.git.getCommit({ owner, repo, commit_sha: carried.parent });
+    const planned = await plannedCandidate(octokit, { owner, repo }, parent.tree.sha, { candidate: c, plainTest: plainTest(input) });
+    return planned.ok && planned.trailer === carried.trailer;
+  } catch (err) {
+    if (httpStatus(err) === null) throw err;
+    return false;
+  }
 }
 
 async function addCandidate(octokit: Octokit, input: OpenReproPrInput, branch: string): Promise<CandidateCommit> {

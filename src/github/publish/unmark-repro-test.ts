@@ -13,6 +13,8 @@ export interface UnmarkInput {
   oracle?: ReproTestInput['oracle'];
   /** The fixing pull request and the commit the fix check passed at. */
   fix: { prNumber: number; prUrl: string; sha: string };
+  /** The login RepGen's commits carry, when the caller knows it (open-repro-pr.ts `appLogin`). */
+  appLogin?: string;
 }
 
 export type UnmarkResult =
@@ -21,8 +23,11 @@ export type UnmarkResult =
   | { done: 'already_plain'; prUrl: string }
   /** The branch carried a generated candidate change: a commit (`sha`) put its files back, the test kept plain. */
   | { done: 'candidate_dropped'; prUrl: string; sha: string }
-  /** The branch carries a generated candidate change (commit `candidate`) that RepGen did not drop, and why. */
-  | { done: 'candidate_kept'; prUrl: string; candidate: string; why: string };
+  /**
+   * The branch carries a generated candidate change (commit `candidate`) that RepGen did not drop, and why; `foreign`:
+   * a commit with the candidate subject that RepGen did not make, left as it is.
+   */
+  | { done: 'candidate_kept'; prUrl: string; candidate: string; why: string; foreign?: true };
 
 /** What the fix check's report says of RepGen's regression-test PR after `unmarkReproTest`. Pure. */
 export function unmarkNote(done: UnmarkResult): string {
@@ -35,6 +40,11 @@ export function unmarkNote(done: UnmarkResult): string {
         `change it carried is dropped (commit ${done.sha.slice(0, 12)}): this pull request fixes the bug. Merge it after this pull request.`
       );
     case 'candidate_kept':
+      if (done.foreign)
+        return (
+          `RepGen left its regression-test PR ${done.prUrl} as it is: ${inert(done.why)}. Check what that commit changes ` +
+          'there, then merge the test after this pull request.'
+        );
       return (
         `RepGen's regression-test PR ${done.prUrl} still carries a generated candidate change (commit ` +
         `${done.candidate.slice(0, 12)}) that RepGen did not drop: ${inert(done.why)}. Revert that commit there, then ` +
@@ -70,24 +80,44 @@ export async function unmarkReproTest(octokit: Octokit, input: UnmarkInput): Pro
     ...(input.oracle ? { oracle: input.oracle } : {}),
   });
   const fix = `${input.fix.prUrl} (${input.fix.sha.slice(0, 12)})`;
-  const drop = await dropCandidateCommit(octokit, { owner, repo, branch, issueNumber, plainTest: { path, content }, fix: input.fix });
+  const appLogin = input.appLogin;
+  const plain = { path, content };
+  const drop = await dropCandidateCommit(octokit, {
+    owner,
+    repo,
+    branch,
+    issueNumber,
+    plainTest: plain,
+    fix: input.fix,
+    ...(appLogin ? { appLogin } : {}),
+  });
   if (drop) {
     const short = drop.candidate.slice(0, 12);
     await octokit.rest.issues.createComment({
       owner,
       repo,
       issue_number: pr.number,
-      body: drop.dropped
-        ? `RepGen ran the reproduction against ${fix} and it passed, so the real fix makes \`${path}\` pass. The generated ` +
-          `candidate change of commit ${short} (not reviewed) is dropped in ${drop.sha.slice(0, 12)}, so it is not merged on ` +
-          `top of the real fix; the test stays plain. Merge this PR after ${input.fix.prUrl}: before it, the test fails.`
-        : `RepGen ran the reproduction against ${fix} and it passed, but this branch still carries the generated candidate ` +
-          `change of commit ${short} (not reviewed), which RepGen did not drop: ${inert(drop.why)}. ` +
-          `Revert ${short} before merging this PR, and merge it after ${input.fix.prUrl}.`,
+      body:
+        !drop.dropped && drop.foreign
+          ? `RepGen ran the reproduction against ${fix} and it passed, but left this branch as it is: ${inert(drop.why)}. ` +
+            `Check what commit ${short} changes before merging this PR, and merge it after ${input.fix.prUrl}.`
+          : drop.dropped
+            ? `RepGen ran the reproduction against ${fix} and it passed, so the real fix makes \`${path}\` pass. The generated ` +
+              `candidate change of commit ${short} (not reviewed) is dropped in ${drop.sha.slice(0, 12)}, so it is not merged on ` +
+              `top of the real fix; the test stays plain. Merge this PR after ${input.fix.prUrl}: before it, the test fails.`
+            : `RepGen ran the reproduction against ${fix} and it passed, but this branch still carries the generated candidate ` +
+              `change of commit ${short} (not reviewed), which RepGen did not drop: ${inert(drop.why)}. ` +
+              `Revert ${short} before merging this PR, and merge it after ${input.fix.prUrl}.`,
     });
     return drop.dropped
       ? { done: 'candidate_dropped', prUrl: pr.html_url, sha: drop.sha }
-      : { done: 'candidate_kept', prUrl: pr.html_url, candidate: drop.candidate, why: drop.why };
+      : {
+          done: 'candidate_kept',
+          prUrl: pr.html_url,
+          candidate: drop.candidate,
+          why: drop.why,
+          ...(drop.foreign ? { foreign: true as const } : {}),
+        };
   }
   let sha: string | undefined;
   let current = '';
