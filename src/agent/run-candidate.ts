@@ -87,8 +87,18 @@ export async function runCandidate(
       ? { ...match, reasons: [...match.reasons, provenance.reason] }
       : { verdict: 'not_reproduced', score: 0, reasons: [...match.reasons, provenance.reason] };
   }
+  // Against the project's checkout a reproduction is a fail-to-pass test: a run that shows the bug and exits 0 (a printed
+  // line, a warning) fails no test suite while the bug is there, so it is not one yet.
+  if (deps.workspace && match.verdict === 'reproduced' && run.exitCode === 0 && !run.signal && !run.timedOut)
+    match = { ...match, verdict: 'partial', score: Math.min(match.score, 0.5), reasons: [...match.reasons, EXITS_ZERO] };
   return { script, seed: input.seed, run, reading, match };
 }
+
+/** Why a run against the project that shows the bug but exits 0 is not yet a reproduction: said to the model as feedback. */
+export const EXITS_ZERO =
+  'the run exits 0: against the project a reproduction must fail while the bug is there and pass once it is fixed; end the ' +
+  "script with an assertion that fails while the bug shows (the report's expected value; for a reported warning, record " +
+  'warnings and assert that it was not emitted)';
 
 function describeSymptoms(reading: RunReading): string {
   if (!reading.symptoms.length)

@@ -261,3 +261,14 @@ export function framesIn(text: string): Frame[] {
 export function isSourceMarker(line: string): boolean {
   return /<-{2,}\s*HERE\s*$/.test(line) || /^\s*[~^]{3,}\s*$/.test(line);
 }
+
+/** Python's warning line (`…/mapping_func.py:72: UserWarning: You are trying…`), as `warnings` prints it. */
+const WARNING_HEADER = /^\s*\S.*:\d+: (?:[A-Za-z_]\w*\.)*\w*Warning: /;
+
+/**
+ * Lines without the source line Python echoes under each warning (`  warnings.warn(`): indented, right after a warning
+ * line. It is the library's code, not what the run printed. Pure.
+ */
+export function withoutWarningEcho(lines: readonly string[]): string[] {
+  return lines.filter((l, i) => !(i > 0 && /^\s+\S/.test(l) && WARNING_HEADER.test(lines[i - 1] ?? '')));
+}

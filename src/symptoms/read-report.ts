@@ -6,6 +6,7 @@ import {
   findErrorLines,
   framesIn,
   isSourceMarker,
+  withoutWarningEcho,
   parseExceptionLine,
   parseTracebackFragments,
   parseTracebacks,
@@ -291,8 +292,9 @@ export function readReport(markdown: string): ReportReading {
   let tracebacks = [...parseTracebacks(pasted), ...parseTracebacks(prose)];
   if (tracebacks.length === 0) tracebacks = [...parseTracebackFragments(pasted), ...parseTracebackFragments(prose)];
   const errorLines = [...new Set([...findErrorLines(pasted), ...findErrorLines(prose), ...(title ? findErrorLines(title) : [])])];
-  // A compiler's source excerpt (`~~~~ <--- HERE`) under its message is no output of the run.
-  const outputLines = pasted.split('\n').filter((l) => l.trim() !== '' && !isSourceMarker(l));
+  // A compiler's source excerpt (`~~~~ <--- HERE`) under its message, and the source line Python echoes under a
+  // warning (`  warnings.warn(`), are no output of the run.
+  const outputLines = withoutWarningEcho(pasted.split('\n').filter((l) => l.trim() !== '' && !isSourceMarker(l)));
   const expectations = readExpectations(text);
   const points = parseMetricPoints(pasted);
   const metricLines: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mismatchFeedback, runCandidate } from '../../src/agent/run-candidate.js';
+import { EXITS_ZERO, mismatchFeedback, runCandidate } from '../../src/agent/run-candidate.js';
 import type { RunRequestInput, RunResult, ScriptExecutor } from '../../src/exec/types.js';
 import { readReport, readRun } from '../../src/symptoms/index.js';
 import { fakeRunResult } from '../fakes/fake-executor.js';
@@ -30,6 +30,51 @@ describe('runCandidate', () => {
     expect(executor.requests).toHaveLength(1);
     expect(out.reading.symptoms.map((s) => s.kind)).toContain('other_crash');
     expect(out.reading.symptoms[0]?.evidence).toContain('SIGSEGV');
+  });
+});
+
+describe('against the project, a run that shows the bug must fail', () => {
+  // The report's last output line is the symptom; the run prints it and exits 0 (diffusers #10738's shape).
+  const report = readReport(
+    '# upper is wrong\n\n```python\nfrom toylib import upper\nprint(upper([3.0]))\n```\n\nIt prints:\n\n```text\nupper: 3.3 (max 3.0)\n```\n\nIt should be 3.6.\n',
+  );
+  const settings = { runTimeoutMs: 10_000, runMemoryMb: 512 };
+  const run = (exitCode: number, workspace: boolean) =>
+    runCandidate(
+      'from toylib import upper\nu = upper([3.0])\nprint(f"upper: {u} (max {max([3.0])})")\n',
+      { report, seed: 0, settings },
+      {
+        executor: fixedExecutor(fakeRunResult({ stdout: 'upper: 3.3 (max 3.0)\n', exitCode })),
+        ...(workspace ? { workspace: { hostPath: '/tmp/toylib' } } : {}),
+      },
+    );
+
+  it('exit 0 with the symptom: partial, with the reason the model is told; without a checkout it stays reproduced', async () => {
+    const zero = await run(0, true);
+    expect(zero.match.verdict).toBe('partial');
+    expect(zero.match.reasons.at(-1)).toBe(EXITS_ZERO);
+    expect(mismatchFeedback(report, zero)).toContain('end the script with an assertion that fails while the bug shows');
+    expect((await run(0, false)).match.verdict).toBe('reproduced');
+  });
+
+  it('the same symptom with a failing exit is a reproduction', async () => {
+    // An assertion after the print: its own AssertionError, exit 1.
+    const failing = await runCandidate(
+      'from toylib import upper\nu = upper([3.0])\nprint(f"upper: {u} (max {max([3.0])})")\nassert u == 3.6\n',
+      { report, seed: 0, settings },
+      {
+        executor: fixedExecutor(
+          fakeRunResult({
+            stdout: 'upper: 3.3 (max 3.0)\n',
+            stderr: 'Traceback (most recent call last):\n  File "/w/repro.py", line 4, in <module>\n    assert u == 3.6\nAssertionError\n',
+            exitCode: 1,
+          }),
+        ),
+        workspace: { hostPath: '/tmp/toylib' },
+      },
+    );
+    expect(failing.match.verdict, failing.match.reasons.join('\n')).toBe('reproduced');
+    expect(failing.match.reasons).not.toContain(EXITS_ZERO);
   });
 });
 

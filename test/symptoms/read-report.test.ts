@@ -202,3 +202,24 @@ describe('readReport', () => {
     expect(two.expected.some((e) => e.category === 'crash')).toBe(false);
   });
 });
+
+describe('the source line Python echoes under a warning is not output', () => {
+  // peft #3025's shape: two warnings, each with its `  warnings.warn(` echo; the last pasted line is an echo.
+  const report = readReport(
+    '# unload() keeps peft_config\n\n```python\nfrom peft import get_peft_model\n```\n\nI get the following warning:\n```\n' +
+      '/usr/local/lib/python3.12/dist-packages/peft/mapping_func.py:72: UserWarning: You are trying to modify a model with PEFT for a second time.\n' +
+      '  warnings.warn(\n' +
+      '/usr/local/lib/python3.12/dist-packages/peft/tuners/tuners_utils.py:285: UserWarning: Already found a `peft_config` attribute in the model.\n' +
+      '  warnings.warn(\n```\n',
+  );
+
+  it('the last output line is the last warning, and no symptom is the echo', () => {
+    expect(report.lastOutputLine).toMatch(/tuners_utils\.py:285: UserWarning: Already found a `peft_config` attribute/);
+    expect(report.expected.map((s) => s.evidence)).not.toContain('warnings.warn(');
+  });
+
+  it('an indented line after a line that is not a warning stays (a pasted tensor, a continued message)', () => {
+    const r = readReport('# wrong\n\n```python\nprint(x)\n```\n\nIt prints:\n```\ntensor([[1., 2.],\n        [3., 4.]])\n```\n');
+    expect(r.lastOutputLine).toBe('[3., 4.]])');
+  });
+});
