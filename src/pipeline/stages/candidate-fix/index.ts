@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { outputTail, type CandidateRun, type RunLimitsSettings } from '../../../agent/run-candidate.js';
 import type { ContextBundle } from '../../../context/types.js';
 import { CancelledError } from '../../../errors.js';
-import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
+import { type RunResult, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
 import { LlmError } from '../../../llm/errors.js';
 import type { LlmClient, LlmUsage } from '../../../llm/types.js';
 import { addUsage, NO_USAGE } from '../../../llm/usage.js';
@@ -21,10 +21,12 @@ import { refusedPath } from './path-policy.js';
 import type { PatchedCopies } from './scratch-copy.js';
 import type { CandidateAttempt, CandidateFixRecord, CandidateRunRecord, ExpectationCheck } from './types.js';
 import { candidateSummary, candidateVerdict } from './verdict.js';
+import { importCheck, importEach } from './import-check.js';
 
 export { CandidateFixRecord } from './types.js';
 export { createPatchedCopies, type PatchedCopies } from './scratch-copy.js';
 export { compareWithRealFix } from './compare-fix.js';
+export { moduleOf } from './import-check.js';
 
 /** Patches asked for at most in one run: a second only with the first's failure as feedback. */
 export const MAX_PATCHES = 2;
@@ -200,7 +202,16 @@ export async function tryCandidate(
     if (!copy.ok) return noEvidence('does_not_apply', `the patch does not apply: ${copy.why}`, diff, files);
     const patched = runWorkspace(input.workspace, copy.workspace.hostPath);
     const limits = input.settings;
-    const importFailure = await importCheck(files, input.workspace.packages ?? [], patched, deps.executor, limits, signal);
+    const packages = input.workspace.packages ?? [];
+    let importFailure = await importCheck(files, packages, patched, deps.executor, limits, signal);
+    // Only a failure the patch brings is the patch's: the same failure without it (Keras under the env's default
+    // backend, a folder of the repository's tooling the env never needed) says nothing of the change; the runs decide.
+    if (importFailure) {
+      const each = (ws: Workspace) => importEach(files, packages, ws, deps.executor, limits, signal);
+      const [after, before] = [await each(patched), await each(runWorkspace(input.workspace))];
+      const brought = after && before ? [...after].find(([m, why]) => before.get(m) !== why) : undefined;
+      if (after && before) importFailure = brought ? `${brought[0]}: ${brought[1]}` : null;
+    }
     if (importFailure)
       return { ...noEvidence('breaks_import', `the patched project does not import: ${importFailure}`, diff, files), importFailure };
     const seeds = [...new Set([input.final.seed, ...input.confirmedSeeds])].slice(0, RUNS_PER_PATCH);
@@ -264,62 +275,6 @@ function applyAll(
     files.set(p.path, applied.text);
   }
   return { ok: true, files };
-}
-
-/** The modules a patched file is imported as: `pkg/mod.py` → pkg.mod, `src/pkg/__init__.py` → pkg; null outside a package. Pure. */
-export function moduleOf(path: string, packages: readonly string[]): string | null {
-  let parts = path.replace(/\.pyi?$/, '').split('/');
-  if (parts[0] === 'src' && parts.length > 1 && packages.includes(parts[1]!)) parts = parts.slice(1);
-  if (parts.at(-1) === '__init__') parts = parts.slice(0, -1);
-  if (!parts.length || !packages.includes(parts[0]!) || !parts.every((p) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(p))) return null;
-  return parts.join('.');
-}
-
-/**
- * Whether the patched project still imports (issue 41: a patch that breaks the import is no evidence): its packages
- * and every patched module, imported in the sandbox against the copy; files outside a package are compiled. The
- * message of the failure, or null.
- */
-async function importCheck(
-  files: readonly string[],
-  packages: readonly string[],
-  workspace: Workspace,
-  executor: ScriptExecutor,
-  settings: RunLimitsSettings,
-  signal?: AbortSignal,
-): Promise<string | null> {
-  const modules = [...new Set([...packages, ...files.map((f) => moduleOf(f, packages)).filter((m): m is string => m !== null)])];
-  const mount = workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT;
-  const loose = files.filter((f) => f.endsWith('.py') && moduleOf(f, packages) === null).map((f) => `${mount}/${f}`);
-  const script = [
-    'import importlib, py_compile, sys',
-    `for m in ${JSON.stringify(modules)}:`,
-    '    importlib.import_module(m)',
-    `for f in ${JSON.stringify(loose)}:`,
-    '    py_compile.compile(f, cfile="/dev/null", doraise=True)',
-    'print("REPGEN_IMPORT_OK")',
-    '',
-  ].join('\n');
-  const r = await executor.run(
-    {
-      files: [{ path: 'repgen_import_check.py', content: script }],
-      entry: 'repgen_import_check.py',
-      limits: { timeoutMs: settings.runTimeoutMs, memoryMb: settings.runMemoryMb, maxOutputBytes: 200_000 },
-      labels: { purpose: 'candidate-fix-import' },
-      workspace,
-    },
-    signal,
-  );
-  if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
-  if (r.infra) return `the import check could not run (${r.infra.kind}: ${r.infra.message})`;
-  if (r.exitCode === 0 && r.output.includes('REPGEN_IMPORT_OK')) return null;
-  const last =
-    r.output
-      .trimEnd()
-      .split('\n')
-      .filter((l) => l.trim())
-      .at(-1) ?? `exit ${r.exitCode ?? r.signal ?? 'none'}`;
-  return last.slice(0, 300);
 }
 
 function runCheck(

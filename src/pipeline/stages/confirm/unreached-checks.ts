@@ -8,7 +8,6 @@ import type { Node } from 'web-tree-sitter';
 import { loadPythonParser } from '../../../context/python-parser.js';
 import type { AgentResult } from '../../../agent/index.js';
 import type { RunReading } from '../../../symptoms/types.js';
-import type { ConfirmResult } from './index.js';
 
 /** One check taken out: its first and last script line (1-based) and its first line as written. */
 export interface UnreachedCheck {
@@ -172,7 +171,7 @@ export function unreachedChecksNote(u: UnreachedChecks): string {
  */
 export async function withoutUnreachedChecksOf(
   agent: AgentResult,
-  confirm: ConfirmResult | null,
+  confirm: { infra: string | null; runs: readonly { stopLine?: number | null }[] } | null,
 ): Promise<{ agent: AgentResult; note: string } | null> {
   if (agent.status !== 'reproduced' || !agent.final || confirm?.infra) return null;
   const stops = [topLevelStop(agent.final.reading), ...(confirm?.runs.map((r) => r.stopLine ?? null) ?? [])];

@@ -59,9 +59,9 @@ function copiesRoot(): string {
 const settings = { runTimeoutMs: 60_000, runMemoryMb: 1024 };
 
 /** The issue read without a model, its reproduction run against the checkout, then the step with these answers. */
-async function candidateFix(issue: string, repro: string, answers: string[], opts: { checkout?: string } = {}) {
+async function candidateFix(issue: string, repro: string, answers: string[], opts: { checkout?: string; packages?: string[] } = {}) {
   const checkout = opts.checkout ?? toylib();
-  const workspace = { hostPath: checkout, packages: ['toylib'] };
+  const workspace = { hostPath: checkout, packages: opts.packages ?? ['toylib'] };
   const report = await runReport(
     { issue: { title: '', body: issue }, settings: { maxIssueChars: 100_000, maxLlmIssueChars: 30_000 } },
     { llm: null, log: silentLogger },
@@ -145,6 +145,30 @@ describe('the candidate fix against the reproduction', { timeout: 600_000 }, () 
     expect(record.attempts[0]!.importFailure).toMatch(/SyntaxError/);
     expect(record.answer).toBe('no_evidence');
   });
+  it('a package that does not import without the patch either (tooling the env never needed): not the patch, the runs decide', async () => {
+    // Lightning's `.actions`-style helper: imports a module only its own CI has; the same failure patched and unpatched.
+    const checkout = toylib();
+    mkdirSync(join(checkout, 'tooling'));
+    writeFileSync(join(checkout, 'tooling', '__init__.py'), 'import assistant\n');
+    const { record } = await candidateFix(WIDEN_ISSUE, WIDEN_REPRO, [candidateAnswer(WIDEN_FIX, WIDEN_CHECK)], {
+      checkout,
+      packages: ['tooling', 'toylib'],
+    });
+    expect(
+      record.attempts.map((a) => a.result),
+      JSON.stringify(record.attempts, null, 1),
+    ).toEqual(['fix_sensitive']);
+    expect(record.answer).toBe('yes');
+    // A patch that breaks a module of its own is still the patch's, beside the same tooling failure.
+    const broken = WIDEN_FIX.replace('+    shortcut = list(xs) + [0] * (out - len(xs))', '+    shortcut = list(xs) + [0] * (out - len(xs)');
+    const again = await candidateFix(WIDEN_ISSUE, WIDEN_REPRO, [candidateAnswer(broken), candidateAnswer(broken)], {
+      checkout,
+      packages: ['toylib', 'tooling'],
+    });
+    expect(again.record.attempts[0]).toMatchObject({ result: 'no_evidence', noEvidence: 'breaks_import', runs: [] });
+    expect(again.record.attempts[0]!.importFailure).toMatch(/SyntaxError/);
+  });
+
   const STATS_ISSUE =
     '# toylib.stats.upper returns 3.3 for [3.0], expected 3.6\n\nThe docs say the upper bound is 1.2 times the largest value, but:\n\n' +
     '```python\nfrom toylib.stats import upper\nprint(upper([3.0]))\n```\n\nprints `3.3000000000000003`. Expected: `3.6`.\n';
