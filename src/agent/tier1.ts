@@ -12,7 +12,7 @@ import { networkNeeds, importedModules } from '../plan/index.js';
 import { parsePython } from '../context/python-syntax.js';
 import { checkRelevance } from './relevance.js';
 import { screenFramework } from './check-framework.js';
-import { behaviouralExpectations, oracleHint, renderOracle } from '../symptoms/index.js';
+import { oracleHint, oracleSection } from '../symptoms/index.js';
 import { ATTEMPT_SEED, mismatchFeedback, outputTail, runCandidate, type CandidateRun, type RunCandidateDeps } from './run-candidate.js';
 import type { StaticChecker } from './static-checker.js';
 
@@ -115,16 +115,6 @@ function renderReport(r: ReportResult): string {
     .join('\n');
 }
 
-/** The report's expectations for the prompt's `{{oracle}}`, or why there are none to assert. */
-function renderOracleSection(r: ReportResult): string {
-  const exps = behaviouralExpectations(r.reading);
-  if (exps.length) return renderOracle(exps);
-  // The report's sentences read only so that an assertion may cite them (`stated`) are no expectation of a crash report.
-  return (r.reading.expectations ?? []).some((e) => e.kind !== 'stated')
-    ? '(none to assert: the report shows a crash; reproduce that crash)'
-    : '(none stated in the report)';
-}
-
 function renderPlan(p: ReproPlan): string {
   const steps = p.steps.map((s) => `- ${s.kind}: ${s.description}`).join('\n');
   const blockers = p.blockers.length
@@ -186,7 +176,7 @@ export async function runTier1(input: Tier1Input, deps: Tier1Deps, signal?: Abor
   for (const bundle of bundles) {
     const first = renderPrompt(deps.prompts.generate, {
       report: renderReport(report),
-      oracle: renderOracleSection(report),
+      oracle: oracleSection(report.reading),
       plan: renderPlan(input.plan),
       environment:
         Object.entries(input.environment)

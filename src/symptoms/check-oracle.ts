@@ -243,3 +243,20 @@ export function renderOracle(expectations: readonly ReportExpectation[]): string
   });
   return lines.join('\n');
 }
+
+/** The report's expectations for the prompt's `{{oracle}}`, or why there are none to assert. */
+export function oracleSection(reading: ReportReading): string {
+  const exps = behaviouralExpectations(reading);
+  if (exps.length) return renderOracle(exps);
+  // A reported Python warning is the symptom (read-report.ts): it shows as an exception once made an error.
+  const warned = reading.expected.find((s) => s.exception && /Warning$/.test(s.exception.type));
+  if (warned?.exception)
+    return (
+      `(none to assert: the report shows a warning, ${warned.exception.type}; reproduce it raised: make it an error before the ` +
+      `call, \`warnings.filterwarnings("error", category=${warned.exception.type})\`, so the library's own warning raises it)`
+    );
+  // The report's sentences read only so that an assertion may cite them (`stated`) are no expectation of a crash report.
+  return (reading.expectations ?? []).some((e) => e.kind !== 'stated')
+    ? '(none to assert: the report shows a crash; reproduce that crash)'
+    : '(none stated in the report)';
+}

@@ -8,7 +8,7 @@ export { readReport } from './read-report.js';
 export { readExpectations, Expectation, ExpectationKind } from './read-expectations.js';
 export { matchRun, isProse, type MatchOptions } from './match-run.js';
 export { matchOracle, oracleHint, type OracleMatch } from './match-oracle.js';
-export { behaviouralExpectations, renderOracle, stateOracle } from './check-oracle.js';
+export { behaviouralExpectations, oracleSection, renderOracle, stateOracle } from './check-oracle.js';
 export { oracleAssertions, type OracleAssertion, type OracleForm } from './oracle-assertions.js';
 export { classifyException, categoryOf } from './classify.js';
 export { classifySeries, classifyPrintedValues } from './classify-series.js';

@@ -339,6 +339,10 @@ export function readReport(markdown: string): ReportReading {
     expected.push(...silent, ...classifyPrintedValues(pasted, silent));
     const fromProse = proseSymptoms(`${title}\n${prose}`).filter((s) => !expected.some((x) => x.kind === s.kind));
     expected.push(...fromProse);
+    // A Python warning the report says it got ("I get the following warning:") and no other symptom: the last one is
+    // the bug. A run reproduces it raised, the warning made an error before the call, from inside the library.
+    const warned = expectations.filter((e) => e.kind === 'warning' && e.category).at(-1);
+    if (expected.length === 0 && warned?.category) addCrash({ type: warned.category, message: warned.observed ?? '' }, null);
     // A message the report quotes as what it got, with no class (a compiler's, a comment's `# gives "…"`), before the
     // last output line: that line may be the message's source excerpt.
     if (expected.length === 0) expected.push(...expectationSymptoms(expectations.filter((e) => e.kind === 'message')));

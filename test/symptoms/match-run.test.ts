@@ -319,3 +319,35 @@ describe("matchRun: silent-bug values, determined vs the reporter's random state
     expect(m.compared?.[0]?.note).toMatch(/a model or data the report's code uses but never builds \(`model`, `train_loader`\)/);
   });
 });
+
+describe('matchRun: a reported warning, raised once made an error', () => {
+  const report = readReport(
+    '# unload() keeps peft_config\n\n```python\nfrom peft import get_peft_model\n```\n\nI get the following warning:\n```\n' +
+      '/usr/lib/python3/dist-packages/peft/tuners/tuners_utils.py:285: UserWarning: Already found a `peft_config` attribute in the model. This will lead to having multiple adapters in the model.\n' +
+      '  warnings.warn(\n```\n',
+  );
+  const script =
+    'import warnings\nwarnings.filterwarnings("error", category=UserWarning)\nfrom peft import get_peft_model\nget_peft_model(m, c)\n';
+  const raised =
+    'Traceback (most recent call last):\n  File "/tmp/r/repro.py", line 4, in <module>\n    get_peft_model(m, c)\n' +
+    '  File "/workspace/src/peft/tuners/tuners_utils.py", line 285, in __init__\n    warnings.warn(\n' +
+    'UserWarning: Already found a `peft_config` attribute in the model. This will lead to having multiple adapters in the model.\n';
+
+  it('the warning raised from inside the library, with its message: reproduced', () => {
+    const m = matchRun(report, readRun(raised, { exitCode: 1 }), { script, output: raised, projectRoots: ['/workspace'] });
+    expect(m.verdict, m.reasons.join('\n')).toBe('reproduced');
+  });
+
+  it('the warning only printed (exit 0), or another warning raised: not reproduced', () => {
+    const printed =
+      '/workspace/src/peft/tuners/tuners_utils.py:285: UserWarning: Already found a `peft_config` attribute in the model.\n  warnings.warn(\n';
+    expect(matchRun(report, readRun(printed, { exitCode: 0 }), { script, output: printed }).verdict).not.toBe('reproduced');
+    const other = raised.replace(
+      /UserWarning: Already found.*\n$/,
+      'UserWarning: You are trying to modify a model with PEFT for a second time.\n',
+    );
+    expect(matchRun(report, readRun(other, { exitCode: 1 }), { script, output: other, projectRoots: ['/workspace'] }).verdict).not.toBe(
+      'reproduced',
+    );
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readReport, readRun } from '../../src/symptoms/index.js';
+import { oracleSection, readReport, readRun } from '../../src/symptoms/index.js';
 import { cpuMsOf } from '../helpers/cpu-time.js';
 
 describe('readReport', () => {
@@ -216,6 +216,21 @@ describe('the source line Python echoes under a warning is not output', () => {
   it('the last output line is the last warning, and no symptom is the echo', () => {
     expect(report.lastOutputLine).toMatch(/tuners_utils\.py:285: UserWarning: Already found a `peft_config` attribute/);
     expect(report.expected.map((s) => s.evidence)).not.toContain('warnings.warn(');
+  });
+
+  it('the last reported warning is the symptom, to be shown raised; the prompt says how to make it an error', () => {
+    expect(report.expected).toHaveLength(1);
+    expect(report.expected[0]).toMatchObject({
+      category: 'crash',
+      exception: { type: 'UserWarning', message: 'Already found a `peft_config` attribute in the model.' },
+    });
+    expect(oracleSection(report)).toContain('warnings.filterwarnings("error", category=UserWarning)');
+    // A report with a traceback keeps its exception; a warning beside it is not the symptom.
+    const both = readReport(
+      '# crash\n\n```\nx.py:3: UserWarning: old API\n  warnings.warn(\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>\n    f()\nValueError: bad\n```\n',
+    );
+    expect(both.expected.map((s) => s.exception?.type)).toEqual(['ValueError']);
+    expect(oracleSection(both)).not.toContain('filterwarnings');
   });
 
   it('an indented line after a line that is not a warning stays (a pasted tensor, a continued message)', () => {
