@@ -190,9 +190,18 @@ function sameMetricFamily(a: string | undefined, b: string | undefined): boolean
  */
 function matchPattern(report: ReportReading, reading: RunReading, opts: MatchOptions): Scored {
   const reasons: string[] = [];
+  // Against the project, the script's own assertion raised in repro.py is no crash of the code under test: there a
+  // reproduction must fail while the bug shows (run-candidate.ts), so it prints the reported line, then fails its check.
+  const last = reading.traceback?.frames.at(-1);
+  const ownAssert =
+    (opts.projectRoots?.length ?? 0) > 0 &&
+    reading.exception?.type === 'AssertionError' &&
+    last !== undefined &&
+    /(?:^|[\\/])repro\.py$/.test(last.file);
   const crashed =
-    reading.traceback !== null ||
-    (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null);
+    !ownAssert &&
+    (reading.traceback !== null ||
+      (opts.output !== undefined && /Traceback \(most recent call last\)/.test(opts.output) && lastExceptionLine(opts.output) !== null));
   if (crashed) {
     const e = reading.exception ?? (opts.output ? lastExceptionLine(opts.output) : null);
     return { verdict: 'not_reproduced', score: 0, reasons: [`the run crashed${e ? ` (${e.type})` : ''} where the report shows no crash`] };

@@ -351,3 +351,26 @@ describe('matchRun: a reported warning, raised once made an error', () => {
     );
   });
 });
+
+describe('matchRun: against the project, the reported line printed, then the script’s own check fails', () => {
+  // diffusers #10738's shape: the report's output is a line the bug produces, and no expectation to assert.
+  const report = readReport(
+    '# schedule too short\n\n```python\nrun()\n```\n\nIt logs:\n```text\nsteps run 8/10 (sigma index out of range)\n```\n',
+  );
+  const out =
+    'steps run 8/10 (sigma index out of range)\nTraceback (most recent call last):\n  File "/tmp/r/repro.py", line 9, in <module>\n' +
+    '    assert done == total, f"steps run {done}/{total}"\nAssertionError: steps run 8/10\n';
+
+  it('reproduced against the project; without a checkout it stays a crash the report does not show', () => {
+    const withProject = matchRun(report, readRun(out, { exitCode: 1 }), { script: 'run()\n', output: out, projectRoots: ['/workspace'] });
+    expect(withProject.verdict, withProject.reasons.join('\n')).toBe('reproduced');
+    expect(matchRun(report, readRun(out, { exitCode: 1 }), { script: 'run()\n', output: out }).verdict).toBe('not_reproduced');
+  });
+
+  it('an AssertionError raised inside the library is still a crash the report does not show', () => {
+    const lib = out.replace('File "/tmp/r/repro.py", line 9, in <module>', 'File "/workspace/sched.py", line 9, in step');
+    expect(matchRun(report, readRun(lib, { exitCode: 1 }), { script: 'run()\n', output: lib, projectRoots: ['/workspace'] }).verdict).toBe(
+      'not_reproduced',
+    );
+  });
+});
