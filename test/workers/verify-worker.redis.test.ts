@@ -138,6 +138,14 @@ const completed = (headSha: string) =>
     { what: `fix check on ${headSha.slice(0, 7)}` },
   ) as Promise<Record<string, unknown> & { output: { title: string; summary: string; text?: string } }>;
 
+/** A call to the fake GitHub's REST API, as a person with push access makes it. */
+const api = (method: string, path: string, body: unknown) =>
+  fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
 describe('fix check worker', () => {
   it('fixed: the reproduction exits 0 at the PR head → success, with the plain regression test to add', async () => {
     await openPr(shas.fixed);
@@ -174,12 +182,6 @@ describe('fix check worker', () => {
 
   it("fixed with RepGen's regression-test PR open: its xfail test becomes a plain test, and the PR says to merge after the fix", async () => {
     const branch = `repgen/issue-${issue}`;
-    const api = (method: string, path: string, body: unknown) =>
-      fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
     const xfail = buildReproTest({
       issueNumber: issue,
       issueUrl: `https://github.com/Codertocat/Hello-World/issues/${issue}`,
@@ -205,12 +207,6 @@ describe('fix check worker', () => {
 
   it("hostile: another App's signed commit with the candidate subject and a matching trailer is not RepGen's: nothing dropped", async () => {
     const branch = `repgen/issue-${issue}`;
-    const api = (method: string, path: string, body: unknown) =>
-      fetch(`${h.gh.url}/repos/Codertocat/Hello-World${path}`, {
-        method,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
     await api('PUT', `/contents/tests/repro/test_issue_${issue}.py`, {
       branch,
       content: Buffer.from('x = 1\n').toString('base64'),

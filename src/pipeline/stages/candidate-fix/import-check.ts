@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { RunLimitsSettings } from '../../../agent/run-candidate.js';
 import { CancelledError } from '../../../errors.js';
-import { DEFAULT_WORKSPACE_MOUNT, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
+import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
 
 /** The modules a patched file is imported as: `pkg/mod.py` → pkg.mod, `src/pkg/__init__.py` → pkg; null outside a package. Pure. */
 export function moduleOf(path: string, packages: readonly string[]): string | null {
@@ -46,17 +46,7 @@ export async function importEach(
     'print("REPGEN_IMPORT_DONE")',
     '',
   ].join('\n');
-  const r = await executor.run(
-    {
-      files: [{ path: 'repgen_import_each.py', content: script }],
-      entry: 'repgen_import_each.py',
-      limits: { timeoutMs: settings.runTimeoutMs, memoryMb: settings.runMemoryMb, maxOutputBytes: 200_000 },
-      labels: { purpose: 'candidate-fix-import' },
-      workspace,
-    },
-    signal,
-  );
-  if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
+  const r = await runImportScript('repgen_import_each.py', script, { workspace, executor, settings }, signal);
   if (r.infra || r.exitCode !== 0 || !r.output.includes('REPGEN_IMPORT_DONE')) return null;
   const failed = new Map<string, string>();
   for (const line of r.output.split('\n')) {
@@ -94,17 +84,7 @@ export async function importCheck(
     'print("REPGEN_IMPORT_OK")',
     '',
   ].join('\n');
-  const r = await executor.run(
-    {
-      files: [{ path: 'repgen_import_check.py', content: script }],
-      entry: 'repgen_import_check.py',
-      limits: { timeoutMs: settings.runTimeoutMs, memoryMb: settings.runMemoryMb, maxOutputBytes: 200_000 },
-      labels: { purpose: 'candidate-fix-import' },
-      workspace,
-    },
-    signal,
-  );
-  if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
+  const r = await runImportScript('repgen_import_check.py', script, { workspace, executor, settings }, signal);
   if (r.infra) return `the import check could not run (${r.infra.kind}: ${r.infra.message})`;
   if (r.exitCode === 0 && r.output.includes('REPGEN_IMPORT_OK')) return null;
   const last =
@@ -114,4 +94,25 @@ export async function importCheck(
       .filter((l) => l.trim())
       .at(-1) ?? `exit ${r.exitCode ?? r.signal ?? 'none'}`;
   return last.slice(0, 300);
+}
+
+/** One import-check script, sandboxed against `at.workspace` with the run's limits; throws CancelledError when aborted. */
+async function runImportScript(
+  name: string,
+  script: string,
+  at: { workspace: Workspace; executor: ScriptExecutor; settings: RunLimitsSettings },
+  signal?: AbortSignal,
+): Promise<RunResult> {
+  const r = await at.executor.run(
+    {
+      files: [{ path: name, content: script }],
+      entry: name,
+      limits: { timeoutMs: at.settings.runTimeoutMs, memoryMb: at.settings.runMemoryMb, maxOutputBytes: 200_000 },
+      labels: { purpose: 'candidate-fix-import' },
+      workspace: at.workspace,
+    },
+    signal,
+  );
+  if (signal?.aborted) throw new CancelledError('the reproduction was cancelled');
+  return r;
 }
