@@ -58,7 +58,12 @@ export function candidateCell(c: NonNullable<BenchCase['candidate']>): string {
 
 /** The table cell of a fail-to-pass case: the tool's verdicts, then what the hand runs said. Pure. */
 export function f2pCell(f: NonNullable<BenchCase['f2p']>): string {
-  const hand = f.byHand === null ? 'no script' : `by hand ${f.buggyExit ?? 'signal'}→${f.fixedExit ?? 'signal'}${f.byHand ? ' ✓' : ''}`;
+  const hand =
+    f.byHand === null
+      ? f.note.startsWith('by hand: cannot run')
+        ? f.note
+        : 'no script'
+      : `by hand ${f.buggyExit ?? 'signal'}→${f.fixedExit ?? 'signal'}${f.byHand ? ' ✓' : ''}`;
   const oracle = f.oracle ? `; oracle ${f.oracle}` : '';
   return `${f.fixCheck ? `fix check: ${f.fixCheck}` : 'no fix check'}; ${hand}${oracle}${f.falseClaim ? ` — FALSE CLAIM: ${f.note}` : ''}`;
 }

@@ -96,6 +96,19 @@ export async function f2pByHand(
   const hand = { ...opts, python: o.env?.python ?? opts.python };
   const before = await runByHand(o.script, buggyDir, hand);
   const after = await runByHand(o.script, fixedDir, hand);
+  // A hand run stopped at the project's compiled extension (`from detectron2 import _C`) ran none of the script: a hand
+  // run has no build of it, RepGen's runs do. It can neither confirm a claim nor contradict one.
+  const unbuilt = [before, after].find((h) => /^(?:ImportError|ModuleNotFoundError): .*\b_C\b/.test(h.lastLine));
+  if (unbuilt)
+    return {
+      ...(oracle ? { oracle } : {}),
+      fixCheck,
+      buggyExit: before.exitCode,
+      fixedExit: after.exitCode,
+      byHand: null,
+      falseClaim: false,
+      note: `by hand: cannot run here, the project's compiled extension is not built for a hand run (${unbuilt.lastLine.slice(0, 120)})`,
+    };
   const byHand = handF2p(before, after);
   const claims: string[] = [];
   if (o.status === 'reproduced' && (before.exitCode === 0 || before.timedOut))

@@ -55,4 +55,27 @@ describe("the bench's run by hand, as a maintainer runs the posted script", () =
     );
     expect(row).toMatchObject({ byHand: true, oracle: 'expected 2: buggy 1; fix holds' });
   });
+
+  it("a hand run stopped at the project's compiled extension is no contradiction, nor a confirmation: it says why", async () => {
+    // detectron2's shape: `from toypkg import _C` needs a build the hand run does not have.
+    const ext = 'from toypkg import _C\nimport toypkg\nassert toypkg.VALUE == 2, toypkg.VALUE\n';
+    const row = await f2pByHand(
+      { outcome: { status: 'reproduced', script: ext }, fixCheck: { verdict: 'fixed' } },
+      srcCheckout(1),
+      srcCheckout(2),
+      { python: '/usr/bin/python3', timeoutMs: 30_000 },
+    );
+    expect(row).toMatchObject({ byHand: null, falseClaim: false, buggyExit: 1, fixedExit: 1 });
+    expect(row.note).toMatch(
+      /^by hand: cannot run here, the project's compiled extension is not built for a hand run \(ImportError: cannot import name '_C'/,
+    );
+    // Any other failure at the fix still contradicts the claim.
+    const other = await f2pByHand(
+      { outcome: { status: 'reproduced', script: 'import toypkg\nassert toypkg.VALUE == 3\n' }, fixCheck: { verdict: 'fixed' } },
+      srcCheckout(1),
+      srcCheckout(2),
+      { python: '/usr/bin/python3', timeoutMs: 30_000 },
+    );
+    expect(other).toMatchObject({ falseClaim: true, note: 'claimed fixed, but by hand it exits 1 at fix_commit' });
+  });
 });
