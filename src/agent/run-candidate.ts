@@ -97,8 +97,9 @@ export async function runCandidate(
 /** Why a run against the project that shows the bug but exits 0 is not yet a reproduction: said to the model as feedback. */
 export const EXITS_ZERO =
   'the run exits 0: against the project a reproduction must fail while the bug is there and pass once it is fixed; end the ' +
-  "script with an assertion that fails while the bug shows (the report's expected value; for a reported warning, make it " +
-  'an error before the call, `warnings.filterwarnings("error", category=UserWarning)` with its class, so the library raises it)';
+  "script with an assertion that fails while the bug shows (the report's expected value; for a reported warning, make only " +
+  'that warning an error before the call, `warnings.filterwarnings("error", message="<the start of its message>", ' +
+  'category=UserWarning)` with its class, so the library raises it and other warnings stay warnings)';
 
 function describeSymptoms(reading: RunReading): string {
   if (!reading.symptoms.length)

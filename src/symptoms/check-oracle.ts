@@ -252,8 +252,9 @@ export function oracleSection(reading: ReportReading): string {
   const warned = reading.expected.find((s) => s.exception && /Warning$/.test(s.exception.type));
   if (warned?.exception)
     return (
-      `(none to assert: the report shows a warning, ${warned.exception.type}; reproduce it raised: make it an error before the ` +
-      `call, \`warnings.filterwarnings("error", category=${warned.exception.type})\`, so the library's own warning raises it)`
+      `(none to assert: the report shows a warning, ${warned.exception.type}; reproduce it raised: make only that warning an ` +
+      `error before the call, \`warnings.filterwarnings("error", message="<the start of its message>", ` +
+      `category=${warned.exception.type})\`, so the library's own warning raises it and other warnings stay warnings)`
     );
   // The report's sentences read only so that an assertion may cite them (`stated`) are no expectation of a crash report.
   return (reading.expectations ?? []).some((e) => e.kind !== 'stated')
