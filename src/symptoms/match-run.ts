@@ -287,7 +287,9 @@ export function matchRun(report: ReportReading, reading: RunReading, opts: Match
   // A behavioural bug is decided by the script's assertion of the report's expectation, when it has one (issue 28),
   // also when the report's only statement of it is a sentence in words ("The `r2_score` should never be above 1."):
   // an assertion that sentence backs is held to it (issue 40 item 4), where nothing else could be.
-  const oracle = opts.script !== undefined ? matchOracle(report, reading, { script: opts.script, output: opts.output ?? '' }) : null;
+  const againstProject = (opts.projectRoots?.length ?? 0) > 0;
+  const oracle =
+    opts.script !== undefined ? matchOracle(report, reading, { script: opts.script, output: opts.output ?? '', againstProject }) : null;
   if (report.expected.length === 0 && !oracle) {
     return result('not_reproduced', 0, ['the report shows no symptom (no traceback, error line, metric or output) to compare against']);
   }

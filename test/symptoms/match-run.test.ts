@@ -374,3 +374,27 @@ describe('matchRun: against the project, the reported line printed, then the scr
     );
   });
 });
+
+describe('matchRun: against the project, a report that says in words what should happen and shows the wrong line', () => {
+  const report = readReport(
+    '# schedule too short\n\nThe scheduler should run all of its steps.\n\n```python\nrun()\n```\n\nIt logs:\n```text\nsteps run 8/10 (sigma index out of range)\n```\n',
+  );
+  const out =
+    'steps run 8/10 (sigma index out of range)\nTraceback (most recent call last):\n  File "/tmp/r/repro.py", line 9, in <module>\n' +
+    '    assert done == total, f"steps run {done}/{total}"\nAssertionError: steps run 8/10\n';
+  const script = 'run()\ndone, total = 8, 10\nprint(f"steps run {done}/{total} (sigma index out of range)")\nassert done == total\n';
+
+  it('the line printed, then the script’s own check with no value: the line decides against the project only', () => {
+    expect(report.expectations?.length ?? 0).toBeGreaterThan(0);
+    const p = matchRun(report, readRun(out, { exitCode: 1 }), { script, output: out, projectRoots: ['/workspace'] });
+    expect(p.verdict, p.reasons.join('\n')).toBe('reproduced');
+    const n = matchRun(report, readRun(out, { exitCode: 1 }), { script, output: out });
+    expect(n.verdict).toBe('not_reproduced');
+    expect(n.reasons[0]).toMatch(/states no value the report gives/);
+    // Without the reported line the check alone shows nothing.
+    const bare = out.replace(/^steps run 8\/10 \(sigma index out of range\)\n/, '');
+    expect(matchRun(report, readRun(bare, { exitCode: 1 }), { script, output: bare, projectRoots: ['/workspace'] }).verdict).not.toBe(
+      'reproduced',
+    );
+  });
+});
