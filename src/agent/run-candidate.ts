@@ -80,7 +80,16 @@ export async function runCandidate(
         ...(deps.workspace ? { projectRoots: [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath] } : {}),
       });
   // An oracle's failing assertion is the script's by design (it states the report's expectation): no crash to trace.
-  if (deps.workspace && !match.oracle && match.verdict !== 'not_reproduced' && reading.symptoms.some((s) => s.category === 'crash')) {
+  // Only a crash the report shows must come through the project: against a silent report's symptom, the script's own
+  // failing check after the printed line is how a reproduction fails (matchPattern reads it so).
+  const crashReport = input.report.expected.some((s) => s.category === 'crash');
+  if (
+    deps.workspace &&
+    crashReport &&
+    !match.oracle &&
+    match.verdict !== 'not_reproduced' &&
+    reading.symptoms.some((s) => s.category === 'crash')
+  ) {
     const roots = [deps.workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT, deps.workspace.hostPath];
     const provenance = crashProvenance(reading.traceback, input.report, { projectRoots: roots, scriptFile: 'repro.py' });
     match = provenance.ok

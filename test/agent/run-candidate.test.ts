@@ -78,6 +78,30 @@ describe('against the project, a run that shows the bug must fail', () => {
   });
 });
 
+describe('against the project, a silent report: the reported line printed, then the script’s own check', () => {
+  it('is a reproduction (no crash provenance asked of the script’s own check); a library crash is not', async () => {
+    const report = readReport(
+      '# schedule too short\n\n```python\nrun()\n```\n\nIt logs:\n```text\nsteps run 8/10 (sigma index out of range)\n```\n',
+    );
+    const stderr = (file: string, fn: string) =>
+      `Traceback (most recent call last):\n  File "${file}", line 4, in ${fn}\n    assert done == total\nAssertionError: steps run 8/10\n`;
+    const run = (file: string, fn: string) =>
+      runCandidate(
+        'from toylib import run\ndone, total = run()\nprint(f"steps run {done}/{total} (sigma index out of range)")\nassert done == total\n',
+        { report, seed: 0, settings: { runTimeoutMs: 10_000, runMemoryMb: 512 } },
+        {
+          executor: fixedExecutor(
+            fakeRunResult({ stdout: 'steps run 8/10 (sigma index out of range)\n', stderr: stderr(file, fn), exitCode: 1 }),
+          ),
+          workspace: { hostPath: '/tmp/toylib', mountPath: '/workspace' },
+        },
+      );
+    const own = await run('/tmp/r/repro.py', '<module>');
+    expect(own.match.verdict, own.match.reasons.join('\n')).toBe('reproduced');
+    expect((await run('/workspace/toylib/sched.py', 'step')).match.verdict).toBe('not_reproduced');
+  });
+});
+
 describe('mismatchFeedback', () => {
   const report = readReport('# Train set: Loss: 0.9857, Accuracy: 0/100 (0%)\n\n```python\nimport torch\n```\n');
   const candidate = (compared: { notCompared?: string[] }[]) => ({
