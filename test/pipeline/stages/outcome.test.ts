@@ -80,3 +80,18 @@ describe('a report with code and no error or output (issue 28 item 4)', () => {
     expect(runOutcome(input({ report: none, agent: null })).status).toBe('needs_info');
   });
 });
+
+describe('the summary of a reproduction names its symptom', () => {
+  const reproduced = (expected: { category: string }[]) =>
+    runOutcome(
+      input({
+        report: { ...report, reading: { ...report.reading, expected } } as unknown as ReportResult,
+        agent: { ...agent('reproduced', true), tier: 1, attempts: [{ outcome: 'reproduced' }] } as unknown as AgentResult,
+      }),
+    ).summary;
+
+  it("a crash report: the exception's class; a silent report ended by the script's own check: the reported output", () => {
+    expect(reproduced([{ category: 'crash' }])).toMatch(/^Reproduced RuntimeError with a generated script/);
+    expect(reproduced([{ category: 'silent' }])).toMatch(/^Reproduced the reported output with a generated script/);
+  });
+});

@@ -190,11 +190,15 @@ export function runOutcome(input: {
     };
   if (agent.status === 'reproduced' && agent.final) {
     const oracle = agent.final.match?.oracle;
+    // A silent report's reproduction may end in the script's own check after the printed line: the line is the symptom.
+    const silentReport = !(report?.reading.expected ?? []).some((e) => e.category === 'crash');
     // A behavioural bug's AssertionError is the script's oracle failing: say which expectation, not the class.
     const kind = oracle
       ? `the report's expectation failing (expected ${oracle.expected}${oracle.reportObserved ? `, the report saw ${oracle.reportObserved}` : ''})`
       : agent.final.reading.exception
-        ? `${agent.final.reading.exception.type}`
+        ? silentReport
+          ? 'the reported output'
+          : `${agent.final.reading.exception.type}`
         : [...new Set(agent.final.reading.symptoms.map((s) => s.kind.replace(/_/g, ' ')))].join(', ') || 'the reported behaviour';
     const how =
       agent.tier === 0
