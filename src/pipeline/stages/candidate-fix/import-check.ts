@@ -5,6 +5,15 @@ import type { RunLimitsSettings } from '../../../agent/run-candidate.js';
 import { CancelledError } from '../../../errors.js';
 import { DEFAULT_WORKSPACE_MOUNT, type RunResult, type ScriptExecutor, type Workspace } from '../../../exec/types.js';
 
+/** What an import check runs against: the patched files, the project's packages, the workspace, the sandbox and limits. */
+export interface ImportCheckAt {
+  files: readonly string[];
+  packages: readonly string[];
+  workspace: Workspace;
+  executor: ScriptExecutor;
+  settings: RunLimitsSettings;
+}
+
 /** The modules a patched file is imported as: `pkg/mod.py` → pkg.mod, `src/pkg/__init__.py` → pkg; null outside a package. Pure. */
 export function moduleOf(path: string, packages: readonly string[]): string | null {
   let parts = path.replace(/\.pyi?$/, '').split('/');
@@ -25,15 +34,9 @@ function importTargets(files: readonly string[], packages: readonly string[], mo
  * Each module and loose file of the import check on its own, in one sandboxed run against `workspace`: what fails, by
  * name, with its exception's first line (none: an empty map); null when the run itself failed.
  */
-export async function importEach(
-  files: readonly string[],
-  packages: readonly string[],
-  workspace: Workspace,
-  executor: ScriptExecutor,
-  settings: RunLimitsSettings,
-  signal?: AbortSignal,
-): Promise<Map<string, string> | null> {
-  const { modules, loose } = importTargets(files, packages, workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT);
+export async function importEach(at: ImportCheckAt, signal?: AbortSignal): Promise<Map<string, string> | null> {
+  const { workspace } = at;
+  const { modules, loose } = importTargets(at.files, at.packages, workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT);
   const script = [
     'import importlib, json, py_compile',
     `targets = [("m", m) for m in ${JSON.stringify(modules)}] + [("f", f) for f in ${JSON.stringify(loose)}]`,
@@ -46,7 +49,7 @@ export async function importEach(
     'print("REPGEN_IMPORT_DONE")',
     '',
   ].join('\n');
-  const r = await runImportScript('repgen_import_each.py', script, { workspace, executor, settings }, signal);
+  const r = await runImportScript('repgen_import_each.py', script, at, signal);
   if (r.infra || r.exitCode !== 0 || !r.output.includes('REPGEN_IMPORT_DONE')) return null;
   const failed = new Map<string, string>();
   for (const line of r.output.split('\n')) {
@@ -66,15 +69,9 @@ export async function importEach(
  * patched module, imported in the sandbox against `workspace` (the patched copy, or the checkout to compare with);
  * files outside a package are compiled. The message of the failure, or null.
  */
-export async function importCheck(
-  files: readonly string[],
-  packages: readonly string[],
-  workspace: Workspace,
-  executor: ScriptExecutor,
-  settings: RunLimitsSettings,
-  signal?: AbortSignal,
-): Promise<string | null> {
-  const { modules, loose } = importTargets(files, packages, workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT);
+export async function importCheck(at: ImportCheckAt, signal?: AbortSignal): Promise<string | null> {
+  const { workspace } = at;
+  const { modules, loose } = importTargets(at.files, at.packages, workspace.mountPath ?? DEFAULT_WORKSPACE_MOUNT);
   const script = [
     'import importlib, py_compile, sys',
     `for m in ${JSON.stringify(modules)}:`,
@@ -84,7 +81,7 @@ export async function importCheck(
     'print("REPGEN_IMPORT_OK")',
     '',
   ].join('\n');
-  const r = await runImportScript('repgen_import_check.py', script, { workspace, executor, settings }, signal);
+  const r = await runImportScript('repgen_import_check.py', script, at, signal);
   if (r.infra) return `the import check could not run (${r.infra.kind}: ${r.infra.message})`;
   if (r.exitCode === 0 && r.output.includes('REPGEN_IMPORT_OK')) return null;
   const last =

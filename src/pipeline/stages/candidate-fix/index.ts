@@ -203,11 +203,12 @@ export async function tryCandidate(
     const patched = runWorkspace(input.workspace, copy.workspace.hostPath);
     const limits = input.settings;
     const packages = input.workspace.packages ?? [];
-    let importFailure = await importCheck(files, packages, patched, deps.executor, limits, signal);
+    const at = { files, packages, executor: deps.executor, settings: limits };
+    let importFailure = await importCheck({ ...at, workspace: patched }, signal);
     // Only a failure the patch brings is the patch's: the same failure without it (Keras under the env's default
     // backend, a folder of the repository's tooling the env never needed) says nothing of the change; the runs decide.
     if (importFailure) {
-      const each = (ws: Workspace) => importEach(files, packages, ws, deps.executor, limits, signal);
+      const each = (workspace: Workspace) => importEach({ ...at, workspace }, signal);
       const [after, before] = [await each(patched), await each(runWorkspace(input.workspace))];
       const brought = after && before ? [...after].find(([m, why]) => before.get(m) !== why) : undefined;
       if (after && before) importFailure = brought ? `${brought[0]}: ${brought[1]}` : null;
